@@ -1,0 +1,132 @@
+import type { DkimKeyItem, DomainItem } from '../data/db';
+import { env } from '../platform/env';
+import { lookup, sameHost, type LookupType } from '../platform/dns';
+import { dkimRecordValue, publicKeyOf } from './dkim';
+
+export type Validity = 'valid' | 'invalid' | 'unknown';
+
+export interface DnsCheck {
+  cached: string[];
+  valid: Validity;
+}
+
+export interface ExpectedRecord {
+  /** Stable id under which the last observation is kept on the domain. */
+  id: string;
+  section: 'sending' | 'receiving';
+  type: LookupType;
+  name: string;
+  value: string;
+  priority?: string;
+  /** Needed before the domain can send; the others are reported but optional. */
+  required: boolean;
+  matches(observed: string[]): boolean;
+}
+
+const SPF = 'v=spf1 include:amazonses.com ~all';
+
+const spfIncludesSes = (observed: string[]) =>
+  observed.some((txt) => /^v=spf1\s/i.test(txt) && /\binclude:amazonses\.com\b/i.test(txt));
+
+/**
+ * The records a domain must publish for SES in this region: the custom MAIL FROM (MX + SPF) that
+ * aligns SPF, DKIM (our key as TXT, or SES's CNAMEs under automatic sender security), the tracking
+ * CNAME, and the inbound MX.
+ */
+export function expectedRecords(domain: DomainItem, dkimKey: DkimKeyItem | undefined): ExpectedRecord[] {
+  if (domain.type === 'sandbox') return [];
+  const { AWS_REGION, TRACKING_CNAME_TARGET } = env();
+  const feedbackMx = `feedback-smtp.${AWS_REGION}.amazonses.com`;
+  const inboundMx = `inbound-smtp.${AWS_REGION}.amazonaws.com`;
+  const records: ExpectedRecord[] = [
+    {
+      id: 'mailfrom-spf',
+      section: 'sending',
+      type: 'TXT',
+      name: domain.mailfromHost,
+      value: SPF,
+      required: true,
+      matches: spfIncludesSes,
+    },
+    {
+      id: 'mailfrom-mx',
+      section: 'sending',
+      type: 'MX',
+      name: domain.mailfromHost,
+      value: feedbackMx,
+      priority: '10',
+      required: true,
+      matches: (observed) => observed.some((host) => sameHost(host, feedbackMx)),
+    },
+  ];
+  if (domain.useAutomaticSenderSecurity) {
+    for (const token of domain.dkimTokens ?? []) {
+      const target = `${token}.dkim.amazonses.com`;
+      records.push({
+        id: `dkim-${token}`,
+        section: 'sending',
+        type: 'CNAME',
+        name: `${token}._domainkey.${domain.name}`,
+        value: target,
+        required: true,
+        matches: (observed) => observed.some((host) => sameHost(host, target)),
+      });
+    }
+  } else if (dkimKey) {
+    records.push({
+      id: 'dkim',
+      section: 'sending',
+      type: 'TXT',
+      name: `${dkimKey.selector}._domainkey.${dkimKey.signingDomain}`,
+      value: dkimRecordValue(dkimKey.publicKey),
+      required: true,
+      matches: (observed) => observed.some((txt) => publicKeyOf(txt) === dkimKey.publicKey),
+    });
+  }
+  records.push(
+    {
+      id: 'tracking',
+      section: 'sending',
+      type: 'CNAME',
+      name: `${domain.webPrefix}.${domain.name}`,
+      value: TRACKING_CNAME_TARGET,
+      required: false,
+      matches: (observed) => observed.some((host) => sameHost(host, TRACKING_CNAME_TARGET)),
+    },
+    {
+      id: 'inbound-mx',
+      section: 'receiving',
+      type: 'MX',
+      name: domain.name,
+      value: inboundMx,
+      priority: '10',
+      required: false,
+      matches: (observed) => observed.some((host) => sameHost(host, inboundMx)),
+    },
+  );
+  return records;
+}
+
+/** Looks every record up (in parallel) and says what DNS holds and whether it is right. */
+export async function checkRecords(records: ExpectedRecord[]): Promise<Record<string, DnsCheck>> {
+  const results = await Promise.all(
+    records.map(async (record): Promise<[string, DnsCheck]> => {
+      const observed = await lookup(record.type, record.name);
+      if (observed === undefined) return [record.id, { cached: [], valid: 'unknown' }];
+      return [record.id, { cached: observed, valid: record.matches(observed) ? 'valid' : 'invalid' }];
+    }),
+  );
+  return Object.fromEntries(results);
+}
+
+export function recordJson(record: ExpectedRecord, check: DnsCheck | undefined) {
+  return {
+    is_active: true,
+    cached: check?.cached ?? [],
+    name: record.name,
+    ...(record.priority ? { priority: record.priority } : {}),
+    record_type: record.type,
+    valid: check?.valid ?? 'unknown',
+    value: record.value,
+  };
+}

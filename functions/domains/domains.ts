@@ -1,0 +1,293 @@
+import { db, type DkimKeyItem, type DomainItem } from '../data/db';
+import { env } from '../platform/env';
+import { BadRequest, NotFound } from '../platform/errors';
+import { lookup, sameHost } from '../platform/dns';
+import { objectId, randomHex } from '../platform/ids';
+import { decryptSecret, encryptSecret } from '../platform/secrets';
+import { generateDkimKey, pemBody } from './dkim';
+import { checkRecords, expectedRecords } from './dns-records';
+import {
+  activeDkimKey,
+  claimName,
+  credentialsOf,
+  dkimKeysOf,
+  findDomain,
+  listDomainItems,
+  releaseName,
+  setPostmasterPassword,
+} from './domain-store';
+import { deleteIdentity, identityStatus, registerIdentity, setMailFrom, type DkimSigning } from './ses-identity';
+
+export const DEFAULT_MESSAGE_TTL = 3 * 24 * 3600;
+export const DEFAULT_WEB_PREFIX = 'email';
+export const DEFAULT_MAILFROM_PREFIX = 'bounce';
+export const DEFAULT_DKIM_SELECTOR = 's1';
+
+export interface DomainSettings {
+  spamAction?: 'disabled' | 'tag' | 'block';
+  wildcard?: boolean;
+  requireTls?: boolean;
+  skipVerification?: boolean;
+  useAutomaticSenderSecurity?: boolean;
+  encryptIncomingMessage?: boolean;
+  webPrefix?: string;
+  webScheme?: 'http' | 'https';
+  archiveTo?: string;
+  messageTtl?: number;
+  mailfromHost?: string;
+  smtpPassword?: string;
+}
+
+export interface NewDomain extends DomainSettings {
+  name: string;
+  dkimKeySize?: number;
+  dkimSelector?: string;
+}
+
+export async function requireDomain(accountId: string, name: string): Promise<DomainItem> {
+  const domain = await findDomain(accountId, name);
+  if (!domain) throw new NotFound('Domain not found');
+  return domain;
+}
+
+/** MAIL FROM may be given as a label (`bounce`) or a full host; SES needs a subdomain of the domain. */
+export function resolveMailfromHost(domain: string, value: string): string {
+  const host = value.toLowerCase().replace(/\.$/, '');
+  const full = host.endsWith(`.${domain}`) ? host : `${host}.${domain}`;
+  if (full === domain || !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(full)) throw new BadRequest('mailfrom_host must be a subdomain of the domain');
+  return full;
+}
+
+function checkMessageTtl(ttl: number | undefined): void {
+  if (ttl === undefined) return;
+  const max = env().MAX_MESSAGE_TTL;
+  if (ttl < 1 || ttl > max) throw new BadRequest(`message_ttl must be between 1 and ${max} seconds`);
+}
+
+function checkWebScheme(scheme: string | undefined, domain: string, webPrefix: string): void {
+  // Tracking over https needs a certificate for the tracking host, and none has been issued.
+  if (scheme === 'https') throw new BadRequest(`web_scheme https needs an active tracking certificate for ${webPrefix}.${domain}`);
+}
+
+function sesSigning(domainUsesSes: boolean, selector: string, privateKeyPem?: string): DkimSigning {
+  return domainUsesSes || !privateKeyPem ? { kind: 'ses' } : { kind: 'byodkim', selector, privateKeyBase64: pemBody(privateKeyPem) };
+}
+
+async function createDkimKey(accountId: string, signingDomain: string, selector: string, bits: number): Promise<{ item: DkimKeyItem; pem: string }> {
+  const pair = await generateDkimKey(bits);
+  const { data } = await db()
+    .dkimKey.put({
+      accountId,
+      signingDomain,
+      selector,
+      bits,
+      publicKey: pair.publicKey,
+      privateKeySealed: await encryptSecret(pair.privateKeyPem),
+      active: true,
+      createdAt: new Date().toISOString(),
+    })
+    .go();
+  return { item: data as DkimKeyItem, pem: pair.privateKeyPem };
+}
+
+/** Undo what a failed create did, newest first, without hiding the original failure. */
+async function rollback(steps: Array<() => Promise<unknown>>): Promise<void> {
+  for (const step of steps.reverse()) await step().catch(() => undefined);
+}
+
+export async function createDomain(accountId: string, spec: NewDomain): Promise<{ domain: DomainItem; dkimKey?: DkimKeyItem }> {
+  const name = spec.name;
+  const { SANDBOX_DOMAIN } = env();
+  if (name === SANDBOX_DOMAIN || name.endsWith(`.${SANDBOX_DOMAIN}`)) throw new BadRequest(`Domains under ${SANDBOX_DOMAIN} are reserved for sandboxes`);
+  checkMessageTtl(spec.messageTtl);
+  const webPrefix = spec.webPrefix ?? DEFAULT_WEB_PREFIX;
+  checkWebScheme(spec.webScheme, name, webPrefix);
+  const mailfromHost = resolveMailfromHost(name, spec.mailfromHost ?? DEFAULT_MAILFROM_PREFIX);
+  if (mailfromHost === `${webPrefix}.${name}`) throw new BadRequest('mailfrom_host and the tracking host (web_prefix) must differ');
+
+  if (!(await claimName(name, accountId))) throw new BadRequest('This domain name is already taken');
+  const undo: Array<() => Promise<unknown>> = [() => releaseName(name)];
+  try {
+    const automatic = spec.useAutomaticSenderSecurity ?? false;
+    const selector = spec.dkimSelector ?? DEFAULT_DKIM_SELECTOR;
+    let dkim: { item: DkimKeyItem; pem: string } | undefined;
+    if (!automatic) {
+      dkim = await createDkimKey(accountId, name, selector, spec.dkimKeySize ?? 2048);
+      undo.push(() => db().dkimKey.delete({ accountId, signingDomain: name, selector }).go());
+    }
+    const tokens = await registerIdentity(name, mailfromHost, sesSigning(automatic, selector, dkim?.pem));
+    undo.push(() => deleteIdentity(name));
+    if (spec.smtpPassword) await setPostmasterPassword(accountId, name, spec.smtpPassword);
+    const { data } = await db()
+      .domain.create({
+        accountId,
+        name,
+        domainId: objectId(),
+        type: 'custom',
+        state: 'unverified',
+        createdAt: new Date().toISOString(),
+        isDisabled: false,
+        requireTls: spec.requireTls ?? false,
+        skipVerification: spec.skipVerification ?? false,
+        wildcard: spec.wildcard ?? false,
+        spamAction: spec.spamAction ?? 'disabled',
+        webPrefix,
+        webScheme: spec.webScheme ?? 'http',
+        useAutomaticSenderSecurity: automatic,
+        encryptIncomingMessage: spec.encryptIncomingMessage ?? false,
+        messageTtl: spec.messageTtl ?? DEFAULT_MESSAGE_TTL,
+        archiveTo: spec.archiveTo,
+        mailfromHost,
+        dkimAuthority: name,
+        dkimSelector: selector,
+        dkimTokens: tokens,
+        dnsChecks: {},
+      })
+      .go();
+    return { domain: data as DomainItem, dkimKey: dkim?.item };
+  } catch (error) {
+    await rollback(undo);
+    throw error;
+  }
+}
+
+/**
+ * Every account's sandbox: a subdomain of the platform's sandbox domain, whose one SES identity
+ * (verified by the operator) covers all of them, so it is active from the start.
+ */
+export async function createSandboxDomain(accountId: string): Promise<DomainItem> {
+  const name = `sandbox${randomHex(16)}.${env().SANDBOX_DOMAIN}`;
+  if (!(await claimName(name, accountId))) throw new Error('sandbox name collision');
+  const { data } = await db()
+    .domain.create({
+      accountId,
+      name,
+      domainId: objectId(),
+      type: 'sandbox',
+      state: 'active',
+      createdAt: new Date().toISOString(),
+      isDisabled: false,
+      requireTls: false,
+      skipVerification: false,
+      wildcard: false,
+      spamAction: 'disabled',
+      webPrefix: DEFAULT_WEB_PREFIX,
+      webScheme: 'http',
+      useAutomaticSenderSecurity: false,
+      encryptIncomingMessage: false,
+      messageTtl: DEFAULT_MESSAGE_TTL,
+      mailfromHost: `${DEFAULT_MAILFROM_PREFIX}.${name}`,
+      dkimAuthority: name,
+      dkimSelector: DEFAULT_DKIM_SELECTOR,
+      dnsChecks: {},
+    })
+    .go();
+  return data as DomainItem;
+}
+
+export async function updateDomain(domain: DomainItem, changes: DomainSettings): Promise<DomainItem> {
+  const { name, accountId } = domain;
+  checkMessageTtl(changes.messageTtl);
+  const webPrefix = changes.webPrefix ?? domain.webPrefix;
+  checkWebScheme(changes.webScheme, name, webPrefix);
+  const set: Partial<DomainItem> = {};
+  let dnsChanged = false;
+
+  if (changes.webPrefix !== undefined && changes.webPrefix !== domain.webPrefix) {
+    const host = `${changes.webPrefix}.${name}`;
+    const target = env().TRACKING_CNAME_TARGET;
+    const observed = await lookup('CNAME', host);
+    if (!observed?.some((value) => sameHost(value, target))) throw new BadRequest(`The CNAME record ${host} must point to ${target} before web_prefix can change`);
+    set.webPrefix = changes.webPrefix;
+    dnsChanged = true;
+  }
+  if (changes.mailfromHost !== undefined) {
+    const host = resolveMailfromHost(name, changes.mailfromHost);
+    if (host === `${webPrefix}.${name}`) throw new BadRequest('mailfrom_host and the tracking host (web_prefix) must differ');
+    if (host !== domain.mailfromHost && domain.type === 'custom') {
+      await setMailFrom(name, host);
+      set.mailfromHost = host;
+      dnsChanged = true;
+    }
+  }
+  if (changes.useAutomaticSenderSecurity !== undefined && changes.useAutomaticSenderSecurity !== domain.useAutomaticSenderSecurity) {
+    if (domain.type === 'sandbox') throw new BadRequest('The sandbox domain is signed by the platform');
+    const automatic = changes.useAutomaticSenderSecurity;
+    let pem: string | undefined;
+    if (!automatic) {
+      const existing = await activeDkimKey(domain);
+      pem = existing ? await decryptSecret(existing.privateKeySealed) : (await createDkimKey(accountId, name, domain.dkimSelector, 2048)).pem;
+    }
+    const tokens = await registerIdentity(name, set.mailfromHost ?? domain.mailfromHost, sesSigning(automatic, domain.dkimSelector, pem));
+    set.useAutomaticSenderSecurity = automatic;
+    set.dkimTokens = tokens ?? [];
+    dnsChanged = true;
+  }
+  if (changes.smtpPassword !== undefined) await setPostmasterPassword(accountId, name, changes.smtpPassword);
+  if (changes.spamAction !== undefined) set.spamAction = changes.spamAction;
+  if (changes.wildcard !== undefined) set.wildcard = changes.wildcard;
+  if (changes.requireTls !== undefined) set.requireTls = changes.requireTls;
+  if (changes.skipVerification !== undefined) set.skipVerification = changes.skipVerification;
+  if (changes.encryptIncomingMessage !== undefined) set.encryptIncomingMessage = changes.encryptIncomingMessage;
+  if (changes.webScheme !== undefined) set.webScheme = changes.webScheme;
+  if (changes.archiveTo !== undefined) set.archiveTo = changes.archiveTo;
+  if (changes.messageTtl !== undefined) set.messageTtl = changes.messageTtl;
+  // Records that moved must be verified again before the domain counts as verified.
+  if (dnsChanged && domain.type === 'custom') {
+    set.state = 'unverified';
+    set.dnsChecks = {};
+  }
+  if (Object.keys(set).length === 0) return domain;
+  const { data } = await db().domain.patch({ accountId, name }).set(set).go({ response: 'all_new' });
+  return data as DomainItem;
+}
+
+/** Looks every record up, asks SES for its view, and stores both; active needs all required records. */
+export async function verifyDomain(domain: DomainItem): Promise<{ domain: DomainItem; dkimKey?: DkimKeyItem }> {
+  const dkimKey = await activeDkimKey(domain);
+  if (domain.type === 'sandbox') return { domain, dkimKey };
+  const records = expectedRecords(domain, dkimKey);
+  const [checks, ses] = await Promise.all([checkRecords(records), identityStatus(domain.name)]);
+  const dnsOk = records.filter((r) => r.required).every((r) => checks[r.id]?.valid === 'valid');
+  const sesVerified = ses?.verifiedForSending ?? false;
+  const { data } = await db()
+    .domain.patch({ accountId: domain.accountId, name: domain.name })
+    .set({ dnsChecks: checks, sesVerified, state: dnsOk && sesVerified ? 'active' : 'unverified', verifiedAt: new Date().toISOString() })
+    .go({ response: 'all_new' });
+  return { domain: data as DomainItem, dkimKey };
+}
+
+export async function deleteDomain(domain: DomainItem): Promise<void> {
+  if (domain.type === 'sandbox') throw new BadRequest('The sandbox domain cannot be deleted');
+  if (domain.isDisabled) throw new BadRequest('A disabled domain cannot be deleted');
+  const dependants = (await listDomainItems(domain.accountId)).filter((d) => d.name !== domain.name && d.dkimAuthority === domain.name);
+  if (dependants.length) throw new BadRequest(`Domain is the DKIM authority of ${dependants.map((d) => d.name).join(', ')}`);
+  const { accountId, name } = domain;
+  await deleteIdentity(name);
+  const entities = db();
+  for (const key of await dkimKeysOf(accountId, name)) await entities.dkimKey.delete(key).go();
+  for (const credential of await credentialsOf(accountId, name)) await entities.credential.delete(credential).go();
+  await entities.domain.delete({ accountId, name }).go();
+  await releaseName(name);
+}
+
+export interface DomainQuery {
+  state?: 'active' | 'unverified' | 'disabled';
+  authority?: string;
+  search?: string;
+  sort?: 'asc' | 'desc';
+  skip: number;
+  limit: number;
+}
+
+export async function listDomains(accountId: string, query: DomainQuery): Promise<{ total: number; items: DomainItem[] }> {
+  const all = (await listDomainItems(accountId)).filter(
+    (d) =>
+      (!query.state || (d.isDisabled ? 'disabled' : d.state) === query.state) &&
+      (!query.authority || d.dkimAuthority === query.authority) &&
+      (!query.search || d.name.includes(query.search)),
+  );
+  // The table returns names in ascending order already.
+  if (query.sort === 'desc') all.reverse();
+  return { total: all.length, items: all.slice(query.skip, query.skip + query.limit) };
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { BadRequest } from '../platform/errors';
+import { areaHandler, operation } from '../platform/http/pipeline';
+import { activeDkimKey } from './domain-store';
+import { createDomain, deleteDomain, listDomains, requireDomain, updateDomain, verifyDomain, type DomainSettings } from './domains';
+import { dnsRecordsJson, domainJson } from './present';
+import { domainRoutes } from './routes';
+import { createDomainInput, getDomainInput, listDomainsInput, updateDomainInput } from './schemas';
+
+function settingsOf(input: z.infer<typeof updateDomainInput>): DomainSettings {
+  return {
+    spamAction: input.spam_action,
+    wildcard: input.wildcard,
+    requireTls: input.require_tls,
+    skipVerification: input.skip_verification,
+    useAutomaticSenderSecurity: input.use_automatic_sender_security,
+    encryptIncomingMessage: input.encrypt_incoming_message,
+    webPrefix: input.web_prefix,
+    webScheme: input.web_scheme,
+    archiveTo: input.archive_to,
+    messageTtl: input.message_ttl,
+    mailfromHost: input.mailfrom_host,
+    smtpPassword: input.smtp_password,
+  };
+}
+
+export const handler = areaHandler(domainRoutes, {
+  listDomains: operation(listDomainsInput, async (req, input) => {
+    const { total, items } = await listDomains(req.accountId, {
+      state: input.state,
+      authority: input.authority,
+      search: input.search,
+      sort: input.sort === 'name:desc' ? 'desc' : 'asc',
+      skip: input.skip,
+      limit: input.limit,
+    });
+    return { total_count: total, items: items.map((d) => domainJson(d)) };
+  }),
+
+  createDomain: operation(createDomainInput, async (req, input) => {
+    // SES signs with the sending domain itself, so the DKIM record cannot live elsewhere.
+    if (input.force_root_dkim_host || (input.dkim_host_name && input.dkim_host_name !== input.name)) {
+      throw new BadRequest('The DKIM host must be the domain itself: Amazon SES signs with d= the sending domain');
+    }
+    if (input.pool_id) throw new BadRequest(`IP pool ${input.pool_id} not found`);
+    if (input.ips?.length) throw new BadRequest(`IP ${input.ips[0]} is not assigned to this account`);
+    const { domain, dkimKey } = await createDomain(req.accountId, {
+      name: input.name,
+      ...settingsOf(input),
+      dkimKeySize: input.dkim_key_size,
+      dkimSelector: input.dkim_selector,
+    });
+    return { message: 'Domain DNS records have been created', domain: domainJson(domain), ...dnsRecordsJson(domain, dkimKey) };
+  }),
+
+  getDomain: operation(getDomainInput, async (req, input) => {
+    const domain = await requireDomain(req.accountId, input.name);
+    const records = input['h:with_dns']
+      ? dnsRecordsJson(domain, await activeDkimKey(domain))
+      : { sending_dns_records: null, receiving_dns_records: null };
+    return { domain: domainJson(domain, input['h:extended']), ...records };
+  }),
+
+  updateDomain: operation(updateDomainInput, async (req, input) => {
+    const updated = await updateDomain(await requireDomain(req.accountId, input.name), settingsOf(input));
+    return { message: 'Domain has been updated', domain: domainJson(updated), ...dnsRecordsJson(updated, await activeDkimKey(updated)) };
+  }),
+
+  verifyDomain: operation(z.object({ name: z.string() }), async (req, input) => {
+    const { domain, dkimKey } = await verifyDomain(await requireDomain(req.accountId, input.name));
+    return { message: 'Domain DNS records have been updated', domain: domainJson(domain), ...dnsRecordsJson(domain, dkimKey) };
+  }),
+
+  deleteDomain: operation(z.object({ name: z.string() }), async (req, input) => {
+    await deleteDomain(await requireDomain(req.accountId, input.name));
+    return { message: 'Domain has been deleted' };
+  }),
+});

@@ -1,0 +1,10 @@
+import type { RouteSpec } from '../platform/http/route';
+
+export const domainRoutes = [
+  { method: 'GET', path: '/v4/domains', area: 'domains', operation: 'listDomains', access: 'read' },
+  { method: 'POST', path: '/v4/domains', area: 'domains', operation: 'createDomain', access: 'write' },
+  { method: 'GET', path: '/v4/domains/{name}', area: 'domains', operation: 'getDomain', access: 'read', domainParam: 'name' },
+  { method: 'PUT', path: '/v4/domains/{name}', area: 'domains', operation: 'updateDomain', access: 'write', domainParam: 'name' },
+  { method: 'PUT', path: '/v4/domains/{name}/verify', area: 'domains', operation: 'verifyDomain', access: 'write', domainParam: 'name' },
+  { method: 'DELETE', path: '/v3/domains/{name}', area: 'domains', operation: 'deleteDomain', access: 'write', domainParam: 'name' },
+] as const satisfies readonly RouteSpec[];

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { flag, integer, list, text } from '../platform/http/params';
+import { DKIM_KEY_SIZES } from './dkim';
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export const domainName = () =>
+  text()
+    .transform((name) => name.trim().toLowerCase().replace(/\.$/, ''))
+    .refine((name) => name.length <= 253 && name.split('.').length >= 2 && name.split('.').every((label) => LABEL.test(label)), {
+      message: 'must be a fully qualified domain name',
+    });
+
+/** A single DNS label (web_prefix, dkim_selector): Mailgun's "valid atom". */
+const atom = () =>
+  text()
+    .transform((v) => v.toLowerCase())
+    .refine((v) => LABEL.test(v), { message: 'must be a single DNS label (letters, digits, hyphens)' });
+
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  text()
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(values, { error: `must be one of ${values.join(', ')}` }));
+
+const url = () => text().pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
+
+const settings = {
+  smtp_password: text()
+    .refine((p) => p.length >= 5 && p.length <= 32, { message: 'Password is too short or too long. It must be between 5 and 32 characters.' })
+    .optional(),
+  spam_action: oneOf(['disabled', 'tag', 'block']).optional(),
+  wildcard: flag().optional(),
+  web_scheme: oneOf(['http', 'https']).optional(),
+  web_prefix: atom().optional(),
+  require_tls: flag().optional(),
+  skip_verification: flag().optional(),
+  use_automatic_sender_security: flag().optional(),
+  encrypt_incoming_message: flag().optional(),
+  archive_to: url().optional(),
+  message_ttl: integer().optional(),
+  mailfrom_host: text().optional(),
+};
+
+export const createDomainInput = z.object({
+  name: domainName(),
+  ...settings,
+  dkim_key_size: integer()
+    .refine((bits) => (DKIM_KEY_SIZES as readonly number[]).includes(bits), { message: 'must be 1024 or 2048' })
+    .optional(),
+  dkim_selector: atom().optional(),
+  dkim_host_name: domainName().optional(),
+  force_dkim_authority: flag().optional(),
+  force_root_dkim_host: flag().optional(),
+  ips: list().optional(),
+  pool_id: text().optional(),
+});
+
+export const updateDomainInput = z.object({ name: z.string(), ...settings });
+
+export const getDomainInput = z.object({
+  name: z.string(),
+  'h:extended': flag().default(false),
+  'h:with_dns': flag().default(true),
+});
+
+export const listDomainsInput = z.object({
+  limit: integer()
+    .refine((n) => n >= 1, { message: 'must be at least 1' })
+    .refine((n) => n <= 1000, { message: "can't be larger than 1000" })
+    .default(100),
+  skip: integer()
+    .refine((n) => n >= 0, { message: 'must not be negative' })
+    .default(0),
+  state: oneOf(['active', 'unverified', 'disabled']).optional(),
+  sort: oneOf(['name', 'name:asc', 'name:desc']).optional(),
+  authority: domainName().optional(),
+  search: text()
+    .transform((v) => v.toLowerCase())
+    .optional(),
+  include_subaccounts: flag().optional(),
+});
+

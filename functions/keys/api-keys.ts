@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { db, isLive, type ApiKeyItem } from '../data/db';
+import type { KeyKind, Role } from '../platform/access';
+import { isoNoZone } from '../platform/dates';
+import { randomHex } from '../platform/ids';
+import { sha256Hex } from '../platform/secrets';
+
+export const WEB_KEY_MAX_SECONDS = 24 * 3600;
+
+export interface NewKey {
+  role: Role;
+  kind: KeyKind;
+  description?: string;
+  domainName?: string;
+  userId?: string;
+  userName?: string;
+  email?: string;
+  /** Seconds from now. */
+  expiration?: number;
+}
+
+/** Mailgun-style secret `<32 hex>-<8 hex>-<8 hex>`, whose last two groups are the public key id. */
+function newSecret(): { secret: string; keyId: string } {
+  const keyId = `${randomHex(4)}-${randomHex(4)}`;
+  return { secret: `${randomHex(16)}-${keyId}`, keyId };
+}
+
+/** The id shown for a secret chosen by an operator (BOOTSTRAP_API_KEY), which may have any shape. */
+export function keyIdForSecret(secret: string): string {
+  const match = /-([0-9a-f]{8}-[0-9a-f]{8})$/.exec(secret);
+  if (match) return match[1]!;
+  const digest = createHash('sha256').update(`key-id:${secret}`).digest('hex');
+  return `${digest.slice(0, 8)}-${digest.slice(8, 16)}`;
+}
+
+/** Stores a key (only its hash) and returns the item with the secret, which is never readable again. */
+export async function issueKey(accountId: string, spec: NewKey, chosenSecret?: string): Promise<{ item: ApiKeyItem; secret: string }> {
+  const { secret, keyId } = chosenSecret ? { secret: chosenSecret, keyId: keyIdForSecret(chosenSecret) } : newSecret();
+  const now = new Date();
+  const expires = spec.expiration ? new Date(now.getTime() + spec.expiration * 1000) : undefined;
+  const { data } = await db()
+    .apiKey.create({
+      secretHash: sha256Hex(secret),
+      keyId,
+      accountId,
+      kind: spec.kind,
+      role: spec.role,
+      description: spec.description ?? '',
+      domainName: spec.domainName,
+      userId: spec.userId,
+      userName: spec.userName,
+      requestor: spec.email,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      expiresAt: expires?.toISOString(),
+      isDisabled: false,
+      ttl: expires ? Math.ceil(expires.getTime() / 1000) : undefined,
+    })
+    .go();
+  return { item: data as ApiKeyItem, secret };
+}
+
+export async function listKeys(accountId: string): Promise<ApiKeyItem[]> {
+  const { data } = await db().apiKey.query.byAccount({ accountId }).go({ pages: 'all' });
+  return data.filter((key) => isLive(key)).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
+}
+
+export async function findKey(accountId: string, keyId: string): Promise<ApiKeyItem | undefined> {
+  const { data } = await db().apiKey.query.byAccount({ accountId, keyId }).go();
+  return data.find((key) => isLive(key));
+}
+
+export async function deleteKey(key: ApiKeyItem): Promise<void> {
+  await db().apiKey.delete({ secretHash: key.secretHash }).go();
+}
+
+/** The wire shape of /v1/keys items: zone-less ISO dates (mailgun-go), absent dates omitted. */
+export function keyJson(key: ApiKeyItem) {
+  return {
+    id: key.keyId,
+    description: key.description,
+    kind: key.kind,
+    role: key.role,
+    created_at: isoNoZone(key.createdAt),
+    updated_at: isoNoZone(key.updatedAt),
+    ...(key.expiresAt ? { expires_at: isoNoZone(key.expiresAt) } : {}),
+    is_disabled: key.isDisabled,
+    ...(key.disabledReason ? { disabled_reason: key.disabledReason } : {}),
+    domain_name: key.domainName ?? null,
+    requestor: key.requestor ?? null,
+    user_name: key.userName ?? null,
+  };
+}

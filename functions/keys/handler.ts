@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { findDomain } from '../domains/domain-store';
+import { keyKinds, roles } from '../platform/access';
+import { BadRequest, NotFound } from '../platform/errors';
+import { flag, integer, text } from '../platform/http/params';
+import { areaHandler, operation } from '../platform/http/pipeline';
+import { deleteKey, findKey, issueKey, keyJson, listKeys, WEB_KEY_MAX_SECONDS } from './api-keys';
+import { keyRoutes } from './routes';
+
+const kindParam = z.preprocess(
+  (v) => (Array.isArray(v) ? v.at(-1) : v),
+  z.enum(keyKinds, { error: 'expected `kind` param to be one of [domain user web] or absent' }),
+);
+
+const listInput = z.object({
+  kind: kindParam.optional(),
+  domain_name: text().optional(),
+});
+
+const createInput = z.object({
+  role: z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v), z.enum(roles, { error: `must be one of ${roles.join(', ')}` })),
+  kind: kindParam.default('user'),
+  description: text().optional(),
+  domain_name: text().optional(),
+  expiration: integer().refine((n) => n > 0, 'must be greater than 0').optional(),
+  user_id: text().optional(),
+  user_name: text().optional(),
+  email: z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v === '' ? undefined : v), z.email({ error: 'must be an email address' })).optional(),
+  // Accepted for parity with the dashboard; keys are always enabled when created.
+  is_disabled: flag().optional(),
+});
+
+export const handler = areaHandler(keyRoutes, {
+  listKeys: operation(listInput, async (req, input) => {
+    const keys = (await listKeys(req.accountId)).filter(
+      (key) => (!input.kind || key.kind === input.kind) && (!input.domain_name || key.domainName === input.domain_name.toLowerCase()),
+    );
+    return { total_count: keys.length, items: keys.map(keyJson) };
+  }),
+
+  createKey: operation(createInput, async (req, input) => {
+    const domainName = input.domain_name?.toLowerCase();
+    if (input.kind === 'domain') {
+      if (!domainName) throw new BadRequest("Missing parameter 'domain_name': domain keys are bound to a domain");
+      if (!(await findDomain(req.accountId, domainName))) throw new NotFound('Domain not found');
+      if (input.role !== 'sending') throw new BadRequest("Domain keys take the role 'sending'");
+    } else {
+      if (input.role === 'sending') throw new BadRequest("The 'sending' role is for domain keys (kind=domain)");
+      if (domainName) throw new BadRequest("'domain_name' applies to domain keys only");
+    }
+    let expiration = input.expiration;
+    if (input.kind === 'web') {
+      if (!input.email || !input.user_id) throw new BadRequest("Web keys need 'email' and 'user_id'");
+      if (expiration !== undefined && expiration > WEB_KEY_MAX_SECONDS) throw new BadRequest('Web keys expire within 1 day (expiration at most 86400)');
+      expiration ??= WEB_KEY_MAX_SECONDS;
+    }
+    const { item, secret } = await issueKey(req.accountId, {
+      role: input.role,
+      kind: input.kind,
+      description: input.description,
+      domainName,
+      userId: input.user_id,
+      userName: input.user_name,
+      email: input.email,
+      expiration,
+    });
+    const key = { ...keyJson(item), secret };
+    // mailgun-go reads `key`; mailgun.js reads the key's fields at the top level.
+    return { message: 'great success', key, ...key };
+  }),
+
+  deleteKey: operation(z.object({ id: z.string() }), async (req, input) => {
+    const key = await findKey(req.accountId, input.id);
+    if (!key) throw new NotFound('no key matching id');
+    await deleteKey(key);
+    return { message: 'key deleted' };
+  }),
+});

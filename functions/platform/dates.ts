@@ -1,0 +1,30 @@
+/** RFC 1123 with GMT (`Thu, 13 Oct 2011 18:02:00 GMT`), the format of v3 resources. */
+export function rfc1123(date: Date | number | string): string {
+  return new Date(date).toUTCString();
+}
+
+/** RFC 3339 in UTC with milliseconds, the format of newer v1+ resources. */
+export function rfc3339(date: Date | number | string): string {
+  return new Date(date).toISOString();
+}
+
+/** ISO 8601 without a zone (`2006-01-02T15:04:05`): mailgun-go's ISO8601Time rejects anything else on /v1/keys. */
+export function isoNoZone(date: Date | number | string): string {
+  return new Date(date).toISOString().slice(0, 19);
+}
+
+/** Epoch seconds as a float (event timestamps). */
+export function epochSeconds(date: Date | number | string): number {
+  return new Date(date).getTime() / 1000;
+}
+
+/**
+ * Parses the date inputs clients send: RFC 2822 (with or without zero-padded day), RFC 3339, or epoch
+ * seconds. Returns undefined for anything else so callers can refuse it with their own message.
+ */
+export function parseDateInput(value: string): Date | undefined {
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return new Date(Number(trimmed) * 1000);
+  const date = new Date(trimmed);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}

@@ -1,0 +1,43 @@
+import { Resolver } from 'node:dns/promises';
+import { env } from './env';
+
+export type LookupType = 'TXT' | 'MX' | 'CNAME';
+
+/** What DNS said: the values, or `undefined` when the lookup itself failed (timeout, SERVFAIL). */
+export type LookupResult = string[] | undefined;
+
+// Answers that mean "there is no such record" rather than "we could not tell".
+const ABSENT = new Set(['ENODATA', 'ENOTFOUND', 'NOTFOUND', 'ENONAME']);
+
+function resolver(): Resolver {
+  const resolver = new Resolver({ timeout: 2000, tries: 2 });
+  const servers = env().DNS_SERVERS;
+  if (servers) resolver.setServers(servers.split(',').map((s) => s.trim()).filter(Boolean));
+  return resolver;
+}
+
+const normalizeHost = (host: string) => host.toLowerCase().replace(/\.$/, '');
+
+/** Looks a record up through the configured resolvers; TXT strings are joined as DNS splits them. */
+export async function lookup(type: LookupType, name: string): Promise<LookupResult> {
+  const r = resolver();
+  try {
+    switch (type) {
+      case 'TXT':
+        return (await r.resolveTxt(name)).map((chunks) => chunks.join(''));
+      case 'MX':
+        return (await r.resolveMx(name)).sort((a, b) => a.priority - b.priority).map((mx) => normalizeHost(mx.exchange));
+      case 'CNAME':
+        return (await r.resolveCname(name)).map(normalizeHost);
+    }
+  } catch (error) {
+    if (ABSENT.has((error as NodeJS.ErrnoException).code ?? '')) return [];
+    return undefined;
+  } finally {
+    r.cancel();
+  }
+}
+
+export function sameHost(a: string, b: string): boolean {
+  return normalizeHost(a) === normalizeHost(b);
+}

@@ -1,0 +1,57 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { z } from 'zod';
+
+/**
+ * The configuration contract between the hosts (CDK, local) and the handlers. CDK sets these as
+ * Lambda environment variables; the local host runs each region's requests inside `withEnv` so two
+ * regions can share one process with different tables and endpoints.
+ */
+export const platformEnvSchema = z.object({
+  /** The platform's own region label, used in ids and the `pod` field: us or eu. */
+  PLATFORM_REGION: z.enum(['us', 'eu']).default('us'),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  TABLE_NAME: z.string().min(1),
+  /** Endpoint overrides: set only where a stand-in replaces the AWS service. */
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  SES_ENDPOINT: z.url().optional(),
+  SECRETSMANAGER_ENDPOINT: z.url().optional(),
+  /** Key that encrypts secrets at rest (DKIM private keys): given directly, or read from Secrets Manager. */
+  ENCRYPTION_KEY: z.string().optional(),
+  ENCRYPTION_KEY_SECRET_ID: z.string().optional(),
+  /** Comma-separated resolver addresses (`ip` or `ip:port`) for domain verification; system resolvers when unset. */
+  DNS_SERVERS: z.string().optional(),
+  /** Parent domain of every account's sandbox domain; verified once in SES, it covers all subdomains. */
+  SANDBOX_DOMAIN: z.string().min(1).default('sandbox.localhost'),
+  /** Where a domain's tracking CNAME (web_prefix.domain) must point: the API's host name. */
+  TRACKING_CNAME_TARGET: z.string().min(1).default('localhost'),
+  MAX_MESSAGE_TTL: z.coerce.number().int().positive().default(7 * 24 * 3600),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+});
+
+export type PlatformEnv = z.infer<typeof platformEnvSchema>;
+
+type RawEnv = Record<string, string | undefined>;
+
+const scoped = new AsyncLocalStorage<RawEnv>();
+const parsed = new WeakMap<RawEnv, PlatformEnv>();
+
+/** Runs `fn` with `raw` as the environment seen by `env()` (used by the local host, one per region). */
+export function withEnv<T>(raw: RawEnv, fn: () => T): T {
+  return scoped.run(raw, fn);
+}
+
+/** The raw environment in force: the scoped one, or the process's. */
+export function rawEnv(): RawEnv {
+  return scoped.getStore() ?? process.env;
+}
+
+export function env(): PlatformEnv {
+  const raw = rawEnv();
+  let value = parsed.get(raw);
+  if (!value) {
+    value = platformEnvSchema.parse(raw);
+    // process.env is a live object: cache it only for scoped envs, which are immutable by contract.
+    if (raw !== process.env) parsed.set(raw, value);
+  }
+  return value;
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { BadRequest } from '../errors';
+
+/**
+ * zod building blocks for form parameters. Every form value arrives as a string (or an array of
+ * strings when repeated); these accept that and JSON's native types alike.
+ */
+const last = (value: unknown) => (Array.isArray(value) ? value[value.length - 1] : value);
+
+const blankToUndefined = (value: unknown) => {
+  const v = last(value);
+  return typeof v === 'string' && v.trim() === '' ? undefined : v;
+};
+
+/** A single string; a repeated field keeps its last value; empty means absent. */
+export const text = () => z.preprocess(blankToUndefined, z.string());
+
+/** yes/no/true/false in any case, or a JSON boolean. */
+export const flag = () =>
+  z.preprocess((value) => {
+    const v = blankToUndefined(value);
+    if (typeof v !== 'string') return v;
+    const lower = v.trim().toLowerCase();
+    if (lower === 'yes' || lower === 'true') return true;
+    if (lower === 'no' || lower === 'false') return false;
+    return v;
+  }, z.boolean({ error: 'must be one of yes, no, true or false' }));
+
+/** An integer given as a number or a decimal string. */
+export const integer = () =>
+  z.preprocess((value) => {
+    const v = blankToUndefined(value);
+    return typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
+  }, z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }));
+
+/** Repeated fields, comma-separated values, or a JSON array, flattened to trimmed strings. */
+export const list = () =>
+  z.preprocess((value) => {
+    if (value === undefined || value === null) return undefined;
+    const items = (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === 'string' ? v.split(',') : [v]));
+    const cleaned = items.map((v) => (typeof v === 'string' ? v.trim() : v)).filter((v) => v !== '');
+    return cleaned.length ? cleaned : undefined;
+  }, z.array(z.string()));
+
+function describe(issue: z.core.$ZodIssue): string {
+  const name = issue.path.map(String).join('.');
+  if (issue.code === 'invalid_type' && issue.input === undefined) return `Missing parameter '${name}'`;
+  if (!name) return issue.message;
+  return `Invalid parameter '${name}': ${issue.message}`;
+}
+
+/** Validates with a Mailgun-style message: one sentence about the first problem found. */
+export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new BadRequest(describe(result.error.issues[0]!));
+  return result.data;
+}

@@ -1,0 +1,153 @@
+import middy from '@middy/core';
+import type {
+  APIGatewayProxyEventV2WithLambdaAuthorizer,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
+import type { z } from 'zod';
+import { db } from '../../data/db';
+import { roleAllows } from '../access';
+import { ApiError, Forbidden, NotFound, Unauthorized } from '../errors';
+import { logger } from '../logger';
+import type { AuthorizerContext, Principal } from '../principal';
+import { parseBody, parseQuery, type UploadedFile } from './body';
+import { validate } from './params';
+import { jsonResult, Reply } from './reply';
+import { routeKey, type RouteSpec } from './route';
+
+export type ApiEvent = APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>;
+
+export interface ApiRequest {
+  requestId: string;
+  route: RouteSpec;
+  /** Percent-decoded path parameters. */
+  path: Record<string, string>;
+  /** Query merged with body fields (body wins); repeated keys are arrays. */
+  params: Record<string, unknown>;
+  files: UploadedFile[];
+  /** The JSON document, when the body was JSON. */
+  json?: unknown;
+  headers: Record<string, string>;
+  /** `scheme://host` the client used, for absolute paging URLs. */
+  baseUrl: string;
+  principal: Principal;
+  /** The account acted on: the key's, or a subaccount named by X-Mailgun-On-Behalf-Of. */
+  accountId: string;
+}
+
+export interface Operation<S extends z.ZodType = z.ZodType> {
+  input: S;
+  run(request: ApiRequest, input: z.infer<S>): Promise<unknown>;
+}
+
+/** Declares an operation; its input is validated from path, body and query merged. */
+export function operation<S extends z.ZodType>(input: S, run: (request: ApiRequest, input: z.infer<S>) => Promise<unknown>): Operation<S> {
+  return { input, run };
+}
+
+type Operations<R extends readonly RouteSpec[]> = { [K in R[number]['operation']]: Operation<z.ZodType> };
+
+function decodeSegment(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+function lowerHeaders(headers: Record<string, string | undefined> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) out[name.toLowerCase()] = value;
+  return out;
+}
+
+function principalOf(event: ApiEvent): Principal {
+  const verdict = event.requestContext.authorizer?.lambda;
+  if (!verdict || verdict.denied !== undefined) throw new Unauthorized(verdict?.denied ?? 'Invalid private key');
+  return verdict;
+}
+
+function authorize(route: RouteSpec, principal: Principal, path: Record<string, string>): void {
+  if (!roleAllows(principal.role, route.access)) throw new Forbidden();
+  if (principal.kind === 'domain') {
+    const target = route.domainParam ? path[route.domainParam]?.toLowerCase() : undefined;
+    if (!target || target !== principal.domain) throw new Forbidden();
+  }
+}
+
+/** X-Mailgun-On-Behalf-Of switches to a subaccount of the caller's account, and only to one. */
+async function effectiveAccount(principal: Principal, headers: Record<string, string>): Promise<string> {
+  const target = headers['x-mailgun-on-behalf-of']?.trim();
+  if (!target || target === principal.accountId) return principal.accountId;
+  if (principal.kind !== 'user') throw new Forbidden('Only user keys may act on behalf of a subaccount');
+  const { data: account } = await db().account.get({ accountId: target }).go();
+  if (!account || account.parentId !== principal.accountId) throw new NotFound('Subaccount not found');
+  if (account.status !== 'open') throw new Forbidden('Subaccount is disabled');
+  return account.accountId;
+}
+
+function baseUrlOf(headers: Record<string, string>, event: ApiEvent): string {
+  const proto = headers['x-forwarded-proto']?.split(',')[0]?.trim() || 'https';
+  const host = headers['host'] || event.requestContext.domainName;
+  return `${proto}://${host}`;
+}
+
+export function errorResult(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
+  if (error instanceof ApiError) return jsonResult(error.status, { message: error.message }, error.headers);
+  logger.error('unhandled error', { requestId, error: error as Error });
+  return jsonResult(500, { message: 'Internal Server Error' });
+}
+
+/**
+ * The Lambda entry of one API area: route by `routeKey`, authenticate from the authorizer's
+ * verdict, enforce the route's access, parse and validate input, run, reply JSON.
+ */
+export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, operations: Operations<R>) {
+  const byKey = new Map<string, { route: RouteSpec; op: Operation }>(
+    routes.map((route) => [routeKey(route), { route, op: (operations as Record<string, Operation>)[route.operation]! }]),
+  );
+
+  return middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>()
+    .use({
+      onError: async (request) => {
+        request.response = errorResult(request.error, request.event.requestContext?.requestId ?? '');
+      },
+      after: async (request) => {
+        logger.info('request', {
+          requestId: request.event.requestContext.requestId,
+          route: request.event.routeKey,
+          status: request.response?.statusCode,
+        });
+      },
+    })
+    .handler(async (event) => {
+      const entry = byKey.get(event.routeKey);
+      if (!entry) throw new NotFound('Not Found');
+      const { route, op } = entry;
+      const headers = lowerHeaders(event.headers);
+      const principal = principalOf(event);
+      const pathParameters: Record<string, string | undefined> = event.pathParameters ?? {};
+      const path = Object.fromEntries(Object.entries(pathParameters).map(([k, v]) => [k, decodeSegment(v ?? '')]));
+      authorize(route, principal, path);
+      const accountId = await effectiveAccount(principal, headers);
+
+      const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+      const body = await parseBody(raw, headers['content-type']);
+      const params = { ...parseQuery(event.rawQueryString ?? ''), ...body.fields };
+      const request: ApiRequest = {
+        requestId: event.requestContext.requestId,
+        route,
+        path,
+        params,
+        files: body.files,
+        json: body.json,
+        headers,
+        baseUrl: baseUrlOf(headers, event),
+        principal,
+        accountId,
+      };
+      const input = validate(op.input, { ...params, ...path });
+      const result = await op.run(request, input);
+      return result instanceof Reply ? jsonResult(result.status, result.body, result.headers) : jsonResult(200, result);
+    });
+}

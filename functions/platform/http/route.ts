@@ -1,0 +1,21 @@
+import type { Access } from '../access';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One row of the route table: enough for API Gateway, the local router and the auth matrix. */
+export interface RouteSpec<Op extends string = string> {
+  method: HttpMethod;
+  /** API Gateway v2 syntax: `/v4/domains/{name}`, greedy `{token+}`. */
+  path: string;
+  /** The area folder whose Lambda serves the route. */
+  area: string;
+  /** The area handler's operation name. */
+  operation: Op;
+  access: Access;
+  /** The path parameter naming the domain, when the route acts on one; domain keys need it to match. */
+  domainParam?: string;
+}
+
+export function routeKey(route: Pick<RouteSpec, 'method' | 'path'>): string {
+  return `${route.method} ${route.path}`;
+}

@@ -1,0 +1,13 @@
+import { domainRoutes } from './domains/routes';
+import { keyRoutes } from './keys/routes';
+import type { RouteSpec } from './platform/http/route';
+
+/**
+ * The whole HTTP surface. CDK makes one API Gateway route per row, integrated with the area's
+ * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
+ * matrix and malformed-input tests walk them.
+ */
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes];
+
+/** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
+export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];
