@@ -107,17 +107,15 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
     routes.map((route) => [routeKey(route), { route, op: (operations as Record<string, Operation>)[route.operation]! }]),
   );
 
+  const logRequest = (event: ApiEvent, status: number | undefined) =>
+    logger.info('request', { requestId: event.requestContext?.requestId, route: event.routeKey, status });
+
   return middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>()
     .use({
+      after: async (request) => logRequest(request.event, request.response?.statusCode),
       onError: async (request) => {
         request.response = errorResult(request.error, request.event.requestContext?.requestId ?? '');
-      },
-      after: async (request) => {
-        logger.info('request', {
-          requestId: request.event.requestContext.requestId,
-          route: request.event.routeKey,
-          status: request.response?.statusCode,
-        });
+        logRequest(request.event, request.response.statusCode);
       },
     })
     .handler(async (event) => {

@@ -1,0 +1,47 @@
+import { startLocal } from '../lib/local/platform';
+
+/**
+ * `npm start`: both regions on localhost over embedded stand-ins.
+ * PORT (3000), EU_PORT (PORT+1), HOST (127.0.0.1), DATA_DIR (.data), BOOTSTRAP_API_KEY, and any
+ * handler setting (DNS_SERVERS, SANDBOX_DOMAIN, TRACKING_CNAME_TARGET, LOG_LEVEL) from the environment.
+ */
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? 3000);
+  const platform = await startLocal({
+    port,
+    euPort: process.env.EU_PORT ? Number(process.env.EU_PORT) : undefined,
+    host: process.env.HOST,
+    dataDir: process.env.DATA_DIR ?? '.data',
+    bootstrapApiKey: process.env.BOOTSTRAP_API_KEY || undefined,
+    env: {
+      DNS_SERVERS: process.env.DNS_SERVERS,
+      SANDBOX_DOMAIN: process.env.SANDBOX_DOMAIN,
+      TRACKING_CNAME_TARGET: process.env.TRACKING_CNAME_TARGET,
+      MAX_MESSAGE_TTL: process.env.MAX_MESSAGE_TTL,
+    },
+  });
+  const lines = [
+    'Mailplane is running (local mode).',
+    `  US API: ${platform.us.url}`,
+    `  EU API: ${platform.eu.url}`,
+    `  Admin API key: ${platform.adminKey}${platform.adminKeyGenerated ? ' (generated and saved in the data dir)' : ''}`,
+    `  Try: curl -u api:${platform.adminKey} ${platform.us.url}/v4/domains`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`\n${signal}: stopping...\n`);
+    await platform.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

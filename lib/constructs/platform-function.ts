@@ -1,0 +1,83 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import * as path from 'node:path';
+import { REPO_ROOT } from '../paths';
+
+export interface PlatformFunctionProps {
+  /** Absolute path of the TypeScript entry; its export `handler` is the Lambda handler. */
+  entry: string;
+  description?: string;
+  environment?: Record<string, string>;
+  timeout?: Duration;
+  memorySize?: number;
+  logRetention?: logs.RetentionDays;
+}
+
+/**
+ * A Lambda built the one way every platform function is built: nodejs22.x on arm64, bundled by
+ * the local esbuild with the AWS SDK inside (so the SDK version is the one we tested), its own log
+ * group with a retention, X-Ray tracing, and a role that may only write to that log group.
+ */
+export class PlatformFunction extends Construct {
+  readonly fn: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: PlatformFunctionProps) {
+    super(scope, id);
+
+    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH });
+
+    // Our own role instead of AWSLambdaBasicExecutionRole: that managed policy may create and write
+    // any log group in the account, this one only writes to the function's own.
+    this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    this.logGroup.grantWrite(this.role);
+
+    this.fn = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      // Pinned rather than "latest": Lambda and the local host (Node 20) must run the same code.
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(29),
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: props.environment,
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        target: 'node22',
+        format: OutputFormat.CJS,
+        externalModules: [],
+        // There is no Docker engine where we synthesize; esbuild is a devDependency.
+        forceDockerBundling: false,
+      },
+    });
+
+    // Tracing is switched on here rather than with the `tracing` prop, which would put the X-Ray
+    // wildcard in the role's default policy, where acknowledging it would also hide any later
+    // wildcard grant. In its own policy the acknowledgement covers exactly these two actions.
+    const tracing = new iam.Policy(this, 'TracingPolicy', {
+      roles: [this.role],
+      statements: [new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] })],
+    });
+    (this.fn.node.defaultChild as lambda.CfnFunction).tracingConfig = { mode: lambda.Tracing.ACTIVE };
+    this.fn.node.addDependency(tracing);
+    Validations.of(tracing).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions; this policy holds nothing else.',
+    });
+    Validations.of(this.fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'nodejs22.x is pinned on purpose: the local host runs the same handlers on Node 20, and 22 is the closest Lambda runtime to it.',
+    });
+  }
+}

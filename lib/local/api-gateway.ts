@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type {
+  APIGatewayProxyEventV2WithLambdaAuthorizer,
+  APIGatewayProxyStructuredResultV2,
+  APIGatewayRequestAuthorizerEventV2,
+  APIGatewaySimpleAuthorizerWithContextResult,
+  Context,
+} from 'aws-lambda';
+import type { AuthorizerContext } from '../../functions/platform/principal';
+import { routeKey } from '../../functions/platform/http/route';
+import type { RouteMatcher } from './route-matcher';
+
+/** API Gateway's own payload limit for HTTP APIs, kept locally so nothing works here that fails there. */
+export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+type AreaHandler = (event: APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+type Authorizer = (event: APIGatewayRequestAuthorizerEventV2) => Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>>;
+
+export interface GatewayOptions {
+  matcher: RouteMatcher;
+  authorizer: Authorizer;
+  areaHandler(area: string): Promise<AreaHandler>;
+  /** Runs a piece of work in the region's configuration. */
+  scope<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_PAYLOAD_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  headers['x-forwarded-proto'] ??= 'http';
+  headers['x-forwarded-for'] ??= req.socket.remoteAddress ?? '127.0.0.1';
+  return headers;
+}
+
+function lambdaContext(name: string, requestId: string): Context {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/**
+ * The HTTP API in front of the handlers: match the route, run the authorizer on the Authorization
+ * header, build the payload-2.0 event and write the handler's result back. Behaves as API Gateway
+ * does where clients can see it: 404 for unknown routes, 401 without credentials, 413 over 10 MB.
+ */
+export function gateway(options: GatewayOptions) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const requestId = randomUUID();
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const match = options.matcher.match(method, url.pathname);
+    if (!match) {
+      req.resume();
+      return send(res, 404, JSON.stringify({ message: 'Not Found' }));
+    }
+    const headers = headersOf(req);
+    if (!headers['authorization']) {
+      req.resume();
+      return send(res, 401, JSON.stringify({ message: 'Unauthorized' }));
+    }
+    const body = await readBody(req);
+    if (!body) return send(res, 413, JSON.stringify({ message: 'Request Entity Too Large' }));
+
+    const key = routeKey(match.route);
+    const now = new Date();
+    const rawQueryString = url.search.replace(/^\?/, '');
+    const queryStringParameters: Record<string, string> = {};
+    for (const [name, value] of url.searchParams) {
+      queryStringParameters[name] = name in queryStringParameters ? `${queryStringParameters[name]},${value}` : value;
+    }
+    const http = { method, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp: headers['x-forwarded-for']!, userAgent: headers['user-agent'] ?? '' };
+    const domainName = headers['host'] ?? 'localhost';
+
+    const result = await options.scope(async () => {
+      const verdict = await options.authorizer({
+        version: '2.0',
+        type: 'REQUEST',
+        routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${method}${url.pathname}`,
+        identitySource: [headers['authorization']!],
+        routeKey: key,
+        rawPath: url.pathname,
+        rawQueryString,
+        headers,
+        queryStringParameters,
+        requestContext: {
+          accountId: 'local', apiId: 'local', domainName, domainPrefix: domainName.split('.')[0]!, http,
+          requestId, routeKey: key, stage: '$default', time: now.toUTCString(), timeEpoch: now.getTime(),
+        },
+        pathParameters: match.pathParameters,
+        stageVariables: {},
+      } as APIGatewayRequestAuthorizerEventV2);
+      if (!verdict.isAuthorized) return { statusCode: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Forbidden' }) };
+      const handler = await options.areaHandler(match.route.area);
+      return handler(
+        {
+          version: '2.0',
+          routeKey: key,
+          rawPath: url.pathname,
+          rawQueryString,
+          headers,
+          queryStringParameters: Object.keys(queryStringParameters).length ? queryStringParameters : undefined,
+          pathParameters: Object.keys(match.pathParameters).length ? match.pathParameters : undefined,
+          requestContext: {
+            accountId: 'local', apiId: 'local', domainName, domainPrefix: domainName.split('.')[0]!, http,
+            requestId, routeKey: key, stage: '$default', time: now.toUTCString(), timeEpoch: now.getTime(),
+            authorizer: { lambda: verdict.context, integrationLatency: 0, principalId: '' },
+          },
+          // HTTP APIs pass binary bodies base64-encoded; always doing so keeps every byte intact.
+          body: body.length ? body.toString('base64') : undefined,
+          isBase64Encoded: body.length > 0,
+        } as APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>,
+        lambdaContext(`mailplane-${match.route.area}`, requestId),
+      );
+    });
+    const payload = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+    res.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), 'content-length': String(payload.length) });
+    res.end(payload);
+  };
+}

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { AWS_REGIONS, startRegion, type RegionHost } from './region-host';
+
+export interface LocalOptions {
+  /** US port (0 = any free port); EU defaults to port + 1 (or any free port when port is 0). */
+  port?: number;
+  euPort?: number;
+  host?: string;
+  /** Where data persists; `null` keeps everything in memory (tests). */
+  dataDir?: string | null;
+  /** The primary account's admin key in both regions; generated and saved when absent. */
+  bootstrapApiKey?: string;
+  /** Environment passed to the handlers of both regions (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
+  env?: Record<string, string | undefined>;
+}
+
+export interface LocalPlatform {
+  us: RegionHost;
+  eu: RegionHost;
+  adminKey: string;
+  /** True when this start generated the admin key (first start on this data dir). */
+  adminKeyGenerated: boolean;
+  close(): Promise<void>;
+}
+
+/** A secret read from the data dir, or made and saved there (owner-only) on first start. */
+function persistentSecret(dataDir: string | null, file: string, make: () => string): { value: string; created: boolean } {
+  if (!dataDir) return { value: make(), created: true };
+  const path = join(dataDir, file);
+  if (existsSync(path)) return { value: readFileSync(path, 'utf8').trim(), created: false };
+  const value = make();
+  writeFileSync(path, `${value}\n`, { mode: 0o600 });
+  return { value, created: true };
+}
+
+/**
+ * LevelDB allows one process per database; a second start on the same data dir would wait on its
+ * lock forever, so say so at once instead.
+ */
+function lockDataDir(dataDir: string): void {
+  const pidFile = join(dataDir, 'local.pid');
+  if (existsSync(pidFile)) {
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    let alive = false;
+    try {
+      alive = pid > 0 && pid !== process.pid && process.kill(pid, 0);
+    } catch {
+      alive = false;
+    }
+    if (alive) throw new Error(`The data dir ${dataDir} is in use by process ${pid}; stop it or set DATA_DIR to another folder`);
+  }
+  writeFileSync(pidFile, String(process.pid));
+  process.once('exit', () => rmSync(pidFile, { force: true }));
+}
+
+const newApiKey = () => `${randomBytes(16).toString('hex')}-${randomBytes(4).toString('hex')}-${randomBytes(4).toString('hex')}`;
+
+/** Both regions on one machine, each over its own stand-ins, with the very handlers Lambda runs. */
+export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatform> {
+  // The SDK clients need some credentials to sign with; the stand-ins ignore them.
+  process.env.AWS_ACCESS_KEY_ID ??= 'local';
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  const dataDir = options.dataDir === null ? null : resolve(options.dataDir ?? '.data');
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    lockDataDir(dataDir);
+  }
+  const port = options.port ?? 3000;
+  const euPort = options.euPort ?? (port === 0 ? 0 : port + 1);
+  const host = options.host ?? '127.0.0.1';
+
+  const admin = options.bootstrapApiKey
+    ? { value: options.bootstrapApiKey, created: false }
+    : persistentSecret(dataDir, 'admin-api-key', newApiKey);
+  const encryptionKey = persistentSecret(dataDir, 'encryption-key', () => randomBytes(32).toString('base64')).value;
+
+  const start = (region: 'us' | 'eu', regionPort: number) =>
+    startRegion({
+      region,
+      port: regionPort,
+      host,
+      dataDir: dataDir ? join(dataDir, region) : undefined,
+      adminKey: admin.value,
+      encryptionKey,
+      env: options.env ?? {},
+    });
+  const us = await start('us', port);
+  let eu: RegionHost;
+  try {
+    eu = await start('eu', euPort);
+  } catch (error) {
+    await us.close();
+    throw error;
+  }
+  return {
+    us,
+    eu,
+    adminKey: admin.value,
+    adminKeyGenerated: admin.created,
+    close: async () => {
+      await Promise.all([us.close(), eu.close()]);
+    },
+  };
+}
+
+export { AWS_REGIONS };

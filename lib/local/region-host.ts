@@ -1,0 +1,99 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { ensurePrimaryAccount } from '../../functions/accounts/bootstrap';
+import { handler as authorizer } from '../../functions/authorizer/handler';
+import { withEnv } from '../../functions/platform/env';
+import { routes } from '../../functions/routes';
+import { gateway } from './api-gateway';
+import { startDynamo, type LocalDynamo } from './dynamodb';
+import { RouteMatcher } from './route-matcher';
+import { SesStandIn } from './ses-standin';
+
+export type PlatformRegion = 'us' | 'eu';
+
+export const AWS_REGIONS: Record<PlatformRegion, string> = { us: 'us-east-1', eu: 'eu-west-1' };
+
+export interface RegionHostOptions {
+  region: PlatformRegion;
+  port: number;
+  host: string;
+  /** The region's own data folder; undefined keeps everything in memory. */
+  dataDir?: string;
+  adminKey: string;
+  encryptionKey: string;
+  /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
+  env: Record<string, string | undefined>;
+}
+
+export interface RegionHost {
+  region: PlatformRegion;
+  url: string;
+  env: Record<string, string | undefined>;
+  ses: SesStandIn;
+  /** Runs `fn` with this region's configuration, as its handlers see it. */
+  run<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** One region: its own dynalite, SES stand-in and HTTP API, all on loopback, sharing nothing. */
+export async function startRegion(options: RegionHostOptions): Promise<RegionHost> {
+  const { region, dataDir } = options;
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const tableName = 'mailplane';
+  const dynamo: LocalDynamo = await startDynamo(dataDir ? join(dataDir, 'dynamodb') : undefined, tableName, AWS_REGIONS[region]);
+  const ses = new SesStandIn(dataDir ? join(dataDir, 'ses-identities.json') : undefined);
+  const sesEndpoint = await ses.listen();
+
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}`;
+
+  const env: Record<string, string | undefined> = {
+    PLATFORM_REGION: region,
+    AWS_REGION: AWS_REGIONS[region],
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    SES_ENDPOINT: sesEndpoint,
+    ENCRYPTION_KEY: options.encryptionKey,
+    ...options.env,
+  };
+  Object.freeze(env);
+  const run = <T>(fn: () => Promise<T>) => withEnv(env, fn);
+
+  await run(() => ensurePrimaryAccount({ adminKey: options.adminKey }));
+
+  const matcher = new RouteMatcher(routes);
+  const handlers = new Map<string, Promise<{ handler: unknown }>>();
+  server.on(
+    'request',
+    gateway({
+      matcher,
+      authorizer,
+      scope: run,
+      areaHandler: async (area) => {
+        if (!handlers.has(area)) handlers.set(area, import(`../../functions/${area}/handler`));
+        return (await handlers.get(area)!).handler as never;
+      },
+    }),
+  );
+
+  return {
+    region,
+    url,
+    env,
+    ses,
+    run,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await ses.close();
+      await dynamo.close();
+    },
+  };
+}
