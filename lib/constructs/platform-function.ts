@@ -1,7 +1,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import * as path from 'node:path';
@@ -59,6 +59,8 @@ export class PlatformFunction extends Construct {
         externalModules: [],
         // There is no Docker engine where we synthesize; esbuild is a devDependency.
         forceDockerBundling: false,
+        // The bundle-size summary on every synth is noise; real esbuild warnings still show.
+        logLevel: LogLevel.WARNING,
       },
     });
 
@@ -69,8 +71,9 @@ export class PlatformFunction extends Construct {
       roles: [this.role],
       statements: [new iam.PolicyStatement({ actions: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], resources: ['*'] })],
     });
-    (this.fn.node.defaultChild as lambda.CfnFunction).tracingConfig = { mode: lambda.Tracing.ACTIVE };
-    this.fn.node.addDependency(tracing);
+    const cfn = this.fn.node.defaultChild as lambda.CfnFunction;
+    cfn.tracingConfig = { mode: lambda.Tracing.ACTIVE };
+    cfn.node.addDependency(tracing);
     Validations.of(tracing).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray PutTraceSegments and PutTelemetryRecords support no resource-level permissions; this policy holds nothing else.',

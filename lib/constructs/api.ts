@@ -1,0 +1,147 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { areas, routes } from '../../functions/routes';
+import { handlerEntry } from '../paths';
+import { grantArea, grantKeyLookup } from './area-permissions';
+import { PlatformFunction } from './platform-function';
+import { platformEnvironment, type PlatformRegion } from './platform-env';
+
+export interface CustomDomainProps {
+  domainName: string;
+  /** An ACM certificate for domainName, in the stack's region. */
+  certificateArn: string;
+}
+
+export interface ApiProps {
+  platformRegion: PlatformRegion;
+  sandboxDomain: string;
+  table: dynamodb.Table;
+  encryptionKey: secretsmanager.ISecret;
+  customDomain?: CustomDomainProps;
+  /** Stage-wide request rate (per second) and burst; API Gateway answers 429 beyond them. */
+  throttle?: { rateLimit: number; burstLimit: number };
+}
+
+/**
+ * The HTTP API of one region: every row of functions/routes.ts becomes a route on its area's
+ * Lambda, behind the Basic-auth Lambda authorizer, on the `$default` stage (no stage prefix in URLs).
+ */
+export class Api extends Construct {
+  readonly httpApi: apigw.HttpApi;
+  /** The base URL clients use: the custom domain when there is one. */
+  readonly url: string;
+  /** The host name customers' tracking CNAMEs point at. */
+  readonly trackingHost: string;
+  /** The environment every platform Lambda of this region gets. */
+  readonly environment: Record<string, string>;
+  readonly authorizerFunction: PlatformFunction;
+  readonly areaFunctions: ReadonlyMap<string, PlatformFunction>;
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+
+    this.httpApi = new apigw.HttpApi(this, 'HttpApi', {
+      apiName: `${stack.stackName}-api`,
+      description: 'Mailgun-compatible email API',
+      createDefaultStage: true,
+    });
+    this.configureDefaultStage(props.throttle ?? { rateLimit: 100, burstLimit: 200 });
+
+    this.trackingHost = props.customDomain?.domainName ?? `${this.httpApi.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`;
+    this.url = props.customDomain ? `https://${props.customDomain.domainName}` : this.httpApi.apiEndpoint;
+    if (props.customDomain) this.mapCustomDomain(props.customDomain);
+
+    this.environment = platformEnvironment({
+      platformRegion: props.platformRegion,
+      tableName: props.table.tableName,
+      encryptionKeySecretId: props.encryptionKey.secretArn,
+      sandboxDomain: props.sandboxDomain,
+      trackingCnameTarget: this.trackingHost,
+    });
+
+    this.authorizerFunction = new PlatformFunction(this, 'Authorizer', {
+      entry: handlerEntry('authorizer'),
+      description: 'HTTP API authorizer: resolves the Basic-auth API key',
+      environment: this.environment,
+    });
+    grantKeyLookup({ role: this.authorizerFunction.role, scope: this.authorizerFunction }, props.table);
+    const authorizer = new HttpLambdaAuthorizer('BasicAuth', this.authorizerFunction.fn, {
+      responseTypes: [HttpLambdaResponseType.SIMPLE],
+      identitySource: ['$request.header.Authorization'],
+      resultsCacheTtl: Duration.minutes(1),
+    });
+
+    const areaFunctions = new Map<string, PlatformFunction>();
+    const integrations = new Map<string, HttpLambdaIntegration>();
+    for (const area of areas) {
+      const fn = new PlatformFunction(this, `Area-${area}`, {
+        entry: handlerEntry(area),
+        description: `API area: ${area}`,
+        environment: this.environment,
+      });
+      grantArea(area, { role: fn.role, scope: fn }, { table: props.table, encryptionKey: props.encryptionKey });
+      areaFunctions.set(area, fn);
+      integrations.set(
+        area,
+        new HttpLambdaIntegration(`${area}-integration`, fn.fn, {
+          payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+          // One invoke permission per function and API, not per route: a Lambda resource policy
+          // is capped at 20 KB, which a large area's routes would outgrow.
+          scopePermissionToRoute: false,
+        }),
+      );
+    }
+    this.areaFunctions = areaFunctions;
+
+    for (const route of routes) {
+      this.httpApi.addRoutes({
+        path: route.path,
+        methods: [apigw.HttpMethod[route.method]],
+        integration: integrations.get(route.area)!,
+        authorizer,
+      });
+    }
+  }
+
+  private configureDefaultStage(throttle: { rateLimit: number; burstLimit: number }): void {
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: logs.RetentionDays.THREE_MONTHS });
+    // HttpApi offers no access-log or throttling options for its default stage: set them on the L1.
+    const stage = this.httpApi.defaultStage!.node.defaultChild as apigw.CfnStage;
+    stage.accessLogSettings = {
+      destinationArn: accessLogs.logGroupArn,
+      // Never headers or bodies: the Authorization header carries the API key.
+      format: JSON.stringify({
+        requestId: '$context.requestId',
+        ip: '$context.identity.sourceIp',
+        requestTime: '$context.requestTime',
+        method: '$context.httpMethod',
+        routeKey: '$context.routeKey',
+        path: '$context.path',
+        status: '$context.status',
+        protocol: '$context.protocol',
+        responseLength: '$context.responseLength',
+        latency: '$context.responseLatency',
+        integrationError: '$context.integrationErrorMessage',
+        authorizerError: '$context.authorizer.error',
+      }),
+    };
+    stage.defaultRouteSettings = { throttlingRateLimit: throttle.rateLimit, throttlingBurstLimit: throttle.burstLimit };
+  }
+
+  private mapCustomDomain({ domainName, certificateArn }: CustomDomainProps): void {
+    const domain = new apigw.DomainName(this, 'DomainName', {
+      domainName,
+      certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', certificateArn),
+    });
+    new apigw.ApiMapping(this, 'ApiMapping', { api: this.httpApi, domainName: domain, stage: this.httpApi.defaultStage });
+  }
+}
+

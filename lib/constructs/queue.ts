@@ -1,0 +1,36 @@
+import { Duration } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface QueueWithDlqProps {
+  /** At least six times the consumer Lambda's timeout (AWS guidance), so batches are not redelivered mid-flight. */
+  visibilityTimeout: Duration;
+  /** Deliveries before a message is parked in the DLQ. */
+  maxReceiveCount?: number;
+  retentionPeriod?: Duration;
+}
+
+/** An SQS queue with its dead-letter queue: encrypted, TLS-only, poison messages parked after a few tries. */
+export class QueueWithDlq extends Construct {
+  readonly queue: sqs.Queue;
+  readonly deadLetterQueue: sqs.Queue;
+
+  constructor(scope: Construct, id: string, props: QueueWithDlqProps) {
+    super(scope, id);
+
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetters', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // The longest SQS allows: time for someone to look before a failed message is gone.
+      retentionPeriod: Duration.days(14),
+    });
+
+    this.queue = new sqs.Queue(this, 'Queue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: props.visibilityTimeout,
+      retentionPeriod: props.retentionPeriod,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
+    });
+  }
+}

@@ -1,0 +1,67 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { platformStackConfigs } from '../../lib/app-config';
+import { REPO_ROOT } from '../../lib/paths';
+
+const context = (values: Record<string, unknown>) => (key: string) => values[key];
+
+describe('platformStackConfigs (bin/app.ts context)', () => {
+  test('defaults: US in us-east-1 and EU in eu-west-1, no account, sandbox.localhost', () => {
+    const configs = platformStackConfigs(context({}));
+    expect(configs.map((c) => [c.id, c.props.platformRegion, c.props.env?.region, c.props.env?.account, c.props.sandboxDomain])).toEqual([
+      ['Mailplane-us', 'us', 'us-east-1', undefined, 'sandbox.localhost'],
+      ['Mailplane-eu', 'eu', 'eu-west-1', undefined, 'sandbox.localhost'],
+    ]);
+    expect(configs.every((c) => c.props.customDomain === undefined)).toBe(true);
+  });
+
+  test('context overrides regions, account and sandbox domain', () => {
+    const configs = platformStackConfigs(context({ usRegion: 'us-west-2', euRegion: 'eu-central-1', account: '123456789012', sandboxDomain: 'sandbox.mail.example.com' }));
+    expect(configs.map((c) => c.props.env)).toEqual([
+      { account: '123456789012', region: 'us-west-2' },
+      { account: '123456789012', region: 'eu-central-1' },
+    ]);
+    expect(configs.map((c) => c.props.sandboxDomain)).toEqual(['sandbox.mail.example.com', 'sandbox.mail.example.com']);
+  });
+
+  test('regions selects stacks', () => {
+    expect(platformStackConfigs(context({ regions: 'eu' })).map((c) => c.id)).toEqual(['Mailplane-eu']);
+    expect(platformStackConfigs(context({ regions: ' EU , us ' })).map((c) => c.id)).toEqual(['Mailplane-us', 'Mailplane-eu']);
+    expect(() => platformStackConfigs(context({ regions: 'us,apac' }))).toThrow(/regions/);
+    expect(() => platformStackConfigs(context({ regions: ',' }))).toThrow(/regions/);
+  });
+
+  test('a custom domain needs its certificate, per region', () => {
+    const [us, eu] = platformStackConfigs(
+      context({ customDomainEu: 'api.eu.example.com', certificateArnEu: 'arn:aws:acm:eu-west-1:123456789012:certificate/1' }),
+    );
+    expect(us!.props.customDomain).toBeUndefined();
+    expect(eu!.props.customDomain).toEqual({ domainName: 'api.eu.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/1' });
+    expect(() => platformStackConfigs(context({ customDomainUs: 'api.example.com' }))).toThrow(/certificateArnUs/);
+  });
+});
+
+describe('bin/app.ts', () => {
+  test('synthesizes the selected stacks, with cdk-nag registered, as the CDK CLI runs it', () => {
+    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailplane-app-'));
+    try {
+      const { context: flags } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8'));
+      const run = spawnSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), ['bin/app.ts'], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        // What the CLI hands the app: its context (cdk.json plus -c values) and the output directory.
+        env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ ...flags, regions: 'eu', euRegion: 'eu-north-1' }) },
+      });
+      if (run.status !== 0) throw new Error(`bin/app.ts exited with ${run.status}:\n${run.stderr}`);
+      const manifest = JSON.parse(fs.readFileSync(path.join(outdir, 'manifest.json'), 'utf8'));
+      const stacks = Object.entries(manifest.artifacts as Record<string, { type: string; environment: string }>).filter(
+        ([, a]) => a.type === 'aws:cloudformation:stack',
+      );
+      expect(stacks.map(([id, a]) => [id, a.environment])).toEqual([['Mailplane-eu', 'aws://unknown-account/eu-north-1']]);
+    } finally {
+      fs.rmSync(outdir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

@@ -1,0 +1,58 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { PlatformRegion } from '../../lib/constructs/platform-env';
+import { REPO_ROOT } from '../../lib/paths';
+import { PlatformStack, type PlatformStackProps } from '../../lib/platform-stack';
+
+export const AWS_REGIONS: Record<PlatformRegion, string> = { us: 'us-east-1', eu: 'eu-west-1' };
+export const SANDBOX_DOMAIN = 'sandbox.mail.example.com';
+
+// Each synth writes ~20 MB of bundles; keep them under one directory per test file and remove it.
+let outRoot: string | undefined;
+
+function freshOutdir(): string {
+  outRoot ??= fs.mkdtempSync(path.join(os.tmpdir(), 'mailplane-infra-'));
+  return fs.mkdtempSync(path.join(outRoot, 'app-'));
+}
+
+/** Removes every cloud assembly this test file synthesized (call it from afterAll). */
+export function removeSynthOutput(): void {
+  if (outRoot) fs.rmSync(outRoot, { recursive: true, force: true });
+  outRoot = undefined;
+}
+
+/** An App with cdk.json's feature flags, so tests see the templates `cdk synth` produces. */
+export function testApp(outdir: string = freshOutdir()): App {
+  const { context } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
+  return new App({ context, outdir });
+}
+
+export interface SynthesizedPlatform {
+  app: App;
+  stack: PlatformStack;
+  template: Template;
+}
+
+/** One region's stack in its own app (Template.fromStack synthesizes the whole app). */
+export function synthPlatform(region: PlatformRegion, extra: Partial<PlatformStackProps> = {}, outdir?: string): SynthesizedPlatform {
+  const app = testApp(outdir);
+  const stack = new PlatformStack(app, `Mailplane-${region}`, {
+    platformRegion: region,
+    sandboxDomain: SANDBOX_DOMAIN,
+    env: { region: AWS_REGIONS[region] },
+    ...extra,
+  });
+  return { app, stack, template: Template.fromStack(stack) };
+}
+
+/** A bare stack for testing one construct on its own. */
+export function scratchStack(outdir?: string): Stack {
+  return new Stack(testApp(outdir), 'Scratch', { env: { region: 'us-east-1' } });
+}
+
+export function logicalIdOf(stack: Stack, construct: { node: { defaultChild?: unknown } }): string {
+  return stack.getLogicalId(construct.node.defaultChild as Parameters<Stack['getLogicalId']>[0]);
+}
