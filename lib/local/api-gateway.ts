@@ -75,6 +75,18 @@ function lambdaContext(name: string, requestId: string): Context {
  * does where clients can see it: 404 for unknown routes, 401 without credentials, 413 over 10 MB.
  */
 export function gateway(options: GatewayOptions) {
+  const serve = handleRequest(options);
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    serve(req, res).catch((error: unknown) => {
+      // What API Gateway answers when an integration fails: the client always gets a reply.
+      process.stderr.write(`local gateway: ${(error as Error).stack ?? String(error)}\n`);
+      if (!res.headersSent) send(res, 500, JSON.stringify({ message: 'Internal Server Error' }));
+      else res.end();
+    });
+  };
+}
+
+function handleRequest(options: GatewayOptions) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const requestId = randomUUID();
     const url = new URL(req.url ?? '/', 'http://localhost');

@@ -37,6 +37,12 @@ export interface RegionHost {
   close(): Promise<void>;
 }
 
+/** The area's Lambda entry module, loaded the way Lambda does: by its path, once. */
+function loadAreaHandler(area: string) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require(join(__dirname, '..', '..', 'functions', area, 'handler')) as { handler: never }).handler;
+}
+
 /** One region: its own dynalite, SES stand-in and HTTP API, all on loopback, sharing nothing. */
 export async function startRegion(options: RegionHostOptions): Promise<RegionHost> {
   const { region, dataDir } = options;
@@ -69,17 +75,13 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   await run(() => ensurePrimaryAccount({ adminKey: options.adminKey }));
 
   const matcher = new RouteMatcher(routes);
-  const handlers = new Map<string, Promise<{ handler: unknown }>>();
   server.on(
     'request',
     gateway({
       matcher,
       authorizer,
       scope: run,
-      areaHandler: async (area) => {
-        if (!handlers.has(area)) handlers.set(area, import(`../../functions/${area}/handler`));
-        return (await handlers.get(area)!).handler as never;
-      },
+      areaHandler: async (area) => loadAreaHandler(area),
     }),
   );
 

@@ -1,0 +1,1 @@
+it('runs', () => expect(1).toBe(1));
