@@ -100,6 +100,8 @@ function entities(client: ReturnType<typeof documentClient>, table: string) {
           /** The signing domain whose key signs this domain's mail (itself, or a parent). */
           dkimAuthority: { type: 'string', required: true },
           dkimSelector: { type: 'string', required: true },
+          /** The signing key's public half, kept here so reading a domain and its records is one GetItem. */
+          dkimPublicKey: { type: 'string' },
           /** SES Easy DKIM tokens, when SES manages the keys (automatic sender security). */
           dkimTokens: { type: 'list', items: { type: 'string' } },
           /** Last DNS observation per record id: { cached: string[], valid: 'valid'|'invalid'|'unknown' }. */

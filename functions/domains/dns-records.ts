@@ -1,4 +1,4 @@
-import type { DkimKeyItem, DomainItem } from '../data/db';
+import type { DomainItem } from '../data/db';
 import { env } from '../platform/env';
 import { lookup, sameHost, type LookupType } from '../platform/dns';
 import { dkimRecordValue, publicKeyOf } from './dkim';
@@ -33,7 +33,7 @@ const spfIncludesSes = (observed: string[]) =>
  * aligns SPF, DKIM (our key as TXT, or SES's CNAMEs under automatic sender security), the tracking
  * CNAME, and the inbound MX.
  */
-export function expectedRecords(domain: DomainItem, dkimKey: DkimKeyItem | undefined): ExpectedRecord[] {
+export function expectedRecords(domain: DomainItem): ExpectedRecord[] {
   if (domain.type === 'sandbox') return [];
   const { AWS_REGION, TRACKING_CNAME_TARGET } = env();
   const feedbackMx = `feedback-smtp.${AWS_REGION}.amazonses.com`;
@@ -72,15 +72,16 @@ export function expectedRecords(domain: DomainItem, dkimKey: DkimKeyItem | undef
         matches: (observed) => observed.some((host) => sameHost(host, target)),
       });
     }
-  } else if (dkimKey) {
+  } else if (domain.dkimPublicKey) {
+    const publicKey = domain.dkimPublicKey;
     records.push({
       id: 'dkim',
       section: 'sending',
       type: 'TXT',
-      name: `${dkimKey.selector}._domainkey.${dkimKey.signingDomain}`,
-      value: dkimRecordValue(dkimKey.publicKey),
+      name: `${domain.dkimSelector}._domainkey.${domain.dkimAuthority}`,
+      value: dkimRecordValue(publicKey),
       required: true,
-      matches: (observed) => observed.some((txt) => publicKeyOf(txt) === dkimKey.publicKey),
+      matches: (observed) => observed.some((txt) => publicKeyOf(txt) === publicKey),
     });
   }
   records.push(

@@ -95,7 +95,7 @@ async function rollback(steps: Array<() => Promise<unknown>>): Promise<void> {
   for (const step of steps.reverse()) await step().catch(() => undefined);
 }
 
-export async function createDomain(accountId: string, spec: NewDomain): Promise<{ domain: DomainItem; dkimKey?: DkimKeyItem }> {
+export async function createDomain(accountId: string, spec: NewDomain): Promise<DomainItem> {
   const name = spec.name;
   const { SANDBOX_DOMAIN } = env();
   if (name === SANDBOX_DOMAIN || name.endsWith(`.${SANDBOX_DOMAIN}`)) throw new BadRequest(`Domains under ${SANDBOX_DOMAIN} are reserved for sandboxes`);
@@ -141,10 +141,11 @@ export async function createDomain(accountId: string, spec: NewDomain): Promise<
         dkimAuthority: name,
         dkimSelector: selector,
         dkimTokens: tokens,
+        dkimPublicKey: dkim?.item.publicKey,
         dnsChecks: {},
       })
       .go();
-    return { domain: data as DomainItem, dkimKey: dkim?.item };
+    return data as DomainItem;
   } catch (error) {
     await rollback(undo);
     throw error;
@@ -216,7 +217,9 @@ export async function updateDomain(domain: DomainItem, changes: DomainSettings):
     let pem: string | undefined;
     if (!automatic) {
       const existing = await activeDkimKey(domain);
-      pem = existing ? await decryptSecret(existing.privateKeySealed) : (await createDkimKey(accountId, name, domain.dkimSelector, 2048)).pem;
+      const key = existing ? { item: existing, pem: await decryptSecret(existing.privateKeySealed) } : await createDkimKey(accountId, name, domain.dkimSelector, 2048);
+      pem = key.pem;
+      set.dkimPublicKey = key.item.publicKey;
     }
     const tokens = await registerIdentity(name, set.mailfromHost ?? domain.mailfromHost, sesSigning(automatic, domain.dkimSelector, pem));
     set.useAutomaticSenderSecurity = automatic;
@@ -243,10 +246,9 @@ export async function updateDomain(domain: DomainItem, changes: DomainSettings):
 }
 
 /** Looks every record up, asks SES for its view, and stores both; active needs all required records. */
-export async function verifyDomain(domain: DomainItem): Promise<{ domain: DomainItem; dkimKey?: DkimKeyItem }> {
-  const dkimKey = await activeDkimKey(domain);
-  if (domain.type === 'sandbox') return { domain, dkimKey };
-  const records = expectedRecords(domain, dkimKey);
+export async function verifyDomain(domain: DomainItem): Promise<DomainItem> {
+  if (domain.type === 'sandbox') return domain;
+  const records = expectedRecords(domain);
   const [checks, ses] = await Promise.all([checkRecords(records), identityStatus(domain.name)]);
   const dnsOk = records.filter((r) => r.required).every((r) => checks[r.id]?.valid === 'valid');
   const sesVerified = ses?.verifiedForSending ?? false;
@@ -254,7 +256,7 @@ export async function verifyDomain(domain: DomainItem): Promise<{ domain: Domain
     .domain.patch({ accountId: domain.accountId, name: domain.name })
     .set({ dnsChecks: checks, sesVerified, state: dnsOk && sesVerified ? 'active' : 'unverified', verifiedAt: new Date().toISOString() })
     .go({ response: 'all_new' });
-  return { domain: data as DomainItem, dkimKey };
+  return data as DomainItem;
 }
 
 export async function deleteDomain(domain: DomainItem): Promise<void> {

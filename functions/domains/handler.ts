@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { BadRequest } from '../platform/errors';
 import { areaHandler, operation } from '../platform/http/pipeline';
-import { activeDkimKey } from './domain-store';
 import { createDomain, deleteDomain, listDomains, requireDomain, updateDomain, verifyDomain, type DomainSettings } from './domains';
 import { dnsRecordsJson, domainJson } from './present';
 import { domainRoutes } from './routes';
@@ -44,31 +43,31 @@ export const handler = areaHandler(domainRoutes, {
     }
     if (input.pool_id) throw new BadRequest(`IP pool ${input.pool_id} not found`);
     if (input.ips?.length) throw new BadRequest(`IP ${input.ips[0]} is not assigned to this account`);
-    const { domain, dkimKey } = await createDomain(req.accountId, {
+    const domain = await createDomain(req.accountId, {
       name: input.name,
       ...settingsOf(input),
       dkimKeySize: input.dkim_key_size,
       dkimSelector: input.dkim_selector,
     });
-    return { message: 'Domain DNS records have been created', domain: domainJson(domain), ...dnsRecordsJson(domain, dkimKey) };
+    return { message: 'Domain DNS records have been created', domain: domainJson(domain), ...dnsRecordsJson(domain) };
   }),
 
   getDomain: operation(getDomainInput, async (req, input) => {
     const domain = await requireDomain(req.accountId, input.name);
     const records = input['h:with_dns']
-      ? dnsRecordsJson(domain, await activeDkimKey(domain))
+      ? dnsRecordsJson(domain)
       : { sending_dns_records: null, receiving_dns_records: null };
     return { domain: domainJson(domain, input['h:extended']), ...records };
   }),
 
   updateDomain: operation(updateDomainInput, async (req, input) => {
     const updated = await updateDomain(await requireDomain(req.accountId, input.name), settingsOf(input));
-    return { message: 'Domain has been updated', domain: domainJson(updated), ...dnsRecordsJson(updated, await activeDkimKey(updated)) };
+    return { message: 'Domain has been updated', domain: domainJson(updated), ...dnsRecordsJson(updated) };
   }),
 
   verifyDomain: operation(z.object({ name: z.string() }), async (req, input) => {
-    const { domain, dkimKey } = await verifyDomain(await requireDomain(req.accountId, input.name));
-    return { message: 'Domain DNS records have been updated', domain: domainJson(domain), ...dnsRecordsJson(domain, dkimKey) };
+    const domain = await verifyDomain(await requireDomain(req.accountId, input.name));
+    return { message: 'Domain DNS records have been updated', domain: domainJson(domain), ...dnsRecordsJson(domain) };
   }),
 
   deleteDomain: operation(z.object({ name: z.string() }), async (req, input) => {

@@ -1,4 +1,4 @@
-import type { DkimKeyItem, DomainItem } from '../data/db';
+import type { DomainItem } from '../data/db';
 import { rfc1123 } from '../platform/dates';
 import { env } from '../platform/env';
 import { expectedRecords, recordJson } from './dns-records';
@@ -34,9 +34,9 @@ export function domainJson(domain: DomainItem, extended = false) {
   };
 }
 
-export function dnsRecordsJson(domain: DomainItem, dkimKey: DkimKeyItem | undefined) {
+export function dnsRecordsJson(domain: DomainItem) {
   const checks = (domain.dnsChecks ?? {}) as Record<string, { cached: string[]; valid: 'valid' | 'invalid' | 'unknown' }>;
-  const records = expectedRecords(domain, dkimKey);
+  const records = expectedRecords(domain);
   return {
     sending_dns_records: records.filter((r) => r.section === 'sending').map((r) => recordJson(r, checks[r.id])),
     receiving_dns_records: records.filter((r) => r.section === 'receiving').map((r) => recordJson(r, checks[r.id])),

@@ -7,6 +7,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { AUTHORIZER_CACHE_SECONDS } from '../../functions/authorizer/cache';
 import { areas, routes } from '../../functions/routes';
 import { handlerEntry } from '../paths';
 import { grantArea, grantKeyLookup } from './area-permissions';
@@ -76,7 +77,7 @@ export class Api extends Construct {
     const authorizer = new HttpLambdaAuthorizer('BasicAuth', this.authorizerFunction.fn, {
       responseTypes: [HttpLambdaResponseType.SIMPLE],
       identitySource: ['$request.header.Authorization'],
-      resultsCacheTtl: Duration.minutes(1),
+      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
     });
 
     const areaFunctions = new Map<string, PlatformFunction>();

@@ -21,6 +21,8 @@ export interface GatewayOptions {
   matcher: RouteMatcher;
   authorizer: Authorizer;
   areaHandler(area: string): Promise<AreaHandler>;
+  /** Seconds a verdict is reused for the same Authorization header, as API Gateway's cache does. */
+  authorizerCacheSeconds: number;
   /** Runs a piece of work in the region's configuration. */
   scope<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -87,6 +89,20 @@ export function gateway(options: GatewayOptions) {
 }
 
 function handleRequest(options: GatewayOptions) {
+  const verdicts = new Map<string, { expires: number; verdict: Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> }>();
+  const authorize = (event: APIGatewayRequestAuthorizerEventV2) => {
+    const header = event.identitySource[0]!;
+    const now = Date.now();
+    const cached = verdicts.get(header);
+    if (cached && cached.expires > now) return cached.verdict;
+    const verdict = options.authorizer(event);
+    if (options.authorizerCacheSeconds > 0) {
+      if (verdicts.size > 10_000) verdicts.clear();
+      verdicts.set(header, { expires: now + options.authorizerCacheSeconds * 1000, verdict });
+      verdict.catch(() => verdicts.delete(header));
+    }
+    return verdict;
+  };
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const requestId = randomUUID();
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -115,7 +131,7 @@ function handleRequest(options: GatewayOptions) {
     const domainName = headers['host'] ?? 'localhost';
 
     const result = await options.scope(async () => {
-      const verdict = await options.authorizer({
+      const verdict = await authorize({
         version: '2.0',
         type: 'REQUEST',
         routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${method}${url.pathname}`,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { AUTHORIZER_CACHE_SECONDS } from '../../functions/authorizer/cache';
 import { AWS_REGIONS, startRegion, type RegionHost } from './region-host';
 
 export interface LocalOptions {
@@ -12,6 +13,8 @@ export interface LocalOptions {
   dataDir?: string | null;
   /** The primary account's admin key in both regions; generated and saved when absent. */
   bootstrapApiKey?: string;
+  /** Reuse of authorizer verdicts per Authorization header; defaults to the deployed API's. */
+  authorizerCacheSeconds?: number;
   /** Environment passed to the handlers of both regions (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env?: Record<string, string | undefined>;
 }
@@ -84,6 +87,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       dataDir: dataDir ? join(dataDir, region) : undefined,
       adminKey: admin.value,
       encryptionKey,
+      authorizerCacheSeconds: options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS,
       env: options.env ?? {},
     });
   const us = await start('us', port);

@@ -23,6 +23,7 @@ export interface RegionHostOptions {
   dataDir?: string;
   adminKey: string;
   encryptionKey: string;
+  authorizerCacheSeconds: number;
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env: Record<string, string | undefined>;
 }
@@ -80,6 +81,7 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
     gateway({
       matcher,
       authorizer,
+      authorizerCacheSeconds: options.authorizerCacheSeconds,
       scope: run,
       areaHandler: async (area) => loadAreaHandler(area),
     }),

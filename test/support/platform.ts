@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import Mailgun from 'mailgun.js';
 import { startLocal, type LocalOptions, type LocalPlatform } from '../../lib/local/platform';
 
@@ -5,7 +6,7 @@ export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
 /** Both regions in-process on ephemeral ports, in memory unless a data dir is given. */
 export function startTestPlatform(options: LocalOptions = {}): Promise<LocalPlatform> {
-  return startLocal({ port: 0, dataDir: null, bootstrapApiKey: ADMIN_KEY, ...options });
+  return startLocal({ port: 0, dataDir: null, bootstrapApiKey: ADMIN_KEY, authorizerCacheSeconds: 0, ...options });
 }
 
 /** The official JS SDK pointed at a local region, as a user would configure it. */
@@ -13,24 +14,48 @@ export function sdk(url: string, key = ADMIN_KEY) {
   return new Mailgun(FormData).client({ username: 'api', key, url });
 }
 
-/** A raw request, for what the SDK cannot send (no credentials, malformed bodies). */
-export async function call(
+/** The API keys client: mailgun.js has it at run time, its TypeScript interface does not list it. */
+export function apiKeys(client: ReturnType<typeof sdk>) {
+  return (client as unknown as { apiKeys: ApiKeysClient }).apiKeys;
+}
+
+interface ApiKeysClient {
+  list(query?: Record<string, string>): Promise<{ items: Array<{ id: string; kind: string; role: string; domain_name: string | null }> }>;
+  create(form: Record<string, string>): Promise<{ id: string; secret: string; role: string; kind: string; expires_at?: Date; created_at: Date }>;
+  destroy(id: string): Promise<{ status: number; message: string }>;
+}
+
+/**
+ * A raw request, for what the SDK cannot send (no credentials, malformed bodies, bodies on GET,
+ * which fetch refuses and API Gateway accepts).
+ */
+export function call(
   url: string,
   init: { method?: string; key?: string | null; body?: string | Buffer; contentType?: string; headers?: Record<string, string> } = {},
-) {
+): Promise<{ status: number; contentType: string | undefined; json: Record<string, unknown>; text: string }> {
   const headers: Record<string, string> = { ...init.headers };
   const key = init.key === undefined ? ADMIN_KEY : init.key;
   if (key !== null) headers['authorization'] = `Basic ${Buffer.from(`api:${key}`).toString('base64')}`;
   if (init.contentType) headers['content-type'] = init.contentType;
-  const res = await fetch(url, { method: init.method ?? 'GET', headers, body: init.body });
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, contentType: res.headers.get('content-type'), json: json as Record<string, unknown>, text };
+  if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: init.method ?? 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], json: json as Record<string, unknown>, text });
+      });
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
 }
 
 /** The error a mailgun.js call rejected with (status and server message), or fails the test. */

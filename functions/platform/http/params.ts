@@ -42,16 +42,24 @@ export const list = () =>
     return cleaned.length ? cleaned : undefined;
   }, z.array(z.string()));
 
-function describe(issue: z.core.$ZodIssue): string {
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  return value;
+}
+
+const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+function describe(issue: z.core.$ZodIssue, input: unknown): string {
   const name = issue.path.map(String).join('.');
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `Missing parameter '${name}'`;
   if (!name) return issue.message;
+  if (isBlank(valueAt(input, issue.path))) return `Missing parameter '${name}'`;
   return `Invalid parameter '${name}': ${issue.message}`;
 }
 
 /** Validates with a Mailgun-style message: one sentence about the first problem found. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
   const result = schema.safeParse(input);
-  if (!result.success) throw new BadRequest(describe(result.error.issues[0]!));
+  if (!result.success) throw new BadRequest(describe(result.error.issues[0]!, input));
   return result.data;
 }

@@ -1,0 +1,88 @@
+import { grants, roleAllows, type Role } from '../../functions/platform/access';
+import { routes } from '../../functions/routes';
+import type { RouteSpec } from '../../functions/platform/http/route';
+import type { LocalPlatform } from '../../lib/local/platform';
+import { apiKeys, call, sdk, startTestPlatform } from '../support/platform';
+
+// Walks functions/routes.ts: every route authenticates, refuses malformed input with a JSON
+// 4xx, and enforces the role matrix written in functions/platform/access.ts.
+let platform: LocalPlatform;
+const secrets = {} as Record<Role | 'domainKey' | 'otherDomainKey', string>;
+const DOMAIN = 'matrix.example.com';
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  const mg = sdk(platform.us.url);
+  await mg.domains.create({ name: DOMAIN, dkim_key_size: '1024' } as never);
+  await mg.domains.create({ name: 'other.example.com', dkim_key_size: '1024' } as never);
+  for (const role of Object.keys(grants) as Role[]) {
+    if (role === 'sending') continue;
+    secrets[role] = (await apiKeys(mg).create({ role })).secret;
+  }
+  const domainKey = (domain: string) => apiKeys(mg).create({ role: 'sending', kind: 'domain', domain_name: domain });
+  secrets.domainKey = (await domainKey(DOMAIN)).secret;
+  secrets.otherDomainKey = (await domainKey('other.example.com')).secret;
+});
+afterAll(() => platform.close());
+
+/** A concrete URL for a route; path values name things that do not exist, so nothing changes. */
+function urlFor(route: RouteSpec, domain = 'absent.example.com'): string {
+  const path = route.path.replace(/\{(\w+)\+?\}/g, (_, name: string) => (name === route.domainParam ? domain : `absent-${name}`));
+  return `${platform.us.url}${path}`;
+}
+
+const cases = routes.map((route) => [`${route.method} ${route.path}`, route] as const);
+
+describe.each(cases)('%s', (_, route) => {
+  it('answers 401 with a JSON message without credentials, or with a wrong key', async () => {
+    for (const key of [null, 'wrong-key']) {
+      const res = await call(urlFor(route), { method: route.method, key });
+      expect(res.status).toBe(401);
+      expect(res.contentType).toBe('application/json');
+      expect(typeof res.json.message).toBe('string');
+    }
+  });
+
+  it('answers a malformed body with a 4xx JSON message', async () => {
+    for (const [contentType, body] of [
+      ['application/json', '{"unterminated'],
+      ['multipart/form-data; boundary=xyz', '--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\nb'],
+      ['multipart/form-data', 'no boundary at all'],
+    ]) {
+      const res = await call(urlFor(route), { method: route.method, contentType, body });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(res.contentType).toBe('application/json');
+      expect(typeof res.json.message).toBe('string');
+    }
+  });
+
+  it('lets each role in exactly as far as the matrix says', async () => {
+    for (const role of Object.keys(grants) as Role[]) {
+      if (role === 'sending') continue;
+      const res = await call(urlFor(route), { method: route.method, key: secrets[role] });
+      if (roleAllows(role, route.access)) expect([role, res.status]).not.toEqual([role, 403]);
+      else expect([role, res.status, res.json.message]).toEqual([role, 403, 'Forbidden']);
+      expect(res.status).not.toBe(401);
+    }
+  });
+
+  it('keeps a domain key to sending for its own domain', async () => {
+    const own = await call(urlFor(route, DOMAIN), { method: route.method, key: secrets.domainKey });
+    const allowed = route.access === 'send' && route.domainParam !== undefined;
+    if (allowed) expect(own.status).not.toBe(403);
+    else expect(own.status).toBe(403);
+    const other = await call(urlFor(route, DOMAIN), { method: route.method, key: secrets.otherDomainKey });
+    expect(other.status).toBe(403);
+  });
+});
+
+it('covers every area with at least one route', () => {
+  expect(new Set(routes.map((r) => r.area))).toEqual(new Set(['keys', 'domains']));
+});
+
+it('reserves key management to admins and sending to the send access', () => {
+  for (const route of routes.filter((r) => r.path.startsWith('/v1/keys'))) expect(route.access).toBe('admin');
+  expect(grants.sending).toEqual(['send']);
+  expect(grants.basic).toEqual(['read']);
+});

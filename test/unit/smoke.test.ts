@@ -1,1 +1,0 @@
-it('runs', () => expect(1).toBe(1));
