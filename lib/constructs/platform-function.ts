@@ -1,11 +1,24 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
+
+/** How every platform function is bundled; exported so `npm run bench` bundles exactly the same way. */
+export const PLATFORM_BUNDLING = {
+  minify: true,
+  sourceMap: true,
+  target: 'node22',
+  format: OutputFormat.CJS,
+  externalModules: [],
+  // There is no Docker engine where we synthesize; esbuild is a devDependency.
+  forceDockerBundling: false,
+  // The bundle-size summary on every synth is noise; real esbuild warnings still show.
+  logLevel: LogLevel.WARNING,
+} satisfies BundlingOptions;
 
 export interface PlatformFunctionProps {
   /** Absolute path of the TypeScript entry; its export `handler` is the Lambda handler. */
@@ -51,17 +64,7 @@ export class PlatformFunction extends Construct {
       environment: props.environment,
       projectRoot: REPO_ROOT,
       depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
-      bundling: {
-        minify: true,
-        sourceMap: true,
-        target: 'node22',
-        format: OutputFormat.CJS,
-        externalModules: [],
-        // There is no Docker engine where we synthesize; esbuild is a devDependency.
-        forceDockerBundling: false,
-        // The bundle-size summary on every synth is noise; real esbuild warnings still show.
-        logLevel: LogLevel.WARNING,
-      },
+      bundling: PLATFORM_BUNDLING,
     });
 
     // Tracing is switched on here rather than with the `tracing` prop, which would put the X-Ray

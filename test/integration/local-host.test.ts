@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocal } from '../../lib/local/platform';
+import { call, sdk } from '../support/platform';
+
+// What a new user meets with `npm start`: the data dir, the admin key, restarts and stopping.
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'mailplane-local-'));
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+it('generates an admin key on first start, saves it owner-only, and keeps data across restarts', async () => {
+  const first = await startLocal({ port: 0, dataDir });
+  expect(first.adminKeyGenerated).toBe(true);
+  expect(first.adminKey).toMatch(/^[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}$/);
+  const keyFile = join(dataDir, 'admin-api-key');
+  expect(readFileSync(keyFile, 'utf8').trim()).toBe(first.adminKey);
+  expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+  await sdk(first.us.url, first.adminKey).domains.create({ name: 'kept.example.com', dkim_key_size: '1024' } as never);
+  const sandbox = (await sdk(first.us.url, first.adminKey).domains.list()).find((d) => d.type === 'sandbox')!.name;
+  await first.close();
+
+  const second = await startLocal({ port: 0, dataDir });
+  try {
+    expect(second.adminKeyGenerated).toBe(false);
+    expect(second.adminKey).toBe(first.adminKey);
+    const names = (await sdk(second.us.url, second.adminKey).domains.list()).map((d) => d.name).sort();
+    expect(names).toEqual(['kept.example.com', sandbox].sort());
+    // The SES stand-in kept its identities too.
+    expect(second.us.ses.identity('kept.example.com')).toBeDefined();
+  } finally {
+    await second.close();
+  }
+});
+
+it('honours BOOTSTRAP_API_KEY in both regions', async () => {
+  const platform = await startLocal({ port: 0, dataDir, bootstrapApiKey: 'my-chosen-key' });
+  try {
+    for (const url of [platform.us.url, platform.eu.url]) expect((await sdk(url, 'my-chosen-key').domains.list()).length).toBe(1);
+  } finally {
+    await platform.close();
+  }
+});
+
+it('refuses a second start on a data dir in use, instead of hanging', async () => {
+  const platform = await startLocal({ port: 0, dataDir });
+  try {
+    const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'bin/local.ts'], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const stderr: Buffer[] = [];
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // Lock ownership is per process: the test runner holds it, so the child must refuse.
+    expect(code).toBe(1);
+    expect(Buffer.concat(stderr).toString()).toContain(`is in use by process ${process.pid}`);
+  } finally {
+    await platform.close();
+  }
+});
+
+it('reuses an authorizer verdict for the cache lifetime, as API Gateway does', async () => {
+  const platform = await startLocal({ port: 0, dataDir: null, bootstrapApiKey: 'cache-key', authorizerCacheSeconds: 60 });
+  try {
+    const mg = sdk(platform.us.url, 'cache-key');
+    const created = await (mg as unknown as { apiKeys: { create(f: Record<string, string>): Promise<{ id: string; secret: string }> } }).apiKeys.create({ role: 'basic' });
+    expect((await call(`${platform.us.url}/v4/domains`, { key: created.secret })).status).toBe(200);
+    await call(`${platform.us.url}/v1/keys/${created.id}`, { method: 'DELETE', key: 'cache-key' });
+    // Within the cache lifetime the deleted key still passes, exactly as on AWS.
+    expect((await call(`${platform.us.url}/v4/domains`, { key: created.secret })).status).toBe(200);
+  } finally {
+    await platform.close();
+  }
+});
+
+it('serves both regions from `npm start` and stops cleanly on SIGTERM', async () => {
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), 'bin/local.ts'], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const started = Date.now();
+  while (!/EU API: (\S+)/.test(stdout)) {
+    if (Date.now() - started > 20_000) throw new Error(`npm start did not come up: ${stdout}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const usUrl = /US API: (\S+)/.exec(stdout)![1]!;
+  const euUrl = /EU API: (\S+)/.exec(stdout)![1]!;
+  const key = /Admin API key: (\S+)/.exec(stdout)![1]!;
+  expect(usUrl).not.toBe(euUrl);
+  expect((await call(`${usUrl}/v4/domains`, { key })).status).toBe(200);
+  expect((await call(`${euUrl}/v4/domains`, { key })).status).toBe(200);
+  expect(await call(`${usUrl}/v9/nothing`, { key })).toMatchObject({ status: 404, contentType: 'application/json', json: { message: 'Not Found' } });
+  child.kill('SIGTERM');
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  expect(code).toBe(0);
+  expect(() => statSync(join(dataDir, 'local.pid'))).toThrow();
+});
