@@ -38,6 +38,14 @@ function persistentSecret(dataDir: string | null, file: string, make: () => stri
   return { value, created: true };
 }
 
+function processExists(pid: number): boolean {
+  try {
+    return process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * LevelDB allows one process per database; a second start on the same data dir would wait on its
  * lock forever, so say so at once instead.
@@ -46,13 +54,7 @@ function lockDataDir(dataDir: string): void {
   const pidFile = join(dataDir, 'local.pid');
   if (existsSync(pidFile)) {
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    let alive = false;
-    try {
-      alive = pid > 0 && pid !== process.pid && process.kill(pid, 0);
-    } catch {
-      alive = false;
-    }
-    if (alive) throw new Error(`The data dir ${dataDir} is in use by process ${pid}; stop it or set DATA_DIR to another folder`);
+    if (pid > 0 && pid !== process.pid && processExists(pid)) throw new Error(`The data dir ${dataDir} is in use by process ${pid}; stop it or set DATA_DIR to another folder`);
   }
   writeFileSync(pidFile, String(process.pid));
   process.once('exit', () => rmSync(pidFile, { force: true }));

@@ -9,6 +9,8 @@ import { AWS_REGIONS, logicalIdOf, removeSynthOutput, SANDBOX_DOMAIN, synthPlatf
 
 afterAll(removeSynthOutput);
 
+// Template JSON is untyped by nature; the assertions below say what they expect of it.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[]; DeletionPolicy?: string };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 

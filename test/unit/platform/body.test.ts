@@ -1,0 +1,69 @@
+import { parseBody, parseQuery } from '../../../functions/platform/http/body';
+
+function multipart(boundary: string, parts: Array<{ name: string; value: string; filename?: string; type?: string }>): Buffer {
+  const lines = parts.flatMap((p) => [
+    `--${boundary}`,
+    `Content-Disposition: form-data; name="${p.name}"${p.filename ? `; filename="${p.filename}"` : ''}`,
+    ...(p.type ? [`Content-Type: ${p.type}`] : []),
+    '',
+    p.value,
+  ]);
+  return Buffer.from([...lines, `--${boundary}--`, ''].join('\r\n'));
+}
+
+describe('multipart/form-data', () => {
+  it('keeps repeated fields as arrays and files apart', async () => {
+    const body = multipart('b1', [
+      { name: 'to', value: 'a@example.com' },
+      { name: 'to', value: 'b@example.com' },
+      { name: 'o:tag', value: 'x' },
+      { name: 'attachment', value: 'hello', filename: 'hi.txt', type: 'text/plain' },
+    ]);
+    const parsed = await parseBody(body, 'multipart/form-data; boundary=b1');
+    expect(parsed.fields).toEqual({ to: ['a@example.com', 'b@example.com'], 'o:tag': 'x' });
+    expect(parsed.files).toEqual([{ field: 'attachment', filename: 'hi.txt', contentType: 'text/plain', content: Buffer.from('hello') }]);
+  });
+
+  it.each([
+    ['quoted, with legal punctuation', '"----=_Part_0.1+2(3)"', "----=_Part_0.1+2(3)"],
+    ['form-data package style', '--------------------------123456789012345678901234', '--------------------------123456789012345678901234'],
+    ['70 characters', 'a'.repeat(70), 'a'.repeat(70)],
+  ])('accepts a %s boundary', async (_, header, boundary) => {
+    const parsed = await parseBody(multipart(boundary, [{ name: 'name', value: 'x.example.com' }]), `multipart/form-data; boundary=${header}`);
+    expect(parsed.fields).toEqual({ name: 'x.example.com' });
+  });
+
+  it('keeps UTF-8 field values intact', async () => {
+    const parsed = await parseBody(multipart('u', [{ name: 'subject', value: 'Grüße ✉' }]), 'multipart/form-data; boundary=u');
+    expect(parsed.fields.subject).toBe('Grüße ✉');
+  });
+
+  it('refuses a missing boundary with a 400', async () => {
+    await expect(parseBody(Buffer.from('x'), 'multipart/form-data')).rejects.toMatchObject({ status: 400 });
+  });
+});
+
+describe('urlencoded and JSON', () => {
+  it('reads urlencoded with repeated keys', async () => {
+    const parsed = await parseBody(Buffer.from('to=a%40x.com&to=b%40x.com&subject=Hi+there'), 'application/x-www-form-urlencoded');
+    expect(parsed.fields).toEqual({ to: ['a@x.com', 'b@x.com'], subject: 'Hi there' });
+  });
+
+  it('reads a JSON string sent under the urlencoded type (mailgun.js DELETE /v1/analytics/tags)', async () => {
+    const parsed = await parseBody(Buffer.from('{"tag":"newsletter"}'), 'application/x-www-form-urlencoded');
+    expect(parsed.fields).toEqual({ tag: 'newsletter' });
+  });
+
+  it('keeps a JSON array body as the document, with no fields', async () => {
+    const parsed = await parseBody(Buffer.from('[{"address":"a@x.com"}]'), 'application/json; charset=utf-8');
+    expect(parsed).toEqual({ fields: {}, files: [], json: [{ address: 'a@x.com' }] });
+  });
+
+  it('refuses malformed JSON with a 400', async () => {
+    await expect(parseBody(Buffer.from('{nope'), 'application/json')).rejects.toMatchObject({ status: 400, message: 'Malformed JSON body' });
+  });
+
+  it('parses queries with repeated keys', () => {
+    expect(parseQuery('event=a&event=b&limit=10')).toEqual({ event: ['a', 'b'], limit: '10' });
+  });
+});
