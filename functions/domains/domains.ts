@@ -245,16 +245,40 @@ export async function updateDomain(domain: DomainItem, changes: DomainSettings):
   return data as DomainItem;
 }
 
-/** Looks every record up, asks SES for its view, and stores both; active needs all required records. */
+/** How SES should sign a domain's mail, from what the domain has stored. */
+async function signingOf(domain: DomainItem): Promise<DkimSigning> {
+  if (domain.useAutomaticSenderSecurity) return { kind: 'ses' };
+  const key = await activeDkimKey(domain);
+  if (!key) throw new Error(`DKIM key ${domain.dkimSelector} of ${domain.name} is missing`);
+  return sesSigning(false, key.selector, await decryptSecret(key.privateKeySealed));
+}
+
+/**
+ * Looks every record up, asks SES for its view (registering the identity again if SES lost it),
+ * and stores both; the domain is active when every required record is valid and SES agrees.
+ */
 export async function verifyDomain(domain: DomainItem): Promise<DomainItem> {
   if (domain.type === 'sandbox') return domain;
-  const records = expectedRecords(domain);
-  const [checks, ses] = await Promise.all([checkRecords(records), identityStatus(domain.name)]);
+  let current = domain;
+  let ses = await identityStatus(domain.name);
+  if (!ses) {
+    const tokens = await registerIdentity(domain.name, domain.mailfromHost, await signingOf(domain));
+    if (domain.useAutomaticSenderSecurity) current = { ...domain, dkimTokens: tokens ?? [] };
+    ses = await identityStatus(domain.name);
+  }
+  const records = expectedRecords(current);
+  const checks = await checkRecords(records);
   const dnsOk = records.filter((r) => r.required).every((r) => checks[r.id]?.valid === 'valid');
   const sesVerified = ses?.verifiedForSending ?? false;
   const { data } = await db()
     .domain.patch({ accountId: domain.accountId, name: domain.name })
-    .set({ dnsChecks: checks, sesVerified, state: dnsOk && sesVerified ? 'active' : 'unverified', verifiedAt: new Date().toISOString() })
+    .set({
+      dnsChecks: checks,
+      sesVerified,
+      state: dnsOk && sesVerified ? 'active' : 'unverified',
+      verifiedAt: new Date().toISOString(),
+      ...(current.dkimTokens !== domain.dkimTokens ? { dkimTokens: current.dkimTokens } : {}),
+    })
     .go({ response: 'all_new' });
   return data as DomainItem;
 }

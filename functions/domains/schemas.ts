@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { skipLimitInput } from '../platform/http/paging';
 import { flag, integer, list, text } from '../platform/http/params';
 import { DKIM_KEY_SIZES } from './dkim';
 
@@ -64,13 +65,7 @@ export const getDomainInput = z.object({
 });
 
 export const listDomainsInput = z.object({
-  limit: integer()
-    .refine((n) => n >= 1, { message: 'must be at least 1' })
-    .refine((n) => n <= 1000, { message: "can't be larger than 1000" })
-    .default(100),
-  skip: integer()
-    .refine((n) => n >= 0, { message: 'must not be negative' })
-    .default(0),
+  ...skipLimitInput(100, 1000),
   state: oneOf(['active', 'unverified', 'disabled']).optional(),
   sort: oneOf(['name', 'name:asc', 'name:desc']).optional(),
   authority: domainName().optional(),

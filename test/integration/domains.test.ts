@@ -1,4 +1,5 @@
 import { db } from '../../functions/data/db';
+import { deleteIdentity } from '../../functions/domains/ses-identity';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, sdk, sdkError, startTestPlatform } from '../support/platform';
 
@@ -207,5 +208,59 @@ describe('regions', () => {
     });
     const euRecords = (await eu.domains.get('us-only.example.com')).sending_dns_records as unknown as Array<Record<string, string>>;
     expect(euRecords[1]!.value).toBe('feedback-smtp.eu-west-1.amazonses.com');
+  });
+});
+
+describe('verify', () => {
+  it('registers the SES identity again when SES has lost it', async () => {
+    await create('lost.example.com', { dkim_selector: 'k7' });
+    await platform.us.run(() => deleteIdentity('lost.example.com'));
+    await mg.domains.verify('lost.example.com');
+    expect(platform.us.ses.identity('lost.example.com')).toMatchObject({ dkimOrigin: 'EXTERNAL', selector: 'k7', mailFromDomain: 'bounce.lost.example.com' });
+  });
+});
+
+describe('delete refusals', () => {
+  const patch = (name: string, set: Record<string, unknown>) =>
+    platform.us.run(async () => {
+      const accountId = (await db().domainClaim.get({ name }).go()).data!.accountId;
+      await db().domain.patch({ accountId, name }).set(set).go();
+    });
+
+  it('refuses a disabled domain', async () => {
+    await create('disabled.example.com');
+    await patch('disabled.example.com', { isDisabled: true });
+    expect(await sdkError(mg.domains.destroy('disabled.example.com'))).toEqual({ status: 400, details: 'A disabled domain cannot be deleted' });
+    expect((await mg.domains.get('disabled.example.com')).state).toBe('disabled');
+  });
+
+  it('refuses the DKIM authority of another domain', async () => {
+    await create('authority.example.com');
+    await create('child.authority.example.com');
+    await patch('child.authority.example.com', { dkimAuthority: 'authority.example.com' });
+    expect(await sdkError(mg.domains.destroy('authority.example.com'))).toEqual({
+      status: 400,
+      details: 'Domain is the DKIM authority of child.authority.example.com',
+    });
+    const listed = await call(`${platform.us.url}/v4/domains?authority=authority.example.com`);
+    expect((listed.json.items as Array<{ name: string }>).map((d) => d.name)).toEqual(['authority.example.com', 'child.authority.example.com']);
+  });
+});
+
+describe('X-Mailgun-On-Behalf-Of', () => {
+  it('acts on a subaccount of the caller, and only on one', async () => {
+    const subaccountId = 'a1b2c3d4e5f6a1b2c3d4e5f6';
+    await platform.us.run(async () => {
+      const parentId = (await db().system.get({ name: 'primary-account' }).go()).data!.value;
+      await db().account.create({ accountId: subaccountId, name: 'sub', parentId, status: 'open', createdAt: new Date().toISOString() }).go();
+    });
+    const asSub = { headers: { 'X-Mailgun-On-Behalf-Of': subaccountId } };
+    const empty = await call(`${platform.us.url}/v4/domains`, asSub);
+    expect(empty.json).toEqual({ total_count: 0, items: [] });
+    const created = await call(`${platform.us.url}/v4/domains`, { ...asSub, method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'name=sub.example.com&dkim_key_size=1024' });
+    expect(created.status).toBe(200);
+    expect((await sdkError(mg.domains.get('sub.example.com'))).status).toBe(404);
+    const unknown = await call(`${platform.us.url}/v4/domains`, { headers: { 'X-Mailgun-On-Behalf-Of': 'ffffffffffffffffffffffff' } });
+    expect(unknown).toMatchObject({ status: 404, json: { message: 'Subaccount not found' } });
   });
 });
