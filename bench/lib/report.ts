@@ -43,8 +43,11 @@ export interface TargetCheck {
   pass: boolean;
 }
 
+// Bound once, so the report still prints while a benchmark silences the handlers' log lines.
+const stdoutWrite = process.stdout.write.bind(process.stdout);
+
 export function print(text = ''): void {
-  process.stdout.write(`${text}\n`);
+  stdoutWrite(`${text}\n`);
 }
 
 /** Progress notes go to stderr so that stdout holds only the report. */

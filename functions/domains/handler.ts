@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v3';
 import { BadRequest } from '../platform/errors';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { createDomain, deleteDomain, listDomains, requireDomain, updateDomain, verifyDomain, type DomainSettings } from './domains';

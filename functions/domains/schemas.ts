@@ -1,6 +1,6 @@
-import { z } from 'zod';
+import { z } from 'zod/v3';
 import { skipLimitInput } from '../platform/http/paging';
-import { flag, integer, list, text } from '../platform/http/params';
+import { flag, integer, list, oneOfValues, text } from '../platform/http/params';
 import { DKIM_KEY_SIZES } from './dkim';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -21,9 +21,15 @@ const atom = () =>
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   text()
     .transform((v) => v.toLowerCase())
-    .pipe(z.enum(values, { error: `must be one of ${values.join(', ')}` }));
+    .pipe(oneOfValues(values));
 
-const url = () => text().pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
+const url = () =>
+  text().pipe(
+    z
+      .string()
+      .url({ message: 'must be an http(s) URL' })
+      .refine((v) => /^https?:\/\//i.test(v), { message: 'must be an http(s) URL' }),
+  );
 
 const settings = {
   smtp_password: text()

@@ -1,15 +1,15 @@
-import { z } from 'zod';
+import { z } from 'zod/v3';
 import { findDomain } from '../domains/domain-store';
 import { keyKinds, roles } from '../platform/access';
 import { BadRequest, NotFound } from '../platform/errors';
-import { flag, integer, text } from '../platform/http/params';
+import { flag, integer, oneOfValues, text } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { deleteKey, findKey, issueKey, keyJson, listKeys, WEB_KEY_MAX_SECONDS } from './api-keys';
 import { keyRoutes } from './routes';
 
 const kindParam = z.preprocess(
   (v) => (Array.isArray(v) ? v.at(-1) : v),
-  z.enum(keyKinds, { error: 'expected `kind` param to be one of [domain user web] or absent' }),
+  oneOfValues(keyKinds, 'expected `kind` param to be one of [domain user web] or absent'),
 );
 
 const listInput = z.object({
@@ -18,14 +18,14 @@ const listInput = z.object({
 });
 
 const createInput = z.object({
-  role: z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v), z.enum(roles, { error: `must be one of ${roles.join(', ')}` })),
+  role: z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v), oneOfValues(roles)),
   kind: kindParam.default('user'),
   description: text().optional(),
   domain_name: text().optional(),
   expiration: integer().refine((n) => n > 0, 'must be greater than 0').optional(),
   user_id: text().optional(),
   user_name: text().optional(),
-  email: z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v === '' ? undefined : v), z.email({ error: 'must be an email address' })).optional(),
+  email: z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v === '' ? undefined : v), z.string().email({ message: 'must be an email address' })).optional(),
   // Accepted for parity with the dashboard; keys are always enabled when created.
   is_disabled: flag().optional(),
 });

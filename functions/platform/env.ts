@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 /**
  * The configuration contract between the hosts (CDK, local) and the handlers. CDK sets these as
@@ -12,9 +12,9 @@ export const platformEnvSchema = z.object({
   AWS_REGION: z.string().min(1).default('us-east-1'),
   TABLE_NAME: z.string().min(1),
   /** Endpoint overrides: set only where a stand-in replaces the AWS service. */
-  DYNAMODB_ENDPOINT: z.url().optional(),
-  SES_ENDPOINT: z.url().optional(),
-  SECRETSMANAGER_ENDPOINT: z.url().optional(),
+  DYNAMODB_ENDPOINT: z.string().url().optional(),
+  SES_ENDPOINT: z.string().url().optional(),
+  SECRETSMANAGER_ENDPOINT: z.string().url().optional(),
   /** Key that encrypts secrets at rest (DKIM private keys): given directly, or read from Secrets Manager. */
   ENCRYPTION_KEY: z.string().optional(),
   ENCRYPTION_KEY_SECRET_ID: z.string().optional(),

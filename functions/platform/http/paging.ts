@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { integer, text } from './params';
+import { z } from 'zod/v3';
+import { integer, oneOfValues, text } from './params';
 
 /**
  * Mailgun's paging styles (contract §1.6), shared by the areas that list things. URLs are absolute
@@ -32,7 +32,7 @@ export const pivotPageInput = (pivotName: string, defaultLimit: number, maxLimit
     .object({
       page: text()
         .transform((v) => v.toLowerCase())
-        .pipe(z.enum(['first', 'last', 'next', 'prev', 'previous'], { error: 'must be one of first, last, next, prev' }))
+        .pipe(oneOfValues(['first', 'last', 'next', 'prev', 'previous'], 'must be one of first, last, next, prev'))
         .optional(),
       limit: skipLimitInput(defaultLimit, maxLimit).limit,
     })

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v3';
 import { BadRequest } from '../errors';
 
 /**
@@ -24,14 +24,14 @@ export const flag = () =>
     if (lower === 'yes' || lower === 'true') return true;
     if (lower === 'no' || lower === 'false') return false;
     return v;
-  }, z.boolean({ error: 'must be one of yes, no, true or false' }));
+  }, z.boolean({ invalid_type_error: 'must be one of yes, no, true or false' }));
 
 /** An integer given as a number or a decimal string. */
 export const integer = () =>
   z.preprocess((value) => {
     const v = blankToUndefined(value);
     return typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
-  }, z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }));
+  }, z.number({ invalid_type_error: 'must be an integer' }).int({ message: 'must be an integer' }));
 
 /** Repeated fields, comma-separated values, or a JSON array, flattened to trimmed strings. */
 export const list = () =>
@@ -50,11 +50,16 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
-function describe(issue: z.core.$ZodIssue, input: unknown): string {
+function describe(issue: z.ZodIssue, input: unknown): string {
   const name = issue.path.map(String).join('.');
   if (!name) return issue.message;
   if (isBlank(valueAt(input, issue.path))) return `Missing parameter '${name}'`;
   return `Invalid parameter '${name}': ${issue.message}`;
+}
+
+/** An enum whose refusal names the allowed values (or says `message`). */
+export function oneOfValues<const T extends readonly [string, ...string[]]>(values: T, message = `must be one of ${values.join(', ')}`) {
+  return z.enum(values as unknown as [T[number], ...T[number][]], { errorMap: () => ({ message }) });
 }
 
 /** Validates with a Mailgun-style message: one sentence about the first problem found. */

@@ -4,7 +4,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import type { z } from 'zod';
+import type { z } from 'zod/v3';
 import { db } from '../../data/db';
 import { roleAllows } from '../access';
 import { ApiError, Forbidden, NotFound, Unauthorized } from '../errors';

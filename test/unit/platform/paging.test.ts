@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v3';
 import { absoluteUrl, pivotPageInput, pivotPaging, pivotQuery, skipLimitInput } from '../../../functions/platform/http/paging';
 import { validate } from '../../../functions/platform/http/params';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v3';
 import { flag, integer, list, text, validate } from '../../../functions/platform/http/params';
 
 describe('flag', () => {

@@ -1,0 +1,450 @@
+/**
+ * Cold start of every Lambda entry: bundle size and module-load time of the CDK bundle, against a
+ * floor bundled the same way that holds only the AWS SDK v3 clients the entry uses.
+ *
+ *   npx tsx bench/cold-start.ts        (or as part of `npm run bench`)
+ */
+import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, type BuildOptions, type Format, type LogLevel, type Metafile } from 'esbuild';
+import { areas } from '../functions/routes';
+import { platformEnvironment } from '../lib/constructs/platform-env';
+import { PLATFORM_BUNDLING } from '../lib/constructs/platform-function';
+import { handlerEntry, REPO_ROOT } from '../lib/paths';
+import { fixed, kb, median, note, passFail, percentile, print, ratio, table, type TargetCheck } from './lib/report';
+
+/** Module loads per bundle and per mode; ours and the floor alternate. */
+const RUNS = 15;
+const MAX_API_BUNDLE_BYTES = 1024 * 1024;
+const MAX_LOAD_RATIO = 1.5;
+/** Runs per package when attributing the load-time gap to the packages only our bundles carry. */
+const ATTRIBUTION_RUNS = 9;
+/** Packages smaller than this in every bundle are not attributed. */
+const ATTRIBUTION_MIN_BYTES = 10 * 1024;
+/** A single fresh-process load taking longer than this is a hang, not a measurement. */
+const LOAD_TIMEOUT_MS = 15_000;
+
+/** The AWS SDK v3 packages each entry's code actually calls (the floor imports exactly these). */
+const SDK_USED: Record<string, string[]> = {
+  authorizer: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
+  keys: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
+  domains: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-sesv2', '@aws-sdk/client-secrets-manager'],
+};
+
+/** How the floor touches each package: by constructing its client in the handler. */
+const SDK_TOUCH: Record<string, { imports: string; make: string }> = {
+  '@aws-sdk/client-dynamodb': { imports: "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';", make: 'new DynamoDBClient({})' },
+  '@aws-sdk/lib-dynamodb': {
+    imports: "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';",
+    make: 'DynamoDBDocumentClient.from(new DynamoDBClient({}))',
+  },
+  '@aws-sdk/client-sesv2': { imports: "import { SESv2Client } from '@aws-sdk/client-sesv2';", make: 'new SESv2Client({})' },
+  '@aws-sdk/client-secrets-manager': {
+    imports: "import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';",
+    make: 'new SecretsManagerClient({})',
+  },
+  '@aws-sdk/client-kms': { imports: "import { KMSClient } from '@aws-sdk/client-kms';", make: 'new KMSClient({})' },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Bundling exactly as NodejsFunction does (aws-lambda-nodejs/lib/bundling.ts, buildEsbuildArgs):
+// `esbuild --bundle <entry> --target=... --platform=node --format=... --outfile=.../index.js
+//  [--minify] [--sourcemap[=mode]] [--external:...] ...`, run in the project root.
+
+const KNOWN_OPTIONS = new Set([
+  'minify', 'sourceMap', 'sourceMapMode', 'sourcesContent', 'target', 'format', 'externalModules', 'loader',
+  'define', 'logLevel', 'keepNames', 'tsconfig', 'banner', 'footer', 'mainFields', 'inject', 'forceDockerBundling',
+]);
+
+export function esbuildOptionsOf(bundling: BundlingOptions): BuildOptions {
+  const unknown = Object.keys(bundling).filter((k) => !KNOWN_OPTIONS.has(k));
+  if (unknown.length) throw new Error(`bench/cold-start.ts does not know how CDK maps bundling option(s) ${unknown.join(', ')} to esbuild`);
+  const sourceMapEnabled = bundling.sourceMapMode ?? bundling.sourceMap;
+  const mode = bundling.sourceMapMode ?? 'default';
+  return {
+    bundle: true,
+    platform: 'node',
+    // CDK derives the target from the runtime when none is given; ours pins it.
+    target: bundling.target ?? 'node22',
+    format: bundling.format as Format | undefined,
+    minify: bundling.minify ?? false,
+    // CDK's `--sourcemap` (mode default) is esbuild's "linked": index.js.map beside index.js.
+    sourcemap: sourceMapEnabled ? (mode === 'default' ? true : (mode as 'external' | 'inline' | 'both')) : false,
+    sourcesContent: bundling.sourcesContent ?? true,
+    // CDK's default for nodejs18+ runtimes is to leave the SDK out; ours passes [] (bundle it).
+    external: bundling.externalModules ?? ['@aws-sdk/*'],
+    loader: bundling.loader as BuildOptions['loader'],
+    define: bundling.define,
+    keepNames: bundling.keepNames,
+    tsconfig: bundling.tsconfig,
+    banner: bundling.banner ? { js: bundling.banner } : undefined,
+    footer: bundling.footer ? { js: bundling.footer } : undefined,
+    mainFields: bundling.mainFields,
+    inject: bundling.inject,
+    logLevel: (bundling.logLevel as LogLevel | undefined) ?? 'warning',
+    absWorkingDir: REPO_ROOT,
+  };
+}
+
+interface Bundle {
+  file: string;
+  bytes: number;
+  mapBytes: number;
+  metafile: Metafile;
+}
+
+async function bundle(options: BuildOptions, input: Pick<BuildOptions, 'entryPoints' | 'stdin'>, outDir: string): Promise<Bundle> {
+  const file = join(outDir, 'index.js');
+  // metafile only adds an in-memory report; the emitted files are unchanged.
+  const result = await build({ ...options, ...input, outfile: file, metafile: true });
+  const mapBytes = statSync(`${file}.map`, { throwIfNoEntry: false })?.size ?? 0;
+  return { file, bytes: statSync(file).size, mapBytes, metafile: result.metafile };
+}
+
+/** Output bytes per npm package (our own sources under "(own code)"). */
+function bytesByPackage(metafile: Metafile): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const parts = path.split('node_modules/');
+      const tail = parts.length > 1 ? parts.at(-1)! : undefined;
+      const pkg = tail ? (tail.startsWith('@') ? tail.split('/').slice(0, 2).join('/') : tail.split('/')[0]!) : '(own code)';
+      out.set(pkg, (out.get(pkg) ?? 0) + bytesInOutput);
+    }
+  }
+  return out;
+}
+
+function floorSource(packages: readonly string[], extra: readonly string[] = []): string {
+  const parts = [
+    ...packages.map((pkg, i) => SDK_TOUCH[pkg] ?? { imports: `import * as sdk${i} from '${pkg}';`, make: `Object.keys(sdk${i}).length` }),
+    ...extra.map((pkg, i) => ({ imports: `import * as extra${i} from '${pkg}';`, make: `extra${i}` })),
+  ];
+  return [
+    ...parts.map((p) => p.imports),
+    'let clients;',
+    '// The clients are made on first use, as the platform code makes them; referencing them here keeps them in the bundle.',
+    `export const handler = async () => { clients ??= [${parts.map((p) => p.make).join(', ')}]; return { statusCode: 200, body: String(clients.length) }; };`,
+    '',
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Module-load time, each in a fresh node process.
+
+const LOADER = [
+  'const file = process.argv[1];',
+  'const t0 = performance.now();',
+  'const mod = require(file);',
+  'const t1 = performance.now();',
+  "if (typeof mod.handler !== 'function') throw new Error('no handler export in ' + file);",
+  'process.stdout.write(JSON.stringify({ ms: t1 - t0 }));',
+].join('\n');
+
+function loadOnce(file: string, env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', LOADER, file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), LOAD_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`loading ${file} exited with ${code}: ${stderr.trim().slice(0, 500)}`));
+      try {
+        resolve((JSON.parse(stdout) as { ms: number }).ms);
+      } catch {
+        reject(new Error(`unexpected output loading ${file}: ${stdout.slice(0, 200)} ${stderr.slice(0, 500)}`));
+      }
+    });
+  });
+}
+
+/** ours and floor loaded alternately (order flipped every round), after one discarded load each. */
+async function measurePair(ours: string, floor: string, env: NodeJS.ProcessEnv, runs = RUNS): Promise<{ ours: number[]; floor: number[] }> {
+  await loadOnce(ours, env);
+  await loadOnce(floor, env);
+  const samples = { ours: [] as number[], floor: [] as number[] };
+  for (let i = 0; i < runs; i++) {
+    if (i % 2 === 0) {
+      samples.ours.push(await loadOnce(ours, env));
+      samples.floor.push(await loadOnce(floor, env));
+    } else {
+      samples.floor.push(await loadOnce(floor, env));
+      samples.ours.push(await loadOnce(ours, env));
+    }
+  }
+  return samples;
+}
+
+/** The environment the platform Lambdas get (lib/constructs/platform-env.ts), with placeholder values. */
+function lambdaEnv(name: string, nodeOptions: boolean): NodeJS.ProcessEnv {
+  const platform = platformEnvironment({
+    platformRegion: 'us',
+    tableName: 'bench-table',
+    encryptionKeySecretId: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench',
+    sandboxDomain: 'sandbox.bench.example.com',
+    trackingCnameTarget: 'api.bench.example.com',
+  });
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    AWS_REGION: 'us-east-1',
+    AWS_LAMBDA_FUNCTION_NAME: `bench-${name}`,
+    ...platform,
+  };
+  if (!nodeOptions) delete env.NODE_OPTIONS;
+  return env;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface LoadStats {
+  samplesMs: number[];
+  p50: number;
+  p90: number;
+}
+
+const stats = (samplesMs: number[]): LoadStats => ({ samplesMs, p50: median(samplesMs), p90: percentile(samplesMs, 90) });
+
+export interface ColdStartEntry {
+  name: string;
+  entry: string;
+  kind: 'authorizer' | 'api';
+  sdkUsed: string[];
+  sdkBundled: string[];
+  ours: { bytes: number; mapBytes: number; topPackages: Array<{ pkg: string; bytes: number }> };
+  floor: { bytes: number; mapBytes: number; packages: string[] };
+  /** All npm packages in our bundle, with their bytes in the output. */
+  packages: Record<string, number>;
+  /** As Lambda runs them: with the platform env's NODE_OPTIONS (today --enable-source-maps). */
+  loadLambdaEnv: { ours: LoadStats; floor: LoadStats; ratio: number };
+  /** The same bundles without NODE_OPTIONS, for comparison. */
+  loadNoSourceMaps: { ours: LoadStats; floor: LoadStats; ratio: number };
+}
+
+export interface ColdStartResult {
+  runs: number;
+  node: string;
+  /** NODE_OPTIONS of the platform Lambdas, applied to the "Lambda env" loads. */
+  lambdaNodeOptions: string;
+  bundling: BuildOptions;
+  entries: ColdStartEntry[];
+  /** The load-time gap, by package: what importing each package adds to the DynamoDB floor. */
+  attribution: Attribution[];
+  checks: TargetCheck[];
+}
+
+export interface Attribution {
+  pkg: string;
+  /** Its bytes in our bundles (the largest over the entries). */
+  bytes: number;
+  entries: string[];
+  /** Bundle bytes it adds to the floor (with its own dependencies). */
+  addedBytes: number;
+  /** Median load time it adds to the floor (Lambda env). */
+  addedMs: number;
+}
+
+/** Direct dependencies declared by an installed package. */
+function dependenciesOf(pkg: string): string[] {
+  try {
+    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    return Object.keys(manifest.dependencies ?? {});
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Packages our bundles carry beyond the floor's (at least ATTRIBUTION_MIN_BYTES somewhere), less
+ * those another such package depends on (their cost shows in that package's line), each bundled on
+ * top of the DynamoDB floor and loaded alternately with it.
+ */
+async function attribute(entries: ColdStartEntry[], options: BuildOptions, dir: string): Promise<Attribution[]> {
+  const floorPackages = new Set(entries.flatMap((e) => e.floor.packages));
+  const sizes = new Map<string, { bytes: number; entries: string[] }>();
+  for (const e of entries) {
+    for (const [pkg, bytes] of Object.entries(e.packages)) {
+      if (pkg === '(own code)' || floorPackages.has(pkg)) continue;
+      const s = sizes.get(pkg) ?? { bytes: 0, entries: [] };
+      s.bytes = Math.max(s.bytes, bytes);
+      s.entries.push(e.name);
+      sizes.set(pkg, s);
+    }
+  }
+  const candidates = [...sizes.entries()].filter(([, s]) => s.bytes >= ATTRIBUTION_MIN_BYTES).map(([pkg]) => pkg);
+  const covered = new Set(candidates.flatMap(dependenciesOf));
+  const base = SDK_USED.authorizer!;
+  const floor = await bundle(options, { stdin: { contents: floorSource(base), resolveDir: REPO_ROOT, sourcefile: 'floor-base.js', loader: 'js' } }, join(dir, 'attribution', 'floor'));
+  const out: Attribution[] = [];
+  for (const [i, pkg] of candidates.filter((p) => !covered.has(p)).entries()) {
+    note(`cold start: attributing load time to ${pkg}`);
+    const withPkg = await bundle(
+      options,
+      { stdin: { contents: floorSource(base, [pkg]), resolveDir: REPO_ROOT, sourcefile: `floor-plus-${i}.js`, loader: 'js' } },
+      join(dir, 'attribution', String(i)),
+    );
+    const samples = await measurePair(withPkg.file, floor.file, lambdaEnv('attribution', true), ATTRIBUTION_RUNS);
+    out.push({ pkg, ...sizes.get(pkg)!, addedBytes: withPkg.bytes - floor.bytes, addedMs: median(samples.ours) - median(samples.floor) });
+  }
+  return out.sort((a, b) => b.addedMs - a.addedMs);
+}
+
+export async function coldStart(): Promise<ColdStartResult> {
+  const options = esbuildOptionsOf(PLATFORM_BUNDLING);
+  const dir = mkdtempSync(join(tmpdir(), 'mailplane-bench-'));
+  const entries: ColdStartEntry[] = [];
+  let attribution: Attribution[];
+  try {
+    const targets = [
+      { name: 'authorizer', kind: 'authorizer' as const },
+      ...areas.map((area) => ({ name: area, kind: 'api' as const })),
+    ];
+    for (const { name, kind } of targets) {
+      const entry = handlerEntry(name);
+      note(`cold start: bundling ${name}`);
+      const ours = await bundle(options, { entryPoints: [entry] }, join(dir, name, 'ours'));
+      const bundledBytes = bytesByPackage(ours.metafile);
+      const sdkBundled = [...bundledBytes.keys()].filter((p) => /^@aws-sdk\/(client|lib)-/.test(p)).sort();
+      const sdkUsed = SDK_USED[name] ?? sdkBundled;
+      const floor = await bundle(
+        options,
+        { stdin: { contents: floorSource(sdkUsed), resolveDir: REPO_ROOT, sourcefile: `floor-${name}.js`, loader: 'js' } },
+        join(dir, name, 'floor'),
+      );
+
+      note(`cold start: loading ${name} (${RUNS} fresh processes each for ours and floor, with and without NODE_OPTIONS)`);
+      const lambda = await measurePair(ours.file, floor.file, lambdaEnv(name, true));
+      const plain = await measurePair(ours.file, floor.file, lambdaEnv(name, false));
+      const pair = (s: { ours: number[]; floor: number[] }) => {
+        const o = stats(s.ours);
+        const f = stats(s.floor);
+        return { ours: o, floor: f, ratio: o.p50 / f.p50 };
+      };
+      entries.push({
+        name,
+        entry: entry.slice(REPO_ROOT.length + 1),
+        kind,
+        sdkUsed,
+        sdkBundled,
+        ours: {
+          bytes: ours.bytes,
+          mapBytes: ours.mapBytes,
+          topPackages: [...bundledBytes.entries()].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([pkg, bytes]) => ({ pkg, bytes })),
+        },
+        floor: { bytes: floor.bytes, mapBytes: floor.mapBytes, packages: [...bytesByPackage(floor.metafile).keys()] },
+        packages: Object.fromEntries(bundledBytes),
+        loadLambdaEnv: pair(lambda),
+        loadNoSourceMaps: pair(plain),
+      });
+    }
+    attribution = await attribute(entries, options, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const checks: TargetCheck[] = [];
+  for (const e of entries) {
+    if (e.kind === 'api') {
+      checks.push({ benchmark: 'cold start', subject: `${e.name} bundle size`, figure: kb(e.ours.bytes), target: '< 1 MB', pass: e.ours.bytes < MAX_API_BUNDLE_BYTES });
+    }
+    checks.push({
+      benchmark: 'cold start',
+      subject: `${e.name} module load (Lambda env)`,
+      figure: `${ratio(e.loadLambdaEnv.ratio)} of floor`,
+      target: `<= ${MAX_LOAD_RATIO.toFixed(2)}x`,
+      pass: e.loadLambdaEnv.ratio <= MAX_LOAD_RATIO,
+    });
+  }
+  return { runs: RUNS, node: process.version, lambdaNodeOptions: lambdaEnv('x', true).NODE_OPTIONS ?? '', bundling: options, entries, attribution, checks };
+}
+
+export function printColdStart(result: ColdStartResult): void {
+  const { entries, checks } = result;
+  const checkFor = (subject: string) => checks.find((c) => c.subject === subject);
+  print('== Cold start: bundle size ==');
+  print(
+    'esbuild with the CDK NodejsFunction options (bundle, platform node, target node22, format cjs, minify, AWS SDK bundled,',
+  );
+  print("linked source map as CDK's sourceMap: true). Size = index.js alone; the .map beside it is listed separately.");
+  print('Floor = the same bundling of an entry that only imports (and constructs in its handler) the SDK clients the entry uses.');
+  print();
+  print(
+    table([
+      ['entry', 'ours bytes', 'ours', 'floor', 'ratio', 'ours .map', 'target', 'result'],
+      ...entries.map((e) => {
+        const check = checkFor(`${e.name} bundle size`);
+        return [
+          e.name,
+          String(e.ours.bytes),
+          kb(e.ours.bytes),
+          kb(e.floor.bytes),
+          ratio(e.ours.bytes / e.floor.bytes),
+          kb(e.ours.mapBytes),
+          check ? check.target : '(API areas only)',
+          check ? passFail(check.pass) : '-',
+        ];
+      }),
+    ]),
+  );
+  print();
+  print('Largest contributors to each bundle (bytes in output) and the SDK clients it carries vs uses:');
+  for (const e of entries) {
+    print(`  ${e.name}: ${e.ours.topPackages.map((p) => `${p.pkg} ${kb(p.bytes)}`).join(', ')}`);
+    const unused = e.sdkBundled.filter((p) => !e.sdkUsed.includes(p));
+    print(`  ${' '.repeat(e.name.length)}  SDK bundled: ${e.sdkBundled.join(', ') || '-'}${unused.length ? `  (not used by this entry: ${unused.join(', ')})` : ''}`);
+  }
+  print();
+  print(`== Cold start: module load (require() of the bundle in a fresh node ${result.node} process, ${result.runs} runs each, ours/floor alternating) ==`);
+  print(`Lambda env = the platform Lambda environment (lib/constructs/platform-env.ts), NODE_OPTIONS=${result.lambdaNodeOptions || '(unset)'}.`);
+  print();
+  print(
+    table([
+      ['entry', 'ours p50', 'ours p90', 'floor p50', 'floor p90', 'ratio p50', 'target', 'result'],
+      ...entries.map((e) => {
+        const l = e.loadLambdaEnv;
+        const check = checkFor(`${e.name} module load (Lambda env)`)!;
+        return [e.name, `${fixed(l.ours.p50)} ms`, `${fixed(l.ours.p90)} ms`, `${fixed(l.floor.p50)} ms`, `${fixed(l.floor.p90)} ms`, ratio(l.ratio), `<= ${MAX_LOAD_RATIO.toFixed(2)}x`, passFail(check.pass)];
+      }),
+    ]),
+  );
+  print();
+  print(`Same bundles without NODE_OPTIONS${result.lambdaNodeOptions ? ` (${result.lambdaNodeOptions})` : ''}, for comparison (no target):`);
+  print();
+  print(
+    table([
+      ['entry', 'ours p50', 'ours p90', 'floor p50', 'floor p90', 'ratio p50'],
+      ...entries.map((e) => {
+        const l = e.loadNoSourceMaps;
+        return [e.name, `${fixed(l.ours.p50)} ms`, `${fixed(l.ours.p90)} ms`, `${fixed(l.floor.p50)} ms`, `${fixed(l.floor.p90)} ms`, ratio(l.ratio)];
+      }),
+    ]),
+  );
+  print();
+  if (result.attribution.length) {
+    print(`Where the gap comes from: each package only our bundles carry (>= ${ATTRIBUTION_MIN_BYTES / 1024} KB), imported on top of the DynamoDB floor`);
+    print(`(same bundling, Lambda env, ${ATTRIBUTION_RUNS} alternating runs; a package's line includes its own dependencies):`);
+    print();
+    print(
+      table([
+        ['package', 'in ours', 'adds to floor', 'adds load p50', 'entries'],
+        ...result.attribution.map((a) => [a.pkg, kb(a.bytes), kb(a.addedBytes), `${fixed(a.addedMs)} ms`, a.entries.join(', ')]),
+      ]),
+    );
+    print();
+  }
+}
+
+if (require.main === module) {
+  coldStart()
+    .then(printColdStart)
+    .catch((error: unknown) => {
+      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    });
+}
