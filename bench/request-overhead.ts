@@ -114,9 +114,10 @@ async function domainKey(doc: DynamoDBDocumentClient, tableName: string): Promis
     const out = await doc.send(
       new ScanCommand({
         TableName: tableName,
-        FilterExpression: '#name = :name AND #entity = :entity',
-        ExpressionAttributeNames: { '#name': 'name', '#entity': '__edb_e__' },
-        ExpressionAttributeValues: { ':name': DOMAIN, ':entity': 'domain' },
+        // The domain item is the one whose sort key names it (the claim item carries the name too).
+        FilterExpression: '#sk = :sk',
+        ExpressionAttributeNames: { '#sk': 'sk' },
+        ExpressionAttributeValues: { ':sk': `DOMAIN#${DOMAIN}` },
         ExclusiveStartKey: start,
       }),
     );

@@ -1,4 +1,5 @@
-import { db } from '../data/db';
+import { keys, type AccountItem, type ApiKeyItem } from '../data/db';
+import { getItem, putItem } from '../data/store';
 import { createSandboxDomain } from '../domains/domains';
 import { objectId } from '../platform/ids';
 import { sha256Hex } from '../platform/secrets';
@@ -13,19 +14,17 @@ export interface BootstrapResult {
 }
 
 async function primaryAccountId(): Promise<string> {
-  const entities = db();
-  const { data: existing } = await entities.system.get({ name: PRIMARY }).go({ consistent: true });
+  const existing = await getItem<{ value: string }>(keys.system(PRIMARY), { consistent: true });
   if (existing) return existing.value;
   const accountId = objectId();
-  try {
-    // Claim first: of two concurrent first starts, one wins and the other adopts its account.
-    await entities.system.create({ name: PRIMARY, value: accountId }).go();
-  } catch {
-    const { data: winner } = await entities.system.get({ name: PRIMARY }).go({ consistent: true });
+  // Claim first: of two concurrent first starts, one wins and the other adopts its account.
+  if (!(await putItem(keys.system(PRIMARY), { value: accountId }, { ifAbsent: true }))) {
+    const winner = await getItem<{ value: string }>(keys.system(PRIMARY), { consistent: true });
     if (winner) return winner.value;
     throw new Error('could not record the primary account');
   }
-  await entities.account.create({ accountId, name: 'Primary account', status: 'open', createdAt: new Date().toISOString() }).go();
+  const account: AccountItem = { accountId, name: 'Primary account', status: 'open', createdAt: new Date().toISOString() };
+  await putItem(keys.account(accountId), account);
   await createSandboxDomain(accountId);
   return accountId;
 }
@@ -38,7 +37,7 @@ async function primaryAccountId(): Promise<string> {
 export async function ensurePrimaryAccount(options: { adminKey?: string } = {}): Promise<BootstrapResult> {
   const accountId = await primaryAccountId();
   if (options.adminKey) {
-    const { data: key } = await db().apiKey.get({ secretHash: sha256Hex(options.adminKey) }).go({ consistent: true });
+    const key = await getItem<ApiKeyItem>(keys.apiKey(sha256Hex(options.adminKey)), { consistent: true });
     if (key && key.accountId !== accountId) throw new Error('BOOTSTRAP_API_KEY belongs to another account');
     if (!key) await issueKey(accountId, { role: 'admin', kind: 'user', description: 'bootstrap admin key' }, options.adminKey);
     return { accountId };

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import { db, isLive } from '../data/db';
+import { keys, type ApiKeyItem } from '../data/db';
+import { getItem, isLive } from '../data/store';
 import type { AuthorizerContext } from '../platform/principal';
 import { sha256Hex } from '../platform/secrets';
 
@@ -18,7 +19,7 @@ export async function authenticate(authorization: string | undefined, now = Date
   const secret = basicPassword(authorization);
   if (!secret) return { denied: 'Invalid private key' };
   const secretHash = sha256Hex(secret);
-  const { data: key } = await db().apiKey.get({ secretHash }).go({ consistent: true });
+  const key = await getItem<ApiKeyItem>(keys.apiKey(secretHash), { consistent: true });
   // The hash is the lookup key; comparing it again in constant time keeps the check honest if the
   // store ever returns a near match.
   if (!key || !timingSafeEqual(Buffer.from(key.secretHash), Buffer.from(secretHash))) return { denied: 'Invalid private key' };

@@ -2,20 +2,19 @@
  * The physical single table, shared by CDK (lib/constructs/data.ts) and the local host, so both
  * create exactly the same keys and indexes.
  *
- * Access patterns (ElectroDB composes the key values; the entity and its composite attributes are
- * what matters):
+ * Access patterns (key builders in db.ts; every one is a GetItem or a Query, never a Scan):
  *
- * | pattern                                   | entity      | key condition                                  |
- * |-------------------------------------------|-------------|------------------------------------------------|
- * | the primary account of this region        | system      | pk = name                                      |
- * | an account by id                          | account     | pk = accountId                                 |
- * | authenticate a request (key by its hash)  | apiKey      | pk = secretHash (GetItem, strongly consistent) |
- * | list / find an account's keys             | apiKey      | gsi1: pk = accountId, sk begins keyId          |
- * | a domain of an account                    | domain      | pk = accountId, sk = name                      |
- * | an account's domains, in name order       | domain      | pk = accountId, sk begins_with domain prefix   |
- * | who owns a domain name (region-wide)      | domainClaim | pk = name                                      |
- * | DKIM keys of a signing domain             | dkimKey     | pk = accountId, sk begins signingDomain        |
- * | SMTP credentials of a domain              | credential  | pk = accountId, sk begins domain               |
+ * | pattern                                   | key condition                                          |
+ * |-------------------------------------------|--------------------------------------------------------|
+ * | the primary account of this region        | pk = SYSTEM#primary-account                            |
+ * | an account by id                          | pk = ACCT#<account>, sk = ACCOUNT                      |
+ * | authenticate a request (key by its hash)  | pk = APIKEY#<sha256>  (GetItem, strongly consistent)   |
+ * | list / find an account's keys             | gsi1pk = ACCT#<account>#APIKEYS, gsi1sk = <key id>     |
+ * | a domain of an account                    | pk = ACCT#<account>, sk = DOMAIN#<name>                |
+ * | an account's domains, in name order       | pk = ACCT#<account>, sk begins_with DOMAIN#            |
+ * | who holds a domain name (region-wide)     | pk = DOMAINNAME#<name>                                 |
+ * | DKIM keys of a signing domain             | pk = ACCT#<account>, sk begins_with DKIMKEY#<domain>#  |
+ * | SMTP credentials of a domain              | pk = ACCT#<account>, sk begins_with CREDENTIAL#<domain>#|
  *
  * The two region-wide lookups (a key by its hash, a domain name's owner) are index items by
  * nature: the caller does not know the account yet. Everything else starts with the account id.

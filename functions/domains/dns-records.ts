@@ -1,14 +1,7 @@
-import type { DomainItem } from '../data/db';
+import type { DnsCheck, DomainItem } from '../data/db';
 import { env } from '../platform/env';
 import { lookup, sameHost, type LookupType } from '../platform/dns';
 import { dkimRecordValue, publicKeyOf } from './dkim';
-
-export type Validity = 'valid' | 'invalid' | 'unknown';
-
-export interface DnsCheck {
-  cached: string[];
-  valid: Validity;
-}
 
 export interface ExpectedRecord {
   /** Stable id under which the last observation is kept on the domain. */

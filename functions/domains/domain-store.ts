@@ -1,60 +1,72 @@
-import { db, type CredentialItem, type DkimKeyItem, type DomainItem } from '../data/db';
+import { keys, type CredentialItem, type DkimKeyItem, type DomainClaimItem, type DomainItem } from '../data/db';
+import { deleteItem, getItem, putItem, queryAll, updateItem } from '../data/store';
 import { hashPassword } from '../platform/secrets';
 
 export async function findDomain(accountId: string, name: string): Promise<DomainItem | undefined> {
-  const { data } = await db().domain.get({ accountId, name: name.toLowerCase() }).go({ consistent: true });
-  return data ?? undefined;
+  return getItem<DomainItem>(keys.domain(accountId, name.toLowerCase()), { consistent: true });
 }
 
 export async function listDomainItems(accountId: string): Promise<DomainItem[]> {
-  const { data } = await db().domain.query.byAccount({ accountId }).go({ pages: 'all' });
-  return data;
+  return queryAll<DomainItem>(keys.domain(accountId), keys.domain(accountId).sk);
+}
+
+export async function saveNewDomain(domain: DomainItem): Promise<void> {
+  if (!(await putItem(keys.domain(domain.accountId, domain.name), domain, { ifAbsent: true }))) throw new Error(`domain ${domain.name} exists`);
+}
+
+export async function patchDomain(domain: Pick<DomainItem, 'accountId' | 'name'>, changes: Partial<DomainItem>): Promise<DomainItem> {
+  return updateItem<DomainItem>(keys.domain(domain.accountId, domain.name), changes);
+}
+
+export async function removeDomainItem(domain: Pick<DomainItem, 'accountId' | 'name'>): Promise<void> {
+  await deleteItem(keys.domain(domain.accountId, domain.name));
 }
 
 /** Reserves a name region-wide; false when another domain (in any account) holds it. */
 export async function claimName(name: string, accountId: string): Promise<boolean> {
-  try {
-    await db().domainClaim.create({ name, accountId }).go();
-    return true;
-  } catch (error) {
-    if ((error as { cause?: { name?: string } }).cause?.name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  const claim: DomainClaimItem = { name, accountId };
+  return putItem(keys.domainClaim(name), claim, { ifAbsent: true });
 }
 
 export async function releaseName(name: string): Promise<void> {
-  await db().domainClaim.delete({ name }).go();
+  await deleteItem(keys.domainClaim(name));
+}
+
+export async function saveDkimKey(key: DkimKeyItem): Promise<void> {
+  await putItem(keys.dkimKey(key.accountId, key.signingDomain, key.selector), key);
+}
+
+export async function removeDkimKey(key: Pick<DkimKeyItem, 'accountId' | 'signingDomain' | 'selector'>): Promise<void> {
+  await deleteItem(keys.dkimKey(key.accountId, key.signingDomain, key.selector));
 }
 
 export async function activeDkimKey(domain: DomainItem): Promise<DkimKeyItem | undefined> {
-  const { data } = await db()
-    .dkimKey.get({ accountId: domain.accountId, signingDomain: domain.dkimAuthority, selector: domain.dkimSelector })
-    .go();
-  return data ?? undefined;
+  return getItem<DkimKeyItem>(keys.dkimKey(domain.accountId, domain.dkimAuthority, domain.dkimSelector));
 }
 
 export async function dkimKeysOf(accountId: string, signingDomain: string): Promise<DkimKeyItem[]> {
-  const { data } = await db().dkimKey.query.byAccount({ accountId, signingDomain }).go({ pages: 'all' });
-  return data.filter((key) => key.signingDomain === signingDomain);
+  return queryAll<DkimKeyItem>(keys.dkimKey(accountId, signingDomain), keys.dkimKey(accountId, signingDomain).sk);
 }
 
 export async function credentialsOf(accountId: string, domain: string): Promise<CredentialItem[]> {
-  const { data } = await db().credential.query.byAccount({ accountId, domain }).go({ pages: 'all' });
-  return data.filter((credential) => credential.domain === domain);
+  return queryAll<CredentialItem>(keys.credential(accountId, domain), keys.credential(accountId, domain).sk);
+}
+
+export async function removeCredential(credential: CredentialItem): Promise<void> {
+  await deleteItem(keys.credential(credential.accountId, credential.domain, credential.login));
 }
 
 /** The domain's system SMTP login (postmaster@domain) with a new password; only its hash is kept. */
 export async function setPostmasterPassword(accountId: string, domain: string, password: string): Promise<void> {
   const login = `postmaster@${domain}`;
-  await db()
-    .credential.put({
-      accountId,
-      domain,
-      login,
-      mailbox: login,
-      passwordHash: await hashPassword(password),
-      system: true,
-      createdAt: new Date().toISOString(),
-    })
-    .go();
+  const credential: CredentialItem = {
+    accountId,
+    domain,
+    login,
+    mailbox: login,
+    passwordHash: await hashPassword(password),
+    system: true,
+    createdAt: new Date().toISOString(),
+  };
+  await putItem(keys.credential(accountId, domain, login), credential);
 }

@@ -1,4 +1,4 @@
-import { db, type DkimKeyItem, type DomainItem } from '../data/db';
+import type { DkimKeyItem, DomainItem } from '../data/db';
 import { env } from '../platform/env';
 import { BadRequest, NotFound } from '../platform/errors';
 import { lookup, sameHost } from '../platform/dns';
@@ -13,7 +13,13 @@ import {
   dkimKeysOf,
   findDomain,
   listDomainItems,
+  patchDomain,
   releaseName,
+  removeCredential,
+  removeDkimKey,
+  removeDomainItem,
+  saveDkimKey,
+  saveNewDomain,
   setPostmasterPassword,
 } from './domain-store';
 import { deleteIdentity, identityStatus, registerIdentity, setMailFrom, type DkimSigning } from './ses-identity';
@@ -75,19 +81,18 @@ function sesSigning(domainUsesSes: boolean, selector: string, privateKeyPem?: st
 
 async function createDkimKey(accountId: string, signingDomain: string, selector: string, bits: number): Promise<{ item: DkimKeyItem; pem: string }> {
   const pair = await generateDkimKey(bits);
-  const { data } = await db()
-    .dkimKey.put({
-      accountId,
-      signingDomain,
-      selector,
-      bits,
-      publicKey: pair.publicKey,
-      privateKeySealed: await encryptSecret(pair.privateKeyPem),
-      active: true,
-      createdAt: new Date().toISOString(),
-    })
-    .go();
-  return { item: data as DkimKeyItem, pem: pair.privateKeyPem };
+  const item: DkimKeyItem = {
+    accountId,
+    signingDomain,
+    selector,
+    bits,
+    publicKey: pair.publicKey,
+    privateKeySealed: await encryptSecret(pair.privateKeyPem),
+    active: true,
+    createdAt: new Date().toISOString(),
+  };
+  await saveDkimKey(item);
+  return { item, pem: pair.privateKeyPem };
 }
 
 /** Undo what a failed create did, newest first, without hiding the original failure. */
@@ -113,39 +118,38 @@ export async function createDomain(accountId: string, spec: NewDomain): Promise<
     let dkim: { item: DkimKeyItem; pem: string } | undefined;
     if (!automatic) {
       dkim = await createDkimKey(accountId, name, selector, spec.dkimKeySize ?? 2048);
-      undo.push(() => db().dkimKey.delete({ accountId, signingDomain: name, selector }).go());
+      undo.push(() => removeDkimKey({ accountId, signingDomain: name, selector }));
     }
     const tokens = await registerIdentity(name, mailfromHost, sesSigning(automatic, selector, dkim?.pem));
     undo.push(() => deleteIdentity(name));
     if (spec.smtpPassword) await setPostmasterPassword(accountId, name, spec.smtpPassword);
-    const { data } = await db()
-      .domain.create({
-        accountId,
-        name,
-        domainId: objectId(),
-        type: 'custom',
-        state: 'unverified',
-        createdAt: new Date().toISOString(),
-        isDisabled: false,
-        requireTls: spec.requireTls ?? false,
-        skipVerification: spec.skipVerification ?? false,
-        wildcard: spec.wildcard ?? false,
-        spamAction: spec.spamAction ?? 'disabled',
-        webPrefix,
-        webScheme: spec.webScheme ?? 'http',
-        useAutomaticSenderSecurity: automatic,
-        encryptIncomingMessage: spec.encryptIncomingMessage ?? false,
-        messageTtl: spec.messageTtl ?? DEFAULT_MESSAGE_TTL,
-        archiveTo: spec.archiveTo,
-        mailfromHost,
-        dkimAuthority: name,
-        dkimSelector: selector,
-        dkimTokens: tokens,
-        dkimPublicKey: dkim?.item.publicKey,
-        dnsChecks: {},
-      })
-      .go();
-    return data as DomainItem;
+    const domain: DomainItem = {
+      accountId,
+      name,
+      domainId: objectId(),
+      type: 'custom',
+      state: 'unverified',
+      createdAt: new Date().toISOString(),
+      isDisabled: false,
+      requireTls: spec.requireTls ?? false,
+      skipVerification: spec.skipVerification ?? false,
+      wildcard: spec.wildcard ?? false,
+      spamAction: spec.spamAction ?? 'disabled',
+      webPrefix,
+      webScheme: spec.webScheme ?? 'http',
+      useAutomaticSenderSecurity: automatic,
+      encryptIncomingMessage: spec.encryptIncomingMessage ?? false,
+      messageTtl: spec.messageTtl ?? DEFAULT_MESSAGE_TTL,
+      archiveTo: spec.archiveTo,
+      mailfromHost,
+      dkimAuthority: name,
+      dkimSelector: selector,
+      dkimTokens: tokens,
+      dkimPublicKey: dkim?.item.publicKey,
+      dnsChecks: {},
+    };
+    await saveNewDomain(domain);
+    return domain;
   } catch (error) {
     await rollback(undo);
     throw error;
@@ -159,31 +163,30 @@ export async function createDomain(accountId: string, spec: NewDomain): Promise<
 export async function createSandboxDomain(accountId: string): Promise<DomainItem> {
   const name = `sandbox${randomHex(16)}.${env().SANDBOX_DOMAIN}`;
   if (!(await claimName(name, accountId))) throw new Error('sandbox name collision');
-  const { data } = await db()
-    .domain.create({
-      accountId,
-      name,
-      domainId: objectId(),
-      type: 'sandbox',
-      state: 'active',
-      createdAt: new Date().toISOString(),
-      isDisabled: false,
-      requireTls: false,
-      skipVerification: false,
-      wildcard: false,
-      spamAction: 'disabled',
-      webPrefix: DEFAULT_WEB_PREFIX,
-      webScheme: 'http',
-      useAutomaticSenderSecurity: false,
-      encryptIncomingMessage: false,
-      messageTtl: DEFAULT_MESSAGE_TTL,
-      mailfromHost: `${DEFAULT_MAILFROM_PREFIX}.${name}`,
-      dkimAuthority: name,
-      dkimSelector: DEFAULT_DKIM_SELECTOR,
-      dnsChecks: {},
-    })
-    .go();
-  return data as DomainItem;
+  const domain: DomainItem = {
+    accountId,
+    name,
+    domainId: objectId(),
+    type: 'sandbox',
+    state: 'active',
+    createdAt: new Date().toISOString(),
+    isDisabled: false,
+    requireTls: false,
+    skipVerification: false,
+    wildcard: false,
+    spamAction: 'disabled',
+    webPrefix: DEFAULT_WEB_PREFIX,
+    webScheme: 'http',
+    useAutomaticSenderSecurity: false,
+    encryptIncomingMessage: false,
+    messageTtl: DEFAULT_MESSAGE_TTL,
+    mailfromHost: `${DEFAULT_MAILFROM_PREFIX}.${name}`,
+    dkimAuthority: name,
+    dkimSelector: DEFAULT_DKIM_SELECTOR,
+    dnsChecks: {},
+  };
+  await saveNewDomain(domain);
+  return domain;
 }
 
 export async function updateDomain(domain: DomainItem, changes: DomainSettings): Promise<DomainItem> {
@@ -241,8 +244,7 @@ export async function updateDomain(domain: DomainItem, changes: DomainSettings):
     set.dnsChecks = {};
   }
   if (Object.keys(set).length === 0) return domain;
-  const { data } = await db().domain.patch({ accountId, name }).set(set).go({ response: 'all_new' });
-  return data as DomainItem;
+  return patchDomain(domain, set);
 }
 
 /** How SES should sign a domain's mail, from what the domain has stored. */
@@ -270,17 +272,13 @@ export async function verifyDomain(domain: DomainItem): Promise<DomainItem> {
   const checks = await checkRecords(records);
   const dnsOk = records.filter((r) => r.required).every((r) => checks[r.id]?.valid === 'valid');
   const sesVerified = ses?.verifiedForSending ?? false;
-  const { data } = await db()
-    .domain.patch({ accountId: domain.accountId, name: domain.name })
-    .set({
-      dnsChecks: checks,
-      sesVerified,
-      state: dnsOk && sesVerified ? 'active' : 'unverified',
-      verifiedAt: new Date().toISOString(),
-      ...(current.dkimTokens !== domain.dkimTokens ? { dkimTokens: current.dkimTokens } : {}),
-    })
-    .go({ response: 'all_new' });
-  return data as DomainItem;
+  return patchDomain(domain, {
+    dnsChecks: checks,
+    sesVerified,
+    state: dnsOk && sesVerified ? 'active' : 'unverified',
+    verifiedAt: new Date().toISOString(),
+    ...(current.dkimTokens !== domain.dkimTokens ? { dkimTokens: current.dkimTokens } : {}),
+  });
 }
 
 export async function deleteDomain(domain: DomainItem): Promise<void> {
@@ -290,10 +288,9 @@ export async function deleteDomain(domain: DomainItem): Promise<void> {
   if (dependants.length) throw new BadRequest(`Domain is the DKIM authority of ${dependants.map((d) => d.name).join(', ')}`);
   const { accountId, name } = domain;
   await deleteIdentity(name);
-  const entities = db();
-  for (const key of await dkimKeysOf(accountId, name)) await entities.dkimKey.delete(key).go();
-  for (const credential of await credentialsOf(accountId, name)) await entities.credential.delete(credential).go();
-  await entities.domain.delete({ accountId, name }).go();
+  for (const key of await dkimKeysOf(accountId, name)) await removeDkimKey(key);
+  for (const credential of await credentialsOf(accountId, name)) await removeCredential(credential);
+  await removeDomainItem(domain);
   await releaseName(name);
 }
 

@@ -35,7 +35,7 @@ export function domainJson(domain: DomainItem, extended = false) {
 }
 
 export function dnsRecordsJson(domain: DomainItem) {
-  const checks = (domain.dnsChecks ?? {}) as Record<string, { cached: string[]; valid: 'valid' | 'invalid' | 'unknown' }>;
+  const checks = domain.dnsChecks ?? {};
   const records = expectedRecords(domain);
   return {
     sending_dns_records: records.filter((r) => r.section === 'sending').map((r) => recordJson(r, checks[r.id])),

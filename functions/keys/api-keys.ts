@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { db, isLive, type ApiKeyItem } from '../data/db';
+import { keys, type ApiKeyItem } from '../data/db';
+import { deleteItem, isLive, putItem, queryAll } from '../data/store';
 import type { KeyKind, Role } from '../platform/access';
 import { isoNoZone } from '../platform/dates';
 import { randomHex } from '../platform/ids';
@@ -38,40 +39,41 @@ export async function issueKey(accountId: string, spec: NewKey, chosenSecret?: s
   const { secret, keyId } = chosenSecret ? { secret: chosenSecret, keyId: keyIdForSecret(chosenSecret) } : newSecret();
   const now = new Date();
   const expires = spec.expiration ? new Date(now.getTime() + spec.expiration * 1000) : undefined;
-  const { data } = await db()
-    .apiKey.create({
-      secretHash: sha256Hex(secret),
-      keyId,
-      accountId,
-      kind: spec.kind,
-      role: spec.role,
-      description: spec.description ?? '',
-      domainName: spec.domainName,
-      userId: spec.userId,
-      userName: spec.userName,
-      requestor: spec.email,
-      createdAt: now.toISOString(),
-      updatedAt: now.toISOString(),
-      expiresAt: expires?.toISOString(),
-      isDisabled: false,
-      ttl: expires ? Math.ceil(expires.getTime() / 1000) : undefined,
-    })
-    .go();
-  return { item: data as ApiKeyItem, secret };
+  const item: ApiKeyItem = {
+    secretHash: sha256Hex(secret),
+    keyId,
+    accountId,
+    kind: spec.kind,
+    role: spec.role,
+    description: spec.description ?? '',
+    domainName: spec.domainName,
+    userId: spec.userId,
+    userName: spec.userName,
+    requestor: spec.email,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    expiresAt: expires?.toISOString(),
+    isDisabled: false,
+    ttl: expires ? Math.ceil(expires.getTime() / 1000) : undefined,
+  };
+  if (!(await putItem({ ...keys.apiKey(item.secretHash), ...keys.apiKeyIndex(accountId, keyId) }, item, { ifAbsent: true }))) {
+    throw new Error('API key collision');
+  }
+  return { item, secret };
 }
 
 export async function listKeys(accountId: string): Promise<ApiKeyItem[]> {
-  const { data } = await db().apiKey.query.byAccount({ accountId }).go({ pages: 'all' });
-  return data.filter((key) => isLive(key)).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
+  const items = await queryAll<ApiKeyItem>(keys.apiKeyIndex(accountId), '');
+  return items.filter((key) => isLive(key)).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
 }
 
 export async function findKey(accountId: string, keyId: string): Promise<ApiKeyItem | undefined> {
-  const { data } = await db().apiKey.query.byAccount({ accountId, keyId }).go();
-  return data.find((key) => isLive(key));
+  const items = await queryAll<ApiKeyItem>(keys.apiKeyIndex(accountId), keyId);
+  return items.find((key) => key.keyId === keyId && isLive(key));
 }
 
 export async function deleteKey(key: ApiKeyItem): Promise<void> {
-  await db().apiKey.delete({ secretHash: key.secretHash }).go();
+  await deleteItem(keys.apiKey(key.secretHash));
 }
 
 /** The wire shape of /v1/keys items: zone-less ISO dates (mailgun-go), absent dates omitted. */

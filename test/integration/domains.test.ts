@@ -1,7 +1,9 @@
-import { db } from '../../functions/data/db';
+import { keys, type DomainClaimItem } from '../../functions/data/db';
+import { getItem, putItem, updateItem } from '../../functions/data/store';
 import { deleteIdentity } from '../../functions/domains/ses-identity';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { scanTable } from '../support/table';
 
 // Domain management through the official SDK, as contract §3.1 describes it.
 let platform: LocalPlatform;
@@ -66,10 +68,10 @@ describe('create', () => {
 
   it('stores the DKIM private key sealed, never in clear', async () => {
     await create('sealed.example.com');
-    const keys = await platform.us.run(async () => (await db().dkimKey.scan.go({ pages: 'all' })).data);
-    const key = keys.find((k) => k.signingDomain === 'sealed.example.com')!;
+    const items = await scanTable(platform.us);
+    const key = items.find((item) => item.signingDomain === 'sealed.example.com' && 'privateKeySealed' in item)!;
     expect(key.privateKeySealed).toMatch(/^v1\./);
-    expect(key.privateKeySealed).not.toContain('PRIVATE KEY');
+    expect(JSON.stringify(items)).not.toContain('PRIVATE KEY');
   });
 
   it('publishes SES Easy DKIM CNAMEs under automatic sender security', async () => {
@@ -223,8 +225,8 @@ describe('verify', () => {
 describe('delete refusals', () => {
   const patch = (name: string, set: Record<string, unknown>) =>
     platform.us.run(async () => {
-      const accountId = (await db().domainClaim.get({ name }).go()).data!.accountId;
-      await db().domain.patch({ accountId, name }).set(set).go();
+      const { accountId } = (await getItem<DomainClaimItem>(keys.domainClaim(name)))!;
+      await updateItem(keys.domain(accountId, name), set);
     });
 
   it('refuses a disabled domain', async () => {
@@ -251,8 +253,8 @@ describe('X-Mailgun-On-Behalf-Of', () => {
   it('acts on a subaccount of the caller, and only on one', async () => {
     const subaccountId = 'a1b2c3d4e5f6a1b2c3d4e5f6';
     await platform.us.run(async () => {
-      const parentId = (await db().system.get({ name: 'primary-account' }).go()).data!.value;
-      await db().account.create({ accountId: subaccountId, name: 'sub', parentId, status: 'open', createdAt: new Date().toISOString() }).go();
+      const parentId = (await getItem<{ value: string }>(keys.system('primary-account')))!.value;
+      await putItem(keys.account(subaccountId), { accountId: subaccountId, name: 'sub', parentId, status: 'open', createdAt: new Date().toISOString() });
     });
     const asSub = { headers: { 'X-Mailgun-On-Behalf-Of': subaccountId } };
     const empty = await call(`${platform.us.url}/v4/domains`, asSub);

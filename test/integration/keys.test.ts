@@ -1,7 +1,7 @@
-import { db } from '../../functions/data/db';
 import { sha256Hex } from '../../functions/platform/secrets';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { apiKeys, call, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { scanTable } from '../support/table';
 
 // /v1/keys through mailgun.js, and what a key can then do (contract §12.1).
 let platform: LocalPlatform;
@@ -39,8 +39,9 @@ it('replies with the key both wrapped (mailgun-go) and at the top level (mailgun
 
 it('stores only the hash of each secret', async () => {
   const key = await createKey({ role: 'basic' });
-  const items = await platform.us.run(async () => (await db().apiKey.scan.go({ pages: 'all' })).data);
+  const items = await scanTable(platform.us);
   const item = items.find((k) => k.keyId === key.id)!;
+  expect(item.pk).toBe(`APIKEY#${sha256Hex(key.secret)}`);
   expect(item.secretHash).toBe(sha256Hex(key.secret));
   expect(JSON.stringify(items)).not.toContain(key.secret);
 });

@@ -5,7 +5,8 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { z } from 'zod/v3';
-import { db } from '../../data/db';
+import { keys, type AccountItem } from '../../data/db';
+import { getItem } from '../../data/store';
 import { roleAllows } from '../access';
 import { ApiError, Forbidden, NotFound, Unauthorized } from '../errors';
 import { logger } from '../logger';
@@ -80,7 +81,7 @@ async function effectiveAccount(principal: Principal, headers: Record<string, st
   const target = headers['x-mailgun-on-behalf-of']?.trim();
   if (!target || target === principal.accountId) return principal.accountId;
   if (principal.kind !== 'user') throw new Forbidden('Only user keys may act on behalf of a subaccount');
-  const { data: account } = await db().account.get({ accountId: target }).go();
+  const account = await getItem<AccountItem>(keys.account(target));
   if (!account || account.parentId !== principal.accountId) throw new NotFound('Subaccount not found');
   if (account.status !== 'open') throw new Forbidden('Subaccount is disabled');
   return account.accountId;

@@ -11,10 +11,8 @@ const basic = (password: string, user = 'api') => `Basic ${Buffer.from(`${user}:
 
 function storedKey(secret: string, extra: Record<string, unknown> = {}) {
   return {
-    pk: `$mailplane#secrethash_${sha256Hex(secret)}`,
-    sk: '$apikey_1',
-    __edb_e__: 'apiKey',
-    __edb_v__: '1',
+    pk: `APIKEY#${sha256Hex(secret)}`,
+    sk: 'APIKEY',
     secretHash: sha256Hex(secret),
     keyId: 'aaaa1111-bbbb2222',
     accountId: 'acct',

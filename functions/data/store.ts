@@ -1,0 +1,116 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../platform/aws-clients';
+import { env } from '../platform/env';
+import { TABLE_KEYS } from './table';
+
+/**
+ * The single table's operations: each is one DynamoDB call (no Scan). Items carry their keys
+ * (`pk`, `sk`, optional `gsi1pk`/`gsi1sk`) beside their attributes; readers get the attributes only.
+ */
+export interface Key {
+  pk: string;
+  sk: string;
+}
+
+export interface IndexKey {
+  gsi1pk: string;
+  gsi1sk: string;
+}
+
+const KEY_ATTRIBUTES: readonly string[] = [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey, TABLE_KEYS.gsi1.partitionKey, TABLE_KEYS.gsi1.sortKey];
+
+function withoutKeys<T>(item: Record<string, unknown> | undefined): T | undefined {
+  if (!item) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(item)) if (!KEY_ATTRIBUTES.includes(name)) out[name] = value;
+  return out as T;
+}
+
+const table = () => env().TABLE_NAME;
+
+export async function getItem<T>(key: Key, options: { consistent?: boolean } = {}): Promise<T | undefined> {
+  const out = await documentClient().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: options.consistent }));
+  return withoutKeys<T>(out.Item);
+}
+
+/** Writes an item; with `ifAbsent`, only if its key is free, answering false when it is taken. */
+export async function putItem<T extends object>(key: Key & Partial<IndexKey>, item: T, options: { ifAbsent?: boolean } = {}): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...item, ...key },
+        ...(options.ifAbsent ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (options.ifAbsent && error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Sets the given attributes (undefined ones are removed) on an existing item and returns it. */
+export async function updateItem<T>(key: Key, changes: Record<string, unknown>): Promise<T> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const removes: string[] = [];
+  Object.entries(changes).forEach(([name, value], i) => {
+    names[`#a${i}`] = name;
+    if (value === undefined) removes.push(`#a${i}`);
+    else {
+      values[`:v${i}`] = value;
+      sets.push(`#a${i} = :v${i}`);
+    }
+  });
+  const expression = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim();
+  const out = await documentClient().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: key,
+      UpdateExpression: expression,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: names,
+      ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return withoutKeys<T>(out.Attributes)!;
+}
+
+export async function deleteItem(key: Key): Promise<void> {
+  await documentClient().send(new DeleteCommand({ TableName: table(), Key: key }));
+}
+
+/** Every item of a partition whose sort key starts with `prefix`, in key order (all pages). */
+export async function queryAll<T>(
+  partition: { pk: string } | { gsi1pk: string },
+  prefix: string,
+  options: { ascending?: boolean } = {},
+): Promise<T[]> {
+  const onIndex = 'gsi1pk' in partition;
+  const [pkName, skName] = onIndex ? [TABLE_KEYS.gsi1.partitionKey, TABLE_KEYS.gsi1.sortKey] : [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
+  const input: QueryCommandInput = {
+    TableName: table(),
+    ...(onIndex ? { IndexName: TABLE_KEYS.gsi1.name } : {}),
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    ExpressionAttributeNames: { '#pk': pkName, '#sk': skName },
+    ExpressionAttributeValues: { ':pk': onIndex ? partition.gsi1pk : partition.pk, ':prefix': prefix },
+    ScanIndexForward: options.ascending ?? true,
+  };
+  const items: T[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await documentClient().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    for (const item of out.Items ?? []) items.push(withoutKeys<T>(item)!);
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/** Real DynamoDB deletes expired items late (and dynalite never): an item past its ttl is absent. */
+export function isLive(item: { ttl?: number }, now = Date.now()): boolean {
+  return item.ttl === undefined || item.ttl * 1000 > now;
+}
