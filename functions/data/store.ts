@@ -110,6 +110,54 @@ export async function queryAll<T>(
   return items;
 }
 
+export interface PageQuery {
+  /** Only sort keys starting with this (the entity's prefix, plus any filter prefix). */
+  prefix: string;
+  ascending: boolean;
+  /** Exclusive bounds, as suffixes after `prefix` (pivots of Mailgun's page URLs). */
+  after?: string;
+  before?: string;
+  limit: number;
+  /** Items to skip without counting them (an expired ttl, say). */
+  keep?: (item: Record<string, unknown>) => boolean;
+}
+
+// Sorts after any character a key can hold, to close a prefix range.
+const HIGHEST = '\uffff';
+
+/**
+ * Up to `limit` items of a partition in sort-key order within `prefix`, strictly after `after` or
+ * before `before`: a key range, so a page costs its own size, never the partition's.
+ */
+export async function queryPage<T>(pk: string, query: PageQuery): Promise<T[]> {
+  const low = query.after !== undefined ? `${query.prefix}${query.after}\u0000` : query.prefix;
+  const high = query.before !== undefined ? `${query.prefix}${query.before}` : `${query.prefix}${HIGHEST}`;
+  const items: T[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await documentClient().send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+        ExpressionAttributeNames: { '#pk': TABLE_KEYS.partitionKey, '#sk': TABLE_KEYS.sortKey },
+        ExpressionAttributeValues: { ':pk': pk, ':low': low, ':high': high },
+        ScanIndexForward: query.ascending,
+        Limit: query.limit + 1,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      // BETWEEN includes its ends; `before` is exclusive.
+      if (query.before !== undefined && item[TABLE_KEYS.sortKey] === high) continue;
+      if (query.keep && !query.keep(item)) continue;
+      items.push(withoutKeys<T>(item)!);
+      if (items.length === query.limit) return items;
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
 /** Real DynamoDB deletes expired items late (and dynalite never): an item past its ttl is absent. */
 export function isLive(item: { ttl?: number }, now = Date.now()): boolean {
   return item.ttl === undefined || item.ttl * 1000 > now;
