@@ -1,5 +1,7 @@
 import { domainRoutes } from './domains/routes';
+import { eventRoutes } from './events/routes';
 import { keyRoutes } from './keys/routes';
+import { messageRoutes } from './messages/routes';
 import type { RouteSpec } from './platform/http/route';
 
 /**
@@ -7,7 +9,7 @@ import type { RouteSpec } from './platform/http/route';
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...messageRoutes, ...eventRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];

@@ -120,6 +120,8 @@ export interface PageQuery {
   limit: number;
   /** Items to skip without counting them (an expired ttl, say). */
   keep?: (item: Record<string, unknown>) => boolean;
+  /** Return each item's sort key as `sk`, to resume from it later. */
+  withSortKey?: boolean;
 }
 
 // Sorts after any character a key can hold, to close a prefix range.
@@ -150,7 +152,9 @@ export async function queryPage<T>(pk: string, query: PageQuery): Promise<T[]> {
       // BETWEEN includes its ends; `before` is exclusive.
       if (query.before !== undefined && item[TABLE_KEYS.sortKey] === high) continue;
       if (query.keep && !query.keep(item)) continue;
-      items.push(withoutKeys<T>(item)!);
+      const attributes = withoutKeys<Record<string, unknown>>(item)!;
+      if (query.withSortKey) attributes['sk'] = item[TABLE_KEYS.sortKey];
+      items.push(attributes as T);
       if (items.length === query.limit) return items;
     }
     start = out.LastEvaluatedKey;

@@ -1,7 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { env } from './env';
 
 // One client per (region, endpoint): Lambda sees one, the local host one per platform region.
@@ -28,6 +30,17 @@ export function documentClient(): DynamoDBDocumentClient {
 export function sesClient(): SESv2Client {
   const { AWS_REGION: region, SES_ENDPOINT: endpoint } = env();
   return memo(`ses|${region}|${endpoint ?? ''}`, () => new SESv2Client({ region, endpoint }));
+}
+
+export function s3Client(): S3Client {
+  const { AWS_REGION: region, S3_ENDPOINT: endpoint } = env();
+  // Stand-ins serve buckets by path, not by virtual host.
+  return memo(`s3|${region}|${endpoint ?? ''}`, () => new S3Client({ region, endpoint, forcePathStyle: Boolean(endpoint) }));
+}
+
+export function sqsClient(): SQSClient {
+  const { AWS_REGION: region, SQS_ENDPOINT: endpoint } = env();
+  return memo(`sqs|${region}|${endpoint ?? ''}`, () => new SQSClient({ region, endpoint }));
 }
 
 export function secretsClient(): SecretsManagerClient {

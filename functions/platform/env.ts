@@ -15,6 +15,18 @@ export const platformEnvSchema = z.object({
   DYNAMODB_ENDPOINT: z.string().url().optional(),
   SES_ENDPOINT: z.string().url().optional(),
   SECRETSMANAGER_ENDPOINT: z.string().url().optional(),
+  /** S3 stand-in endpoint (path-style); unset on AWS. */
+  S3_ENDPOINT: z.string().url().optional(),
+  /** SQS stand-in endpoint; unset on AWS, where queue URLs name their endpoint. */
+  SQS_ENDPOINT: z.string().url().optional(),
+  /** Where accepted messages' MIME is stored. */
+  MESSAGES_BUCKET: z.string().min(1).default('messages'),
+  /** The send queue: one entry per accepted message, consumed by the send worker. */
+  SEND_QUEUE_URL: z.string().url().optional(),
+  /** The SES configuration set whose event destination feeds the notifications queue. */
+  SES_CONFIGURATION_SET: z.string().optional(),
+  /** How long events are kept, in days. */
+  EVENT_TTL_DAYS: z.coerce.number().int().positive().default(30),
   /** Key that encrypts secrets at rest (DKIM private keys): given directly, or read from Secrets Manager. */
   ENCRYPTION_KEY: z.string().optional(),
   ENCRYPTION_KEY_SECRET_ID: z.string().optional(),

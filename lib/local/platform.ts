@@ -64,9 +64,12 @@ const newApiKey = () => `${randomBytes(16).toString('hex')}-${randomBytes(4).toS
 
 /** Both regions on one machine, each over its own stand-ins, with the very handlers Lambda runs. */
 export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatform> {
-  // The SDK clients need some credentials to sign with; the stand-ins ignore them.
-  process.env.AWS_ACCESS_KEY_ID ??= 'local';
-  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  // Local mode never talks to AWS. The SDK clients still sign, the stand-ins ignore it, and
+  // s3rver accepts only its own fixed credentials; real ones from the shell are not wanted here.
+  process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+  process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
   const dataDir = options.dataDir === null ? null : resolve(options.dataDir ?? '.data');
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });

@@ -1,19 +1,26 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ensurePrimaryAccount } from '../../functions/accounts/bootstrap';
 import { handler as authorizer } from '../../functions/authorizer/handler';
+import { handler as notificationsWorker } from '../../functions/events/ses-notifications';
+import { handler as sendWorker } from '../../functions/messages/send-worker';
 import { withEnv } from '../../functions/platform/env';
 import { routes } from '../../functions/routes';
 import { gateway } from './api-gateway';
 import { startDynamo, type LocalDynamo } from './dynamodb';
 import { RouteMatcher } from './route-matcher';
+import { startS3, type LocalS3 } from './s3';
 import { SesStandIn } from './ses-standin';
+import { SqsStandIn } from './sqs-standin';
 
 export type PlatformRegion = 'us' | 'eu';
 
 export const AWS_REGIONS: Record<PlatformRegion, string> = { us: 'us-east-1', eu: 'eu-west-1' };
+
+const MESSAGES_BUCKET = 'mailplane-messages';
 
 export interface RegionHostOptions {
   region: PlatformRegion;
@@ -33,6 +40,7 @@ export interface RegionHost {
   url: string;
   env: Record<string, string | undefined>;
   ses: SesStandIn;
+  sqs: SqsStandIn;
   /** Runs `fn` with this region's configuration, as its handlers see it. */
   run<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -52,6 +60,9 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   const dynamo: LocalDynamo = await startDynamo(dataDir ? join(dataDir, 'dynamodb') : undefined, tableName, AWS_REGIONS[region]);
   const ses = new SesStandIn(dataDir ? join(dataDir, 'ses-identities.json') : undefined);
   const sesEndpoint = await ses.listen();
+  // Without a data dir, objects live in a scratch folder removed on close.
+  const scratch = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'mailplane-s3-'));
+  const s3: LocalS3 = await startS3(dataDir ? join(dataDir, 's3') : scratch!, MESSAGES_BUCKET);
 
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -68,10 +79,23 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     SES_ENDPOINT: sesEndpoint,
     ENCRYPTION_KEY: options.encryptionKey,
+    S3_ENDPOINT: s3.endpoint,
+    MESSAGES_BUCKET,
+    SES_CONFIGURATION_SET: 'mailplane-events',
     ...options.env,
   };
-  Object.freeze(env);
   const run = <T>(fn: () => Promise<T>) => withEnv(env, fn);
+
+  // Queues as the stack defines them: the send queue feeds the send worker, SES's event
+  // destination (SNS) feeds the notifications worker.
+  const sqs = new SqsStandIn(dataDir, AWS_REGIONS[region], run);
+  env.SQS_ENDPOINT = await sqs.listen();
+  env.SEND_QUEUE_URL = sqs.createQueue('send', { visibilityTimeoutSeconds: 60, maxReceiveCount: 5, batchSize: 10 }, sendWorker);
+  const notificationsQueue = sqs.createQueue('ses-notifications', { visibilityTimeoutSeconds: 30, maxReceiveCount: 5, batchSize: 10 }, notificationsWorker);
+  ses.onNotification((body) => void sqs.send(notificationsQueue, body));
+  Object.freeze(env);
+  // The operator verifies the sandbox parent domain in SES once; its subdomains may then send.
+  ses.verifyDomain(env.SANDBOX_DOMAIN ?? 'sandbox.localhost');
 
   await run(() => ensurePrimaryAccount({ adminKey: options.adminKey }));
 
@@ -92,12 +116,16 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
     url,
     env,
     ses,
+    sqs,
     run,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await sqs.close();
       await ses.close();
+      await s3.close();
       await dynamo.close();
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
     },
   };
 }

@@ -17,9 +17,30 @@ interface Identity {
  * own, and the platform's verification does its own DNS checks anyway. Sending comes with the
  * sending pipeline.
  */
+/** What SES publishes to a configuration set's event destination, as an SNS notification body. */
+export type NotificationSink = (snsEnvelope: string) => void;
+
+export interface SentMessage {
+  sesMessageId: string;
+  destinations: string[];
+  raw: Buffer;
+  tags: Record<string, string[]>;
+  configurationSet?: string;
+}
+
+/** SES's mailbox simulator: these recipients bounce or complain instead of being delivered. */
+const SIMULATOR = {
+  bounce: 'bounce@simulator.amazonses.com',
+  complaint: 'complaint@simulator.amazonses.com',
+  suppressionList: 'suppressionlist@simulator.amazonses.com',
+};
+
 export class SesStandIn {
   private readonly identities = new Map<string, Identity>();
   private server?: Server;
+  /** Every accepted send, newest last, for inspection in tests and by curious users. */
+  readonly sent: SentMessage[] = [];
+  private sink?: NotificationSink;
 
   constructor(private readonly stateFile?: string) {
     if (stateFile && existsSync(stateFile)) {
@@ -41,6 +62,73 @@ export class SesStandIn {
     return this.identities.get(name);
   }
 
+  /** Where notifications go (the notifications queue, as SNS would deliver them). */
+  onNotification(sink: NotificationSink): void {
+    this.sink = sink;
+  }
+
+  /** Registers an identity as the operator would (the sandbox parent domain). */
+  verifyDomain(name: string): void {
+    if (!this.identities.has(name)) {
+      this.identities.set(name, { name, dkimOrigin: 'AWS_SES', tokens: newTokens() });
+      this.persist();
+    }
+  }
+
+  /** SES sends from a verified domain or any subdomain of one. */
+  private verifiedFor(address: string): boolean {
+    let domain = address.split('@')[1]?.toLowerCase() ?? '';
+    while (domain.includes('.')) {
+      if (this.identities.has(domain)) return true;
+      domain = domain.slice(domain.indexOf('.') + 1);
+    }
+    return false;
+  }
+
+  private send(body: Record<string, unknown>): { status: number; payload: unknown; errorType?: string } {
+    const raw = Buffer.from(String((body['Content'] as { Raw?: { Data?: string } })?.Raw?.Data ?? ''), 'base64');
+    const destinations = ((body['Destination'] as { ToAddresses?: string[] })?.ToAddresses ?? []).map((a) => a.toLowerCase());
+    // Header fields may be folded over several lines; unfold before reading From.
+    const head = (raw.toString('utf8').split(/\r?\n\r?\n/)[0] ?? '').replace(/\r?\n[ \t]+/g, ' ');
+    const fromLine = /^From:(.*)$/im.exec(head)?.[1] ?? '';
+    const from = (/<([^<>\s]+@[^<>\s]+)>/.exec(fromLine)?.[1] ?? /([^\s<>"]+@[^\s<>"]+)/.exec(fromLine)?.[1] ?? '').toLowerCase();
+    if (!this.verifiedFor(from)) return { status: 400, payload: { message: `Email address is not verified. The following identities failed the check: ${from}` }, errorType: 'MessageRejected' };
+    const tags: Record<string, string[]> = {};
+    for (const tag of (body['EmailTags'] as Array<{ Name: string; Value: string }>) ?? []) tags[tag.Name] = [tag.Value];
+    const message: SentMessage = { sesMessageId: `${randomBytes(16).toString('hex')}-000000`, destinations, raw, tags, configurationSet: body['ConfigurationSetName'] as string | undefined };
+    this.sent.push(message);
+    // SES reports a moment later, as its event destination does.
+    setTimeout(() => this.notify(message, from), 20);
+    return { status: 200, payload: { MessageId: message.sesMessageId } };
+  }
+
+  private notify(message: SentMessage, source: string): void {
+    if (!this.sink) return;
+    const now = new Date().toISOString();
+    const mail = { timestamp: now, messageId: message.sesMessageId, source, destination: message.destinations, tags: message.tags };
+    const publish = (record: Record<string, unknown>) =>
+      this.sink!(JSON.stringify({ Type: 'Notification', MessageId: randomBytes(16).toString('hex'), TopicArn: 'arn:aws:sns:local:000000000000:ses-events', Message: JSON.stringify({ ...record, mail }), Timestamp: now }));
+    const delivered = message.destinations.filter((d) => d !== SIMULATOR.bounce && d !== SIMULATOR.suppressionList);
+    if (delivered.length) {
+      publish({ eventType: 'Delivery', delivery: { timestamp: now, recipients: delivered, smtpResponse: '250 2.0.0 OK', reportingMTA: 'a8-1.smtp-out.amazonses.com', processingTimeMillis: 20 } });
+    }
+    for (const address of message.destinations.filter((d) => d === SIMULATOR.bounce || d === SIMULATOR.suppressionList)) {
+      const listed = address === SIMULATOR.suppressionList;
+      publish({
+        eventType: 'Bounce',
+        bounce: {
+          timestamp: now,
+          bounceType: 'Permanent',
+          bounceSubType: listed ? 'OnAccountSuppressionList' : 'General',
+          bouncedRecipients: [{ emailAddress: address, action: 'failed', status: '5.1.1', diagnosticCode: listed ? 'Amazon SES did not send the message to this address because it is on the suppression list for your account.' : 'smtp; 550 5.1.1 user unknown' }],
+        },
+      });
+    }
+    if (message.destinations.includes(SIMULATOR.complaint)) {
+      publish({ eventType: 'Complaint', complaint: { timestamp: now, complainedRecipients: [{ emailAddress: SIMULATOR.complaint }], complaintFeedbackType: 'abuse' } });
+    }
+  }
+
   private persist(): void {
     if (this.stateFile) writeFileSync(this.stateFile, JSON.stringify([...this.identities.values()]));
   }
@@ -55,6 +143,10 @@ export class SesStandIn {
       res.writeHead(status, { 'content-type': 'application/json', ...(errorType ? { 'x-amzn-errortype': errorType } : {}) });
       res.end(JSON.stringify(payload));
     };
+    if (req.method === 'POST' && path === '/v2/email/outbound-emails') {
+      const result = this.send(body);
+      return reply(result.status, result.payload, result.errorType);
+    }
     const match = /^\/v2\/email\/identities(?:\/([^/]+))?(\/dkim\/signing|\/mail-from)?$/.exec(path);
     if (!match) return reply(404, { message: `Unsupported SES operation ${req.method} ${path}` }, 'NotFoundException');
     const name = match[1] ? decodeURIComponent(match[1]) : undefined;

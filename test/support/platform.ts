@@ -68,3 +68,14 @@ export async function sdkError(promise: Promise<unknown>): Promise<{ status: num
   }
   throw new Error('expected the SDK call to fail');
 }
+
+/** Polls until `check` returns a value (asynchronous pipelines settle in a few hundred ms). */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,92 @@
+import { putItem, queryPage } from '../data/store';
+import { env } from '../platform/env';
+import { eventId } from '../platform/ids';
+
+/**
+ * Events, partitioned by account, domain and UTC day so writes spread over partitions and a time
+ * range is read as a Query per day (never a Scan); within a day they sort by time.
+ *
+ * | pattern                                  | key condition                                                  |
+ * |------------------------------------------|----------------------------------------------------------------|
+ * | a domain's events between two instants   | pk = ACCT#<account>#EVT#<domain>#<yyyymmdd>, sk BETWEEN t1, t2 |
+ *
+ * Items expire with `ttl` (EVENT_TTL_DAYS).
+ */
+export type EventName = 'accepted' | 'rejected' | 'delivered' | 'failed' | 'opened' | 'clicked' | 'unsubscribed' | 'complained' | 'stored';
+
+/** The event as the events API and webhooks show it (contract §6.2-6.3). */
+export type EventData = Record<string, unknown> & { event: EventName; id: string; timestamp: number };
+
+const DAY_MS = 86_400_000;
+
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10).replace(/-/g, '');
+}
+
+export function eventPartition(accountId: string, domain: string, day: string): string {
+  return `ACCT#${accountId}#EVT#${domain}#${day}`;
+}
+
+/** Sort key: milliseconds (13 digits until 2286) then the id, so equal instants keep a total order. */
+export function eventSortKey(ms: number, id: string): string {
+  return `${String(Math.floor(ms)).padStart(13, '0')}#${id}`;
+}
+
+export function newEvent(name: EventName, fields: Record<string, unknown>, at = Date.now()): EventData {
+  return { event: name, id: eventId(), timestamp: at / 1000, 'log-level': name === 'failed' ? 'error' : 'info', ...fields };
+}
+
+export async function recordEvent(accountId: string, domain: string, data: EventData): Promise<void> {
+  const ms = Math.round(data.timestamp * 1000);
+  await putItem(
+    { pk: eventPartition(accountId, domain, dayOf(ms)), sk: eventSortKey(ms, data.id) },
+    { data, ttl: Math.ceil(ms / 1000) + env().EVENT_TTL_DAYS * 86_400 },
+  );
+}
+
+export interface EventRange {
+  /** Inclusive bounds in milliseconds. */
+  from: number;
+  to: number;
+  ascending: boolean;
+  /** Exclusive position to resume after (an sk), in the reading direction. */
+  after?: string;
+  limit: number;
+  keep?: (data: EventData) => boolean;
+}
+
+/** Up to `limit` events in the range, in order, walking one day partition at a time. */
+export async function readEvents(accountId: string, domain: string, range: EventRange, now = Date.now()): Promise<Array<{ sk: string; data: EventData }>> {
+  const found: Array<{ sk: string; data: EventData }> = [];
+  const first = Math.floor(range.from / DAY_MS);
+  const last = Math.floor(range.to / DAY_MS);
+  const days = [];
+  for (let d = first; d <= last; d++) days.push(dayOf(d * DAY_MS));
+  if (!range.ascending) days.reverse();
+  const low = eventSortKey(range.from, '');
+  const high = eventSortKey(range.to, '\uffff');
+  for (const day of days) {
+    const afterDay = range.after ? dayOf(Number(range.after.slice(0, 13))) : undefined;
+    // Days before (or, descending, after) the resume position hold nothing left to read.
+    if (afterDay && (range.ascending ? day < afterDay : day > afterDay)) continue;
+    const bounds = {
+      after: range.ascending ? maxKey(low, range.after) : undefined,
+      before: range.ascending ? undefined : minKey(high, range.after),
+    };
+    const items = await queryPage<{ data: EventData; ttl: number; sk?: string }>(eventPartition(accountId, domain, day), {
+      prefix: '',
+      ascending: range.ascending,
+      after: range.ascending ? bounds.after : low,
+      before: range.ascending ? high : bounds.before,
+      limit: range.limit - found.length,
+      keep: (item) => (item['ttl'] as number) * 1000 > now && (!range.keep || range.keep(item['data'] as EventData)),
+      withSortKey: true,
+    });
+    for (const item of items) found.push({ sk: item.sk!, data: item.data });
+    if (found.length >= range.limit) break;
+  }
+  return found;
+}
+
+const maxKey = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);
+const minKey = (a: string, b: string | undefined) => (b !== undefined && b < a ? b : a);

@@ -1,0 +1,55 @@
+import { z } from 'zod/v3';
+import { requireDomain } from '../domains/domains';
+import { env } from '../platform/env';
+import { absoluteUrl } from '../platform/http/paging';
+import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
+import { readEvents, type EventData } from './event-store';
+import { matches } from './filters';
+import { cursorFromQuery, decodeCursor, encodeCursor, listEventsInput, parsedFilters, type EventsCursor } from './query';
+import { eventRoutes } from './routes';
+
+/** Storage URLs point back at the host the client used: mailgun-go fetches them verbatim. */
+function present(data: EventData, baseUrl: string, domain: string): EventData {
+  const storage = data['storage'] as { key?: string } | undefined;
+  if (!storage?.key) return data;
+  return { ...data, storage: { ...storage, url: absoluteUrl(baseUrl, `/v3/domains/${domain}/messages/${storage.key}`) } };
+}
+
+async function page(req: ApiRequest, domain: string, cursor: EventsCursor) {
+  await requireDomain(req.accountId, domain);
+  const filters = parsedFilters(cursor);
+  // A backward page reads against the listing's order from its position, then shows in order.
+  const reading = cursor.backward ? !cursor.ascending : cursor.ascending;
+  const found = await readEvents(req.accountId, domain, {
+    from: cursor.from,
+    to: cursor.to ?? Date.now(),
+    ascending: reading,
+    after: cursor.position,
+    limit: cursor.limit,
+    keep: (data) => matches(filters, data),
+  });
+  if (cursor.backward) found.reverse();
+  const url = (next: EventsCursor) => absoluteUrl(req.baseUrl, `/v3/${domain}/events/${encodeCursor(next)}`);
+  const base = { ...cursor, backward: undefined, position: undefined };
+  const firstKey = found[0]?.sk;
+  const lastKey = found.at(-1)?.sk;
+  return {
+    items: found.map((item) => present(item.data, req.baseUrl, domain)),
+    paging: {
+      // At either end the position stays, so following the link yields an empty page.
+      next: url({ ...base, position: lastKey ?? (cursor.backward ? undefined : cursor.position) }),
+      previous: url({ ...base, backward: true, position: firstKey ?? (cursor.backward ? cursor.position : undefined) }),
+      first: url(base),
+      last: url({ ...base, backward: true }),
+    },
+  };
+}
+
+export const handler = areaHandler(eventRoutes, {
+  listEvents: operation(listEventsInput.extend({ domain: z.string() }), async (req, input) =>
+    page(req, input.domain.toLowerCase(), cursorFromQuery(input, env().EVENT_TTL_DAYS)),
+  ),
+  eventsPage: operation(z.object({ domain: z.string(), token: z.string() }), async (req, input) =>
+    page(req, input.domain.toLowerCase(), decodeCursor(input.token)),
+  ),
+});

@@ -1,0 +1,136 @@
+import { z } from 'zod/v3';
+import { BadRequest, NotFound } from '../platform/errors';
+import { areaHandler, operation } from '../platform/http/pipeline';
+import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } from './accept';
+import { composeMime } from './compose';
+import { findMessage, loadMime } from './message-store';
+import { parseMailboxes } from './recipients';
+import { messageRoutes } from './routes';
+import { readSendParams } from './send-params';
+import { mimeHeaders, storedMessageJson } from './stored-message';
+
+const QUEUED = 'Queued. Thank you.';
+const domainPath = z.object({ domain: z.string() }).passthrough();
+const storedPath = z.object({ domain: z.string(), storageKey: z.string() }).passthrough();
+
+/** A stored message of this account and domain, with its MIME; anything else is not found. */
+async function storedMessage(accountId: string, domain: string, storageKey: string) {
+  const record = await findMessage(storageKey);
+  if (!record || record.accountId !== accountId || record.domain !== domain.toLowerCase()) throw new NotFound('Message not found');
+  const mime = await loadMime(record);
+  if (!mime) throw new NotFound('Message not found');
+  return { record, mime };
+}
+
+/** Mailgun's own headers: what the worker and the events need to know later travels in the message. */
+function mailgunHeaders(tags: string[], variables: Record<string, string>): Array<[string, string]> {
+  return [...tags.map((tag): [string, string] => ['X-Mailgun-Tag', tag]), ...(Object.keys(variables).length ? [['X-Mailgun-Variables', JSON.stringify(variables)] as [string, string]] : [])];
+}
+
+export const handler = areaHandler(messageRoutes, {
+  sendMessage: operation(domainPath, async (req, input) => {
+    const domain = await sendingDomain(req.accountId, input.domain);
+    const params = readSendParams(req.params, req.files);
+    if (!params.from) throw new BadRequest('from parameter is missing');
+    const recipients = envelopeRecipients(params);
+    if (!params.text && !params.html && !params.ampHtml) {
+      throw new BadRequest("Need at least one of 'text', 'html', 'amp-html' or 'template' parameters specified");
+    }
+    const from = parseMailboxes('from', [params.from]);
+    if (from.length !== 1) throw new BadRequest("'from' parameter must be exactly one address");
+    const { messageId, storageKey } = newMessageIdentity(domain.name);
+    const mime = await composeMime({
+      from: from[0]!,
+      to: recipients.to,
+      cc: recipients.cc,
+      subject: params.subject ?? '',
+      text: params.text,
+      html: params.html,
+      ampHtml: params.ampHtml,
+      attachments: params.attachments,
+      inline: params.inline,
+      messageId,
+      headers: params.headers,
+      mailgunHeaders: mailgunHeaders(params.tags, params.variables),
+    });
+    const accepted = await acceptMessage(
+      {
+        storageKey,
+        accountId: req.accountId,
+        domain: domain.name,
+        messageId,
+        from: params.from,
+        subject: params.subject ?? '',
+        recipients: recipients.all,
+        to: params.to.join(', '),
+        tags: params.tags,
+        userVariables: params.variables,
+        attachments: params.attachments.map((f) => ({ filename: f.filename, 'content-type': f.contentType, size: f.content.length })),
+        testMode: params.testMode,
+      },
+      mime,
+      domain,
+    );
+    return { id: accepted.id, message: QUEUED };
+  }),
+
+  sendMime: operation(domainPath, async (req, input) => {
+    const domain = await sendingDomain(req.accountId, input.domain);
+    const params = readSendParams(req.params, req.files);
+    const recipients = envelopeRecipients(params);
+    const part = req.files.find((f) => f.field === 'message');
+    const raw = part?.content ?? (typeof req.params['message'] === 'string' ? Buffer.from(req.params['message']) : undefined);
+    if (!raw?.length) throw new BadRequest("Missing parameter 'message'.");
+    const headers = await mimeHeaders(raw);
+    const identity = newMessageIdentity(domain.name);
+    // A message without an id gets ours, so events and replies can name it.
+    const messageId = headers.messageId ?? identity.messageId;
+    const mime = headers.messageId ? raw : Buffer.concat([Buffer.from(`Message-Id: ${messageId}\r\n`), raw]);
+    const accepted = await acceptMessage(
+      {
+        storageKey: identity.storageKey,
+        accountId: req.accountId,
+        domain: domain.name,
+        messageId,
+        from: headers.from,
+        subject: headers.subject,
+        recipients: recipients.all,
+        to: headers.to || params.to.join(', '),
+        tags: params.tags,
+        userVariables: params.variables,
+        attachments: [],
+        testMode: params.testMode,
+      },
+      mime,
+      domain,
+    );
+    return { id: accepted.id, message: QUEUED };
+  }),
+
+  getStoredMessage: operation(storedPath, async (req, input) => {
+    const { record, mime } = await storedMessage(req.accountId, input.domain, input.storageKey);
+    if ((req.headers['accept'] ?? '').includes('message/rfc2822')) {
+      return { 'body-mime': mime.toString('utf8'), recipients: record.recipients.join(', '), sender: record.from, from: record.from, subject: record.subject };
+    }
+    return storedMessageJson(record, mime, req.baseUrl);
+  }),
+
+  resendMessage: operation(storedPath, async (req, input) => {
+    const { record, mime } = await storedMessage(req.accountId, input.domain, input.storageKey);
+    const domain = await sendingDomain(req.accountId, record.domain);
+    const params = readSendParams(req.params, req.files);
+    const recipients = envelopeRecipients({ to: params.to, cc: [], bcc: [] });
+    const identity = newMessageIdentity(domain.name);
+    // A resend is a new message: its own id and storage key, the same content.
+    const text = mime.toString('utf8');
+    const replaced = /^Message-I[Dd]:[^\r\n]*(\r?\n[ \t][^\r\n]*)*/m.test(text)
+      ? text.replace(/^Message-I[Dd]:[^\r\n]*(\r?\n[ \t][^\r\n]*)*/m, `Message-ID: ${identity.messageId}`)
+      : `Message-ID: ${identity.messageId}\r\n${text}`;
+    const accepted = await acceptMessage(
+      { ...record, storageKey: identity.storageKey, messageId: identity.messageId, recipients: recipients.all, testMode: params.testMode || record.testMode },
+      Buffer.from(replaced, 'utf8'),
+      domain,
+    );
+    return { id: accepted.id, message: QUEUED };
+  }),
+});

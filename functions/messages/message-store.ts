@@ -1,0 +1,67 @@
+import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { getItem, isLive, putItem } from '../data/store';
+import { s3Client } from '../platform/aws-clients';
+import { env } from '../platform/env';
+
+/**
+ * Accepted messages: the MIME in S3 (kept by the bucket's lifecycle), and a record in the table
+ * that expires with the domain's message_ttl, after which the message is gone for the API too.
+ *
+ * | pattern                        | key condition                                  |
+ * |--------------------------------|------------------------------------------------|
+ * | a stored message by its key    | pk = MSG#<storage key>, sk = MSG (GetItem)     |
+ *
+ * The storage key is the only handle clients have (from events), so the record is found by it;
+ * the account and domain inside are checked on every read.
+ */
+export interface MessageRecord {
+  storageKey: string;
+  accountId: string;
+  domain: string;
+  /** With brackets, as the send reply gives it. */
+  messageId: string;
+  from: string;
+  subject: string;
+  /** Every envelope recipient (to, cc, bcc). */
+  recipients: string[];
+  to: string;
+  tags: string[];
+  userVariables: Record<string, string>;
+  attachments: Array<{ filename: string; 'content-type': string; size: number }>;
+  size: number;
+  testMode: boolean;
+  createdAt: string;
+  ttl: number;
+}
+
+export const messageKey = (storageKey: string) => ({ pk: `MSG#${storageKey}`, sk: 'MSG' });
+
+export function newStorageKey(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+const objectKey = (record: Pick<MessageRecord, 'accountId' | 'domain' | 'storageKey'>) => `${record.accountId}/${record.domain}/${record.storageKey}.eml`;
+
+/** Stores the MIME first, then the record: a record never points at a missing object. */
+export async function storeMessage(record: MessageRecord, mime: Buffer): Promise<void> {
+  await s3Client().send(
+    new PutObjectCommand({ Bucket: env().MESSAGES_BUCKET, Key: objectKey(record), Body: mime, ContentType: 'message/rfc822' }),
+  );
+  if (!(await putItem(messageKey(record.storageKey), record, { ifAbsent: true }))) throw new Error('storage key collision');
+}
+
+export async function findMessage(storageKey: string): Promise<MessageRecord | undefined> {
+  const record = await getItem<MessageRecord>(messageKey(storageKey));
+  return record && isLive(record) ? record : undefined;
+}
+
+export async function loadMime(record: MessageRecord): Promise<Buffer | undefined> {
+  try {
+    const out = await s3Client().send(new GetObjectCommand({ Bucket: env().MESSAGES_BUCKET, Key: objectKey(record) }));
+    return Buffer.from(await out.Body!.transformToByteArray());
+  } catch (error) {
+    if (error instanceof NoSuchKey) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,133 @@
+import { SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { deleteItem, putItem, updateItem } from '../data/store';
+import { newEvent, recordEvent } from '../events/event-store';
+import { sesClient, sqsClient } from '../platform/aws-clients';
+import { env } from '../platform/env';
+import { logger } from '../platform/logger';
+import type { SendJob } from './accept';
+import { findMessage, loadMime, type MessageRecord } from './message-store';
+
+/**
+ * Consumes the send queue. Each recipient is claimed with a conditional write before SES is
+ * called, so a redelivered job never sends the same message to the same recipient twice; the
+ * final event comes from SES's notifications (delivered, bounced) or from here (test mode,
+ * rejections, retries exhausted).
+ */
+export const MAX_ATTEMPTS = 8;
+export const RETRY_WINDOW_MS = 8 * 3600_000;
+
+/** SES tags that let a notification find its message (values: letters, digits, _ and - only). */
+export const TAG_ACCOUNT = 'mp_account';
+export const TAG_STORAGE = 'mp_storage';
+
+const claimKey = (storageKey: string, recipient: string) => ({ pk: `MSG#${storageKey}`, sk: `RCPT#${recipient}` });
+
+const TRANSIENT = new Set(['TooManyRequestsException', 'LimitExceededException', 'ThrottlingException', 'InternalFailure', 'ServiceUnavailable']);
+
+function isTransient(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number }; $retryable?: unknown };
+  return TRANSIENT.has(e.name ?? '') || Boolean(e.$retryable) || (e.$metadata?.httpStatusCode ?? 500) >= 500;
+}
+
+const messageHeaders = (record: MessageRecord) => ({ to: record.to, 'message-id': record.messageId.replace(/^<|>$/g, ''), from: record.from, subject: record.subject });
+
+function outcomeEvent(record: MessageRecord, recipient: string, name: 'delivered' | 'failed', fields: Record<string, unknown>) {
+  return newEvent(name, {
+    recipient,
+    'recipient-domain': recipient.split('@')[1],
+    message: { headers: messageHeaders(record), attachments: record.attachments, size: record.size },
+    storage: { key: record.storageKey, region: env().AWS_REGION, env: 'production' },
+    envelope: { targets: recipient, transport: 'smtp', sender: record.from },
+    flags: { 'is-test-mode': record.testMode },
+    tags: record.tags,
+    campaigns: [],
+    'user-variables': record.userVariables,
+    ...fields,
+  });
+}
+
+/** Claims the recipients not yet claimed; those already claimed were handled by an earlier delivery. */
+async function claim(record: MessageRecord): Promise<string[]> {
+  const claimed: string[] = [];
+  for (const recipient of record.recipients) {
+    if (await putItem(claimKey(record.storageKey, recipient), { state: 'sending', at: Date.now(), ttl: record.ttl }, { ifAbsent: true })) claimed.push(recipient);
+  }
+  return claimed;
+}
+
+async function retryLater(job: SendJob): Promise<void> {
+  const delay = Math.min(900, 60 * 2 ** job.attempt);
+  const next: SendJob = { ...job, attempt: job.attempt + 1, firstAttemptAt: job.firstAttemptAt ?? Date.now() };
+  await sqsClient().send(new SendMessageCommand({ QueueUrl: env().SEND_QUEUE_URL!, MessageBody: JSON.stringify(next), DelaySeconds: delay }));
+}
+
+async function sendOne(job: SendJob): Promise<void> {
+  const record = await findMessage(job.storageKey);
+  if (!record) {
+    logger.warn('send job for a message that no longer exists', { storageKey: job.storageKey });
+    return;
+  }
+  const recipients = await claim(record);
+  if (!recipients.length) return;
+  const done = (recipient: string) => updateItem(claimKey(record.storageKey, recipient), { state: 'done' });
+
+  if (record.testMode) {
+    for (const recipient of recipients) {
+      await recordEvent(record.accountId, record.domain, outcomeEvent(record, recipient, 'delivered', { 'delivery-status': { code: 250, message: 'OK', description: 'Test mode: accepted, not sent', 'attempt-no': 1, tls: false, utf8: true, 'certificate-verified': false, 'session-seconds': 0 } }));
+      await done(recipient);
+    }
+    return;
+  }
+  const mime = await loadMime(record);
+  if (!mime) throw new Error(`MIME of ${record.storageKey} is missing`);
+  try {
+    await sesClient().send(
+      new SendEmailCommand({
+        Destination: { ToAddresses: recipients },
+        Content: { Raw: { Data: mime } },
+        ConfigurationSetName: env().SES_CONFIGURATION_SET,
+        EmailTags: [
+          { Name: TAG_ACCOUNT, Value: record.accountId },
+          { Name: TAG_STORAGE, Value: record.storageKey },
+        ],
+      }),
+    );
+    await Promise.all(recipients.map(done));
+  } catch (error) {
+    const transient = isTransient(error);
+    const age = Date.now() - (job.firstAttemptAt ?? Date.now());
+    const giveUp = !transient || job.attempt + 1 >= MAX_ATTEMPTS || age >= RETRY_WINDOW_MS;
+    const description = (error as Error).message;
+    for (const recipient of recipients) {
+      await recordEvent(
+        record.accountId,
+        record.domain,
+        outcomeEvent(record, recipient, 'failed', {
+          'log-level': giveUp ? 'error' : 'warn',
+          severity: giveUp ? 'permanent' : 'temporary',
+          reason: giveUp && transient ? 'old' : 'generic',
+          'delivery-status': { code: giveUp ? 550 : 421, message: description, description, 'attempt-no': job.attempt + 1, ...(giveUp ? {} : { 'retry-seconds': Math.min(900, 60 * 2 ** job.attempt) }) },
+        }),
+      );
+      // A recipient to retry is released, so the retry can claim it again.
+      if (!giveUp) await deleteItem(claimKey(record.storageKey, recipient));
+      else await done(recipient);
+    }
+    if (!giveUp) await retryLater(job);
+  }
+}
+
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const failures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const message of event.Records as SQSRecord[]) {
+    try {
+      await sendOne(JSON.parse(message.body) as SendJob);
+    } catch (error) {
+      logger.error('send job failed; the queue will redeliver it', { messageId: message.messageId, error: error as Error });
+      failures.push({ itemIdentifier: message.messageId });
+    }
+  }
+  return { batchItemFailures: failures };
+}

@@ -1,0 +1,50 @@
+import { simpleParser, type AddressObject } from 'mailparser';
+import { absoluteUrl } from '../platform/http/paging';
+import type { MessageRecord } from './message-store';
+
+const addressText = (value: AddressObject | AddressObject[] | undefined) =>
+  (Array.isArray(value) ? value : value ? [value] : []).map((a) => a.text).join(', ');
+
+/** The stored-message JSON of contract §2.3, parsed from the MIME with mailparser. */
+export async function storedMessageJson(record: MessageRecord, mime: Buffer, baseUrl: string) {
+  const parsed = await simpleParser(mime, { skipImageLinks: true, skipTextToHtml: true });
+  const headerLines = parsed.headerLines.map((line) => {
+    const colon = line.line.indexOf(':');
+    return [line.line.slice(0, colon), line.line.slice(colon + 1).trim()] as [string, string];
+  });
+  const topLevel: Record<string, string> = {};
+  for (const [name, value] of headerLines) {
+    // Mailgun spells top-level header fields in canonical case (Message-Id, Mime-Version).
+    const canonical = name.toLowerCase().replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+    topLevel[canonical] ??= value;
+  }
+  const contentIds: Record<string, unknown> = {};
+  const attachments = [];
+  for (const attachment of parsed.attachments) {
+    const entry = { name: attachment.filename ?? 'attachment', 'content-type': attachment.contentType, size: attachment.size };
+    if (attachment.contentDisposition === 'inline' && attachment.cid) contentIds[`<${attachment.cid}>`] = entry;
+    else attachments.push(entry);
+  }
+  return {
+    ...topLevel,
+    sender: record.from,
+    recipients: record.recipients.join(', '),
+    from: addressText(parsed.from) || record.from,
+    subject: parsed.subject ?? record.subject,
+    'body-plain': parsed.text ?? '',
+    'body-html': typeof parsed.html === 'string' ? parsed.html : '',
+    'stripped-text': (parsed.text ?? '').trim(),
+    'stripped-html': typeof parsed.html === 'string' ? parsed.html : '',
+    'stripped-signature': '',
+    attachments,
+    'content-id-map': contentIds,
+    'message-headers': headerLines,
+    'message-url': absoluteUrl(baseUrl, `/v3/domains/${record.domain}/messages/${record.storageKey}`),
+  };
+}
+
+/** Only the headers of a caller-built MIME message matter at acceptance. */
+export async function mimeHeaders(mime: Buffer): Promise<{ messageId?: string; from: string; to: string; subject: string }> {
+  const parsed = await simpleParser(mime, { skipHtmlToText: true, skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
+  return { messageId: parsed.messageId, from: addressText(parsed.from), to: addressText(parsed.to), subject: parsed.subject ?? '' };
+}

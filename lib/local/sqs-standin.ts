@@ -1,0 +1,204 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+
+/** A queue's Lambda consumer, as an event source mapping with ReportBatchItemFailures runs it. */
+export type QueueWorker = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+
+export interface QueueOptions {
+  visibilityTimeoutSeconds: number;
+  /** Receives before a message moves to the dead-letter queue. */
+  maxReceiveCount: number;
+  batchSize: number;
+}
+
+interface StoredMessage {
+  id: string;
+  body: string;
+  sentAt: number;
+  visibleAt: number;
+  receiveCount: number;
+}
+
+interface QueueState {
+  messages: StoredMessage[];
+  dlq: StoredMessage[];
+}
+
+const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+
+/**
+ * Amazon SQS for local mode: the handlers send with the real SDK client (queue URLs point here),
+ * and each queue's worker is invoked with SQS-shaped events. Visibility timeouts, delays,
+ * redelivery of failed batch items and the dead-letter queue behave as SQS's do; queue contents
+ * are written to disk before SendMessage answers, so nothing accepted is lost across restarts.
+ */
+export class SqsStandIn {
+  private server?: Server;
+  private baseUrl = '';
+  private readonly queues = new Map<string, { state: QueueState; options: QueueOptions; worker?: QueueWorker; running: boolean }>();
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(
+    private readonly dataDir: string | undefined,
+    private readonly region: string,
+    /** Runs worker invocations in the region's configuration. */
+    private readonly scope: <T>(fn: () => Promise<T>) => Promise<T>,
+  ) {}
+
+  async listen(): Promise<string> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.timer = setInterval(() => this.pump(), 50);
+    return this.baseUrl;
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    // Let in-flight batches finish so their outcome is recorded.
+    while ([...this.queues.values()].some((q) => q.running)) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** Creates (or reopens) a queue and returns its URL. */
+  createQueue(name: string, options: QueueOptions, worker?: QueueWorker): string {
+    const file = this.dataDir ? join(this.dataDir, `queue-${name}.json`) : undefined;
+    const state: QueueState = file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as QueueState) : { messages: [], dlq: [] };
+    // Messages that were in flight when the process stopped become visible again, as in SQS.
+    for (const message of state.messages) message.visibleAt = Math.min(message.visibleAt, Date.now());
+    this.queues.set(name, { state, options, worker, running: false });
+    return this.queueUrl(name);
+  }
+
+  queueUrl(name: string): string {
+    return `${this.baseUrl}/000000000000/${name}`;
+  }
+
+  /** What a queue holds, for tests and inspection. */
+  depth(name: string): { visible: number; inFlight: number; dead: number } {
+    const queue = this.queues.get(name)!;
+    const now = Date.now();
+    return {
+      visible: queue.state.messages.filter((m) => m.visibleAt <= now).length,
+      inFlight: queue.state.messages.filter((m) => m.visibleAt > now).length,
+      dead: queue.state.dlq.length,
+    };
+  }
+
+  private persist(name: string): void {
+    if (this.dataDir) writeFileSync(join(this.dataDir, `queue-${name}.json`), JSON.stringify(this.queues.get(name)!.state));
+  }
+
+  /** Sends as a producer inside the host would (SNS delivering to a subscribed queue). */
+  async send(queueUrl: string, body: string): Promise<void> {
+    const name = queueUrl.split('/').pop()!;
+    this.enqueue(name, body);
+    this.persist(name);
+  }
+
+  private enqueue(name: string, body: string, delaySeconds = 0): StoredMessage {
+    const now = Date.now();
+    const message = { id: randomUUID(), body, sentAt: now, visibleAt: now + delaySeconds * 1000, receiveCount: 0 };
+    this.queues.get(name)!.state.messages.push(message);
+    return message;
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    for (const [name, queue] of this.queues) {
+      if (!queue.worker || queue.running) continue;
+      const now = Date.now();
+      const batch = queue.state.messages.filter((m) => m.visibleAt <= now).slice(0, queue.options.batchSize);
+      if (!batch.length) continue;
+      queue.running = true;
+      for (const message of batch) {
+        message.receiveCount += 1;
+        message.visibleAt = now + queue.options.visibilityTimeoutSeconds * 1000;
+      }
+      this.persist(name);
+      void this.deliver(name, queue.worker, batch).finally(() => {
+        queue.running = false;
+      });
+    }
+  }
+
+  private async deliver(name: string, worker: QueueWorker, batch: StoredMessage[]): Promise<void> {
+    const queue = this.queues.get(name)!;
+    const event: SQSEvent = {
+      Records: batch.map((m) => ({
+        messageId: m.id,
+        receiptHandle: m.id,
+        body: m.body,
+        attributes: {
+          ApproximateReceiveCount: String(m.receiveCount),
+          SentTimestamp: String(m.sentAt),
+          SenderId: 'local',
+          ApproximateFirstReceiveTimestamp: String(Date.now()),
+        },
+        messageAttributes: {},
+        md5OfBody: md5(m.body),
+        eventSource: 'aws:sqs',
+        eventSourceARN: `arn:aws:sqs:${this.region}:000000000000:${name}`,
+        awsRegion: this.region,
+      })),
+    };
+    let failed: Set<string>;
+    try {
+      const result = await this.scope(() => worker(event));
+      failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    } catch (error) {
+      // A thrown error fails the whole batch, as with Lambda.
+      process.stderr.write(`local queue ${name}: worker failed: ${(error as Error).stack ?? String(error)}\n`);
+      failed = new Set(batch.map((m) => m.id));
+    }
+    const done = new Set(batch.filter((m) => !failed.has(m.id)).map((m) => m.id));
+    queue.state.messages = queue.state.messages.filter((m) => !done.has(m.id));
+    for (const message of batch.filter((m) => failed.has(m.id))) {
+      if (message.receiveCount >= queue.options.maxReceiveCount) {
+        queue.state.messages = queue.state.messages.filter((m) => m.id !== message.id);
+        queue.state.dlq.push(message);
+      }
+    }
+    this.persist(name);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const reply = (status: number, payload: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end(JSON.stringify(payload));
+    };
+    const target = String(req.headers['x-amz-target'] ?? '').replace('AmazonSQS.', '');
+    let input: Record<string, unknown>;
+    try {
+      input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+    } catch {
+      return reply(400, { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: 'Malformed JSON' });
+    }
+    const name = String(input['QueueUrl'] ?? '').split('/').pop() ?? '';
+    if (!this.queues.has(name)) return reply(400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: `The specified queue ${name} does not exist.` });
+    if (target === 'SendMessage') {
+      const body = String(input['MessageBody']);
+      const message = this.enqueue(name, body, Number(input['DelaySeconds'] ?? 0));
+      this.persist(name);
+      return reply(200, { MessageId: message.id, MD5OfMessageBody: md5(body) });
+    }
+    if (target === 'SendMessageBatch') {
+      const entries = (input['Entries'] as Array<{ Id: string; MessageBody: string; DelaySeconds?: number }>) ?? [];
+      const successful = entries.map((entry) => {
+        const message = this.enqueue(name, entry.MessageBody, entry.DelaySeconds ?? 0);
+        return { Id: entry.Id, MessageId: message.id, MD5OfMessageBody: md5(entry.MessageBody) };
+      });
+      this.persist(name);
+      return reply(200, { Successful: successful, Failed: [] });
+    }
+    return reply(400, { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: `${target} is not supported by the local stand-in` });
+  }
+}

@@ -1,0 +1,189 @@
+import type { LocalPlatform } from '../../lib/local/platform';
+import { call, eventually, sdk, sdkError, startTestPlatform } from '../support/platform';
+
+// Sending through the official SDK, from acceptance to SES and back as events (contract §2, §6).
+let platform: LocalPlatform;
+let mg: ReturnType<typeof sdk>;
+let sandbox: string;
+
+type Ev = Record<string, unknown> & { event: string; recipient?: string; severity?: string; reason?: string; storage?: { key: string; url: string } };
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  mg = sdk(platform.us.url);
+  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+});
+afterAll(() => platform.close());
+
+async function eventsFor(messageId: string): Promise<Ev[]> {
+  const id = messageId.replace(/^<|>$/g, '');
+  const res = await call(`${platform.us.url}/v3/${sandbox}/events?message-id=${encodeURIComponent(id)}&limit=300`);
+  return res.json.items as Ev[];
+}
+
+const settled = (messageId: string, count: number) =>
+  eventually(async () => {
+    const events = await eventsFor(messageId);
+    return events.filter((e) => e.event !== 'accepted').length >= count ? events : undefined;
+  });
+
+it('accepts a message, sends it through SES and records accepted then delivered per recipient', async () => {
+  const sent = await mg.messages.create(sandbox, {
+    from: `Sender <news@${sandbox}>`,
+    to: ['Ann <ann@example.com>', 'bob@example.com'],
+    cc: 'carol@example.com',
+    bcc: 'dan@example.com',
+    subject: 'Hello',
+    text: 'plain body',
+    html: '<p>html body</p>',
+    'o:tag': ['welcome', 'onboarding'],
+    'v:plan': 'pro',
+    'h:X-Campaign': 'spring',
+    attachment: [{ filename: 'report.txt', data: Buffer.from('attached bytes') }],
+  } as never);
+  expect(sent).toMatchObject({ status: 200, message: 'Queued. Thank you.' });
+  expect(sent.id).toMatch(new RegExp(`^<\\d{14}\\.[0-9a-f]{16}@${sandbox.replace(/\./g, '\\.')}>$`));
+
+  const events = await settled(sent.id!, 4);
+  const byType = (name: string) => events.filter((e) => e.event === name).map((e) => e.recipient).sort();
+  const everyone = ['ann@example.com', 'bob@example.com', 'carol@example.com', 'dan@example.com'];
+  expect(byType('accepted')).toEqual(everyone);
+  expect(byType('delivered')).toEqual(everyone);
+  const accepted = events.find((e) => e.event === 'accepted')!;
+  expect(accepted).toMatchObject({
+    'log-level': 'info',
+    method: 'http',
+    tags: ['welcome', 'onboarding'],
+    'user-variables': { plan: 'pro' },
+    message: { headers: { 'message-id': sent.id!.slice(1, -1), subject: 'Hello' }, attachments: [{ filename: 'report.txt', 'content-type': 'text/plain', size: 14 }] },
+  });
+  expect(typeof accepted.timestamp).toBe('number');
+  expect(accepted.storage!.url).toBe(`${platform.us.url}/v3/domains/${sandbox}/messages/${accepted.storage!.key}`);
+
+  // One SES call for the message; Bcc travels in the envelope only.
+  const raw = platform.us.ses.sent.find((m) => m.raw.toString().includes(sent.id!))!;
+  expect(raw.destinations.sort()).toEqual(everyone);
+  const mime = raw.raw.toString();
+  expect(mime).toContain('X-Campaign: spring');
+  expect(mime).toContain('X-Mailgun-Tag: welcome');
+  expect(mime).not.toMatch(/^Bcc:/im);
+  expect(mime).toContain('report.txt');
+});
+
+it('turns SES bounces and complaints into failed and complained events for the recipients SES names', async () => {
+  const sent = await mg.messages.create(sandbox, {
+    from: `news@${sandbox}`,
+    to: ['bounce@simulator.amazonses.com', 'complaint@simulator.amazonses.com', 'ok@example.com'],
+    subject: 'Sim',
+    text: 'x',
+  } as never);
+  const events = await settled(sent.id!, 4);
+  expect(events.find((e) => e.event === 'failed')).toMatchObject({
+    recipient: 'bounce@simulator.amazonses.com',
+    severity: 'permanent',
+    reason: 'bounce',
+    'delivery-status': { code: 550, 'enhanced-code': '5.1.1' },
+  });
+  expect(events.filter((e) => e.event === 'complained').map((e) => e.recipient)).toEqual(['complaint@simulator.amazonses.com']);
+  expect(events.filter((e) => e.event === 'delivered').map((e) => e.recipient).sort()).toEqual(['complaint@simulator.amazonses.com', 'ok@example.com']);
+});
+
+it('records test-mode messages without handing them to SES', async () => {
+  const before = platform.us.ses.sent.length;
+  const sent = await mg.messages.create(sandbox, { from: `t@${sandbox}`, to: 'x@example.com', subject: 'T', text: 't', 'o:testmode': true } as never);
+  const events = await settled(sent.id!, 1);
+  expect(events.find((e) => e.event === 'delivered')).toMatchObject({ flags: { 'is-test-mode': true } });
+  expect(platform.us.ses.sent.length).toBe(before);
+});
+
+it('sends a caller-built MIME message to the given recipients', async () => {
+  const mime = [`From: mime@${sandbox}`, 'To: someone@example.com', 'Subject: Raw', 'Message-ID: <raw-1@example.com>', '', 'Body'].join('\r\n');
+  const sent = await mg.messages.create(sandbox, { to: 'someone@example.com', message: Buffer.from(mime) } as never);
+  expect(sent.id).toBe('<raw-1@example.com>');
+  const events = await settled(sent.id!, 1);
+  expect(events.find((e) => e.event === 'delivered')!.recipient).toBe('someone@example.com');
+});
+
+it('serves the stored message as parsed JSON or raw MIME, and resends it as a new message', async () => {
+  const sent = await mg.messages.create(sandbox, { from: `s@${sandbox}`, to: 'keep@example.com', subject: 'Stored', text: 'stored text', html: '<b>stored</b>' } as never);
+  const key = (await settled(sent.id!, 1))[0]!.storage!.key;
+  const stored = await call(`${platform.us.url}/v3/domains/${sandbox}/messages/${key}`);
+  expect(stored.json).toMatchObject({ subject: 'Stored', 'body-plain': 'stored text', 'body-html': '<b>stored</b>', recipients: 'keep@example.com', 'Message-Id': sent.id });
+  expect(Array.isArray(stored.json['message-headers'])).toBe(true);
+  const raw = await call(`${platform.us.url}/v3/domains/${sandbox}/messages/${key}`, { headers: { accept: 'message/rfc2822' } });
+  expect(String(raw.json['body-mime'])).toContain('Subject: Stored');
+
+  // mailgun.js has resendEmail at run time; its IMessagesClient interface omits it.
+  const messages = mg.messages as unknown as { resendEmail(domain: string, key: string, to: string): Promise<{ id?: string }> };
+  const again = await messages.resendEmail(sandbox, key, 'other@example.com');
+  expect(again.id).not.toBe(sent.id);
+  const events = await settled(again.id!, 1);
+  expect(events.find((e) => e.event === 'delivered')!.recipient).toBe('other@example.com');
+  expect((await call(`${platform.us.url}/v3/domains/${sandbox}/messages/nope`)).status).toBe(404);
+});
+
+describe('refusals', () => {
+  it.each([
+    [{ to: 'a@example.com', subject: 's', text: 't' }, 'from parameter is missing'],
+    [{ from: 'f@x.com', subject: 's', text: 't' }, "Missing parameter 'to'."],
+    [{ from: 'f@x.com', to: 'a@example.com', subject: 's' }, "Need at least one of 'text', 'html', 'amp-html' or 'template' parameters specified"],
+    [{ from: 'f@x.com', to: 'not-an-address', subject: 's', text: 't' }, "'to' parameter is not a valid address. please check documentation"],
+    [{ from: 'f@x.com', to: 'a@example.com', text: 't', 'o:tag': ['1', '2', '3', '4'] }, 'A message can carry at most 3 tags'],
+    [{ from: 'f@x.com', to: 'a@example.com', text: 't', 'v:big': 'x'.repeat(17 * 1024) }, 'The o:, h:, v: and t: options together exceed 16KB'],
+  ])('%j → 400 and nothing stored or sent', async (form, message) => {
+    const before = platform.us.ses.sent.length;
+    expect(await sdkError(mg.messages.create(sandbox, form as never))).toEqual({ status: 400, details: message });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(platform.us.ses.sent.length).toBe(before);
+  });
+
+  it('refuses more than 1000 recipients', async () => {
+    const to = Array.from({ length: 1001 }, (_, i) => `r${i}@example.com`).join(',');
+    expect(await sdkError(mg.messages.create(sandbox, { from: `f@${sandbox}`, to, text: 't' } as never))).toEqual({ status: 400, details: 'Too many recipients: at most 1000 per request' });
+  });
+
+  it('refuses unknown and unverified domains', async () => {
+    expect((await sdkError(mg.messages.create('nowhere.example.com', { from: 'f@x.com', to: 'a@example.com', text: 't' } as never))).status).toBe(404);
+    await mg.domains.create({ name: 'unverified.example.com', dkim_key_size: '1024' } as never);
+    const error = await sdkError(mg.messages.create('unverified.example.com', { from: 'f@unverified.example.com', to: 'a@example.com', text: 't' } as never));
+    expect(error.status).toBe(400);
+    expect(error.details).toContain('is not verified');
+  });
+});
+
+describe('events API', () => {
+  it('pages with opaque tokens in the last path segment and ends on an empty page', async () => {
+    for (let i = 0; i < 3; i++) await mg.messages.create(sandbox, { from: `p@${sandbox}`, to: `page${i}@example.com`, subject: `P${i}`, text: 't', 'o:tag': 'paging' } as never);
+    await eventually(async () => ((await call(`${platform.us.url}/v3/${sandbox}/events?tags=paging&event=delivered`)).json.items as Ev[]).length === 3);
+    const seen: string[] = [];
+    let url = `${platform.us.url}/v3/${sandbox}/events?tags=paging&event=accepted%20OR%20delivered&limit=2&ascending=yes`;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await call(url);
+      const items = page.json.items as Ev[];
+      const paging = page.json.paging as Record<string, string>;
+      expect(Object.keys(paging).sort()).toEqual(['first', 'last', 'next', 'previous']);
+      if (!items.length) break;
+      seen.push(...items.map((e) => `${e.event}:${e.recipient}`));
+      url = paging.next!;
+      expect(url.startsWith(`${platform.us.url}/v3/${sandbox}/events/`)).toBe(true);
+    }
+    expect(seen).toHaveLength(6);
+    expect(new Set(seen).size).toBe(6);
+  });
+
+  it('reads pages the way mailgun.js asks for them', async () => {
+    const first = await mg.events.get(sandbox, { tags: 'paging', limit: 2 } as never);
+    expect(first.items).toHaveLength(2);
+    const next = await mg.events.get(sandbox, { page: first.pages.next!.page } as never);
+    expect(next.items.length).toBeGreaterThan(0);
+    expect(next.items.map((e) => e.id)).not.toContain(first.items[0]!.id);
+  });
+
+  it('refuses a contradictory range and a bad filter', async () => {
+    const bad = await call(`${platform.us.url}/v3/${sandbox}/events?begin=1700000000&end=1600000000&ascending=yes`);
+    expect(bad).toMatchObject({ status: 400, json: { message: "'ascending' contradicts the order of 'begin' and 'end'" } });
+    const filter = await call(`${platform.us.url}/v3/${sandbox}/events?event=OR`);
+    expect(filter.status).toBe(400);
+    expect((await call(`${platform.us.url}/v3/${sandbox}/events/not-a-token`)).status).toBe(400);
+  });
+});
