@@ -3,7 +3,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deleteItem, putItem, updateItem } from '../data/store';
 import { newEvent, recordEvent } from '../events/event-store';
-import { sesClient, sqsClient } from '../platform/aws-clients';
+import { sesSendClient, sqsClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
 import type { SendJob } from './accept';
@@ -24,11 +24,21 @@ export const TAG_STORAGE = 'mp_storage';
 
 const claimKey = (storageKey: string, recipient: string) => ({ pk: `MSG#${storageKey}`, sk: `RCPT#${recipient}` });
 
-const TRANSIENT = new Set(['TooManyRequestsException', 'LimitExceededException', 'ThrottlingException', 'InternalFailure', 'ServiceUnavailable']);
+/**
+ * How a failed SES call ends. SES answered that it did not send: retry later (throttling, its own
+ * 5xx) or give up (a rejection). No answer at all (connection lost, timeout) is ambiguous: SES may
+ * have sent, so the recipient is not sent again; its notification, if any, still arrives.
+ */
+type Failure = 'retry' | 'reject' | 'unknown';
 
-function isTransient(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number }; $retryable?: unknown };
-  return TRANSIENT.has(e.name ?? '') || Boolean(e.$retryable) || (e.$metadata?.httpStatusCode ?? 500) >= 500;
+const RETRYABLE = new Set(['TooManyRequestsException', 'LimitExceededException', 'ThrottlingException', 'InternalFailure', 'ServiceUnavailable']);
+
+function classify(error: unknown): Failure {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  const status = e.$metadata?.httpStatusCode;
+  if (status === undefined) return 'unknown';
+  if (RETRYABLE.has(e.name ?? '') || status === 429 || status >= 500) return 'retry';
+  return 'reject';
 }
 
 const messageHeaders = (record: MessageRecord) => ({ to: record.to, 'message-id': record.messageId.replace(/^<|>$/g, ''), from: record.from, subject: record.subject });
@@ -57,8 +67,10 @@ async function claim(record: MessageRecord): Promise<string[]> {
   return claimed;
 }
 
+const retryDelay = (attempt: number) => Math.min(900, env().SEND_RETRY_BASE_SECONDS * 2 ** attempt);
+
 async function retryLater(job: SendJob): Promise<void> {
-  const delay = Math.min(900, 60 * 2 ** job.attempt);
+  const delay = retryDelay(job.attempt);
   const next: SendJob = { ...job, attempt: job.attempt + 1, firstAttemptAt: job.firstAttemptAt ?? Date.now() };
   await sqsClient().send(new SendMessageCommand({ QueueUrl: env().SEND_QUEUE_URL!, MessageBody: JSON.stringify(next), DelaySeconds: delay }));
 }
@@ -83,7 +95,7 @@ async function sendOne(job: SendJob): Promise<void> {
   const mime = await loadMime(record);
   if (!mime) throw new Error(`MIME of ${record.storageKey} is missing`);
   try {
-    await sesClient().send(
+    await sesSendClient().send(
       new SendEmailCommand({
         Destination: { ToAddresses: recipients },
         Content: { Raw: { Data: mime } },
@@ -96,10 +108,11 @@ async function sendOne(job: SendJob): Promise<void> {
     );
     await Promise.all(recipients.map(done));
   } catch (error) {
-    const transient = isTransient(error);
+    const failure = classify(error);
     const age = Date.now() - (job.firstAttemptAt ?? Date.now());
-    const giveUp = !transient || job.attempt + 1 >= MAX_ATTEMPTS || age >= RETRY_WINDOW_MS;
-    const description = (error as Error).message;
+    const giveUp = failure !== 'retry' || job.attempt + 1 >= MAX_ATTEMPTS || age >= RETRY_WINDOW_MS;
+    const description =
+      failure === 'unknown' ? `Delivery outcome unknown (${(error as Error).message}); not retried to avoid a duplicate` : (error as Error).message;
     for (const recipient of recipients) {
       await recordEvent(
         record.accountId,
@@ -107,8 +120,8 @@ async function sendOne(job: SendJob): Promise<void> {
         outcomeEvent(record, recipient, 'failed', {
           'log-level': giveUp ? 'error' : 'warn',
           severity: giveUp ? 'permanent' : 'temporary',
-          reason: giveUp && transient ? 'old' : 'generic',
-          'delivery-status': { code: giveUp ? 550 : 421, message: description, description, 'attempt-no': job.attempt + 1, ...(giveUp ? {} : { 'retry-seconds': Math.min(900, 60 * 2 ** job.attempt) }) },
+          reason: giveUp && failure === 'retry' ? 'old' : 'generic',
+          'delivery-status': { code: giveUp ? 550 : 421, message: description, description, 'attempt-no': job.attempt + 1, ...(giveUp ? {} : { 'retry-seconds': retryDelay(job.attempt) }) },
         }),
       );
       // A recipient to retry is released, so the retry can claim it again.

@@ -32,6 +32,15 @@ export function sesClient(): SESv2Client {
   return memo(`ses|${region}|${endpoint ?? ''}`, () => new SESv2Client({ region, endpoint }));
 }
 
+/**
+ * SES for sending only: one attempt per call. The SDK's automatic retries would resend a message
+ * whose first attempt reached SES but whose reply was lost; the send worker decides on retries.
+ */
+export function sesSendClient(): SESv2Client {
+  const { AWS_REGION: region, SES_ENDPOINT: endpoint } = env();
+  return memo(`ses-send|${region}|${endpoint ?? ''}`, () => new SESv2Client({ region, endpoint, maxAttempts: 1 }));
+}
+
 export function s3Client(): S3Client {
   const { AWS_REGION: region, S3_ENDPOINT: endpoint } = env();
   // Stand-ins serve buckets by path, not by virtual host.

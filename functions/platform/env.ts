@@ -25,6 +25,8 @@ export const platformEnvSchema = z.object({
   SEND_QUEUE_URL: z.string().url().optional(),
   /** The SES configuration set whose event destination feeds the notifications queue. */
   SES_CONFIGURATION_SET: z.string().optional(),
+  /** First retry delay of a throttled send, doubling per attempt (at most 900 s, SQS's limit). */
+  SEND_RETRY_BASE_SECONDS: z.coerce.number().int().min(0).default(60),
   /** How long events are kept, in days. */
   EVENT_TTL_DAYS: z.coerce.number().int().positive().default(30),
   /** Key that encrypts secrets at rest (DKIM private keys): given directly, or read from Secrets Manager. */

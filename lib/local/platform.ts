@@ -15,6 +15,8 @@ export interface LocalOptions {
   bootstrapApiKey?: string;
   /** Reuse of authorizer verdicts per Authorization header; defaults to the deployed API's. */
   authorizerCacheSeconds?: number;
+  /** Send-queue visibility timeout in seconds (tests shorten it to observe redelivery). */
+  sendVisibilitySeconds?: number;
   /** Environment passed to the handlers of both regions (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env?: Record<string, string | undefined>;
 }
@@ -93,6 +95,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       adminKey: admin.value,
       encryptionKey,
       authorizerCacheSeconds: options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS,
+      sendVisibilitySeconds: options.sendVisibilitySeconds,
       env: options.env ?? {},
     });
   const us = await start('us', port);

@@ -31,6 +31,8 @@ export interface RegionHostOptions {
   adminKey: string;
   encryptionKey: string;
   authorizerCacheSeconds: number;
+  /** Visibility timeout of the send queue (60 s as deployed); tests shorten it to see redelivery. */
+  sendVisibilitySeconds?: number;
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env: Record<string, string | undefined>;
 }
@@ -90,7 +92,7 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   // destination (SNS) feeds the notifications worker.
   const sqs = new SqsStandIn(dataDir, AWS_REGIONS[region], run);
   env.SQS_ENDPOINT = await sqs.listen();
-  env.SEND_QUEUE_URL = sqs.createQueue('send', { visibilityTimeoutSeconds: 60, maxReceiveCount: 5, batchSize: 10 }, sendWorker);
+  env.SEND_QUEUE_URL = sqs.createQueue('send', { visibilityTimeoutSeconds: options.sendVisibilitySeconds ?? 60, maxReceiveCount: 5, batchSize: 10 }, sendWorker);
   const notificationsQueue = sqs.createQueue('ses-notifications', { visibilityTimeoutSeconds: 30, maxReceiveCount: 5, batchSize: 10 }, notificationsWorker);
   ses.onNotification((body) => void sqs.send(notificationsQueue, body));
   Object.freeze(env);

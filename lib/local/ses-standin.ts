@@ -41,6 +41,7 @@ export class SesStandIn {
   /** Every accepted send, newest last, for inspection in tests and by curious users. */
   readonly sent: SentMessage[] = [];
   private sink?: NotificationSink;
+  private readonly faults: Array<'throttle' | 'drop-reply'> = [];
 
   constructor(private readonly stateFile?: string) {
     if (stateFile && existsSync(stateFile)) {
@@ -60,6 +61,14 @@ export class SesStandIn {
 
   identity(name: string): Identity | undefined {
     return this.identities.get(name);
+  }
+
+  /**
+   * Fault injection for the next sends: `throttle` answers 429 without sending; `drop-reply`
+   * sends (and notifies) but never answers, as when a connection dies after SES accepted.
+   */
+  failNextSend(fault: 'throttle' | 'drop-reply'): void {
+    this.faults.push(fault);
   }
 
   /** Where notifications go (the notifications queue, as SNS would deliver them). */
@@ -144,7 +153,13 @@ export class SesStandIn {
       res.end(JSON.stringify(payload));
     };
     if (req.method === 'POST' && path === '/v2/email/outbound-emails') {
+      const fault = this.faults.shift();
+      if (fault === 'throttle') return reply(429, { message: 'Maximum sending rate exceeded.' }, 'TooManyRequestsException');
       const result = this.send(body);
+      if (fault === 'drop-reply') {
+        req.socket.destroy();
+        return;
+      }
       return reply(result.status, result.payload, result.errorType);
     }
     const match = /^\/v2\/email\/identities(?:\/([^/]+))?(\/dkim\/signing|\/mail-from)?$/.exec(path);

@@ -42,6 +42,7 @@ export class SqsStandIn {
   private readonly queues = new Map<string, { state: QueueState; options: QueueOptions; worker?: QueueWorker; running: boolean }>();
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  private readonly crashes = new Set<string>();
 
   constructor(
     private readonly dataDir: string | undefined,
@@ -78,6 +79,14 @@ export class SqsStandIn {
 
   queueUrl(name: string): string {
     return `${this.baseUrl}/000000000000/${name}`;
+  }
+
+  /**
+   * Fault injection: the next invocation of this queue's worker runs to completion, then counts
+   * as crashed (a Lambda timeout after its side effects), so the whole batch is redelivered.
+   */
+  crashNextInvocation(name: string): void {
+    this.crashes.add(name);
   }
 
   /** What a queue holds, for tests and inspection. */
@@ -152,6 +161,7 @@ export class SqsStandIn {
     try {
       const result = await this.scope(() => worker(event));
       failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+      if (this.crashes.delete(name)) failed = new Set(batch.map((m) => m.id));
     } catch (error) {
       // A thrown error fails the whole batch, as with Lambda.
       process.stderr.write(`local queue ${name}: worker failed: ${(error as Error).stack ?? String(error)}\n`);

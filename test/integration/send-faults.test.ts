@@ -1,0 +1,62 @@
+import type { LocalPlatform } from '../../lib/local/platform';
+import { call, eventually, sdk, startTestPlatform } from '../support/platform';
+
+// The failures the send path must survive without losing or duplicating mail, injected into the
+// real stand-ins: a worker that dies after sending, SES throttling, and a reply lost after SES sent.
+let platform: LocalPlatform;
+let mg: ReturnType<typeof sdk>;
+let sandbox: string;
+
+type Ev = { event: string; recipient: string; severity?: string; 'delivery-status'?: { message?: string } };
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ sendVisibilitySeconds: 0.3, env: { SEND_RETRY_BASE_SECONDS: '0' } });
+  mg = sdk(platform.us.url);
+  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+});
+afterAll(() => platform.close());
+
+const events = async (messageId: string) =>
+  (await call(`${platform.us.url}/v3/${sandbox}/events?message-id=${encodeURIComponent(messageId.slice(1, -1))}&limit=300`)).json.items as Ev[];
+const sesSendsOf = (messageId: string) => platform.us.ses.sent.filter((m) => m.raw.toString().includes(messageId));
+const send = (to: string[], subject: string) => mg.messages.create(sandbox, { from: `f@${sandbox}`, to, subject, text: 'x' } as never).then((r) => r.id!);
+
+it('delivers each recipient exactly once when the worker dies after sending and the queue redelivers the batch', async () => {
+  platform.us.sqs.crashNextInvocation('send');
+  const ids = await Promise.all([send(['a1@example.com', 'a2@example.com'], 'c1'), send(['b1@example.com'], 'c2'), send(['c1@example.com'], 'c3')]);
+  await eventually(async () => platform.us.sqs.depth('send').visible + platform.us.sqs.depth('send').inFlight === 0 && platform.us.sqs.depth('send').dead === 0, 8000);
+  for (const id of ids) {
+    const all = await eventually(async () => {
+      const found = await events(id);
+      return found.filter((e) => e.event === 'delivered').length === found.filter((e) => e.event === 'accepted').length ? found : undefined;
+    });
+    const recipients = all.filter((e) => e.event === 'accepted').map((e) => e.recipient);
+    expect(all.filter((e) => e.event === 'delivered').map((e) => e.recipient).sort()).toEqual(recipients.sort());
+    expect(sesSendsOf(id)).toHaveLength(1);
+  }
+});
+
+it('retries a throttled send and delivers it once, after a temporary failure', async () => {
+  platform.us.ses.failNextSend('throttle');
+  const id = await send(['throttled@example.com'], 'throttled');
+  const all = await eventually(async () => {
+    const found = await events(id);
+    return found.some((e) => e.event === 'delivered') ? found : undefined;
+  });
+  expect(all.filter((e) => e.event === 'failed').map((e) => e.severity)).toEqual(['temporary']);
+  expect(sesSendsOf(id)).toHaveLength(1);
+});
+
+it('does not resend when the reply is lost after SES sent, and still ends with a final event', async () => {
+  platform.us.ses.failNextSend('drop-reply');
+  const id = await send(['lost-reply@example.com'], 'lost reply');
+  const all = await eventually(async () => {
+    const found = await events(id);
+    return found.some((e) => e.event === 'failed') && found.some((e) => e.event === 'delivered') ? found : undefined;
+  });
+  const failed = all.find((e) => e.event === 'failed')!;
+  expect(failed.severity).toBe('permanent');
+  expect(failed['delivery-status']!.message).toContain('not retried to avoid a duplicate');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(sesSendsOf(id)).toHaveLength(1);
+});
