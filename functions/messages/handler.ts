@@ -3,8 +3,9 @@ import { BadRequest, NotFound } from '../platform/errors';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } from './accept';
 import { composeMime } from './compose';
-import { findMessage, loadMime } from './message-store';
-import { parseMailboxes } from './recipients';
+import { mapLimit, parseRecipientVariables, substitute } from './batch';
+import { findMessage, loadMime, newStorageKey } from './message-store';
+import { parseMailboxes, type Mailbox } from './recipients';
 import { messageRoutes } from './routes';
 import { readSendParams } from './send-params';
 import { mimeHeaders, storedMessageJson } from './stored-message';
@@ -38,40 +39,51 @@ export const handler = areaHandler(messageRoutes, {
     }
     const from = parseMailboxes('from', [params.from]);
     if (from.length !== 1) throw new BadRequest("'from' parameter must be exactly one address");
-    const { messageId, storageKey } = newMessageIdentity(domain.name);
-    const mime = await composeMime({
-      from: from[0]!,
-      to: recipients.to,
-      cc: recipients.cc,
-      subject: params.subject ?? '',
-      text: params.text,
-      html: params.html,
-      ampHtml: params.ampHtml,
-      attachments: params.attachments,
-      inline: params.inline,
-      messageId,
-      headers: params.headers,
-      mailgunHeaders: mailgunHeaders(params.tags, params.variables),
-    });
-    const accepted = await acceptMessage(
-      {
-        storageKey,
-        accountId: req.accountId,
-        domain: domain.name,
+    const batch = parseRecipientVariables(req.params['recipient-variables']);
+    if (batch && (recipients.cc.length || params.bcc.length)) throw new BadRequest("'cc' and 'bcc' cannot be combined with 'recipient-variables'");
+    // A batch is one message per 'to' recipient, each seeing only itself; all share one id.
+    const copies: Array<{ to: Mailbox[]; cc: Mailbox[]; all: string[]; values?: Record<string, unknown> }> = batch
+      ? recipients.to.map((to) => ({ to: [to], cc: [], all: [to.address.toLowerCase()], values: batch[to.address.toLowerCase()] ?? {} }))
+      : [{ to: recipients.to, cc: recipients.cc, all: recipients.all, values: undefined }];
+    const { messageId } = newMessageIdentity(domain.name);
+    await mapLimit(copies, 16, async (copy) => {
+      const fill = (text: string | undefined) => (text !== undefined && copy.values ? substitute(text, copy.values) : text);
+      const subject = fill(params.subject) ?? '';
+      const variables = Object.fromEntries(Object.entries(params.variables).map(([k, v]) => [k, fill(v)!]));
+      const mime = await composeMime({
+        from: from[0]!,
+        to: copy.to,
+        cc: copy.cc,
+        subject,
+        text: fill(params.text),
+        html: fill(params.html),
+        ampHtml: fill(params.ampHtml),
+        attachments: params.attachments,
+        inline: params.inline,
         messageId,
-        from: params.from,
-        subject: params.subject ?? '',
-        recipients: recipients.all,
-        to: params.to.join(', '),
-        tags: params.tags,
-        userVariables: params.variables,
-        attachments: params.attachments.map((f) => ({ filename: f.filename, 'content-type': f.contentType, size: f.content.length })),
-        testMode: params.testMode,
-      },
-      mime,
-      domain,
-    );
-    return { id: accepted.id, message: QUEUED };
+        headers: params.headers.map(([name, value]): [string, string] => [name, fill(value)!]),
+        mailgunHeaders: mailgunHeaders(params.tags, variables),
+      });
+      await acceptMessage(
+        {
+          storageKey: newStorageKey(),
+          accountId: req.accountId,
+          domain: domain.name,
+          messageId,
+          from: params.from!,
+          subject,
+          recipients: copy.all,
+          to: copy.to.map((m) => m.address).join(', '),
+          tags: params.tags,
+          userVariables: variables,
+          attachments: params.attachments.map((f) => ({ filename: f.filename, 'content-type': f.contentType, size: f.content.length })),
+          testMode: params.testMode,
+        },
+        mime,
+        domain,
+      );
+    });
+    return { id: messageId, message: QUEUED };
   }),
 
   sendMime: operation(domainPath, async (req, input) => {

@@ -187,3 +187,32 @@ describe('events API', () => {
     expect((await call(`${platform.us.url}/v3/${sandbox}/events/not-a-token`)).status).toBe(400);
   });
 });
+
+describe('batch sending', () => {
+  it('sends each recipient its own copy with its variables, showing only itself in To', async () => {
+    const sent = await mg.messages.create(sandbox, {
+      from: `b@${sandbox}`,
+      to: ['ann@batch.example', 'Bob <bob@batch.example>', 'cy@batch.example'],
+      subject: 'Hi %recipient.first%',
+      text: 'Your code is %recipient.code%.',
+      'recipient-variables': JSON.stringify({ 'ann@batch.example': { first: 'Ann', code: 1 }, 'bob@batch.example': { first: 'Bob', code: 2 } }),
+    } as never);
+    const events = await settled(sent.id!, 3);
+    expect(events.filter((e) => e.event === 'delivered').map((e) => e.recipient).sort()).toEqual(['ann@batch.example', 'bob@batch.example', 'cy@batch.example']);
+    const copies = platform.us.ses.sent.filter((m) => m.raw.toString().includes(sent.id!));
+    expect(copies).toHaveLength(3);
+    const ann = copies.find((m) => m.destinations[0] === 'ann@batch.example')!.raw.toString();
+    expect(ann).toMatch(/^To: ann@batch\.example$/m);
+    expect(ann).toContain('Subject: Hi Ann');
+    expect(ann).toContain('Your code is 1.');
+    expect(ann).not.toContain('bob@batch.example');
+    // Someone without variables gets the placeholders emptied, as Mailgun does.
+    expect(copies.find((m) => m.destinations[0] === 'cy@batch.example')!.raw.toString()).toContain('Your code is .');
+  });
+
+  it('refuses malformed recipient-variables and cc with a batch', async () => {
+    const base = { from: `b@${sandbox}`, to: 'a@example.com', text: 't' };
+    expect(await sdkError(mg.messages.create(sandbox, { ...base, 'recipient-variables': '{nope' } as never))).toEqual({ status: 400, details: "'recipient-variables' parameter is not a valid JSON" });
+    expect((await sdkError(mg.messages.create(sandbox, { ...base, cc: 'c@example.com', 'recipient-variables': '{}' } as never))).status).toBe(400);
+  });
+});
