@@ -88,6 +88,8 @@ export interface DomainItem {
   dnsChecks: Record<string, DnsCheck>;
   sesVerified?: boolean;
   verifiedAt?: string;
+  /** DELETE /v3/{domain}/envelopes: mail accepted up to this instant and not yet sent is cancelled. */
+  queueClearedAt?: string;
 }
 
 export interface DomainClaimItem {

@@ -1,4 +1,6 @@
 import { z } from 'zod/v3';
+import { patchDomain } from '../domains/domain-store';
+import { requireDomain } from '../domains/domains';
 import { BadRequest, NotFound } from '../platform/errors';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } from './accept';
@@ -117,6 +119,19 @@ export const handler = areaHandler(messageRoutes, {
       domain,
     );
     return { id: accepted.id, message: QUEUED };
+  }),
+
+  sendingQueues: operation(z.object({ name: z.string() }), async (req, input) => {
+    const domain = await requireDomain(req.accountId, input.name);
+    // mailgun-go parses `until` as an RFC 2822 date: it is present only when there is one.
+    const state = domain.isDisabled ? { is_disabled: true, disabled: { reason: 'The domain is disabled' } } : { is_disabled: false, disabled: { reason: '' } };
+    return { regular: state, scheduled: state };
+  }),
+
+  clearQueue: operation(z.object({ domain: z.string() }), async (req, input) => {
+    const domain = await requireDomain(req.accountId, input.domain);
+    await patchDomain(domain, { queueClearedAt: new Date().toISOString() });
+    return { message: 'done' };
   }),
 
   getStoredMessage: operation(storedPath, async (req, input) => {

@@ -2,6 +2,7 @@ import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deleteItem, putItem, updateItem } from '../data/store';
+import { findDomain } from '../domains/domain-store';
 import { newEvent, recordEvent } from '../events/event-store';
 import { sesSendClient, sqsClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
@@ -84,6 +85,16 @@ async function sendOne(job: SendJob): Promise<void> {
   const recipients = await claim(record);
   if (!recipients.length) return;
   const done = (recipient: string) => updateItem(claimKey(record.storageKey, recipient), { state: 'done' });
+
+  const domain = await findDomain(record.accountId, record.domain);
+  if (!domain || (domain.queueClearedAt && record.createdAt <= domain.queueClearedAt)) {
+    const why = domain ? "Cancelled: the domain's queue was cleared" : 'Cancelled: the domain was deleted';
+    for (const recipient of recipients) {
+      await recordEvent(record.accountId, record.domain, outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: why, description: why, 'attempt-no': 0 } }));
+      await done(recipient);
+    }
+    return;
+  }
 
   if (record.testMode) {
     for (const recipient of recipients) {

@@ -43,6 +43,7 @@ export class SqsStandIn {
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private readonly crashes = new Set<string>();
+  private readonly paused = new Set<string>();
 
   constructor(
     private readonly dataDir: string | undefined,
@@ -89,6 +90,15 @@ export class SqsStandIn {
     this.crashes.add(name);
   }
 
+  /** Stops and restarts a queue's consumer, as disabling its Lambda event source mapping does. */
+  pause(name: string): void {
+    this.paused.add(name);
+  }
+
+  resume(name: string): void {
+    this.paused.delete(name);
+  }
+
   /** What a queue holds, for tests and inspection. */
   depth(name: string): { visible: number; inFlight: number; dead: number } {
     const queue = this.queues.get(name)!;
@@ -121,7 +131,7 @@ export class SqsStandIn {
   private pump(): void {
     if (this.stopped) return;
     for (const [name, queue] of this.queues) {
-      if (!queue.worker || queue.running) continue;
+      if (!queue.worker || queue.running || this.paused.has(name)) continue;
       const now = Date.now();
       const batch = queue.state.messages.filter((m) => m.visibleAt <= now).slice(0, queue.options.batchSize);
       if (!batch.length) continue;

@@ -60,3 +60,27 @@ it('does not resend when the reply is lost after SES sent, and still ends with a
   await new Promise((resolve) => setTimeout(resolve, 500));
   expect(sesSendsOf(id)).toHaveLength(1);
 });
+
+describe('the domain queue', () => {
+  it('reports the regular and scheduled queues', async () => {
+    const queues = await mg.messages.getMessagesQueueStatus(sandbox);
+    expect(queues).toMatchObject({ regular: { is_disabled: false }, scheduled: { is_disabled: false } });
+  });
+
+  it('cancels undelivered mail when cleared, with a final event per recipient', async () => {
+    // With its consumer paused, the message waits in the queue, undelivered, when the queue is cleared.
+    platform.us.sqs.pause('send');
+    const id = await send(['queued@example.com'], 'to be cleared');
+    expect(await call(`${platform.us.url}/v3/${sandbox}/envelopes`, { method: 'DELETE' })).toMatchObject({ status: 200, json: { message: 'done' } });
+    platform.us.sqs.resume('send');
+    const all = await eventually(async () => {
+      const found = await events(id);
+      return found.some((e) => e.event === 'failed' && e.severity === 'permanent') ? found : undefined;
+    });
+    expect(all.find((e) => e.severity === 'permanent')!['delivery-status']!.message).toBe("Cancelled: the domain's queue was cleared");
+    expect(sesSendsOf(id)).toHaveLength(0);
+    // Mail accepted after the clear goes out as usual.
+    const after = await send(['later@example.com'], 'after clear');
+    await eventually(async () => (await events(after)).some((e) => e.event === 'delivered'));
+  });
+});
