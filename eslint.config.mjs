@@ -15,7 +15,10 @@ export default tseslint.config(
   {
     files: ['functions/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/lib/**', 'aws-cdk-lib', 'aws-cdk-lib/*', 'constructs'], message: 'functions/ never imports the hosts (lib/) or CDK' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../lib/*', '../../lib/*', '../../../lib/*', 'aws-cdk-lib', 'aws-cdk-lib/*', 'constructs'], message: 'functions/ never imports the hosts (lib/) or CDK' }] },
+      ],
     },
   },
 );

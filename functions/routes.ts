@@ -3,13 +3,14 @@ import { eventRoutes } from './events/routes';
 import { keyRoutes } from './keys/routes';
 import { messageRoutes } from './messages/routes';
 import type { RouteSpec } from './platform/http/route';
+import { suppressionRoutes } from './suppressions/routes';
 
 /**
  * The whole HTTP surface. CDK makes one API Gateway route per row, integrated with the area's
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...messageRoutes, ...eventRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...messageRoutes, ...eventRoutes, ...suppressionRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];

@@ -92,12 +92,13 @@ export async function queryAll<T>(
 ): Promise<T[]> {
   const onIndex = 'gsi1pk' in partition;
   const [pkName, skName] = onIndex ? [TABLE_KEYS.gsi1.partitionKey, TABLE_KEYS.gsi1.sortKey] : [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
+  // DynamoDB refuses an empty string in a key condition (dynalite does not): no prefix, no condition.
   const input: QueryCommandInput = {
     TableName: table(),
     ...(onIndex ? { IndexName: TABLE_KEYS.gsi1.name } : {}),
-    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-    ExpressionAttributeNames: { '#pk': pkName, '#sk': skName },
-    ExpressionAttributeValues: { ':pk': onIndex ? partition.gsi1pk : partition.pk, ':prefix': prefix },
+    KeyConditionExpression: prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': pkName, ...(prefix ? { '#sk': skName } : {}) },
+    ExpressionAttributeValues: { ':pk': onIndex ? partition.gsi1pk : partition.pk, ...(prefix ? { ':prefix': prefix } : {}) },
     ScanIndexForward: options.ascending ?? true,
   };
   const items: T[] = [];
@@ -132,7 +133,8 @@ const HIGHEST = '\uffff';
  * before `before`: a key range, so a page costs its own size, never the partition's.
  */
 export async function queryPage<T>(pk: string, query: PageQuery): Promise<T[]> {
-  const low = query.after !== undefined ? `${query.prefix}${query.after}\u0000` : query.prefix;
+  // Never empty: DynamoDB refuses an empty string in a key condition.
+  const low = query.after !== undefined ? `${query.prefix}${query.after}\u0000` : query.prefix || '\u0000';
   const high = query.before !== undefined ? `${query.prefix}${query.before}` : `${query.prefix}${HIGHEST}`;
   const items: T[] = [];
   let start: Record<string, unknown> | undefined;

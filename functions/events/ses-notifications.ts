@@ -3,6 +3,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { findMessage, type MessageRecord } from '../messages/message-store';
 import { TAG_STORAGE } from '../messages/send-worker';
 import { env } from '../platform/env';
+import { addBounce, addComplaint } from '../suppressions/sending';
 import { logger } from '../platform/logger';
 import { recordEvent, type EventData, type EventName } from './event-store';
 
@@ -20,16 +21,6 @@ interface SesEvent {
   complaint?: { timestamp: string; complainedRecipients: Array<{ emailAddress: string }>; complaintFeedbackType?: string };
   reject?: { reason: string };
   deliveryDelay?: { timestamp: string; delayType: string; delayedRecipients: Array<{ emailAddress: string; status?: string; diagnosticCode?: string }> };
-}
-
-/** Hooks the suppression lists register, so this worker does not reach into their storage. */
-export interface NotificationEffects {
-  onHardBounce?(record: MessageRecord, recipient: string, code: string, error: string): Promise<void>;
-  onComplaint?(record: MessageRecord, recipient: string): Promise<void>;
-}
-const effects: NotificationEffects = {};
-export function registerNotificationEffects(added: NotificationEffects): void {
-  Object.assign(effects, added);
 }
 
 /** The same notification always yields the same event id, so a duplicate overwrites itself. */
@@ -143,8 +134,9 @@ export async function ingest(ses: SesEvent): Promise<void> {
   }
   for (const item of eventsOf(record, ses)) {
     await recordEvent(record.accountId, record.domain, item.data);
-    if (item.hardBounce) await effects.onHardBounce?.(record, item.recipient.toLowerCase(), item.hardBounce.code, item.hardBounce.error);
-    if (item.complaint) await effects.onComplaint?.(record, item.recipient.toLowerCase());
+    // Hard bounces join the domain's bounce list (unless allowlisted), complaints its complaint list.
+    if (item.hardBounce) await addBounce(record.accountId, record.domain, { address: item.recipient, code: item.hardBounce.code, error: item.hardBounce.error });
+    if (item.complaint) await addComplaint(record.accountId, record.domain, { address: item.recipient });
   }
 }
 

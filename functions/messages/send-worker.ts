@@ -3,6 +3,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deleteItem, putItem, updateItem } from '../data/store';
 import { findDomain } from '../domains/domain-store';
+import { suppressionFor, type SuppressionVerdict } from '../suppressions/sending';
 import { newEvent, recordEvent } from '../events/event-store';
 import { sesSendClient, sqsClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
@@ -59,6 +60,12 @@ function outcomeEvent(record: MessageRecord, recipient: string, name: 'delivered
   });
 }
 
+const SUPPRESSED: Record<SuppressionVerdict, string> = {
+  'suppress-bounce': 'Not delivering to previously bounced address',
+  'suppress-complaint': 'Not delivering to a user who marked your messages as spam',
+  'suppress-unsubscribe': 'Not delivering to unsubscribed address',
+};
+
 /** Claims the recipients not yet claimed; those already claimed were handled by an earlier delivery. */
 async function claim(record: MessageRecord): Promise<string[]> {
   const claimed: string[] = [];
@@ -103,12 +110,25 @@ async function sendOne(job: SendJob): Promise<void> {
     }
     return;
   }
+  // Checked at send time, so a bounce recorded after acceptance still stops the message.
+  const verdicts = await Promise.all(recipients.map((recipient) => suppressionFor(record.accountId, record.domain, recipient, record.tags)));
+  const sendable: string[] = [];
+  for (const [i, recipient] of recipients.entries()) {
+    const verdict = verdicts[i];
+    if (!verdict) {
+      sendable.push(recipient);
+      continue;
+    }
+    await recordEvent(record.accountId, record.domain, outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: verdict, 'delivery-status': { code: 605, message: '', description: SUPPRESSED[verdict], 'attempt-no': 1, 'session-seconds': 0 } }));
+    await done(recipient);
+  }
+  if (!sendable.length) return;
   const mime = await loadMime(record);
   if (!mime) throw new Error(`MIME of ${record.storageKey} is missing`);
   try {
     await sesSendClient().send(
       new SendEmailCommand({
-        Destination: { ToAddresses: recipients },
+        Destination: { ToAddresses: sendable },
         Content: { Raw: { Data: mime } },
         ConfigurationSetName: env().SES_CONFIGURATION_SET,
         EmailTags: [
@@ -117,14 +137,14 @@ async function sendOne(job: SendJob): Promise<void> {
         ],
       }),
     );
-    await Promise.all(recipients.map(done));
+    await Promise.all(sendable.map(done));
   } catch (error) {
     const failure = classify(error);
     const age = Date.now() - (job.firstAttemptAt ?? Date.now());
     const giveUp = failure !== 'retry' || job.attempt + 1 >= MAX_ATTEMPTS || age >= RETRY_WINDOW_MS;
     const description =
       failure === 'unknown' ? `Delivery outcome unknown (${(error as Error).message}); not retried to avoid a duplicate` : (error as Error).message;
-    for (const recipient of recipients) {
+    for (const recipient of sendable) {
       await recordEvent(
         record.accountId,
         record.domain,

@@ -216,3 +216,45 @@ describe('batch sending', () => {
     expect((await sdkError(mg.messages.create(sandbox, { ...base, cc: 'c@example.com', 'recipient-variables': '{}' } as never))).status).toBe(400);
   });
 });
+
+describe('suppressions at send time', () => {
+  it('adds hard bounces and complaints to the lists, and then stops sending to them', async () => {
+    // Earlier tests bounced these addresses already; start from clean lists.
+    await call(`${platform.us.url}/v3/${sandbox}/bounces/bounce@simulator.amazonses.com`, { method: 'DELETE' });
+    await call(`${platform.us.url}/v3/${sandbox}/complaints/complaint@simulator.amazonses.com`, { method: 'DELETE' });
+    const first = await mg.messages.create(sandbox, { from: `s@${sandbox}`, to: ['bounce@simulator.amazonses.com', 'complaint@simulator.amazonses.com'], subject: 'x', text: 'x' } as never);
+    await settled(first.id!, 3);
+    await eventually(async () => (await call(`${platform.us.url}/v3/${sandbox}/bounces/bounce@simulator.amazonses.com`)).status === 200);
+    expect((await call(`${platform.us.url}/v3/${sandbox}/bounces/bounce@simulator.amazonses.com`)).json).toMatchObject({ address: 'bounce@simulator.amazonses.com', code: '550' });
+    await eventually(async () => (await call(`${platform.us.url}/v3/${sandbox}/complaints/complaint@simulator.amazonses.com`)).status === 200);
+
+    await mg.suppressions.create(sandbox, 'unsubscribes', { address: 'unsub@example.com', tag: 'newsletter' } as never);
+    const before = platform.us.ses.sent.length;
+    const second = await mg.messages.create(sandbox, {
+      from: `s@${sandbox}`,
+      to: ['bounce@simulator.amazonses.com', 'complaint@simulator.amazonses.com', 'unsub@example.com', 'fine@example.com'],
+      subject: 'again',
+      text: 'x',
+      'o:tag': 'newsletter',
+    } as never);
+    const events = await settled(second.id!, 4);
+    const failed = Object.fromEntries(events.filter((e) => e.event === 'failed').map((e) => [e.recipient, e.reason]));
+    expect(failed).toEqual({
+      'bounce@simulator.amazonses.com': 'suppress-bounce',
+      'complaint@simulator.amazonses.com': 'suppress-complaint',
+      'unsub@example.com': 'suppress-unsubscribe',
+    });
+    const sentNow = platform.us.ses.sent.slice(before).filter((m) => m.raw.toString().includes(second.id!));
+    expect(sentNow.flatMap((m) => m.destinations)).toEqual(['fine@example.com']);
+  });
+
+  it('never adds an allowlisted address to the bounce list', async () => {
+    await mg.suppressions.create(sandbox, 'whitelists', { domain: 'simulator.amazonses.com' } as never);
+    await call(`${platform.us.url}/v3/${sandbox}/bounces/bounce@simulator.amazonses.com`, { method: 'DELETE' });
+    const sent = await mg.messages.create(sandbox, { from: `s@${sandbox}`, to: 'bounce@simulator.amazonses.com', subject: 'x', text: 'x' } as never);
+    await settled(sent.id!, 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await call(`${platform.us.url}/v3/${sandbox}/bounces/bounce@simulator.amazonses.com`)).status).toBe(404);
+    await call(`${platform.us.url}/v3/${sandbox}/whitelists/simulator.amazonses.com`, { method: 'DELETE' });
+  });
+});

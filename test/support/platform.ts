@@ -39,7 +39,8 @@ export function call(
   if (init.contentType) headers['content-type'] = init.contentType;
   if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: init.method ?? 'GET', headers }, (res) => {
+    // A fresh connection per call: a reused keep-alive socket can race the server's idle timeout.
+    const req = request(url, { method: init.method ?? 'GET', headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {

@@ -62,9 +62,22 @@ export function oneOfValues<const T extends readonly [string, ...string[]]>(valu
   return z.enum(values as unknown as [T[number], ...T[number][]], { errorMap: () => ({ message }) });
 }
 
+/**
+ * Blank fields mean absent: SDKs send `subject=""`, OpenAPI batches `"code": ""` and `"tags": []`,
+ * an empty page ends in `address=`. Dropped before validation, since zod's `.optional()` looks for
+ * undefined before a field's own preprocessing could turn a blank into it.
+ */
+export function dropBlankFields(value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const blank = (field: unknown) =>
+    (typeof field === 'string' && field.trim() === '') || (Array.isArray(field) && field.every((item) => typeof item === 'string' && item.trim() === ''));
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => !blank(field)));
+}
+
 /** Validates with a Mailgun-style message: one sentence about the first problem found. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw new BadRequest(describe(result.error.issues[0]!, input));
+  const cleaned = dropBlankFields(input);
+  const result = schema.safeParse(cleaned);
+  if (!result.success) throw new BadRequest(describe(result.error.issues[0]!, cleaned));
   return result.data;
 }
