@@ -4,13 +4,14 @@ import { keyRoutes } from './keys/routes';
 import { messageRoutes } from './messages/routes';
 import type { RouteSpec } from './platform/http/route';
 import { suppressionRoutes } from './suppressions/routes';
+import { templateRoutes } from './templates/routes';
 
 /**
  * The whole HTTP surface. CDK makes one API Gateway route per row, integrated with the area's
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...messageRoutes, ...eventRoutes, ...suppressionRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...messageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];

@@ -1,9 +1,10 @@
 import { allowlistTest, type AllowlistTest } from './allowlist';
-import { forEachLimited, putEntries, toItem, WRITE_CONCURRENCY, type EntryRecord, type SuppressionItem } from './suppression-store';
+import { mapLimit } from '../platform/concurrency';
+import { putEntries, toItem, WRITE_CONCURRENCY, type EntryRecord, type SuppressionItem } from './suppression-store';
 
 async function withoutAllowlisted(items: SuppressionItem[], allowlisted: AllowlistTest): Promise<SuppressionItem[]> {
   const refused = new Set<string>();
-  await forEachLimited(items, WRITE_CONCURRENCY, async (item) => {
+  await mapLimit(items, WRITE_CONCURRENCY, async (item) => {
     if (await allowlisted(item.address)) refused.add(item.address);
   });
   return items.filter((item) => !refused.has(item.address));

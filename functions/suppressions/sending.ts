@@ -1,5 +1,6 @@
 import { isAllowlisted } from './allowlist';
-import { blockingEntriesOf, putEntry } from './suppression-store';
+import { SUPPRESSION_LISTS } from './lists';
+import { blockingEntriesOf, clearList, putEntry } from './suppression-store';
 import { addUnsubscribe, unsubscribeCovers } from './unsubscribes';
 
 /**
@@ -8,6 +9,11 @@ import { addUnsubscribe, unsubscribeCovers } from './unsubscribes';
  * by key (or one small index Query), never a list.
  */
 export { addUnsubscribe, isAllowlisted };
+
+/** Empties every list of a domain (when the domain is deleted). */
+export async function clearDomainLists(accountId: string, domain: string): Promise<void> {
+  for (const list of SUPPRESSION_LISTS) await clearList(accountId, domain, list);
+}
 
 export type SuppressionVerdict = 'suppress-bounce' | 'suppress-complaint' | 'suppress-unsubscribe';
 

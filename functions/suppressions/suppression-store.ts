@@ -1,3 +1,4 @@
+import { mapLimit } from '../platform/concurrency';
 import { deleteItem, getItem, putItem, queryAll, queryPage, type IndexKey, type Key } from '../data/store';
 import { pivotQuery, type PivotPage } from '../platform/http/paging';
 import type { BlockingList, SuppressionList } from './lists';
@@ -83,14 +84,6 @@ export const WRITE_CONCURRENCY = 25;
 /** Entries read per page while clearing a list. */
 const CLEAR_PAGE_SIZE = 1000;
 
-/** Runs `task` over `items` with at most `limit` running at once; rejects on the first failure. */
-export async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
 
 function entryKey(item: SuppressionItem): Key & Partial<IndexKey> {
   const key = suppressionKeys.entry(item.accountId, item.domain, item.list, item.address);
@@ -107,7 +100,7 @@ export async function putEntry(item: SuppressionItem): Promise<void> {
 }
 
 export async function putEntries(items: readonly SuppressionItem[]): Promise<void> {
-  await forEachLimited(items, WRITE_CONCURRENCY, putEntry);
+  await mapLimit(items, WRITE_CONCURRENCY, putEntry);
 }
 
 export async function deleteEntry(accountId: string, domain: string, list: SuppressionList, address: string): Promise<void> {
@@ -157,7 +150,7 @@ export async function clearList(accountId: string, domain: string, list: Suppres
   for (;;) {
     const page = await queryPage<EntryBase>(pk, { prefix: 'ADDR#', ascending: true, after, limit: CLEAR_PAGE_SIZE });
     if (page.length === 0) return removed;
-    await forEachLimited(page, WRITE_CONCURRENCY, (item) => deleteEntry(accountId, domain, list, item.address));
+    await mapLimit(page, WRITE_CONCURRENCY, (item) => deleteEntry(accountId, domain, list, item.address));
     removed += page.length;
     after = page.at(-1)!.address;
   }

@@ -78,7 +78,7 @@ describe.each(cases)('%s', (_, route) => {
 });
 
 it('covers every area with at least one route', () => {
-  expect(new Set(routes.map((r) => r.area))).toEqual(new Set(['keys', 'domains', 'messages', 'events', 'suppressions']));
+  expect(new Set(routes.map((r) => r.area))).toEqual(new Set(['keys', 'domains', 'messages', 'events', 'suppressions', 'templates']));
 });
 
 it('reserves key management to admins and sending to the send access', () => {
