@@ -1,33 +1,64 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, type Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api, type CustomDomainProps } from './constructs/api';
+import type { AreaResources } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
 import { Data } from './constructs/data';
-import type { PlatformRegion } from './constructs/platform-env';
+import { DEFAULT_MAX_MESSAGE_TTL, type PlatformRegion } from './constructs/platform-env';
+import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
 
 export interface PlatformStackProps extends StackProps {
   platformRegion: PlatformRegion;
   /** Parent domain of every account's sandbox domain. */
   sandboxDomain: string;
   customDomain?: CustomDomainProps;
+  /**
+   * How many send-worker invocations may run at once, which bounds the rate of SES calls (see
+   * SendingWorkersProps.sendConcurrency for how to size it against the SES send rate). Default:
+   * the `sendConcurrency` context value (`cdk deploy -c sendConcurrency=4`), else 2.
+   */
+  sendConcurrency?: number;
+  /**
+   * Upper bound of a domain's message_ttl (MAX_MESSAGE_TTL). The messages bucket keeps objects
+   * at least this long. Default: the handlers' own default, 7 days.
+   */
+  maxMessageTtl?: Duration;
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
 export class PlatformStack extends Stack {
   readonly data: Data;
+  readonly sending: Sending;
   readonly api: Api;
+  readonly sendingWorkers: SendingWorkers;
   readonly bootstrap: Bootstrap;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
+    const maxMessageTtl = props.maxMessageTtl ?? DEFAULT_MAX_MESSAGE_TTL;
 
-    this.data = new Data(this, 'Data');
+    this.data = new Data(this, 'Data', { maxMessageTtl });
+    this.sending = new Sending(this, 'Sending', { platformRegion: props.platformRegion });
+    const resources: AreaResources = {
+      table: this.data.table,
+      encryptionKey: this.data.encryptionKey,
+      messagesBucket: this.data.messages,
+      sendQueue: this.sending.sendQueue.queue,
+      configurationSet: this.sending.configurationSet,
+    };
     this.api = new Api(this, 'Api', {
       platformRegion: props.platformRegion,
       sandboxDomain: props.sandboxDomain,
-      table: this.data.table,
-      encryptionKey: this.data.encryptionKey,
+      resources,
+      maxMessageTtl,
       customDomain: props.customDomain,
+    });
+    // After the API: the workers share its environment, which names the send queue and bucket.
+    this.sendingWorkers = new SendingWorkers(this, 'SendingWorkers', {
+      sending: this.sending,
+      resources,
+      environment: this.api.environment,
+      sendConcurrency: props.sendConcurrency ?? this.contextSendConcurrency(),
     });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.api.environment });
 
@@ -36,5 +67,14 @@ export class PlatformStack extends Stack {
       value: this.bootstrap.adminKeySecret.secretName,
       description: 'Secrets Manager secret holding the first admin API key',
     });
+  }
+
+  /** `-c sendConcurrency=N` arrives as a string, cdk.json may hold a number. */
+  private contextSendConcurrency(): number {
+    const raw: unknown = this.node.tryGetContext('sendConcurrency');
+    if (raw === undefined || raw === null || raw === '') return DEFAULT_SEND_CONCURRENCY;
+    const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+    if (Number.isNaN(value)) throw new Error(`Context "sendConcurrency" must be a whole number; got ${JSON.stringify(raw)}`);
+    return value;
   }
 }

@@ -3,14 +3,12 @@ import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS } from '../../functions/authorizer/cache';
 import { areas, routes } from '../../functions/routes';
 import { handlerEntry } from '../paths';
-import { grantArea, grantKeyLookup } from './area-permissions';
+import { type AreaResources, grantArea, grantKeyLookup } from './area-permissions';
 import { PlatformFunction } from './platform-function';
 import { platformEnvironment, type PlatformRegion } from './platform-env';
 
@@ -23,8 +21,10 @@ export interface CustomDomainProps {
 export interface ApiProps {
   platformRegion: PlatformRegion;
   sandboxDomain: string;
-  table: dynamodb.Table;
-  encryptionKey: secretsmanager.ISecret;
+  /** What the areas are granted access to (lib/constructs/area-permissions.ts), and name in their environment. */
+  resources: AreaResources;
+  /** Upper bound of a domain's message_ttl (MAX_MESSAGE_TTL); default the handlers' own. */
+  maxMessageTtl?: Duration;
   customDomain?: CustomDomainProps;
   /** Stage-wide request rate (per second) and burst; API Gateway answers 429 beyond them. */
   throttle?: { rateLimit: number; burstLimit: number };
@@ -60,12 +60,17 @@ export class Api extends Construct {
     this.url = props.customDomain ? `https://${props.customDomain.domainName}` : this.httpApi.apiEndpoint;
     if (props.customDomain) this.mapCustomDomain(props.customDomain);
 
+    const { resources } = props;
     this.environment = platformEnvironment({
       platformRegion: props.platformRegion,
-      tableName: props.table.tableName,
-      encryptionKeySecretId: props.encryptionKey.secretArn,
+      tableName: resources.table.tableName,
+      encryptionKeySecretId: resources.encryptionKey.secretArn,
       sandboxDomain: props.sandboxDomain,
       trackingCnameTarget: this.trackingHost,
+      messagesBucket: resources.messagesBucket.bucketName,
+      sendQueueUrl: resources.sendQueue.queueUrl,
+      sesConfigurationSet: resources.configurationSet.configurationSetName,
+      maxMessageTtl: props.maxMessageTtl,
     });
 
     this.authorizerFunction = new PlatformFunction(this, 'Authorizer', {
@@ -73,7 +78,7 @@ export class Api extends Construct {
       description: 'HTTP API authorizer: resolves the Basic-auth API key',
       environment: this.environment,
     });
-    grantKeyLookup({ role: this.authorizerFunction.role, scope: this.authorizerFunction }, props.table);
+    grantKeyLookup({ role: this.authorizerFunction.role, scope: this.authorizerFunction }, resources.table);
     const authorizer = new HttpLambdaAuthorizer('BasicAuth', this.authorizerFunction.fn, {
       responseTypes: [HttpLambdaResponseType.SIMPLE],
       identitySource: ['$request.header.Authorization'],
@@ -88,7 +93,7 @@ export class Api extends Construct {
         description: `API area: ${area}`,
         environment: this.environment,
       });
-      grantArea(area, { role: fn.role, scope: fn }, { table: props.table, encryptionKey: props.encryptionKey });
+      grantArea(area, { role: fn.role, scope: fn }, resources);
       areaFunctions.set(area, fn);
       integrations.set(
         area,

@@ -1,13 +1,22 @@
 import { Aws, Stack, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as ses from 'aws-cdk-lib/aws-ses';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 
-/** What an area's Lambda may be granted access to. */
+/** What an area's Lambda (or a queue worker) may be granted access to. */
 export interface AreaResources {
   table: dynamodb.Table;
   encryptionKey: secretsmanager.ISecret;
+  /** Stored MIME of accepted messages. */
+  messagesBucket: s3.Bucket;
+  /** Accepted messages waiting for the send worker. */
+  sendQueue: sqs.IQueue;
+  /** The SES configuration set every send names (its events feed the notifications queue). */
+  configurationSet: ses.IConfigurationSet;
 }
 
 /** The grantee and the construct whose subtree the acknowledgements of its findings apply to. */
@@ -27,14 +36,58 @@ export const SES_IDENTITY_ACTIONS = [
   'ses:PutEmailIdentityMailFromAttributes',
 ] as const;
 
-/** Read/write on the table and its indexes (the key design needs gsi1 for listings). */
-export function grantTableReadWrite(grantee: AreaGrantee, table: dynamodb.Table): void {
-  table.grantReadWriteData(grantee.role);
+/** The SES v2 calls of the send worker: SendEmail (SendRawEmail is its v1 name for raw MIME). */
+export const SES_SEND_ACTIONS = ['ses:SendEmail', 'ses:SendRawEmail'] as const;
+
+/**
+ * Every SES identity of the stack's account and region. Pseudo parameters even where the stack's
+ * env is known, so the ARN (and the finding id acknowledged with it) reads the same everywhere.
+ */
+const sesIdentities = () => `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:identity/*`;
+
+function acknowledgeSesIdentities(grantee: AreaGrantee): void {
+  Validations.of(grantee.scope).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+    reason: "Customers add their own sending domains at run time, so the identity names are not known at deploy time; the wildcard stays within this account and region's SES identities.",
+  });
+}
+
+function acknowledgeTableIndexes(grantee: AreaGrantee, table: dynamodb.Table): void {
   const tableLogicalId = Stack.of(table).getLogicalId(table.node.defaultChild as dynamodb.CfnTable);
   Validations.of(grantee.scope).acknowledge({
     id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
     reason: "Queries on the table's own global secondary indexes (gsi1); the wildcard names no other table.",
   });
+}
+
+/** Read/write on the table and its indexes (the key design needs gsi1 for listings). */
+export function grantTableReadWrite(grantee: AreaGrantee, table: dynamodb.Table): void {
+  table.grantReadWriteData(grantee.role);
+  acknowledgeTableIndexes(grantee, table);
+}
+
+/** Reads only, on the table and its indexes. */
+export function grantTableRead(grantee: AreaGrantee, table: dynamodb.Table): void {
+  table.grantReadData(grantee.role);
+  acknowledgeTableIndexes(grantee, table);
+}
+
+/**
+ * Object-level calls on the stored-messages bucket, and no others: not the bucket's listing, its
+ * configuration, tagging or retention that `grantPut`/`grantRead` would add.
+ */
+export function grantMessageObjects(grantee: AreaGrantee, bucket: s3.Bucket, actions: ReadonlyArray<'s3:PutObject' | 's3:GetObject'>): void {
+  grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...actions], resources: [bucket.arnForObjects('*')] }));
+  const bucketLogicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
+  Validations.of(grantee.scope).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/*]`,
+    reason: 'Objects of the stored-messages bucket only; their keys (account/domain/storage key) are created per message at run time.',
+  });
+}
+
+/** SendMessage on the send queue: not grantSendMessages, which adds GetQueueAttributes and GetQueueUrl. */
+export function grantSendToQueue(grantee: AreaGrantee, queue: sqs.IQueue): void {
+  grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
 }
 
 /** One GetItem on the table itself: all the authorizer does is look a key up by its hash. */
@@ -54,21 +107,49 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   domains: (grantee, { table, encryptionKey }) => {
     grantTableReadWrite(grantee, table);
     encryptionKey.grantRead(grantee.role);
-    grantee.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: [...SES_IDENTITY_ACTIONS],
-        // Pseudo parameters even where the stack's env is known, so the ARN (and the finding id
-        // acknowledged below) reads the same in every region and account.
-        resources: [`arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:identity/*`],
-      }),
-    );
-    Validations.of(grantee.scope).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
-      reason: "Customers add their own sending domains at run time, so the identity names are not known at deploy time; the wildcard stays within this account and region's SES identities.",
-    });
+    grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...SES_IDENTITY_ACTIONS], resources: [sesIdentities()] }));
+    acknowledgeSesIdentities(grantee);
   },
+  // Accepting a message: store its MIME, record it and its accepted events, queue it. Reading a
+  // stored message (GET, resend) reads the MIME back.
+  messages: (grantee, { table, messagesBucket, sendQueue }) => {
+    grantTableReadWrite(grantee, table);
+    grantMessageObjects(grantee, messagesBucket, ['s3:PutObject', 's3:GetObject']);
+    grantSendToQueue(grantee, sendQueue);
+  },
+  // Listing events reads the domain and the event partitions; it writes nothing.
+  events: (grantee, { table }) => grantTableRead(grantee, table),
 };
 
 export function grantArea(area: string, grantee: AreaGrantee, resources: AreaResources): void {
   (areaPermissions[area] ?? tableReadWrite)(grantee, resources);
+}
+
+/*
+ * The queue workers. Receiving and deleting their own queue's messages is granted by the SQS
+ * event source that feeds them (lib/constructs/sending.ts); what they do with a message is here.
+ */
+
+/**
+ * The send worker: claims recipients and records events in the table, reads the stored MIME,
+ * sends it through SES with the platform's configuration set, and re-queues a retry on its own
+ * queue (SendMessage with DelaySeconds).
+ */
+export function grantSendWorker(grantee: AreaGrantee, { table, messagesBucket, sendQueue, configurationSet }: AreaResources): void {
+  grantTableReadWrite(grantee, table);
+  grantMessageObjects(grantee, messagesBucket, ['s3:GetObject']);
+  grantSendToQueue(grantee, sendQueue);
+  grantee.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: [...SES_SEND_ACTIONS],
+      // SES authorizes a send against the sending identity and the configuration set it names.
+      resources: [sesIdentities(), `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:configuration-set/${configurationSet.configurationSetName}`],
+    }),
+  );
+  acknowledgeSesIdentities(grantee);
+}
+
+/** The notifications worker: finds the message a notification names and records its events. */
+export function grantNotificationsWorker(grantee: AreaGrantee, { table }: AreaResources): void {
+  grantTableReadWrite(grantee, table);
 }

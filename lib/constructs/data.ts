@@ -4,10 +4,37 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { TABLE_KEYS } from '../../functions/data/table';
+import { DEFAULT_MAX_MESSAGE_TTL } from './platform-env';
 
 export interface DataProps {
-  /** How long stored MIME messages are kept (the S3 lifecycle is the retention policy). */
+  /**
+   * The longest message_ttl a domain may have (MAX_MESSAGE_TTL of the handlers' environment): a
+   * stored message is readable through the API until its record's ttl, so its MIME must be kept
+   * at least that long. Default: the handlers' own default (7 days).
+   */
+  maxMessageTtl?: Duration;
+  /**
+   * How long stored MIME messages are kept (the S3 lifecycle is the retention policy), in whole
+   * days, at least maxMessageTtl. Default: maxMessageTtl rounded up to whole days, plus one.
+   */
   messageRetention?: Duration;
+}
+
+/**
+ * The messages bucket's expiration: whole days (an S3 lifecycle counts days), never shorter than
+ * the longest message_ttl. The default adds a day so an object written just before its record
+ * never expires before the record does; nothing reads a message past its record's ttl (the
+ * table entry is the API's only way to it), so keeping MIME longer would only keep mail content
+ * around with no way to reach it.
+ */
+export function messageRetentionDays(maxMessageTtl: Duration, messageRetention?: Duration): number {
+  const floor = Math.ceil(maxMessageTtl.toSeconds() / 86_400);
+  if (messageRetention === undefined) return floor + 1;
+  const days = messageRetention.toDays({ integral: false });
+  if (!Number.isInteger(days) || days < floor) {
+    throw new Error(`messageRetention must be a whole number of days of at least ${floor} (the longest message_ttl); got ${messageRetention.toHumanString()}`);
+  }
+  return days;
 }
 
 /** The region's state: the single table, the stored-messages bucket and the platform encryption key. */
@@ -16,9 +43,12 @@ export class Data extends Construct {
   readonly messages: s3.Bucket;
   readonly accessLogs: s3.Bucket;
   readonly encryptionKey: secretsmanager.Secret;
+  /** How long the messages bucket keeps an object, in days. */
+  readonly messageRetentionDays: number;
 
   constructor(scope: Construct, id: string, props: DataProps = {}) {
     super(scope, id);
+    this.messageRetentionDays = messageRetentionDays(props.maxMessageTtl ?? DEFAULT_MAX_MESSAGE_TTL, props.messageRetention);
 
     const { partitionKey, sortKey, gsi1, ttl } = TABLE_KEYS;
     this.table = new dynamodb.Table(this, 'Table', {
@@ -57,7 +87,7 @@ export class Data extends Construct {
       serverAccessLogsPrefix: 'messages/',
       lifecycleRules: [
         {
-          expiration: props.messageRetention ?? Duration.days(30),
+          expiration: Duration.days(this.messageRetentionDays),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
         },
       ],

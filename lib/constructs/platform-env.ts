@@ -1,6 +1,10 @@
+import { Duration, Token } from 'aws-cdk-lib';
 import { platformEnvSchema, type PlatformEnv } from '../../functions/platform/env';
 
 export type PlatformRegion = PlatformEnv['PLATFORM_REGION'];
+
+/** The handlers' own default upper bound of a domain's message_ttl (functions/domains/domains.ts). */
+export const DEFAULT_MAX_MESSAGE_TTL = Duration.seconds(platformEnvSchema.shape.MAX_MESSAGE_TTL.parse(undefined));
 
 export interface PlatformEnvSettings {
   platformRegion: PlatformRegion;
@@ -8,23 +12,49 @@ export interface PlatformEnvSettings {
   encryptionKeySecretId: string;
   sandboxDomain: string;
   trackingCnameTarget: string;
+  // The sending pipeline's resources: optional as in the contract (a handler that does not send
+  // needs none of them), but the stack always sets them (lib/constructs/api.ts).
+  /** The stored-messages bucket (MIME of accepted messages). */
+  messagesBucket?: string;
+  /** The send queue's URL: the messages area queues accepted messages, the send worker re-queues retries. */
+  sendQueueUrl?: string;
+  /** The SES configuration set every send names, so its events reach the notifications queue. */
+  sesConfigurationSet?: string;
+  /** Upper bound of a domain's message_ttl; the messages bucket must keep objects at least this long. */
+  maxMessageTtl?: Duration;
   logLevel?: PlatformEnv['LOG_LEVEL'];
 }
+
+/**
+ * What an unresolved token stands for when the contract is checked at synth time: a value of the
+ * shape the deployed one will have (CloudFormation fills it in), so the schema's format checks
+ * (a queue URL is a URL) still run on everything that is known.
+ */
+const TOKEN_STAND_INS: Partial<Record<keyof PlatformEnv, string>> = {
+  SEND_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/send-queue',
+};
 
 /**
  * The Lambda environment of every platform handler, per the handlers' own contract
  * (functions/platform/env.ts). AWS_REGION is Lambda's to set, not ours.
  */
 export function platformEnvironment(settings: PlatformEnvSettings): Record<string, string> {
-  const contract = {
+  const contract: Partial<Record<keyof PlatformEnv, string>> = {
     PLATFORM_REGION: settings.platformRegion,
     TABLE_NAME: settings.tableName,
     ENCRYPTION_KEY_SECRET_ID: settings.encryptionKeySecretId,
     SANDBOX_DOMAIN: settings.sandboxDomain,
     TRACKING_CNAME_TARGET: settings.trackingCnameTarget,
+    ...(settings.messagesBucket === undefined ? {} : { MESSAGES_BUCKET: settings.messagesBucket }),
+    ...(settings.sendQueueUrl === undefined ? {} : { SEND_QUEUE_URL: settings.sendQueueUrl }),
+    ...(settings.sesConfigurationSet === undefined ? {} : { SES_CONFIGURATION_SET: settings.sesConfigurationSet }),
+    // Set explicitly, not left to the handlers' default: the bucket's lifecycle is checked against it.
+    MAX_MESSAGE_TTL: String((settings.maxMessageTtl ?? DEFAULT_MAX_MESSAGE_TTL).toSeconds()),
     LOG_LEVEL: settings.logLevel ?? 'INFO',
-  } satisfies Partial<Record<keyof PlatformEnv, string>>;
+  };
   // A value the handlers would reject fails the synth, not the first request after a deploy.
-  platformEnvSchema.parse(contract);
-  return { ...contract, POWERTOOLS_SERVICE_NAME: 'mailplane', NODE_OPTIONS: '--enable-source-maps' };
+  const entries = Object.entries(contract) as Array<[keyof PlatformEnv, string]>;
+  const checkable = Object.fromEntries(entries.map(([key, value]) => [key, Token.isUnresolved(value) ? (TOKEN_STAND_INS[key] ?? 'resolved-at-deploy') : value]));
+  platformEnvSchema.parse(checkable);
+  return { ...Object.fromEntries(entries), POWERTOOLS_SERVICE_NAME: 'mailplane', NODE_OPTIONS: '--enable-source-maps' };
 }

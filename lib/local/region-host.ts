@@ -31,7 +31,7 @@ export interface RegionHostOptions {
   adminKey: string;
   encryptionKey: string;
   authorizerCacheSeconds: number;
-  /** Visibility timeout of the send queue (60 s as deployed); tests shorten it to see redelivery. */
+  /** Visibility timeout of the send queue (deployed: 6x the worker's timeout); tests shorten it to see redelivery. */
   sendVisibilitySeconds?: number;
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env: Record<string, string | undefined>;

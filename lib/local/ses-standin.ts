@@ -101,6 +101,7 @@ export class SesStandIn {
     const head = (raw.toString('utf8').split(/\r?\n\r?\n/)[0] ?? '').replace(/\r?\n[ \t]+/g, ' ');
     const fromLine = /^From:(.*)$/im.exec(head)?.[1] ?? '';
     const from = (/<([^<>\s]+@[^<>\s]+)>/.exec(fromLine)?.[1] ?? /([^\s<>"]+@[^\s<>"]+)/.exec(fromLine)?.[1] ?? '').toLowerCase();
+    if (destinations.length > 50) return { status: 400, payload: { message: 'Recipient count exceeds 50.' }, errorType: 'BadRequestException' };
     if (!this.verifiedFor(from)) return { status: 400, payload: { message: `Email address is not verified. The following identities failed the check: ${from}` }, errorType: 'MessageRejected' };
     const tags: Record<string, string[]> = {};
     for (const tag of (body['EmailTags'] as Array<{ Name: string; Value: string }>) ?? []) tags[tag.Name] = [tag.Value];

@@ -44,7 +44,7 @@ describe('platformStackConfigs (bin/app.ts context)', () => {
 });
 
 describe('bin/app.ts', () => {
-  test('synthesizes the selected stacks, with cdk-nag registered, as the CDK CLI runs it', () => {
+  test('synthesizes the selected stacks, with cdk-nag registered and every Lambda bundled, as the CDK CLI runs it', () => {
     const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailplane-app-'));
     try {
       const { context: flags } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8'));
@@ -60,6 +60,17 @@ describe('bin/app.ts', () => {
         ([, a]) => a.type === 'aws:cloudformation:stack',
       );
       expect(stacks.map(([id, a]) => [id, a.environment])).toEqual([['Mailplane-eu', 'aws://unknown-account/eu-north-1']]);
+      // The one synth in the infra suite that builds the bundles (test/infra/synth.ts skips them):
+      // every platform function's code is an esbuild bundle in the assembly.
+      const template = JSON.parse(fs.readFileSync(path.join(outdir, 'Mailplane-eu.template.json'), 'utf8'));
+      const platformFunctions = Object.values(template.Resources as Record<string, { Type: string; Properties: { Runtime?: string; Code: { S3Key: string } } }>).filter(
+        (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Runtime === 'nodejs22.x',
+      );
+      expect(platformFunctions.length).toBeGreaterThanOrEqual(4);
+      for (const fn of platformFunctions) {
+        const bundle = path.join(outdir, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`, 'index.js');
+        expect(fs.existsSync(bundle) ? bundle : `missing ${bundle}`).toBe(bundle);
+      }
     } finally {
       fs.rmSync(outdir, { recursive: true, force: true });
     }

@@ -1,9 +1,8 @@
-import { type App, Duration } from 'aws-cdk-lib';
+import type { App } from 'aws-cdk-lib';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { QueueWithDlq } from '../../lib/constructs/queue';
 import { Workflow } from '../../lib/constructs/workflows';
 import { removeSynthOutput, scratchStack, synthPlatform } from './synth';
 
@@ -41,7 +40,6 @@ describe(`cfn-lint${available ? ` (${cfnLint.stdout.trim()})` : ' (not installed
       const customDomain = { domainName: 'api.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0000' };
       // The constructs the product stack does not use yet, so they are linted before it does.
       const scratch = scratchStack();
-      new QueueWithDlq(scratch, 'Queue', { visibilityTimeout: Duration.seconds(30) });
       new Workflow(scratch, 'Noop', { name: 'noop', directory: aslDir });
       const templates = [
         ...templatesOf(synthPlatform('us').app),

@@ -1,11 +1,15 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { createTableInput } from '../../functions/data/table';
 import { platformEnvSchema } from '../../functions/platform/env';
 import { areas, routes } from '../../functions/routes';
-import { SES_IDENTITY_ACTIONS } from '../../lib/constructs/area-permissions';
-import type { PlatformRegion } from '../../lib/constructs/platform-env';
-import type { PlatformStack } from '../../lib/platform-stack';
-import { AWS_REGIONS, logicalIdOf, removeSynthOutput, SANDBOX_DOMAIN, synthPlatform } from './synth';
+import { SES_IDENTITY_ACTIONS, SES_SEND_ACTIONS } from '../../lib/constructs/area-permissions';
+import { DEFAULT_SEND_CONCURRENCY, NOTIFICATIONS_WORKER_TIMEOUT, SEND_WORKER_TIMEOUT } from '../../lib/constructs/sending';
+import { messageRetentionDays } from '../../lib/constructs/data';
+import { DEFAULT_MAX_MESSAGE_TTL, platformEnvironment, type PlatformRegion } from '../../lib/constructs/platform-env';
+import { PlatformStack, type PlatformStackProps } from '../../lib/platform-stack';
+import { AWS_REGIONS, logicalIdOf, removeSynthOutput, SANDBOX_DOMAIN, synthPlatform, testApp } from './synth';
 
 afterAll(removeSynthOutput);
 
@@ -42,7 +46,24 @@ function functionIdByDescription(template: Template, description: string): strin
 describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   let stack: PlatformStack;
   let template: Template;
-  let ids: { table: string; encryptionKey: string; adminKey: string; api: string; authorizer: string; bootstrap: string };
+  let ids: {
+    table: string;
+    encryptionKey: string;
+    adminKey: string;
+    api: string;
+    authorizer: string;
+    bootstrap: string;
+    bucket: string;
+    sendQueue: string;
+    sendDlq: string;
+    notificationsQueue: string;
+    notificationsDlq: string;
+    configurationSet: string;
+    topic: string;
+    eventsKey: string;
+    sendWorker: string;
+    notificationsWorker: string;
+  };
 
   beforeAll(() => {
     ({ stack, template } = synthPlatform(region));
@@ -53,6 +74,16 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       api: logicalIdOf(stack, stack.api.httpApi),
       authorizer: logicalIdOf(stack, stack.api.authorizerFunction.fn),
       bootstrap: functionIdByDescription(template, 'Custom resource: primary account and first admin key'),
+      bucket: logicalIdOf(stack, stack.data.messages),
+      sendQueue: logicalIdOf(stack, stack.sending.sendQueue.queue),
+      sendDlq: logicalIdOf(stack, stack.sending.sendQueue.deadLetterQueue),
+      notificationsQueue: logicalIdOf(stack, stack.sending.notificationsQueue.queue),
+      notificationsDlq: logicalIdOf(stack, stack.sending.notificationsQueue.deadLetterQueue),
+      configurationSet: logicalIdOf(stack, stack.sending.configurationSet),
+      topic: logicalIdOf(stack, stack.sending.eventsTopic),
+      eventsKey: logicalIdOf(stack, stack.sending.eventsKey),
+      sendWorker: logicalIdOf(stack, stack.sendingWorkers.sendWorker.fn),
+      notificationsWorker: logicalIdOf(stack, stack.sendingWorkers.notificationsWorker.fn),
     };
   }, 120_000);
 
@@ -73,12 +104,13 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
 
   test('the message bucket is private, encrypted, TLS-only, logged and expires objects', () => {
     const [bucketId, bucket] = only(template, 'AWS::S3::Bucket', {
-      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 30 })]) },
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 8 })]) },
     });
+    expect(bucketId).toBe(ids.bucket);
     expect(bucket.Properties).toMatchObject({
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 30, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
+      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 8, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
       LoggingConfiguration: { DestinationBucketName: { Ref: expect.any(String) } },
     });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
@@ -111,8 +143,28 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
       });
     }
-    // The areas, the authorizer and the bootstrap handler; the provider framework runs its own runtime.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 2);
+    // The areas, the authorizer, the bootstrap handler and the two queue workers; the provider
+    // framework runs its own runtime.
+    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 4);
+  });
+
+  test('the queue workers are built like every platform Lambda, with their own timeouts', () => {
+    const workers = [
+      [ids.sendWorker, 'Queue worker: sends accepted messages through SES', SEND_WORKER_TIMEOUT.toSeconds()],
+      [ids.notificationsWorker, 'Queue worker: turns SES notifications into events', NOTIFICATIONS_WORKER_TIMEOUT.toSeconds()],
+    ] as const;
+    for (const [id, description, timeout] of workers) {
+      expect(functionIdByDescription(template, description)).toBe(id);
+      expect(template.toJSON().Resources[id].Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: 512,
+        Timeout: timeout,
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
+      });
+    }
   });
 
   test('every row of the route table is one route, on its area Lambda, behind the authorizer', () => {
@@ -165,11 +217,21 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       ENCRYPTION_KEY_SECRET_ID: { Ref: ids.encryptionKey },
       SANDBOX_DOMAIN,
       TRACKING_CNAME_TARGET: { 'Fn::Join': ['', [{ Ref: ids.api }, `.execute-api.${AWS_REGIONS[region]}.`, { Ref: 'AWS::URLSuffix' }]] },
+      MESSAGES_BUCKET: { Ref: ids.bucket },
+      SEND_QUEUE_URL: { Ref: ids.sendQueue },
+      SES_CONFIGURATION_SET: { Ref: ids.configurationSet },
+      MAX_MESSAGE_TTL: '604800',
       LOG_LEVEL: 'INFO',
       POWERTOOLS_SERVICE_NAME: 'mailplane',
       NODE_OPTIONS: '--enable-source-maps',
     };
-    const functionIds = [ids.authorizer, ids.bootstrap, ...areas.map((a) => functionIdByDescription(template, `API area: ${a}`))];
+    const functionIds = [
+      ids.authorizer,
+      ids.bootstrap,
+      ids.sendWorker,
+      ids.notificationsWorker,
+      ...areas.map((a) => functionIdByDescription(template, `API area: ${a}`)),
+    ];
     for (const id of functionIds) {
       const variables = template.toJSON().Resources[id].Properties.Environment.Variables;
       expect(variables).toEqual(expected);
@@ -212,6 +274,162 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     const { actions } = permissionsOf(template, functionIdByDescription(template, 'API area: keys'));
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:DeleteItem']));
     expect(actions.filter((a) => !a.startsWith('dynamodb:'))).toEqual([]);
+  });
+
+  test('the send and notifications queues park a message in their DLQ after 5 receives, are encrypted and TLS-only', () => {
+    const pairs = [
+      [ids.sendQueue, ids.sendDlq, ids.sendWorker],
+      [ids.notificationsQueue, ids.notificationsDlq, ids.notificationsWorker],
+    ] as const;
+    const resources = template.toJSON().Resources as Record<string, Resource>;
+    for (const [queueId, dlqId, workerId] of pairs) {
+      const workerTimeout: number = resources[workerId]!.Properties.Timeout;
+      expect(resources[queueId]!.Properties).toEqual({
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 },
+        SqsManagedSseEnabled: true,
+        // AWS's guidance: at least six times the consuming function's timeout.
+        VisibilityTimeout: 6 * workerTimeout,
+      });
+      expect(resources[dlqId]!.Properties).toEqual({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+      for (const id of [queueId, dlqId]) {
+        template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [{ Ref: id }],
+          PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+        });
+      }
+    }
+    expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(4);
+  });
+
+  test('each worker consumes its queue in batches of 10 with partial batch failures; the send worker is bounded by sendConcurrency', () => {
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+    expect(mappings.map((m) => m.Properties).sort((a, b) => String(a.FunctionName.Ref).localeCompare(b.FunctionName.Ref))).toEqual(
+      [
+        {
+          FunctionName: { Ref: ids.sendWorker },
+          EventSourceArn: { 'Fn::GetAtt': [ids.sendQueue, 'Arn'] },
+          BatchSize: 10,
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+          ScalingConfig: { MaximumConcurrency: DEFAULT_SEND_CONCURRENCY },
+        },
+        {
+          FunctionName: { Ref: ids.notificationsWorker },
+          EventSourceArn: { 'Fn::GetAtt': [ids.notificationsQueue, 'Arn'] },
+          BatchSize: 10,
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+        },
+      ].sort((a, b) => a.FunctionName.Ref.localeCompare(b.FunctionName.Ref)),
+    );
+  });
+
+  test("SES publishes the region's delivery, bounce, complaint, reject and delay events to the encrypted events topic", () => {
+    const [, configurationSet] = only(template, 'AWS::SES::ConfigurationSet');
+    expect(configurationSet.Properties).toEqual({ Name: `mailplane-${region}` });
+
+    const [, destination] = only(template, 'AWS::SES::ConfigurationSetEventDestination');
+    expect(destination.Properties.ConfigurationSetName).toEqual({ Ref: ids.configurationSet });
+    expect(destination.Properties.EventDestination).toMatchObject({ Enabled: true, SnsDestination: { TopicARN: { Ref: ids.topic } } });
+    expect([...destination.Properties.EventDestination.MatchingEventTypes].sort()).toEqual(['bounce', 'complaint', 'delivery', 'deliveryDelay', 'reject']);
+
+    const [, topic] = only(template, 'AWS::SNS::Topic');
+    expect(topic.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [ids.eventsKey, 'Arn'] });
+    const [policyId, topicPolicy] = only(template, 'AWS::SNS::TopicPolicy');
+    expect(topicPolicy.Properties.Topics).toEqual([{ Ref: ids.topic }]);
+    const topicStatements = topicPolicy.Properties.PolicyDocument.Statement as Array<Statement & Record<string, unknown>>;
+    expect(topicStatements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+    const sesPublish = topicStatements.find((st) => st.Effect === 'Allow')!;
+    expect(sesPublish).toMatchObject({ Action: 'sns:Publish', Principal: { Service: 'ses.amazonaws.com' }, Resource: { Ref: ids.topic } });
+    expect(JSON.stringify(sesPublish.Condition)).toContain(JSON.stringify({ Ref: ids.configurationSet }));
+    // SES checks it may publish when the destination is created.
+    expect(destination.DependsOn).toContain(policyId);
+
+    // A customer managed key whose policy lets SES (for this configuration set only) encrypt.
+    const key = template.toJSON().Resources[ids.eventsKey] as Resource;
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    const keyStatements = key.Properties.KeyPolicy.Statement as Array<Statement & Record<string, unknown>>;
+    const sesKeyUse = keyStatements.find((st) => JSON.stringify(st.Principal) === JSON.stringify({ Service: 'ses.amazonaws.com' }))!;
+    expect([sesKeyUse.Action].flat().sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey*']);
+    expect(sesKeyUse.Condition).toEqual({
+      StringEquals: {
+        'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+        'aws:SourceArn': {
+          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':configuration-set/', { Ref: ids.configurationSet }]],
+        },
+      },
+    });
+  });
+
+  test('the notifications queue subscribes to the events topic with raw delivery off, and only the topic may send to it', () => {
+    const [, subscription] = only(template, 'AWS::SNS::Subscription');
+    expect(subscription.Properties).toEqual({
+      Protocol: 'sqs',
+      TopicArn: { Ref: ids.topic },
+      Endpoint: { 'Fn::GetAtt': [ids.notificationsQueue, 'Arn'] },
+      RawMessageDelivery: false,
+    });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: ids.notificationsQueue }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Action: 'sqs:SendMessage',
+            Principal: { Service: 'sns.amazonaws.com' },
+            Condition: { ArnEquals: { 'aws:SourceArn': { Ref: ids.topic } } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  test('the messages area stores and reads MIME objects and queues sends, and nothing more', () => {
+    const { business, actions } = permissionsOf(template, functionIdByDescription(template, 'API area: messages'));
+    const objects = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.bucket, 'Arn'] }, '/*']] };
+    expect(business).toContainEqual({ Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objects });
+    expect(business).toContainEqual({ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [ids.sendQueue, 'Arn'] } });
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
+    expect(actions.filter((a) => !a.startsWith('dynamodb:')).sort()).toEqual(['s3:GetObject', 's3:PutObject', 'sqs:SendMessage']);
+  });
+
+  test('the send worker reads MIME, re-queues retries, and sends through SES with the configuration set', () => {
+    const { business, actions } = permissionsOf(template, ids.sendWorker);
+    expect(business).toContainEqual({
+      Effect: 'Allow',
+      Action: [...SES_SEND_ACTIONS].sort(),
+      Resource: expect.arrayContaining([
+        { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':identity/*']] },
+        {
+          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':configuration-set/', { Ref: ids.configurationSet }]],
+        },
+      ]),
+    });
+    expect(business).toContainEqual({ Effect: 'Allow', Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.bucket, 'Arn'] }, '/*']] } });
+    expect(actions.filter((a) => a.startsWith('ses:')).sort()).toEqual([...SES_SEND_ACTIONS].sort());
+    expect(actions.filter((a) => a.startsWith('s3:'))).toEqual(['s3:GetObject']);
+    expect(actions).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'dynamodb:PutItem', 'dynamodb:DeleteItem']));
+    // Every queue permission is on its own queue.
+    for (const st of business.filter((b) => [b.Action].flat().some((a) => a.startsWith('sqs:')))) {
+      expect(st.Resource).toEqual({ 'Fn::GetAtt': [ids.sendQueue, 'Arn'] });
+    }
+    expect(actions.filter((a) => !/^(dynamodb|sqs|s3|ses):/.test(a))).toEqual([]);
+  });
+
+  test('the notifications worker consumes its queue and writes the table, nothing else', () => {
+    const { business, actions } = permissionsOf(template, ids.notificationsWorker);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'sqs:ReceiveMessage', 'sqs:DeleteMessage']));
+    expect(actions.filter((a) => !/^(dynamodb|sqs):/.test(a))).toEqual([]);
+    expect(actions).not.toContain('sqs:SendMessage');
+    for (const st of business.filter((b) => [b.Action].flat().some((a) => a.startsWith('sqs:')))) {
+      expect(st.Resource).toEqual({ 'Fn::GetAtt': [ids.notificationsQueue, 'Arn'] });
+    }
+  });
+
+  test('the events area only reads the table', () => {
+    const { actions } = permissionsOf(template, functionIdByDescription(template, 'API area: events'));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    expect(actions.filter((a) => !a.startsWith('dynamodb:'))).toEqual([]);
+    const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:PartiQLInsert', 'dynamodb:PartiQLUpdate', 'dynamodb:PartiQLDelete'];
+    expect(actions.filter((a) => writes.includes(a))).toEqual([]);
   });
 
   test('the bootstrap custom resource writes the admin key to its secret', () => {
@@ -263,5 +481,63 @@ describe('PlatformStack with a custom domain', () => {
     template.hasOutput('ApiUrl', { Value: `https://${customDomain.domainName}` });
     const variables = template.toJSON().Resources[logicalIdOf(stack, stack.api.authorizerFunction.fn)].Properties.Environment.Variables;
     expect(variables.TRACKING_CNAME_TARGET).toBe(customDomain.domainName);
+  });
+});
+
+describe('PlatformStack settings', () => {
+  function build(props: Partial<PlatformStackProps> = {}, context: Record<string, unknown> = {}) {
+    const app = testApp();
+    for (const [key, value] of Object.entries(context)) app.node.setContext(key, value);
+    const stack = new PlatformStack(app, 'Mailplane-us', { platformRegion: 'us', sandboxDomain: SANDBOX_DOMAIN, env: { region: 'us-east-1' }, ...props });
+    return { stack, template: Template.fromStack(stack) };
+  }
+  const sendConcurrencyOf = ({ stack, template }: ReturnType<typeof build>) => {
+    const mapping = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).find(
+      (m) => m.Properties.FunctionName.Ref === logicalIdOf(stack, stack.sendingWorkers.sendWorker.fn),
+    )!;
+    return mapping.Properties.ScalingConfig.MaximumConcurrency as number;
+  };
+
+  test('sendConcurrency comes from the stack prop, else the context (as `-c` passes it, a string), else 2', () => {
+    expect(sendConcurrencyOf(build({}, { sendConcurrency: '6' }))).toBe(6);
+    expect(sendConcurrencyOf(build({ sendConcurrency: 3 }, { sendConcurrency: 8 }))).toBe(3);
+    expect(() => build({}, { sendConcurrency: 'two' })).toThrow(/Context "sendConcurrency" must be a whole number/);
+    // SQS event sources accept a maxConcurrency of 2 to 1000.
+    expect(() => build({ sendConcurrency: 1 })).toThrow(/sendConcurrency must be a whole number from 2 to 1000/);
+    expect(() => build({ sendConcurrency: 2.5 })).toThrow(/sendConcurrency/);
+  });
+
+  test('a longer maxMessageTtl reaches the handlers and lengthens the bucket lifecycle with it', () => {
+    const { stack, template } = build({ maxMessageTtl: Duration.days(14) });
+    const variables = template.toJSON().Resources[logicalIdOf(stack, stack.sendingWorkers.sendWorker.fn)].Properties.Environment.Variables;
+    expect(variables.MAX_MESSAGE_TTL).toBe(String(14 * 86_400));
+    const bucket = template.toJSON().Resources[logicalIdOf(stack, stack.data.messages)];
+    expect(bucket.Properties.LifecycleConfiguration.Rules[0].ExpirationInDays).toBe(15);
+  });
+
+  test('the messages bucket never expires objects before the longest message_ttl', () => {
+    expect(DEFAULT_MAX_MESSAGE_TTL.toSeconds()).toBe(platformEnvSchema.parse({ TABLE_NAME: 't' }).MAX_MESSAGE_TTL);
+    expect(messageRetentionDays(Duration.days(7))).toBe(8);
+    expect(messageRetentionDays(Duration.hours(60))).toBe(4);
+    expect(messageRetentionDays(Duration.days(7), Duration.days(30))).toBe(30);
+    expect(messageRetentionDays(Duration.days(7), Duration.days(7))).toBe(7);
+    expect(() => messageRetentionDays(Duration.days(7), Duration.days(6))).toThrow(/at least 7/);
+    expect(() => messageRetentionDays(Duration.days(7), Duration.hours(180))).toThrow(/whole number of days/);
+  });
+
+  test('the environment is checked against the handlers\' contract at synth time, tokens by their shape', () => {
+    const settings = {
+      platformRegion: 'us' as const,
+      tableName: 'table',
+      encryptionKeySecretId: 'secret',
+      sandboxDomain: 'sandbox.example.com',
+      trackingCnameTarget: 'api.example.com',
+      messagesBucket: 'bucket',
+      sesConfigurationSet: 'mailplane-us',
+    };
+    const stack = new Stack();
+    const queueUrl = new sqs.Queue(stack, 'Queue').queueUrl;
+    expect(platformEnvironment({ ...settings, sendQueueUrl: queueUrl }).SEND_QUEUE_URL).toBe(queueUrl);
+    expect(() => platformEnvironment({ ...settings, sendQueueUrl: 'send-queue' })).toThrow(/url/i);
   });
 });

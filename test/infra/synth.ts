@@ -10,7 +10,7 @@ import { PlatformStack, type PlatformStackProps } from '../../lib/platform-stack
 export const AWS_REGIONS: Record<PlatformRegion, string> = { us: 'us-east-1', eu: 'eu-west-1' };
 export const SANDBOX_DOMAIN = 'sandbox.mail.example.com';
 
-// Each synth writes ~20 MB of bundles; keep them under one directory per test file and remove it.
+// Each synth writes a cloud assembly; keep them under one directory per test file and remove it.
 let outRoot: string | undefined;
 
 function freshOutdir(): string {
@@ -24,10 +24,15 @@ export function removeSynthOutput(): void {
   outRoot = undefined;
 }
 
-/** An App with cdk.json's feature flags, so tests see the templates `cdk synth` produces. */
+/**
+ * An App with cdk.json's feature flags, so tests see the templates `cdk synth` produces, except
+ * that Lambda bundles are not built (CDK's own `aws:cdk:bundling-stacks` switch): bundling every
+ * function took 5-10 s of each synth and changes nothing in a template but asset hashes. The real
+ * bundles are built by app.test.ts, which runs bin/app.ts as the CDK CLI does, and by `cdk synth`.
+ */
 export function testApp(outdir: string = freshOutdir()): App {
   const { context } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
-  return new App({ context, outdir });
+  return new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] }, outdir });
 }
 
 export interface SynthesizedPlatform {

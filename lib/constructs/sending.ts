@@ -1,0 +1,188 @@
+import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as ses from 'aws-cdk-lib/aws-ses';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import * as path from 'node:path';
+import { REPO_ROOT } from '../paths';
+import { type AreaResources, grantNotificationsWorker, grantSendWorker } from './area-permissions';
+import type { PlatformRegion } from './platform-env';
+import { PlatformFunction } from './platform-function';
+import { QueueWithDlq } from './queue';
+
+/**
+ * The send worker's timeout. A batch is up to 10 jobs handled one after another, each a claim per
+ * recipient, a read of the MIME and one SES call; two minutes leaves room for jobs with many
+ * recipients, since a batch cut short by the timeout is redelivered whole.
+ */
+export const SEND_WORKER_TIMEOUT = Duration.minutes(2);
+/** The notifications worker's timeout: a batch is up to 10 notifications, a few table writes each. */
+export const NOTIFICATIONS_WORKER_TIMEOUT = Duration.seconds(30);
+/** SQS event sources: the most messages one invocation receives (the workers report partial failures). */
+export const WORKER_BATCH_SIZE = 10;
+/** Deliveries of a message before its queue parks it in the DLQ. */
+export const MAX_RECEIVE_COUNT = 5;
+/** The SQS event source's maxConcurrency bound: Lambda accepts 2 to 1000. */
+export const SEND_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
+export const DEFAULT_SEND_CONCURRENCY = 2;
+
+/** The SES events that become Mailgun events (functions/events/ses-notifications.ts reads these). */
+export const NOTIFIED_EVENTS = [
+  ses.EmailSendingEvent.DELIVERY,
+  ses.EmailSendingEvent.BOUNCE,
+  ses.EmailSendingEvent.COMPLAINT,
+  ses.EmailSendingEvent.REJECT,
+  ses.EmailSendingEvent.DELIVERY_DELAY,
+] as const;
+
+/**
+ * AWS's guidance for a queue feeding a Lambda: a visibility timeout of at least six times the
+ * function's timeout, so a batch whose invocation is retried (throttling, a cold start) is not
+ * handed to a second consumer while the first may still be working on it.
+ */
+export function visibilityTimeoutFor(workerTimeout: Duration): Duration {
+  return Duration.seconds(workerTimeout.toSeconds() * 6);
+}
+
+export interface SendingProps {
+  platformRegion: PlatformRegion;
+}
+
+/**
+ * The sending pipeline's plumbing, as local mode wires it (lib/local/region-host.ts): the send
+ * queue between the messages area and the send worker, and SES's configuration set whose event
+ * destination publishes delivery, bounce, complaint, reject and delay events to an SNS topic
+ * that the notifications queue subscribes to. The workers come in SendingWorkers, once the
+ * platform environment exists (it names this queue and configuration set).
+ */
+export class Sending extends Construct {
+  readonly sendQueue: QueueWithDlq;
+  readonly configurationSet: ses.ConfigurationSet;
+  /** Encrypts the SES events topic; SES may use it only for this configuration set. */
+  readonly eventsKey: kms.Key;
+  readonly eventsTopic: sns.Topic;
+  readonly notificationsQueue: QueueWithDlq;
+
+  constructor(scope: Construct, id: string, props: SendingProps) {
+    super(scope, id);
+
+    this.sendQueue = new QueueWithDlq(this, 'SendQueue', {
+      visibilityTimeout: visibilityTimeoutFor(SEND_WORKER_TIMEOUT),
+      maxReceiveCount: MAX_RECEIVE_COUNT,
+    });
+
+    this.configurationSet = new ses.ConfigurationSet(this, 'ConfigurationSet', {
+      configurationSetName: `mailplane-${props.platformRegion}`,
+    });
+    const configurationSetArn = `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:configuration-set/${this.configurationSet.configurationSetName}`;
+
+    // A customer managed key, not the AWS managed alias/aws/sns: SES publishes to an encrypted
+    // topic only if the key policy lets ses.amazonaws.com use the key, and an AWS managed key's
+    // policy cannot be changed. SNS decrypts before delivering to the queue (SSE-SQS), so the
+    // queue and the worker need nothing of this key.
+    this.eventsKey = new kms.Key(this, 'EventsKey', {
+      description: 'Encrypts the SES sending-events topic of this region',
+      enableKeyRotation: true,
+      // Nothing stays encrypted under it once the topic is gone (SNS keeps no messages).
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
+    });
+    this.eventsKey.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'SesPublishesSendingEvents',
+        principals: [new iam.ServicePrincipal('ses.amazonaws.com')],
+        actions: ['kms:GenerateDataKey*', 'kms:Decrypt'],
+        resources: ['*'],
+        // Only on behalf of this account's configuration set (the confused-deputy guard the
+        // topic policy has too).
+        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID, 'aws:SourceArn': configurationSetArn } },
+      }),
+    );
+
+    this.eventsTopic = new sns.Topic(this, 'EventsTopic', {
+      displayName: `Mailplane SES events (${props.platformRegion})`,
+      masterKey: this.eventsKey,
+      enforceSSL: true,
+    });
+    // Also grants ses.amazonaws.com sns:Publish in the topic policy, for this configuration set only.
+    new ses.ConfigurationSetEventDestination(this, 'EventDestination', {
+      configurationSet: this.configurationSet,
+      configurationSetEventDestinationName: 'notifications-queue',
+      destination: ses.EventDestination.snsTopic(this.eventsTopic),
+      events: [...NOTIFIED_EVENTS],
+    });
+
+    this.notificationsQueue = new QueueWithDlq(this, 'NotificationsQueue', {
+      visibilityTimeout: visibilityTimeoutFor(NOTIFICATIONS_WORKER_TIMEOUT),
+      maxReceiveCount: MAX_RECEIVE_COUNT,
+    });
+    // Raw delivery off: the worker reads the SNS envelope (sesEventOf in ses-notifications.ts).
+    this.eventsTopic.addSubscription(new subscriptions.SqsSubscription(this.notificationsQueue.queue, { rawMessageDelivery: false }));
+  }
+}
+
+export interface SendingWorkersProps {
+  sending: Sending;
+  resources: AreaResources;
+  /** The platform environment (functions/platform/env.ts) the workers run with. */
+  environment: Record<string, string>;
+  /**
+   * The most send-worker invocations running at once (the SQS event source's maxConcurrency),
+   * which is what bounds the rate of calls to SES. One invocation handles its batch one message
+   * after another, one SendEmail call each (a few table calls, an S3 read and the SES call: on
+   * the order of 5 messages a second), and SES counts every recipient of a call against the
+   * account's maximum send rate (`aws sesv2 get-account`, SendQuota.MaxSendRate: 1/s in the SES
+   * sandbox, 14/s for a new production account). So size it as
+   *   sendConcurrency ~ MaxSendRate / (5 x average recipients per message):
+   * the default 2 suits a new production account; raise it as SES raises the quota. Beyond the
+   * rate SES throttles, and the worker re-queues throttled sends with a delay, so too high a
+   * value costs retries and latency, not mail.
+   */
+  sendConcurrency?: number;
+}
+
+/** The two queue workers of the sending pipeline, on the same build as every platform Lambda. */
+export class SendingWorkers extends Construct {
+  readonly sendWorker: PlatformFunction;
+  readonly notificationsWorker: PlatformFunction;
+
+  constructor(scope: Construct, id: string, props: SendingWorkersProps) {
+    super(scope, id);
+    const sendConcurrency = props.sendConcurrency ?? DEFAULT_SEND_CONCURRENCY;
+    const { min, max } = SEND_CONCURRENCY_RANGE;
+    if (!Number.isInteger(sendConcurrency) || sendConcurrency < min || sendConcurrency > max) {
+      throw new Error(`sendConcurrency must be a whole number from ${min} to ${max} (the SQS event source's maxConcurrency); got ${sendConcurrency}`);
+    }
+
+    this.sendWorker = new PlatformFunction(this, 'SendWorker', {
+      entry: path.join(REPO_ROOT, 'functions', 'messages', 'send-worker.ts'),
+      description: 'Queue worker: sends accepted messages through SES',
+      environment: props.environment,
+      timeout: SEND_WORKER_TIMEOUT,
+    });
+    grantSendWorker({ role: this.sendWorker.role, scope: this.sendWorker }, props.resources);
+    this.sendWorker.fn.addEventSource(
+      new SqsEventSource(props.sending.sendQueue.queue, {
+        batchSize: WORKER_BATCH_SIZE,
+        reportBatchItemFailures: true,
+        // maxConcurrency rather than reserved concurrency: at the bound the poller stops taking
+        // messages, where throttled invocations would count receives and push mail to the DLQ.
+        maxConcurrency: sendConcurrency,
+      }),
+    );
+
+    this.notificationsWorker = new PlatformFunction(this, 'NotificationsWorker', {
+      entry: path.join(REPO_ROOT, 'functions', 'events', 'ses-notifications.ts'),
+      description: 'Queue worker: turns SES notifications into events',
+      environment: props.environment,
+      timeout: NOTIFICATIONS_WORKER_TIMEOUT,
+    });
+    grantNotificationsWorker({ role: this.notificationsWorker.role, scope: this.notificationsWorker }, props.resources);
+    this.notificationsWorker.fn.addEventSource(
+      new SqsEventSource(props.sending.notificationsQueue.queue, { batchSize: WORKER_BATCH_SIZE, reportBatchItemFailures: true }),
+    );
+  }
+}
