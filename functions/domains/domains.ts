@@ -22,6 +22,8 @@ import {
   saveNewDomain,
   setPostmasterPassword,
 } from './domain-store';
+import { clearDomainLists } from '../suppressions/sending';
+import { deleteAllTemplates } from '../templates/templates';
 import { deleteIdentity, identityStatus, registerIdentity, setMailFrom, type DkimSigning } from './ses-identity';
 
 export const DEFAULT_MESSAGE_TTL = 3 * 24 * 3600;
@@ -288,6 +290,9 @@ export async function deleteDomain(domain: DomainItem): Promise<void> {
   if (dependants.length) throw new BadRequest(`Domain is the DKIM authority of ${dependants.map((d) => d.name).join(', ')}`);
   const { accountId, name } = domain;
   await deleteIdentity(name);
+  // What the domain owns goes with it; its events expire on their own.
+  await deleteAllTemplates(accountId, name);
+  await clearDomainLists(accountId, name);
   for (const key of await dkimKeysOf(accountId, name)) await removeDkimKey(key);
   for (const credential of await credentialsOf(accountId, name)) await removeCredential(credential);
   await removeDomainItem(domain);

@@ -64,6 +64,7 @@ function acceptedEvent(record: MessageRecord, recipient: string, at: number) {
       tags: record.tags,
       campaigns: [],
       'user-variables': record.userVariables,
+      ...(record.template ? { template: record.template } : {}),
     },
     at,
   );

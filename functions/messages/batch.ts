@@ -27,17 +27,3 @@ export function substitute(text: string, values: Record<string, unknown>): strin
     return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   });
 }
-
-/** Runs `fn` over `items` with at most `limit` in flight, keeping order of results. */
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}

@@ -5,7 +5,9 @@ import { BadRequest, NotFound } from '../platform/errors';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } from './accept';
 import { composeMime } from './compose';
-import { mapLimit, parseRecipientVariables, substitute } from './batch';
+import { mapLimit } from '../platform/concurrency';
+import { parseRecipientVariables, substitute } from './batch';
+import { messageContent, type MessageContent } from './template-content';
 import { findMessage, loadMime, newStorageKey } from './message-store';
 import { parseMailboxes, type Mailbox } from './recipients';
 import { messageRoutes } from './routes';
@@ -25,6 +27,15 @@ async function storedMessage(accountId: string, domain: string, storageKey: stri
   return { record, mime };
 }
 
+/** The template a message was rendered from, named in it as Mailgun's stored messages show. */
+function templateHeaders(content: MessageContent): Array<[string, string]> {
+  if (!content.template) return [];
+  return [
+    ['X-Mailgun-Template-Name', content.template.name],
+    ['X-Mailgun-Template-Variables', JSON.stringify(content.template.variables)],
+  ];
+}
+
 /** Mailgun's own headers: what the worker and the events need to know later travels in the message. */
 function mailgunHeaders(tags: string[], variables: Record<string, string>): Array<[string, string]> {
   return [...tags.map((tag): [string, string] => ['X-Mailgun-Tag', tag]), ...(Object.keys(variables).length ? [['X-Mailgun-Variables', JSON.stringify(variables)] as [string, string]] : [])];
@@ -34,12 +45,14 @@ export const handler = areaHandler(messageRoutes, {
   sendMessage: operation(domainPath, async (req, input) => {
     const domain = await sendingDomain(req.accountId, input.domain);
     const params = readSendParams(req.params, req.files);
-    if (!params.from) throw new BadRequest('from parameter is missing');
     const recipients = envelopeRecipients(params);
-    if (!params.text && !params.html && !params.ampHtml) {
+    const content = await messageContent(req.accountId, domain.name, params, req.params);
+    if (!content.text && !content.html && !params.ampHtml) {
       throw new BadRequest("Need at least one of 'text', 'html', 'amp-html' or 'template' parameters specified");
     }
-    const from = parseMailboxes('from', [params.from]);
+    // With no From in the message or its template, the domain's postmaster sends it.
+    const sender = content.from ?? `postmaster@${domain.name}`;
+    const from = parseMailboxes('from', [sender]);
     if (from.length !== 1) throw new BadRequest("'from' parameter must be exactly one address");
     const batch = parseRecipientVariables(req.params['recipient-variables']);
     if (batch && (recipients.cc.length || params.bcc.length)) throw new BadRequest("'cc' and 'bcc' cannot be combined with 'recipient-variables'");
@@ -50,21 +63,21 @@ export const handler = areaHandler(messageRoutes, {
     const { messageId } = newMessageIdentity(domain.name);
     await mapLimit(copies, 16, async (copy) => {
       const fill = (text: string | undefined) => (text !== undefined && copy.values ? substitute(text, copy.values) : text);
-      const subject = fill(params.subject) ?? '';
+      const subject = fill(content.subject) ?? '';
       const variables = Object.fromEntries(Object.entries(params.variables).map(([k, v]) => [k, fill(v)!]));
       const mime = await composeMime({
         from: from[0]!,
         to: copy.to,
         cc: copy.cc,
         subject,
-        text: fill(params.text),
-        html: fill(params.html),
+        text: fill(content.text),
+        html: fill(content.html),
         ampHtml: fill(params.ampHtml),
         attachments: params.attachments,
         inline: params.inline,
         messageId,
-        headers: params.headers.map(([name, value]): [string, string] => [name, fill(value)!]),
-        mailgunHeaders: mailgunHeaders(params.tags, variables),
+        headers: content.headers.map(([name, value]): [string, string] => [name, fill(value)!]),
+        mailgunHeaders: [...mailgunHeaders(params.tags, variables), ...templateHeaders(content)],
       });
       await acceptMessage(
         {
@@ -72,7 +85,7 @@ export const handler = areaHandler(messageRoutes, {
           accountId: req.accountId,
           domain: domain.name,
           messageId,
-          from: params.from!,
+          from: sender,
           subject,
           recipients: copy.all,
           to: copy.to.map((m) => m.address).join(', '),
@@ -80,6 +93,7 @@ export const handler = areaHandler(messageRoutes, {
           userVariables: variables,
           attachments: params.attachments.map((f) => ({ filename: f.filename, 'content-type': f.contentType, size: f.content.length })),
           testMode: params.testMode,
+          ...(content.template ? { template: { name: content.template.name, version: content.template.version, 'is-text': content.template['is-text'] } } : {}),
         },
         mime,
         domain,

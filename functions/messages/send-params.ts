@@ -44,7 +44,7 @@ export function yesNo(name: string, value: unknown): boolean | undefined {
 }
 
 /** Options not built yet are refused rather than silently ignored. */
-const NOT_YET = ['template', 'o:deliverytime', 'o:deliver-within', 'o:deliverytime-optimize-period', 'o:time-zone-localize'];
+const NOT_YET = ['o:deliverytime', 'o:deliver-within', 'o:deliverytime-optimize-period', 'o:time-zone-localize'];
 
 /** SDKs often send files untyped; like Mailgun, infer the type from the file name then. */
 function withContentType(file: UploadedFile): UploadedFile {

@@ -19,6 +19,8 @@ import { findMessage, loadMime, type MessageRecord } from './message-store';
  */
 export const MAX_ATTEMPTS = 8;
 export const RETRY_WINDOW_MS = 8 * 3600_000;
+/** SES's limit on recipients per SendEmail call. */
+export const SES_MAX_RECIPIENTS = 50;
 
 /** SES tags that let a notification find its message (values: letters, digits, _ and - only). */
 export const TAG_ACCOUNT = 'mp_account';
@@ -125,10 +127,17 @@ async function sendOne(job: SendJob): Promise<void> {
   if (!sendable.length) return;
   const mime = await loadMime(record);
   if (!mime) throw new Error(`MIME of ${record.storageKey} is missing`);
+  // SES takes at most 50 recipients per call; each chunk succeeds or fails on its own.
+  for (let i = 0; i < sendable.length; i += SES_MAX_RECIPIENTS) {
+    await sendChunk(job, record, mime, sendable.slice(i, i + SES_MAX_RECIPIENTS), done);
+  }
+}
+
+async function sendChunk(job: SendJob, record: MessageRecord, mime: Buffer, recipients: string[], done: (recipient: string) => Promise<unknown>): Promise<void> {
   try {
     await sesSendClient().send(
       new SendEmailCommand({
-        Destination: { ToAddresses: sendable },
+        Destination: { ToAddresses: recipients },
         Content: { Raw: { Data: mime } },
         ConfigurationSetName: env().SES_CONFIGURATION_SET,
         EmailTags: [
@@ -137,14 +146,14 @@ async function sendOne(job: SendJob): Promise<void> {
         ],
       }),
     );
-    await Promise.all(sendable.map(done));
+    await Promise.all(recipients.map(done));
   } catch (error) {
     const failure = classify(error);
     const age = Date.now() - (job.firstAttemptAt ?? Date.now());
     const giveUp = failure !== 'retry' || job.attempt + 1 >= MAX_ATTEMPTS || age >= RETRY_WINDOW_MS;
     const description =
       failure === 'unknown' ? `Delivery outcome unknown (${(error as Error).message}); not retried to avoid a duplicate` : (error as Error).message;
-    for (const recipient of sendable) {
+    for (const recipient of recipients) {
       await recordEvent(
         record.accountId,
         record.domain,

@@ -124,7 +124,6 @@ it('serves the stored message as parsed JSON or raw MIME, and resends it as a ne
 
 describe('refusals', () => {
   it.each([
-    [{ to: 'a@example.com', subject: 's', text: 't' }, 'from parameter is missing'],
     [{ from: 'f@x.com', subject: 's', text: 't' }, "Missing parameter 'to'."],
     [{ from: 'f@x.com', to: 'a@example.com', subject: 's' }, "Need at least one of 'text', 'html', 'amp-html' or 'template' parameters specified"],
     [{ from: 'f@x.com', to: 'not-an-address', subject: 's', text: 't' }, "'to' parameter is not a valid address. please check documentation"],
@@ -135,6 +134,14 @@ describe('refusals', () => {
     expect(await sdkError(mg.messages.create(sandbox, form as never))).toEqual({ status: 400, details: message });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(platform.us.ses.sent.length).toBe(before);
+  });
+
+  it('sends to more recipients than SES takes in one call, in chunks of 50', async () => {
+    const to = Array.from({ length: 120 }, (_, i) => `many${i}@example.com`).join(',');
+    const sent = await mg.messages.create(sandbox, { from: `f@${sandbox}`, to, subject: 'many', text: 't' } as never);
+    await settled(sent.id!, 120);
+    const calls = platform.us.ses.sent.filter((m) => m.raw.toString().includes(sent.id!));
+    expect(calls.map((m) => m.destinations.length)).toEqual([50, 50, 20]);
   });
 
   it('refuses more than 1000 recipients', async () => {
@@ -256,5 +263,54 @@ describe('suppressions at send time', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await call(`${platform.us.url}/v3/${sandbox}/bounces/bounce@simulator.amazonses.com`)).status).toBe(404);
     await call(`${platform.us.url}/v3/${sandbox}/whitelists/simulator.amazonses.com`, { method: 'DELETE' });
+  });
+});
+
+describe('templates', () => {
+  beforeAll(async () => {
+    await call(`${platform.us.url}/v3/${sandbox}/templates`, {
+      method: 'POST',
+      contentType: 'application/x-www-form-urlencoded',
+      body: new URLSearchParams({
+        name: 'welcome',
+        template: '<h1>Hi {{name}}</h1><p>{{{raw}}}</p>',
+        tag: 'v1',
+        headers: JSON.stringify({ From: `Team <team@${sandbox}>`, Subject: 'Welcome {{name}}', 'Reply-To': 'help@example.com' }),
+      }).toString(),
+    });
+  });
+
+  it('renders the active version with t:variables, taking From, Subject and Reply-To from it', async () => {
+    const sent = await mg.messages.create(sandbox, { to: 'tpl@example.com', template: 'welcome', 't:variables': JSON.stringify({ name: '<Ann>', raw: '<i>ok</i>' }), 't:text': 'yes' } as never);
+    const events = await settled(sent.id!, 1);
+    expect(events.find((e) => e.event === 'accepted')).toMatchObject({ template: { name: 'welcome', version: 'v1', 'is-text': true }, message: { headers: { subject: 'Welcome <Ann>' } } });
+    const mime = platform.us.ses.sent.find((m) => m.raw.toString().includes(sent.id!))!.raw.toString();
+    expect(mime).toContain('Subject: Welcome <Ann>');
+    expect(mime).toMatch(/^Reply-To: help@example\.com$/m);
+    expect(mime).toContain('team@');
+    expect(mime).toContain('&lt;Ann&gt;');
+    expect(mime).toContain('<i>ok</i>');
+    expect(mime).toContain('text/plain');
+  });
+
+  it("lets the message's own headers win over the template's", async () => {
+    const sent = await mg.messages.create(sandbox, { from: `me@${sandbox}`, to: 'tpl2@example.com', subject: 'Mine', template: 'welcome', 'h:Reply-To': 'me@example.com', 'h:X-Mailgun-Variables': JSON.stringify({ name: 'Go' }) } as never);
+    await settled(sent.id!, 1);
+    const mime = platform.us.ses.sent.find((m) => m.raw.toString().includes(sent.id!))!.raw.toString();
+    expect(mime).toContain('Subject: Mine');
+    expect(mime).toMatch(/^Reply-To: me@example\.com$/m);
+    expect(mime).toContain('Hi Go');
+  });
+
+  it('sends from the domain postmaster when neither message nor template names a sender', async () => {
+    const sent = await mg.messages.create(sandbox, { to: 'nofrom@example.com', subject: 's', text: 't' } as never);
+    const accepted = (await settled(sent.id!, 1)).find((e) => e.event === 'accepted')!;
+    expect((accepted.message as { headers: { from: string } }).headers.from).toBe(`postmaster@${sandbox}`);
+  });
+
+  it('refuses an unknown template or version, and bad t:variables', async () => {
+    expect(await sdkError(mg.messages.create(sandbox, { to: 'a@example.com', template: 'nope' } as never))).toEqual({ status: 400, details: 'template not found' });
+    expect((await sdkError(mg.messages.create(sandbox, { to: 'a@example.com', template: 'welcome', 't:version': 'v9' } as never))).status).toBe(400);
+    expect(await sdkError(mg.messages.create(sandbox, { to: 'a@example.com', template: 'welcome', 't:variables': '[1]' } as never))).toEqual({ status: 400, details: "'t:variables' must be a JSON object" });
   });
 });
