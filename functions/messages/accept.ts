@@ -75,6 +75,8 @@ function acceptedEvent(record: MessageRecord, recipient: string, at: number) {
  * the recipients get a final failed event, so no accepted message is left without one.
  */
 export async function acceptMessage(record: Omit<MessageRecord, 'size' | 'createdAt' | 'ttl'>, mime: Buffer, domain: DomainItem): Promise<Accepted> {
+  // Scheduled delivery waits in a workflow, which is not built yet: refused, never sent early.
+  if (record.deliverAt) throw new BadRequest("'o:deliverytime' is not available on this server yet");
   const now = Date.now();
   const full: MessageRecord = { ...record, size: mime.length, createdAt: new Date(now).toISOString(), ttl: Math.ceil(now / 1000) + domain.messageTtl };
   await storeMessage(full, mime);

@@ -31,6 +31,8 @@ export interface MessageRecord {
   attachments: Array<{ filename: string; 'content-type': string; size: number }>;
   size: number;
   testMode: boolean;
+  /** ISO instant of o:deliverytime: the message is scheduled until then. */
+  deliverAt?: string;
   /** The stored template the message was rendered from. */
   template?: { name: string; version: string; 'is-text': boolean };
   createdAt: string;

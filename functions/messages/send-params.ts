@@ -1,4 +1,5 @@
 import { detectMimeType } from 'nodemailer/lib/mime-funcs/mime-types';
+import { parseDateInput } from '../platform/dates';
 import { BadRequest } from '../platform/errors';
 import type { UploadedFile } from '../platform/http/body';
 
@@ -21,6 +22,20 @@ export interface SendParams {
   variables: Record<string, string>;
   attachments: UploadedFile[];
   inline: UploadedFile[];
+  /** o:deliverytime, when in the future: the message waits until then. */
+  deliverAt?: Date;
+}
+
+/** How far ahead o:deliverytime may be, as Mailgun allows. */
+export const MAX_SCHEDULE_MS = 3 * 86_400_000;
+
+function deliveryTime(raw: unknown, now = Date.now()): Date | undefined {
+  const text = last(raw)?.trim();
+  if (!text) return undefined;
+  const at = parseDateInput(text);
+  if (!at) throw new BadRequest("Invalid parameter 'o:deliverytime': expected an RFC 2822 date");
+  if (at.getTime() - now > MAX_SCHEDULE_MS) throw new BadRequest("'o:deliverytime' may be at most 3 days ahead");
+  return at.getTime() > now ? at : undefined;
 }
 
 export const OPTIONS_LIMIT_BYTES = 16 * 1024;
@@ -44,7 +59,7 @@ export function yesNo(name: string, value: unknown): boolean | undefined {
 }
 
 /** Options not built yet are refused rather than silently ignored. */
-const NOT_YET = ['o:deliverytime', 'o:deliver-within', 'o:deliverytime-optimize-period', 'o:time-zone-localize'];
+const NOT_YET = ['o:deliver-within', 'o:deliverytime-optimize-period', 'o:time-zone-localize'];
 
 /** SDKs often send files untyped; like Mailgun, infer the type from the file name then. */
 function withContentType(file: UploadedFile): UploadedFile {
@@ -86,6 +101,7 @@ export function readSendParams(params: Record<string, unknown>, files: UploadedF
     testMode: yesNo('o:testmode', params['o:testmode']) ?? false,
     headers,
     variables,
+    deliverAt: deliveryTime(params['o:deliverytime']),
     attachments: files.filter((f) => f.field === 'attachment').map(withContentType),
     inline: files.filter((f) => f.field === 'inline').map(withContentType),
   };
