@@ -88,6 +88,12 @@ export interface DomainItem {
   dnsChecks: Record<string, DnsCheck>;
   sesVerified?: boolean;
   verifiedAt?: string;
+  /** Open, click and unsubscribe tracking, as set with /v3/domains/{name}/tracking/*. */
+  tracking?: {
+    open?: { active: boolean; placeAtTheTop: boolean };
+    click?: { active: boolean | 'htmlonly' };
+    unsubscribe?: { active: boolean; htmlFooter: string; textFooter: string };
+  };
   /** DELETE /v3/{domain}/envelopes: mail accepted up to this instant and not yet sent is cancelled. */
   queueClearedAt?: string;
 }

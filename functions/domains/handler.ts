@@ -1,10 +1,21 @@
 import { z } from 'zod/v3';
 import { BadRequest } from '../platform/errors';
+import { flag, text } from '../platform/http/params';
+import { trackingJson, trackingOf } from '../tracking/settings';
+import { patchDomain } from './domain-store';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { createDomain, deleteDomain, listDomains, requireDomain, updateDomain, verifyDomain, type DomainSettings } from './domains';
 import { dnsRecordsJson, domainJson } from './present';
 import { domainRoutes } from './routes';
 import { createDomainInput, getDomainInput, listDomainsInput, updateDomainInput } from './schemas';
+
+const TRACKING_UPDATED = 'Domain tracking settings have been updated';
+
+/** Click tracking also takes `htmlonly`: links in the HTML part only. */
+const clickActive = z.preprocess(
+  (value) => (typeof value === 'string' && value.trim().toLowerCase() === 'htmlonly' ? 'htmlonly' : value),
+  z.union([z.literal('htmlonly'), flag()]),
+);
 
 function settingsOf(input: z.infer<typeof updateDomainInput>): DomainSettings {
   return {
@@ -69,6 +80,37 @@ export const handler = areaHandler(domainRoutes, {
     const domain = await verifyDomain(await requireDomain(req.accountId, input.name));
     return { message: 'Domain DNS records have been updated', domain: domainJson(domain), ...dnsRecordsJson(domain) };
   }),
+
+  getTracking: operation(z.object({ name: z.string() }), async (req, input) => {
+    const domain = await requireDomain(req.accountId, input.name);
+    return { tracking: { ...trackingJson(trackingOf(domain)), web_scheme: domain.webScheme } };
+  }),
+
+  updateOpenTracking: operation(z.object({ name: z.string(), active: flag().optional(), place_at_the_top: flag().optional() }), async (req, input) => {
+    const domain = await requireDomain(req.accountId, input.name);
+    const current = trackingOf(domain);
+    const open = { active: input.active ?? current.open.active, placeAtTheTop: input.place_at_the_top ?? current.open.placeAtTheTop };
+    const updated = await patchDomain(domain, { tracking: { ...domain.tracking, open } });
+    return { message: TRACKING_UPDATED, open: trackingJson(trackingOf(updated)).open };
+  }),
+
+  updateClickTracking: operation(z.object({ name: z.string(), active: clickActive.optional() }), async (req, input) => {
+    const domain = await requireDomain(req.accountId, input.name);
+    const click = { active: input.active ?? trackingOf(domain).click.active };
+    const updated = await patchDomain(domain, { tracking: { ...domain.tracking, click } });
+    return { message: TRACKING_UPDATED, click: trackingJson(trackingOf(updated)).click };
+  }),
+
+  updateUnsubscribeTracking: operation(
+    z.object({ name: z.string(), active: flag().optional(), html_footer: text().optional(), text_footer: text().optional() }),
+    async (req, input) => {
+      const domain = await requireDomain(req.accountId, input.name);
+      const current = trackingOf(domain).unsubscribe;
+      const unsubscribe = { active: input.active ?? current.active, htmlFooter: input.html_footer ?? current.htmlFooter, textFooter: input.text_footer ?? current.textFooter };
+      const updated = await patchDomain(domain, { tracking: { ...domain.tracking, unsubscribe } });
+      return { message: TRACKING_UPDATED, unsubscribe: trackingJson(trackingOf(updated)).unsubscribe };
+    },
+  ),
 
   deleteDomain: operation(z.object({ name: z.string() }), async (req, input) => {
     await deleteDomain(await requireDomain(req.accountId, input.name));

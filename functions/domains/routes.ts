@@ -7,4 +7,8 @@ export const domainRoutes = [
   { method: 'PUT', path: '/v4/domains/{name}', area: 'domains', operation: 'updateDomain', access: 'write', domainParam: 'name' },
   { method: 'PUT', path: '/v4/domains/{name}/verify', area: 'domains', operation: 'verifyDomain', access: 'write', domainParam: 'name' },
   { method: 'DELETE', path: '/v3/domains/{name}', area: 'domains', operation: 'deleteDomain', access: 'write', domainParam: 'name' },
+  { method: 'GET', path: '/v3/domains/{name}/tracking', area: 'domains', operation: 'getTracking', access: 'read', domainParam: 'name' },
+  { method: 'PUT', path: '/v3/domains/{name}/tracking/open', area: 'domains', operation: 'updateOpenTracking', access: 'write', domainParam: 'name' },
+  { method: 'PUT', path: '/v3/domains/{name}/tracking/click', area: 'domains', operation: 'updateClickTracking', access: 'write', domainParam: 'name' },
+  { method: 'PUT', path: '/v3/domains/{name}/tracking/unsubscribe', area: 'domains', operation: 'updateUnsubscribeTracking', access: 'write', domainParam: 'name' },
 ] as const satisfies readonly RouteSpec[];

@@ -14,8 +14,10 @@ export type KeyKind = (typeof keyKinds)[number];
  * - send: submitting and resending messages.
  * - suppress: editing suppression lists (support staff clean up bounces).
  * - admin: API keys, users, subaccounts, account settings.
+ * - public: no API key at all. Only for what mail clients fetch (tracking links); such an
+ *   operation authenticates the request itself, by the link's signature.
  */
-export type Access = 'read' | 'write' | 'send' | 'suppress' | 'admin';
+export type Access = 'read' | 'write' | 'send' | 'suppress' | 'admin' | 'public';
 
 export const grants: Record<Role, readonly Access[]> = {
   admin: ['read', 'write', 'send', 'suppress', 'admin'],

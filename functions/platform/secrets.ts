@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { secretsClient } from './aws-clients';
@@ -49,6 +49,11 @@ async function loadKey(): Promise<Buffer> {
     keyCache.set(id, key);
   }
   return key;
+}
+
+/** A key for one purpose (signing tracking links, say), derived from the platform key. */
+export async function derivedKey(purpose: string): Promise<Buffer> {
+  return createHmac('sha256', await loadKey()).update(`mailplane:${purpose}`).digest();
 }
 
 /** AES-256-GCM; the output is `v1.<iv>.<tag>.<ciphertext>` in base64url. */

@@ -31,7 +31,19 @@ function urlFor(route: RouteSpec, domain = 'absent.example.com'): string {
   return `${platform.us.url}${path}`;
 }
 
-const cases = routes.map((route) => [`${route.method} ${route.path}`, route] as const);
+const keyed = routes.filter((route) => route.access !== 'public');
+const cases = keyed.map((route) => [`${route.method} ${route.path}`, route] as const);
+const publicCases = routes.filter((route) => route.access === 'public').map((route) => [`${route.method} ${route.path}`, route] as const);
+
+describe.each(publicCases)('%s (public: the signed token is the credential)', (_, route) => {
+  it('answers a forged, altered or malformed token with a JSON 404, with or without a key', async () => {
+    for (const token of ['forged', 'eyJhIjoiMSJ9.AAAAAAAAAAAAAAAAAAAAAA', '']) {
+      const res = await call(`${platform.us.url}${route.path.replace('{token}', token || '%20')}`, { method: route.method, key: null });
+      expect(res.status).toBe(token ? 404 : 400);
+      expect(res.contentType).toBe('application/json');
+    }
+  });
+});
 
 describe.each(cases)('%s', (_, route) => {
   it('answers 401 with a JSON message without credentials, or with a wrong key', async () => {
@@ -78,7 +90,7 @@ describe.each(cases)('%s', (_, route) => {
 });
 
 it('covers every area with at least one route', () => {
-  expect(new Set(routes.map((r) => r.area))).toEqual(new Set(['keys', 'domains', 'messages', 'events', 'suppressions', 'templates']));
+  expect(new Set(routes.map((r) => r.area))).toEqual(new Set(['keys', 'domains', 'messages', 'events', 'suppressions', 'templates', 'tracking']));
 });
 
 it('reserves key management to admins and sending to the send access', () => {

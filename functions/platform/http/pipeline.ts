@@ -13,7 +13,7 @@ import { logger } from '../logger';
 import type { AuthorizerContext, Principal } from '../principal';
 import { parseBody, parseQuery, type UploadedFile } from './body';
 import { validate } from './params';
-import { jsonResult, Reply } from './reply';
+import { jsonResult, RawReply, rawResult, Reply } from './reply';
 import { routeKey, type RouteSpec } from './route';
 
 export type ApiEvent = APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>;
@@ -31,6 +31,7 @@ export interface ApiRequest {
   headers: Record<string, string>;
   /** `scheme://host` the client used, for absolute paging URLs. */
   baseUrl: string;
+  /** Absent on public routes (tracking links), which authenticate themselves. */
   principal: Principal;
   /** The account acted on: the key's, or a subaccount named by X-Mailgun-On-Behalf-Of. */
   accountId: string;
@@ -67,6 +68,9 @@ function principalOf(event: ApiEvent): Principal {
   if (!verdict || verdict.denied !== undefined) throw new Unauthorized(verdict?.denied ?? 'Invalid private key');
   return verdict;
 }
+
+/** Public routes run without a key; nothing may be done in an account's name there. */
+const ANONYMOUS: Principal = { accountId: '', keyId: '', role: 'basic', kind: 'user' };
 
 function authorize(route: RouteSpec, principal: Principal, path: Record<string, string>): void {
   if (!roleAllows(principal.role, route.access)) throw new Forbidden();
@@ -124,11 +128,12 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
       if (!entry) throw new NotFound('Not Found');
       const { route, op } = entry;
       const headers = lowerHeaders(event.headers);
-      const principal = principalOf(event);
+      const isPublic = route.access === 'public';
+      const principal = isPublic ? ANONYMOUS : principalOf(event);
       const pathParameters: Record<string, string | undefined> = event.pathParameters ?? {};
       const path = Object.fromEntries(Object.entries(pathParameters).map(([k, v]) => [k, decodeSegment(v ?? '')]));
-      authorize(route, principal, path);
-      const accountId = await effectiveAccount(principal, headers);
+      if (!isPublic) authorize(route, principal, path);
+      const accountId = isPublic ? '' : await effectiveAccount(principal, headers);
 
       const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
       const body = await parseBody(raw, headers['content-type']);
@@ -147,6 +152,7 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
       };
       const input = validate(op.input, { ...params, ...path });
       const result = await op.run(request, input);
+      if (result instanceof RawReply) return rawResult(result);
       return result instanceof Reply ? jsonResult(result.status, result.body, result.headers) : jsonResult(200, result);
     });
 }

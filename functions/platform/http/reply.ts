@@ -9,6 +9,20 @@ export class Reply {
   ) {}
 }
 
+/** A non-JSON reply (a tracking pixel, a redirect, a page), for public routes only. */
+export class RawReply {
+  constructor(
+    readonly status: number,
+    readonly body: string | Buffer,
+    readonly headers: Record<string, string>,
+  ) {}
+}
+
+export function rawResult(reply: RawReply): APIGatewayProxyStructuredResultV2 {
+  const binary = Buffer.isBuffer(reply.body);
+  return { statusCode: reply.status, headers: reply.headers, body: binary ? reply.body.toString('base64') : reply.body, isBase64Encoded: binary };
+}
+
 export function jsonResult(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: status,

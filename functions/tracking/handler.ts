@@ -1,0 +1,69 @@
+import { z } from 'zod/v3';
+import { newEvent, recordEvent, type EventName } from '../events/event-store';
+import { NotFound } from '../platform/errors';
+import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
+import { RawReply } from '../platform/http/reply';
+import { addUnsubscribe } from '../suppressions/unsubscribes';
+import { clientInfo } from './client-info';
+import { trackingRoutes } from './routes';
+import { verifyClaims, type TrackingClaims } from './tokens';
+
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const NO_STORE = { 'cache-control': 'no-store, max-age=0' };
+const tokenInput = z.object({ token: z.string() });
+
+/** A forged or altered link is simply not found; it reveals nothing. */
+async function claimsOf(token: string): Promise<TrackingClaims> {
+  const claims = await verifyClaims(token);
+  if (!claims) throw new NotFound('Not Found');
+  return claims;
+}
+
+async function record(req: ApiRequest, claims: TrackingClaims, name: EventName, fields: Record<string, unknown> = {}): Promise<void> {
+  await recordEvent(
+    claims.a,
+    claims.d,
+    newEvent(name, {
+      recipient: claims.r,
+      'recipient-domain': claims.r.split('@')[1],
+      ip: req.headers['x-forwarded-for']?.split(',')[0]?.trim() ?? '',
+      'client-info': clientInfo(req.headers['user-agent'] ?? ''),
+      message: { headers: { 'message-id': claims.m } },
+      tags: claims.t ?? [],
+      campaigns: [],
+      'user-variables': {},
+      ...fields,
+    }),
+  );
+}
+
+async function unsubscribe(req: ApiRequest, claims: TrackingClaims): Promise<void> {
+  const tags = claims.s === 'tags' && claims.t?.length ? claims.t : undefined;
+  await addUnsubscribe(claims.a, claims.d, claims.r, tags);
+  await record(req, claims, 'unsubscribed');
+}
+
+const page = (text: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${text}</title></head><body><p>${text}</p></body></html>`;
+
+export const handler = areaHandler(trackingRoutes, {
+  open: operation(tokenInput, async (req, input) => {
+    await record(req, await claimsOf(input.token), 'opened');
+    return new RawReply(200, PIXEL, { 'content-type': 'image/gif', ...NO_STORE });
+  }),
+  click: operation(tokenInput, async (req, input) => {
+    const claims = await claimsOf(input.token);
+    if (!claims.u) throw new NotFound('Not Found');
+    await record(req, claims, 'clicked', { url: claims.u });
+    return new RawReply(302, '', { location: claims.u, ...NO_STORE });
+  }),
+  unsubscribe: operation(tokenInput, async (req, input) => {
+    await unsubscribe(req, await claimsOf(input.token));
+    return new RawReply(200, page('You have been unsubscribed.'), { 'content-type': 'text/html; charset=utf-8', ...NO_STORE });
+  }),
+  // RFC 8058: mail clients POST `List-Unsubscribe=One-Click` to the List-Unsubscribe URL.
+  unsubscribeOneClick: operation(tokenInput, async (req, input) => {
+    await unsubscribe(req, await claimsOf(input.token));
+    return new RawReply(200, '', NO_STORE);
+  }),
+});
