@@ -1,10 +1,11 @@
-import { CfnOutput, type Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api, type CustomDomainProps } from './constructs/api';
 import type { AreaResources } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
-import { Data } from './constructs/data';
+import { Data, messageRetentionDays } from './constructs/data';
 import { DEFAULT_MAX_MESSAGE_TTL, type PlatformRegion } from './constructs/platform-env';
+import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
 
 export interface PlatformStackProps extends StackProps {
@@ -29,7 +30,10 @@ export interface PlatformStackProps extends StackProps {
 export class PlatformStack extends Stack {
   readonly data: Data;
   readonly sending: Sending;
+  readonly scheduling: Scheduling;
   readonly api: Api;
+  /** The environment every platform Lambda of the stack runs with (functions/platform/env.ts). */
+  readonly platformEnvironment: Record<string, string>;
   readonly sendingWorkers: SendingWorkers;
   readonly bootstrap: Bootstrap;
 
@@ -37,14 +41,19 @@ export class PlatformStack extends Stack {
     super(scope, id, props);
     const maxMessageTtl = props.maxMessageTtl ?? DEFAULT_MAX_MESSAGE_TTL;
 
-    this.data = new Data(this, 'Data', { maxMessageTtl });
+    // A scheduled message is kept for message_ttl from its delivery time, which is up to
+    // SCHEDULE_HORIZON after its MIME is written: the bucket keeps objects that much longer.
+    const messageRetention = Duration.days(messageRetentionDays(maxMessageTtl.plus(SCHEDULE_HORIZON)));
+    this.data = new Data(this, 'Data', { maxMessageTtl, messageRetention });
     this.sending = new Sending(this, 'Sending', { platformRegion: props.platformRegion });
+    this.scheduling = new Scheduling(this, 'Scheduling', { sendQueue: this.sending.sendQueue.queue });
     const resources: AreaResources = {
       table: this.data.table,
       encryptionKey: this.data.encryptionKey,
       messagesBucket: this.data.messages,
       sendQueue: this.sending.sendQueue.queue,
       configurationSet: this.sending.configurationSet,
+      scheduleStateMachine: this.scheduling.stateMachine,
     };
     this.api = new Api(this, 'Api', {
       platformRegion: props.platformRegion,
@@ -53,14 +62,15 @@ export class PlatformStack extends Stack {
       maxMessageTtl,
       customDomain: props.customDomain,
     });
+    this.platformEnvironment = this.api.environment;
     // After the API: the workers share its environment, which names the send queue and bucket.
     this.sendingWorkers = new SendingWorkers(this, 'SendingWorkers', {
       sending: this.sending,
       resources,
-      environment: this.api.environment,
+      environment: this.platformEnvironment,
       sendConcurrency: props.sendConcurrency ?? this.contextSendConcurrency(),
     });
-    this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.api.environment });
+    this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL for Mailgun clients' });
     new CfnOutput(this, 'AdminKeySecretName', {

@@ -1,8 +1,9 @@
+import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { DomainItem } from '../data/db';
 import { requireDomain } from '../domains/domains';
 import { newEvent, recordEvent } from '../events/event-store';
-import { sqsClient } from '../platform/aws-clients';
+import { sfnClient, sqsClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { BadRequest, Forbidden } from '../platform/errors';
 import { messageId as newMessageId } from '../platform/ids';
@@ -19,6 +20,17 @@ export interface SendJob {
   attempt: number;
   firstAttemptAt?: number;
 }
+
+/**
+ * The input of a scheduled-delivery execution (lib/workflows/scheduled-delivery.asl.json): the
+ * send job it puts on the send queue once `deliverAt` (RFC 3339) has come.
+ */
+export interface ScheduledJob extends SendJob {
+  deliverAt: string;
+}
+
+/** One execution per stored message, named by its storage key: a retried start cannot make a second. */
+export const scheduleExecutionName = (storageKey: string) => `deliver-${storageKey}`;
 
 export interface Accepted {
   id: string;
@@ -57,6 +69,7 @@ function acceptedEvent(record: MessageRecord, recipient: string, at: number) {
         attachments: record.attachments,
         recipients: record.recipients,
         size: record.size,
+        ...(record.deliverAt ? { 'scheduled-for': Math.floor(Date.parse(record.deliverAt) / 1000) } : {}),
       },
       storage: { key: record.storageKey, region: env().AWS_REGION, env: 'production' },
       recipient,
@@ -71,26 +84,53 @@ function acceptedEvent(record: MessageRecord, recipient: string, at: number) {
 }
 
 /**
- * Stores the message, records an accepted event per recipient, then queues it. If queuing fails
- * the recipients get a final failed event, so no accepted message is left without one.
+ * Hands the accepted message to the send worker: on the send queue now, or, when it is scheduled,
+ * through a scheduled-delivery execution that waits until its time and then queues the same job.
+ */
+async function queueForSending(record: MessageRecord): Promise<void> {
+  const job: SendJob = { storageKey: record.storageKey, attempt: 0 };
+  if (record.deliverAt) {
+    const input: ScheduledJob = { ...job, deliverAt: record.deliverAt };
+    try {
+      await sfnClient().send(
+        new StartExecutionCommand({ stateMachineArn: env().SCHEDULE_STATE_MACHINE_ARN, name: scheduleExecutionName(record.storageKey), input: JSON.stringify(input) }),
+      );
+    } catch (error) {
+      // An earlier attempt of this very start got through (Step Functions answers so once that
+      // execution has ended; while it runs, the same name and input just succeed again).
+      if ((error as Error).name !== 'ExecutionAlreadyExists') throw error;
+    }
+    return;
+  }
+  const queueUrl = env().SEND_QUEUE_URL;
+  if (!queueUrl) throw new Error('SEND_QUEUE_URL is not configured');
+  await sqsClient().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job) }));
+}
+
+/**
+ * Stores the message, records an accepted event per recipient, then queues it (or schedules it,
+ * with o:deliverytime). If that fails the recipients get a final failed event, so no accepted
+ * message is left without one.
  */
 export async function acceptMessage(record: Omit<MessageRecord, 'size' | 'createdAt' | 'ttl'>, mime: Buffer, domain: DomainItem): Promise<Accepted> {
-  // Scheduled delivery waits in a workflow, which is not built yet: refused, never sent early.
-  if (record.deliverAt) throw new BadRequest("'o:deliverytime' is not available on this server yet");
   const now = Date.now();
-  const full: MessageRecord = { ...record, size: mime.length, createdAt: new Date(now).toISOString(), ttl: Math.ceil(now / 1000) + domain.messageTtl };
+  // A delivery time already past (a resend of a message whose time has come) means now.
+  const deliverAt = record.deliverAt && Date.parse(record.deliverAt) > now ? record.deliverAt : undefined;
+  if (deliverAt && !env().SCHEDULE_STATE_MACHINE_ARN) throw new BadRequest("'o:deliverytime' is not available on this server: no scheduling workflow is configured");
+  // A scheduled message is kept for its domain's message_ttl from the time it is due, so it is
+  // still there when it is sent.
+  const dueAt = deliverAt ? Date.parse(deliverAt) : now;
+  const full: MessageRecord = { ...record, deliverAt, size: mime.length, createdAt: new Date(now).toISOString(), ttl: Math.ceil(dueAt / 1000) + domain.messageTtl };
   await storeMessage(full, mime);
   await Promise.all(full.recipients.map((recipient) => recordEvent(full.accountId, full.domain, acceptedEvent(full, recipient, now))));
-  const queueUrl = env().SEND_QUEUE_URL;
   try {
-    if (!queueUrl) throw new Error('SEND_QUEUE_URL is not configured');
-    const job: SendJob = { storageKey: full.storageKey, attempt: 0 };
-    await sqsClient().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(job) }));
+    await queueForSending(full);
   } catch (error) {
-    logger.error('could not queue an accepted message', { storageKey: full.storageKey, error: error as Error });
+    logger.error('could not queue an accepted message', { storageKey: full.storageKey, scheduled: Boolean(deliverAt), error: error as Error });
+    const why = deliverAt ? 'The message could not be scheduled' : 'The message could not be queued';
     await Promise.all(
       full.recipients.map((recipient) =>
-        recordEvent(full.accountId, full.domain, newEvent('failed', { severity: 'permanent', reason: 'generic', recipient, message: { headers: { 'message-id': full.messageId.replace(/^<|>$/g, '') } }, 'delivery-status': { code: 500, message: 'The message could not be queued', description: '', 'attempt-no': 0 } })),
+        recordEvent(full.accountId, full.domain, newEvent('failed', { severity: 'permanent', reason: 'generic', recipient, message: { headers: { 'message-id': full.messageId.replace(/^<|>$/g, '') } }, 'delivery-status': { code: 500, message: why, description: '', 'attempt-no': 0 } })),
       ),
     ).catch(() => undefined);
     throw error;

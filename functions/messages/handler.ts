@@ -7,6 +7,7 @@ import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } 
 import { composeMime } from './compose';
 import { mapLimit } from '../platform/concurrency';
 import { parseRecipientVariables, substitute } from './batch';
+import { applyTracking, needsPerRecipientCopies, trackingBase, trackingPlan } from '../tracking/rewrite';
 import { messageContent, type MessageContent } from './template-content';
 import { findMessage, loadMime, newStorageKey } from './message-store';
 import { parseMailboxes, type Mailbox } from './recipients';
@@ -57,26 +58,36 @@ export const handler = areaHandler(messageRoutes, {
     const batch = parseRecipientVariables(req.params['recipient-variables']);
     if (batch && (recipients.cc.length || params.bcc.length)) throw new BadRequest("'cc' and 'bcc' cannot be combined with 'recipient-variables'");
     // A batch is one message per 'to' recipient, each seeing only itself; all share one id.
+    const plan = trackingPlan(domain, params.tracking);
+    // Tracked links name their recipient, so tracked mail is one copy per recipient; the
+    // headers still show every To and Cc, as one message would.
+    const tracked = Boolean(batch) || needsPerRecipientCopies(plan, [content.html, content.text]);
     const copies: Array<{ to: Mailbox[]; cc: Mailbox[]; all: string[]; values?: Record<string, unknown> }> = batch
       ? recipients.to.map((to) => ({ to: [to], cc: [], all: [to.address.toLowerCase()], values: batch[to.address.toLowerCase()] ?? {} }))
-      : [{ to: recipients.to, cc: recipients.cc, all: recipients.all, values: undefined }];
+      : tracked
+        ? recipients.all.map((address) => ({ to: recipients.to, cc: recipients.cc, all: [address] }))
+        : [{ to: recipients.to, cc: recipients.cc, all: recipients.all, values: undefined }];
     const { messageId } = newMessageIdentity(domain.name);
+    const base = trackingBase(domain);
     await mapLimit(copies, 16, async (copy) => {
       const fill = (text: string | undefined) => (text !== undefined && copy.values ? substitute(text, copy.values) : text);
       const subject = fill(content.subject) ?? '';
       const variables = Object.fromEntries(Object.entries(params.variables).map(([k, v]) => [k, fill(v)!]));
+      const body = tracked
+        ? await applyTracking(plan, base, { a: req.accountId, d: domain.name, m: messageId.slice(1, -1), r: copy.all[0]!, t: params.tags }, { html: fill(content.html), text: fill(content.text) })
+        : { html: fill(content.html), text: fill(content.text), headers: [] };
       const mime = await composeMime({
         from: from[0]!,
         to: copy.to,
         cc: copy.cc,
         subject,
-        text: fill(content.text),
-        html: fill(content.html),
+        text: body.text,
+        html: body.html,
         ampHtml: fill(params.ampHtml),
         attachments: params.attachments,
         inline: params.inline,
         messageId,
-        headers: content.headers.map(([name, value]): [string, string] => [name, fill(value)!]),
+        headers: [...body.headers, ...content.headers.map(([name, value]): [string, string] => [name, fill(value)!])],
         mailgunHeaders: [...mailgunHeaders(params.tags, variables), ...templateHeaders(content)],
       });
       await acceptMessage(
@@ -170,7 +181,8 @@ export const handler = areaHandler(messageRoutes, {
       ? text.replace(/^Message-I[Dd]:[^\r\n]*(\r?\n[ \t][^\r\n]*)*/m, `Message-ID: ${identity.messageId}`)
       : `Message-ID: ${identity.messageId}\r\n${text}`;
     const accepted = await acceptMessage(
-      { ...record, storageKey: identity.storageKey, messageId: identity.messageId, recipients: recipients.all, testMode: params.testMode || record.testMode },
+      // A resend goes now, even if the original is still waiting for its delivery time.
+      { ...record, storageKey: identity.storageKey, messageId: identity.messageId, recipients: recipients.all, testMode: params.testMode || record.testMode, deliverAt: undefined },
       Buffer.from(replaced, 'utf8'),
       domain,
     );

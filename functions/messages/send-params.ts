@@ -22,6 +22,8 @@ export interface SendParams {
   variables: Record<string, string>;
   attachments: UploadedFile[];
   inline: UploadedFile[];
+  /** o:tracking, o:tracking-clicks (also htmlonly), o:tracking-opens: override the domain's settings. */
+  tracking: { tracking?: boolean; clicks?: boolean | 'htmlonly'; opens?: boolean };
   /** o:deliverytime, when in the future: the message waits until then. */
   deliverAt?: Date;
 }
@@ -81,10 +83,6 @@ export function readSendParams(params: Record<string, unknown>, files: UploadedF
   for (const name of NOT_YET) {
     if (present(params[name]) !== undefined) throw new BadRequest(`'${name}' is not available on this server yet`);
   }
-  for (const name of ['o:tracking', 'o:tracking-clicks', 'o:tracking-opens']) {
-    const v = last(params[name])?.toLowerCase();
-    if (v && v !== 'no' && v !== 'false') throw new BadRequest(`'${name}' is not available on this server yet`);
-  }
   const tags = all(params['o:tag']).map((t) => t.trim()).filter(Boolean);
   if (tags.length > MAX_TAGS) throw new BadRequest(`A message can carry at most ${MAX_TAGS} tags`);
   if (tags.some((t) => t.length > MAX_TAG_LENGTH)) throw new BadRequest(`Tags are at most ${MAX_TAG_LENGTH} characters`);
@@ -102,6 +100,11 @@ export function readSendParams(params: Record<string, unknown>, files: UploadedF
     headers,
     variables,
     deliverAt: deliveryTime(params['o:deliverytime']),
+    tracking: {
+      tracking: yesNo('o:tracking', params['o:tracking']),
+      clicks: last(params['o:tracking-clicks'])?.trim().toLowerCase() === 'htmlonly' ? 'htmlonly' : yesNo('o:tracking-clicks', params['o:tracking-clicks']),
+      opens: yesNo('o:tracking-opens', params['o:tracking-opens']),
+    },
     attachments: files.filter((f) => f.field === 'attachment').map(withContentType),
     inline: files.filter((f) => f.field === 'inline').map(withContentType),
   };

@@ -1,7 +1,7 @@
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { deleteItem, putItem, updateItem } from '../data/store';
+import { deleteItem, getItem, putItem, updateItem } from '../data/store';
 import { findDomain } from '../domains/domain-store';
 import { suppressionFor, type SuppressionVerdict } from '../suppressions/sending';
 import { newEvent, recordEvent } from '../events/event-store';
@@ -69,12 +69,36 @@ const SUPPRESSED: Record<SuppressionVerdict, string> = {
 };
 
 /** Claims the recipients not yet claimed; those already claimed were handled by an earlier delivery. */
-async function claim(record: MessageRecord): Promise<string[]> {
+/**
+ * A claim still 'sending' this long after it was made belongs to an invocation that died (the
+ * deployed worker times out at 2 minutes): SES may or may not have the message.
+ */
+export const STALE_CLAIM_MS = 5 * 60_000;
+
+interface Claim {
+  state: 'sending' | 'done';
+  at: number;
+}
+
+/**
+ * Claims the recipients not yet claimed. Those claimed and done were handled by an earlier
+ * delivery; those left 'sending' by a dead invocation are returned as `stale`, to be settled
+ * with a final event rather than sent again.
+ */
+async function claim(record: MessageRecord): Promise<{ claimed: string[]; stale: string[] }> {
   const claimed: string[] = [];
+  const stale: string[] = [];
+  const now = Date.now();
   for (const recipient of record.recipients) {
-    if (await putItem(claimKey(record.storageKey, recipient), { state: 'sending', at: Date.now(), ttl: record.ttl }, { ifAbsent: true })) claimed.push(recipient);
+    const key = claimKey(record.storageKey, recipient);
+    if (await putItem(key, { state: 'sending', at: now, ttl: record.ttl }, { ifAbsent: true })) {
+      claimed.push(recipient);
+      continue;
+    }
+    const existing = await getItem<Claim>(key, { consistent: true });
+    if (existing?.state === 'sending' && now - existing.at >= STALE_CLAIM_MS) stale.push(recipient);
   }
-  return claimed;
+  return { claimed, stale };
 }
 
 const retryDelay = (attempt: number) => Math.min(900, env().SEND_RETRY_BASE_SECONDS * 2 ** attempt);
@@ -91,9 +115,14 @@ async function sendOne(job: SendJob): Promise<void> {
     logger.warn('send job for a message that no longer exists', { storageKey: job.storageKey });
     return;
   }
-  const recipients = await claim(record);
-  if (!recipients.length) return;
+  const { claimed: recipients, stale } = await claim(record);
   const done = (recipient: string) => updateItem(claimKey(record.storageKey, recipient), { state: 'done' });
+  for (const recipient of stale) {
+    const why = 'Delivery outcome unknown: an earlier attempt stopped while sending; not retried to avoid a duplicate';
+    await recordEvent(record.accountId, record.domain, outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: why, description: why, 'attempt-no': job.attempt + 1 } }));
+    await done(recipient);
+  }
+  if (!recipients.length) return;
 
   const domain = await findDomain(record.accountId, record.domain);
   if (!domain || (domain.queueClearedAt && record.createdAt <= domain.queueClearedAt)) {

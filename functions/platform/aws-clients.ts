@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { env } from './env';
 
@@ -50,6 +51,11 @@ export function s3Client(): S3Client {
 export function sqsClient(): SQSClient {
   const { AWS_REGION: region, SQS_ENDPOINT: endpoint } = env();
   return memo(`sqs|${region}|${endpoint ?? ''}`, () => new SQSClient({ region, endpoint }));
+}
+
+export function sfnClient(): SFNClient {
+  const { AWS_REGION: region, SFN_ENDPOINT: endpoint } = env();
+  return memo(`sfn|${region}|${endpoint ?? ''}`, () => new SFNClient({ region, endpoint }));
 }
 
 export function secretsClient(): SecretsManagerClient {

@@ -19,14 +19,23 @@ export const platformEnvSchema = z.object({
   S3_ENDPOINT: z.string().url().optional(),
   /** SQS stand-in endpoint; unset on AWS, where queue URLs name their endpoint. */
   SQS_ENDPOINT: z.string().url().optional(),
+  /** Step Functions stand-in endpoint; unset on AWS. */
+  SFN_ENDPOINT: z.string().url().optional(),
   /** Where accepted messages' MIME is stored. */
   MESSAGES_BUCKET: z.string().min(1).default('messages'),
   /** The send queue: one entry per accepted message, consumed by the send worker. */
   SEND_QUEUE_URL: z.string().url().optional(),
+  /** The scheduled-delivery state machine (lib/workflows/scheduled-delivery.asl.json): o:deliverytime waits there. */
+  SCHEDULE_STATE_MACHINE_ARN: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/, 'a Step Functions state machine ARN')
+    .optional(),
   /** The SES configuration set whose event destination feeds the notifications queue. */
   SES_CONFIGURATION_SET: z.string().optional(),
   /** First retry delay of a throttled send, doubling per attempt (at most 900 s, SQS's limit). */
   SEND_RETRY_BASE_SECONDS: z.coerce.number().int().min(0).default(60),
+  /** This region's API base URL: tracking links use it until the domain's tracking CNAME is verified. */
+  PUBLIC_API_URL: z.string().url().optional(),
   /** How long events are kept, in days. */
   EVENT_TTL_DAYS: z.coerce.number().int().positive().default(30),
   /** Key that encrypts secrets at rest (DKIM private keys): given directly, or read from Secrets Manager. */

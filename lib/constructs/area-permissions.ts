@@ -5,6 +5,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as ses from 'aws-cdk-lib/aws-ses';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 
 /** What an area's Lambda (or a queue worker) may be granted access to. */
@@ -17,6 +18,8 @@ export interface AreaResources {
   sendQueue: sqs.IQueue;
   /** The SES configuration set every send names (its events feed the notifications queue). */
   configurationSet: ses.IConfigurationSet;
+  /** Scheduled delivery: one execution per message sent with o:deliverytime (lib/constructs/scheduling.ts). */
+  scheduleStateMachine: sfn.IStateMachine;
 }
 
 /** The grantee and the construct whose subtree the acknowledgements of its findings apply to. */
@@ -90,6 +93,11 @@ export function grantSendToQueue(grantee: AreaGrantee, queue: sqs.IQueue): void 
   grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
 }
 
+/** StartExecution on one state machine: not grantStartExecution's resource policy fallback, nothing else. */
+export function grantStartExecution(grantee: AreaGrantee, stateMachine: sfn.IStateMachine): void {
+  grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [stateMachine.stateMachineArn] }));
+}
+
 /** One GetItem on the table itself: all the authorizer does is look a key up by its hash. */
 export function grantKeyLookup(grantee: AreaGrantee, table: dynamodb.Table): void {
   // Not table.grant(): it adds the table's index/* ARN too, which a GetItem never needs.
@@ -110,12 +118,14 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
     grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...SES_IDENTITY_ACTIONS], resources: [sesIdentities()] }));
     acknowledgeSesIdentities(grantee);
   },
-  // Accepting a message: store its MIME, record it and its accepted events, queue it. Reading a
-  // stored message (GET, resend) reads the MIME back.
-  messages: (grantee, { table, messagesBucket, sendQueue }) => {
+  // Accepting a message: store its MIME, record it and its accepted events, queue it (or, with
+  // o:deliverytime, start its scheduled-delivery execution). Reading a stored message (GET,
+  // resend) reads the MIME back.
+  messages: (grantee, { table, messagesBucket, sendQueue, scheduleStateMachine }) => {
     grantTableReadWrite(grantee, table);
     grantMessageObjects(grantee, messagesBucket, ['s3:PutObject', 's3:GetObject']);
     grantSendToQueue(grantee, sendQueue);
+    grantStartExecution(grantee, scheduleStateMachine);
   },
   // Listing events reads the domain and the event partitions; it writes nothing.
   events: (grantee, { table }) => grantTableRead(grantee, table),

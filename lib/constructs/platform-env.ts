@@ -20,6 +20,8 @@ export interface PlatformEnvSettings {
   sendQueueUrl?: string;
   /** The SES configuration set every send names, so its events reach the notifications queue. */
   sesConfigurationSet?: string;
+  /** The scheduled-delivery state machine's ARN: the messages area starts an execution per scheduled message. */
+  scheduleStateMachineArn?: string;
   /** Upper bound of a domain's message_ttl; the messages bucket must keep objects at least this long. */
   maxMessageTtl?: Duration;
   logLevel?: PlatformEnv['LOG_LEVEL'];
@@ -32,6 +34,7 @@ export interface PlatformEnvSettings {
  */
 const TOKEN_STAND_INS: Partial<Record<keyof PlatformEnv, string>> = {
   SEND_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/send-queue',
+  SCHEDULE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:scheduled-delivery',
 };
 
 /**
@@ -48,6 +51,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     ...(settings.messagesBucket === undefined ? {} : { MESSAGES_BUCKET: settings.messagesBucket }),
     ...(settings.sendQueueUrl === undefined ? {} : { SEND_QUEUE_URL: settings.sendQueueUrl }),
     ...(settings.sesConfigurationSet === undefined ? {} : { SES_CONFIGURATION_SET: settings.sesConfigurationSet }),
+    ...(settings.scheduleStateMachineArn === undefined ? {} : { SCHEDULE_STATE_MACHINE_ARN: settings.scheduleStateMachineArn }),
     // Set explicitly, not left to the handlers' default: the bucket's lifecycle is checked against it.
     MAX_MESSAGE_TTL: String((settings.maxMessageTtl ?? DEFAULT_MAX_MESSAGE_TTL).toSeconds()),
     LOG_LEVEL: settings.logLevel ?? 'INFO',
@@ -58,3 +62,4 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
   platformEnvSchema.parse(checkable);
   return { ...Object.fromEntries(entries), POWERTOOLS_SERVICE_NAME: 'mailplane', NODE_OPTIONS: '--enable-source-maps' };
 }
+

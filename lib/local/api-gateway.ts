@@ -113,7 +113,9 @@ function handleRequest(options: GatewayOptions) {
       return send(res, 404, JSON.stringify({ message: 'Not Found' }));
     }
     const headers = headersOf(req);
-    if (!headers['authorization']) {
+    // Public routes (tracking links) have no authorizer, as on API Gateway.
+    const isPublic = match.route.access === 'public';
+    if (!isPublic && !headers['authorization']) {
       req.resume();
       return send(res, 401, JSON.stringify({ message: 'Unauthorized' }));
     }
@@ -131,7 +133,7 @@ function handleRequest(options: GatewayOptions) {
     const domainName = headers['host'] ?? 'localhost';
 
     const result = await options.scope(async () => {
-      const verdict = await authorize({
+      const verdict = isPublic ? { isAuthorized: true, context: undefined } : await authorize({
         version: '2.0',
         type: 'REQUEST',
         routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${method}${url.pathname}`,
@@ -162,12 +164,12 @@ function handleRequest(options: GatewayOptions) {
           requestContext: {
             accountId: 'local', apiId: 'local', domainName, domainPrefix: domainName.split('.')[0]!, http,
             requestId, routeKey: key, stage: '$default', time: now.toUTCString(), timeEpoch: now.getTime(),
-            authorizer: { lambda: verdict.context, integrationLatency: 0, principalId: '' },
+            ...(verdict.context ? { authorizer: { lambda: verdict.context } } : {}),
           },
           // HTTP APIs pass binary bodies base64-encoded; always doing so keeps every byte intact.
           body: body.length ? body.toString('base64') : undefined,
           isBase64Encoded: body.length > 0,
-        } as APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>,
+        } as unknown as APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>,
         lambdaContext(`mailplane-${match.route.area}`, requestId),
       );
     });

@@ -14,7 +14,9 @@ import { startDynamo, type LocalDynamo } from './dynamodb';
 import { RouteMatcher } from './route-matcher';
 import { startS3, type LocalS3 } from './s3';
 import { SesStandIn } from './ses-standin';
+import { SfnStandIn } from './sfn-standin';
 import { SqsStandIn } from './sqs-standin';
+import { LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from './workflow-runner';
 
 export type PlatformRegion = 'us' | 'eu';
 
@@ -43,6 +45,8 @@ export interface RegionHost {
   env: Record<string, string | undefined>;
   ses: SesStandIn;
   sqs: SqsStandIn;
+  /** Step Functions: the scheduled-delivery executions. */
+  sfn: SfnStandIn;
   /** Runs `fn` with this region's configuration, as its handlers see it. */
   run<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -84,6 +88,7 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
     S3_ENDPOINT: s3.endpoint,
     MESSAGES_BUCKET,
     SES_CONFIGURATION_SET: 'mailplane-events',
+    PUBLIC_API_URL: url,
     ...options.env,
   };
   const run = <T>(fn: () => Promise<T>) => withEnv(env, fn);
@@ -95,11 +100,20 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   env.SEND_QUEUE_URL = sqs.createQueue('send', { visibilityTimeoutSeconds: options.sendVisibilitySeconds ?? 60, maxReceiveCount: 5, batchSize: 10 }, sendWorker);
   const notificationsQueue = sqs.createQueue('ses-notifications', { visibilityTimeoutSeconds: 30, maxReceiveCount: 5, batchSize: 10 }, notificationsWorker);
   ses.onNotification((body) => void sqs.send(notificationsQueue, body));
+  // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.
+  const sfn = new SfnStandIn(dataDir, AWS_REGIONS[region], (fn) => withEnv(env, fn));
+  env.SFN_ENDPOINT = await sfn.listen();
+  const scheduledDelivery = new LocalWorkflow('scheduled-delivery', { SendQueueUrl: sqs.queueUrl('send') }, {
+    [SQS_SEND_MESSAGE]: sqsSendMessageTask((queueUrl, body) => sqs.send(queueUrl, body)),
+  });
+  env.SCHEDULE_STATE_MACHINE_ARN = sfn.createStateMachine(scheduledDelivery);
   Object.freeze(env);
   // The operator verifies the sandbox parent domain in SES once; its subdomains may then send.
   ses.verifyDomain(env.SANDBOX_DOMAIN ?? 'sandbox.localhost');
 
   await run(() => ensurePrimaryAccount({ adminKey: options.adminKey }));
+  // Executions that were waiting when the host last stopped carry on.
+  sfn.resume();
 
   const matcher = new RouteMatcher(routes);
   server.on(
@@ -119,10 +133,12 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
     env,
     ses,
     sqs,
+    sfn,
     run,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await sfn.close();
       await sqs.close();
       await ses.close();
       await s3.close();

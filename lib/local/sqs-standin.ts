@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { readAwsJsonRequest, replyAwsJson } from './aws-json';
 
 /** A queue's Lambda consumer, as an event source mapping with ReportBatchItemFailures runs it. */
 export type QueueWorker = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
@@ -189,19 +190,9 @@ export class SqsStandIn {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const reply = (status: number, payload: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
-      res.end(JSON.stringify(payload));
-    };
-    const target = String(req.headers['x-amz-target'] ?? '').replace('AmazonSQS.', '');
-    let input: Record<string, unknown>;
-    try {
-      input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
-    } catch {
-      return reply(400, { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: 'Malformed JSON' });
-    }
+    const reply = (status: number, payload: unknown) => replyAwsJson(res, status, payload);
+    const { operation: target, input } = await readAwsJsonRequest(req);
+    if (!input) return reply(400, { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: 'Malformed JSON' });
     const name = String(input['QueueUrl'] ?? '').split('/').pop() ?? '';
     if (!this.queues.has(name)) return reply(400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: `The specified queue ${name} does not exist.` });
     if (target === 'SendMessage') {

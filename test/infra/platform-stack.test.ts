@@ -8,6 +8,8 @@ import { SES_IDENTITY_ACTIONS, SES_SEND_ACTIONS } from '../../lib/constructs/are
 import { DEFAULT_SEND_CONCURRENCY, NOTIFICATIONS_WORKER_TIMEOUT, SEND_WORKER_TIMEOUT } from '../../lib/constructs/sending';
 import { messageRetentionDays } from '../../lib/constructs/data';
 import { DEFAULT_MAX_MESSAGE_TTL, platformEnvironment, type PlatformRegion } from '../../lib/constructs/platform-env';
+import { SCHEDULE_HORIZON } from '../../lib/constructs/scheduling';
+import { MAX_SCHEDULE_MS } from '../../functions/messages/send-params';
 import { PlatformStack, type PlatformStackProps } from '../../lib/platform-stack';
 import { AWS_REGIONS, logicalIdOf, removeSynthOutput, SANDBOX_DOMAIN, synthPlatform, testApp } from './synth';
 
@@ -63,6 +65,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     eventsKey: string;
     sendWorker: string;
     notificationsWorker: string;
+    scheduleMachine: string;
   };
 
   beforeAll(() => {
@@ -84,6 +87,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       eventsKey: logicalIdOf(stack, stack.sending.eventsKey),
       sendWorker: logicalIdOf(stack, stack.sendingWorkers.sendWorker.fn),
       notificationsWorker: logicalIdOf(stack, stack.sendingWorkers.notificationsWorker.fn),
+      scheduleMachine: logicalIdOf(stack, stack.scheduling.stateMachine),
     };
   }, 120_000);
 
@@ -103,14 +107,15 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   });
 
   test('the message bucket is private, encrypted, TLS-only, logged and expires objects', () => {
+    // The longest message_ttl (7 days) from a delivery time up to 3 days ahead, plus a day.
     const [bucketId, bucket] = only(template, 'AWS::S3::Bucket', {
-      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 8 })]) },
+      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 11 })]) },
     });
     expect(bucketId).toBe(ids.bucket);
     expect(bucket.Properties).toMatchObject({
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 8, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
+      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 11, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
       LoggingConfiguration: { DestinationBucketName: { Ref: expect.any(String) } },
     });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
@@ -167,7 +172,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     }
   });
 
-  test('every row of the route table is one route, on its area Lambda, behind the authorizer', () => {
+  test('every row of the route table is one route, on its area Lambda, behind the authorizer unless public', () => {
     const [authorizerId] = only(template, 'AWS::ApiGatewayV2::Authorizer');
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
     const integrationOf = (area: string) =>
@@ -175,15 +180,17 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         ([, i]) => i.Properties.IntegrationUri['Fn::GetAtt'][0] === functionIdByDescription(template, `API area: ${area}`),
       )![0];
     for (const route of routes) {
+      // Public routes (tracking links) authenticate by signature in the handler, not by API key.
+      const auth = route.access === 'public' ? { AuthorizationType: 'NONE' } : { AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } };
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
         ApiId: { Ref: ids.api },
         RouteKey: `${route.method} ${route.path}`,
-        AuthorizationType: 'CUSTOM',
-        AuthorizerId: { Ref: authorizerId },
+        ...auth,
         Target: { 'Fn::Join': ['', ['integrations/', { Ref: integrationOf(route.area) }]] },
       });
     }
     expect(Object.keys(template.findResources('AWS::ApiGatewayV2::Route'))).toHaveLength(routes.length);
+    expect(routes.filter((route) => route.access === 'public').every((route) => route.area === 'tracking')).toBe(true);
     for (const integration of Object.values(integrations)) {
       expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
     }
@@ -220,6 +227,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       MESSAGES_BUCKET: { Ref: ids.bucket },
       SEND_QUEUE_URL: { Ref: ids.sendQueue },
       SES_CONFIGURATION_SET: { Ref: ids.configurationSet },
+      SCHEDULE_STATE_MACHINE_ARN: { Ref: ids.scheduleMachine },
       MAX_MESSAGE_TTL: '604800',
       LOG_LEVEL: 'INFO',
       POWERTOOLS_SERVICE_NAME: 'mailplane',
@@ -382,13 +390,49 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     });
   });
 
-  test('the messages area stores and reads MIME objects and queues sends, and nothing more', () => {
+  test('the messages area stores and reads MIME objects, queues sends and starts scheduled deliveries, and nothing more', () => {
     const { business, actions } = permissionsOf(template, functionIdByDescription(template, 'API area: messages'));
     const objects = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.bucket, 'Arn'] }, '/*']] };
     expect(business).toContainEqual({ Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objects });
     expect(business).toContainEqual({ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [ids.sendQueue, 'Arn'] } });
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
-    expect(actions.filter((a) => !a.startsWith('dynamodb:')).sort()).toEqual(['s3:GetObject', 's3:PutObject', 'sqs:SendMessage']);
+    expect(business).toContainEqual({ Effect: 'Allow', Action: 'states:StartExecution', Resource: { Ref: ids.scheduleMachine } });
+    expect(actions.filter((a) => !a.startsWith('dynamodb:')).sort()).toEqual(['s3:GetObject', 's3:PutObject', 'sqs:SendMessage', 'states:StartExecution']);
+  });
+
+  test('scheduled delivery is a logged, traced Standard workflow that waits for deliverAt and then queues the send job', () => {
+    const [machineId, machine] = only(template, 'AWS::StepFunctions::StateMachine');
+    expect(machineId).toBe(ids.scheduleMachine);
+    expect(machine.Properties).toMatchObject({
+      StateMachineType: 'STANDARD',
+      DefinitionSubstitutions: { SendQueueUrl: { Ref: ids.sendQueue } },
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
+    });
+    const definition = JSON.parse(machine.Properties.DefinitionString);
+    const states = Object.values(definition.States) as Array<Record<string, unknown>>;
+    expect(states.map((st) => st.Type)).toEqual(['Wait', 'Task']);
+    expect(definition.States[definition.StartAt]).toMatchObject({ Type: 'Wait', TimestampPath: '$.deliverAt' });
+    // The send job as the send worker reads it, without the delivery time.
+    expect(states[1]).toMatchObject({
+      Resource: 'arn:aws:states:::sqs:sendMessage',
+      Parameters: { QueueUrl: '${SendQueueUrl}', MessageBody: { 'storageKey.$': '$.storageKey', 'attempt.$': '$.attempt' } },
+      End: true,
+    });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: `/aws/vendedlogs/states/Mailplane-${region}-scheduled-delivery` });
+  });
+
+  test('the scheduled-delivery state machine may only send to the send queue, besides its logs and traces', () => {
+    const roleId: string = (template.toJSON().Resources[ids.scheduleMachine] as Resource).Properties.RoleArn['Fn::GetAtt'][0];
+    const role = template.toJSON().Resources[roleId] as Resource;
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      expect.objectContaining({ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'states.amazonaws.com' } }),
+    ]);
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as Resource[])
+      .filter((p) => (p.Properties.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId })))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+    const business = statements.filter((st) => ![st.Action].flat().every((a) => a.startsWith('logs:') || a.startsWith('xray:')));
+    expect(business).toEqual([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [ids.sendQueue, 'Arn'] } }]);
   });
 
   test('the send worker reads MIME, re-queues retries, and sends through SES with the configuration set', () => {
@@ -512,7 +556,12 @@ describe('PlatformStack settings', () => {
     const variables = template.toJSON().Resources[logicalIdOf(stack, stack.sendingWorkers.sendWorker.fn)].Properties.Environment.Variables;
     expect(variables.MAX_MESSAGE_TTL).toBe(String(14 * 86_400));
     const bucket = template.toJSON().Resources[logicalIdOf(stack, stack.data.messages)];
-    expect(bucket.Properties.LifecycleConfiguration.Rules[0].ExpirationInDays).toBe(15);
+    // 14 days of message_ttl from a delivery time up to 3 days ahead, plus a day.
+    expect(bucket.Properties.LifecycleConfiguration.Rules[0].ExpirationInDays).toBe(18);
+  });
+
+  test('the stack schedules as far ahead as the handlers accept o:deliverytime', () => {
+    expect(SCHEDULE_HORIZON.toMilliseconds()).toBe(MAX_SCHEDULE_MS);
   });
 
   test('the messages bucket never expires objects before the longest message_ttl', () => {
@@ -539,5 +588,9 @@ describe('PlatformStack settings', () => {
     const queueUrl = new sqs.Queue(stack, 'Queue').queueUrl;
     expect(platformEnvironment({ ...settings, sendQueueUrl: queueUrl }).SEND_QUEUE_URL).toBe(queueUrl);
     expect(() => platformEnvironment({ ...settings, sendQueueUrl: 'send-queue' })).toThrow(/url/i);
+    const arn = 'arn:aws:states:us-east-1:123456789012:stateMachine:scheduled-delivery';
+    expect(platformEnvironment({ ...settings, scheduleStateMachineArn: arn }).SCHEDULE_STATE_MACHINE_ARN).toBe(arn);
+    expect(() => platformEnvironment({ ...settings, scheduleStateMachineArn: 'scheduled-delivery' })).toThrow(/state machine ARN/);
+    expect(() => platformEnvironment({ ...settings, scheduleStateMachineArn: 'arn:aws:sqs:us-east-1:123456789012:q' })).toThrow(/state machine ARN/);
   });
 });

@@ -1,3 +1,4 @@
+import { putItem } from '../../functions/data/store';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, eventually, sdk, startTestPlatform } from '../support/platform';
 
@@ -83,5 +84,21 @@ describe('the domain queue', () => {
     // Mail accepted after the clear goes out as usual.
     const after = await send(['later@example.com'], 'after clear');
     await eventually(async () => (await events(after)).some((e) => e.event === 'delivered'));
+  });
+});
+
+describe('a worker that died between claiming and sending', () => {
+  it('settles the stale claim with a final event on redelivery, and does not send', async () => {
+    platform.us.sqs.pause('send');
+    const id = await send(['stale@example.com'], 'stale claim');
+    // What the dead invocation left behind: the recipient claimed 'sending', long ago.
+    const accepted = await eventually(async () => (await events(id)).find((e) => e.event === 'accepted'));
+    const storageKey = (accepted as unknown as { storage: { key: string } }).storage.key;
+    await platform.us.run(() => putItem({ pk: `MSG#${storageKey}`, sk: 'RCPT#stale@example.com' }, { state: 'sending', at: Date.now() - 10 * 60_000 }));
+    platform.us.sqs.resume('send');
+    const failed = await eventually(async () => (await events(id)).find((e) => e.event === 'failed'));
+    expect(failed).toMatchObject({ severity: 'permanent' });
+    expect(failed['delivery-status']!.message).toContain('an earlier attempt stopped while sending');
+    expect(sesSendsOf(id)).toHaveLength(0);
   });
 });

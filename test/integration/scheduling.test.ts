@@ -1,0 +1,167 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LocalPlatform } from '../../lib/local/platform';
+import type { ExecutionRecord } from '../../lib/local/sfn-standin';
+import { call, eventually, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { scanTable } from '../support/table';
+
+// Scheduled delivery (o:deliverytime) through the official SDK: the message waits in a
+// scheduled-delivery execution (lib/workflows/scheduled-delivery.asl.json, run by the local
+// workflow runner), then goes through the send worker as any other.
+let platform: LocalPlatform;
+let mg: ReturnType<typeof sdk>;
+let sandbox: string;
+
+type Ev = {
+  event: string;
+  recipient: string;
+  timestamp: number;
+  severity?: string;
+  message: { 'scheduled-for'?: number };
+  storage?: { key: string };
+  'delivery-status'?: { message?: string };
+};
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  mg = sdk(platform.us.url);
+  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+});
+afterAll(() => platform.close());
+
+const eventsOf = async (target: LocalPlatform, messageId: string, domain = sandbox) =>
+  (await call(`${target.us.url}/v3/${domain}/events?message-id=${encodeURIComponent(messageId.slice(1, -1))}&limit=300`)).json.items as Ev[];
+const sesSendsOf = (target: LocalPlatform, messageId: string) => target.us.ses.sent.filter((m) => m.raw.toString().includes(messageId));
+const executions = (target: LocalPlatform) => target.us.sfn.list(target.us.env.SCHEDULE_STATE_MACHINE_ARN);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A delivery time at least `leadMs` ahead, on a whole second: o:deliverytime is an RFC 2822 date
+ * (toUTCString), which has no fractions of a second.
+ */
+const soon = (leadMs = 1000) => new Date(Math.ceil((Date.now() + leadMs) / 1000) * 1000);
+
+const schedule = (client: ReturnType<typeof sdk>, to: string, at: Date, subject = 'scheduled', domain = sandbox) =>
+  client.messages.create(domain, { from: `s@${domain}`, to, subject, text: 'later', 'o:deliverytime': at.toUTCString() } as never).then((r) => r.id!);
+
+it('accepts a scheduled message at once, sends nothing before its time, then delivers it', async () => {
+  const at = soon(1500);
+  const id = await schedule(mg, 'later@example.com', at);
+  // Accepted before its time, with the time in the accepted event (contract §6.2, epoch seconds).
+  expect(Date.now()).toBeLessThan(at.getTime());
+  const accepted = (await eventsOf(platform, id)).find((e) => e.event === 'accepted')!;
+  expect(accepted).toMatchObject({ recipient: 'later@example.com', message: { 'scheduled-for': at.getTime() / 1000 } });
+  const execution = executions(platform).find((e) => e.name === `deliver-${accepted.storage!.key}`)!;
+  expect(execution).toMatchObject({ status: 'RUNNING' });
+  expect(JSON.parse(execution.input)).toEqual({ storageKey: accepted.storage!.key, attempt: 0, deliverAt: at.toISOString() });
+
+  // Nothing reaches SES while the message waits.
+  while (Date.now() < at.getTime() - 150) {
+    expect(sesSendsOf(platform, id)).toHaveLength(0);
+    expect((await eventsOf(platform, id)).map((e) => e.event)).toEqual(['accepted']);
+    await sleep(100);
+  }
+  const delivered = await eventually(async () => (await eventsOf(platform, id)).find((e) => e.event === 'delivered'));
+  expect(delivered.timestamp * 1000).toBeGreaterThanOrEqual(at.getTime());
+  expect(sesSendsOf(platform, id)).toHaveLength(1);
+  await eventually(async () => executions(platform).find((e) => e.executionArn === execution.executionArn)!.status === 'SUCCEEDED');
+});
+
+it('sends at once when the delivery time has passed, without a workflow', async () => {
+  const before = executions(platform).length;
+  const id = await schedule(mg, 'past@example.com', new Date(Date.now() - 3600_000));
+  const events = await eventually(async () => {
+    const found = await eventsOf(platform, id);
+    return found.some((e) => e.event === 'delivered') ? found : undefined;
+  });
+  expect(events.find((e) => e.event === 'accepted')!.message['scheduled-for']).toBeUndefined();
+  expect(executions(platform)).toHaveLength(before);
+});
+
+it('refuses a delivery time more than 3 days ahead with 400, and stores nothing', async () => {
+  const before = { executions: executions(platform).length, sent: platform.us.ses.sent.length };
+  const at = new Date(Date.now() + 3 * 86_400_000 + 3600_000);
+  const error = await sdkError(mg.messages.create(sandbox, { from: `s@${sandbox}`, to: 'far@example.com', subject: 'too far ahead', text: 'x', 'o:deliverytime': at.toUTCString() } as never));
+  expect(error).toEqual({ status: 400, details: "'o:deliverytime' may be at most 3 days ahead" });
+  await sleep(200);
+  expect(executions(platform)).toHaveLength(before.executions);
+  expect(platform.us.ses.sent).toHaveLength(before.sent);
+  expect((await scanTable(platform.us)).filter((item) => item['subject'] === 'too far ahead')).toEqual([]);
+});
+
+it('reports the scheduled queue as enabled next to the regular one', async () => {
+  // mailgun.js has getMessagesQueueStatus at run time; its IMessagesClient interface omits it.
+  const queues = await (mg.messages as unknown as { getMessagesQueueStatus(d: string): Promise<unknown> }).getMessagesQueueStatus(sandbox);
+  expect(queues).toMatchObject({ regular: { is_disabled: false }, scheduled: { is_disabled: false } });
+});
+
+it('schedules each copy of a batch send', async () => {
+  const at = soon();
+  const sent = await mg.messages.create(sandbox, {
+    from: `b@${sandbox}`,
+    to: ['one@batch.example', 'two@batch.example'],
+    subject: 'Hi %recipient.name%',
+    text: 'x',
+    'recipient-variables': JSON.stringify({ 'one@batch.example': { name: 'One' }, 'two@batch.example': { name: 'Two' } }),
+    'o:deliverytime': at.toUTCString(),
+  } as never);
+  const delivered = await eventually(async () => {
+    const found = (await eventsOf(platform, sent.id!)).filter((e) => e.event === 'delivered');
+    return found.length === 2 ? found : undefined;
+  });
+  expect(Math.min(...delivered.map((e) => e.timestamp)) * 1000).toBeGreaterThanOrEqual(at.getTime());
+  expect(sesSendsOf(platform, sent.id!).map((m) => m.destinations[0]).sort()).toEqual(['one@batch.example', 'two@batch.example']);
+});
+
+it('cancels a scheduled message when the queue is cleared, with a final failed event when it comes due', async () => {
+  const at = soon();
+  const id = await schedule(mg, 'cleared@example.com', at, 'to be cleared');
+  expect(await call(`${platform.us.url}/v3/${sandbox}/envelopes`, { method: 'DELETE' })).toMatchObject({ status: 200, json: { message: 'done' } });
+  const failed = await eventually(async () => (await eventsOf(platform, id)).find((e) => e.event === 'failed'));
+  expect(failed).toMatchObject({ recipient: 'cleared@example.com', severity: 'permanent', 'delivery-status': { message: "Cancelled: the domain's queue was cleared" } });
+  expect(failed.timestamp * 1000).toBeGreaterThanOrEqual(at.getTime());
+  await sleep(200);
+  expect(sesSendsOf(platform, id)).toHaveLength(0);
+  expect((await eventsOf(platform, id)).map((e) => e.event).sort()).toEqual(['accepted', 'failed']);
+
+  // Mail scheduled after the clear goes out as usual.
+  const after = await schedule(mg, 'after-clear@example.com', soon(), 'after the clear');
+  await eventually(async () => (await eventsOf(platform, after)).some((e) => e.event === 'delivered'));
+});
+
+describe('across a restart', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'mailplane-scheduling-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('still sends a scheduled message when the platform was stopped while it waited', async () => {
+    const first = await startTestPlatform({ dataDir });
+    let id: string;
+    let at: Date;
+    let domain: string;
+    try {
+      domain = (await sdk(first.us.url).domains.list()).find((d) => d.type === 'sandbox')!.name;
+      at = soon(2000);
+      id = await schedule(sdk(first.us.url), 'survivor@example.com', at, 'survives a restart', domain);
+    } finally {
+      await first.close();
+    }
+    expect(sesSendsOf(first, id)).toHaveLength(0);
+    // The waiting execution is on disk with its input, still running.
+    const saved = JSON.parse(readFileSync(join(dataDir, 'us', 'sfn-executions.json'), 'utf8')) as ExecutionRecord[];
+    expect(saved.map((e) => [e.status, JSON.parse(e.input).deliverAt])).toEqual([['RUNNING', at.toISOString()]]);
+
+    const second = await startTestPlatform({ dataDir });
+    try {
+      const delivered = await eventually(async () => (await eventsOf(second, id, domain)).find((e) => e.event === 'delivered'), 8000);
+      expect(delivered.timestamp * 1000).toBeGreaterThanOrEqual(at.getTime());
+      expect(sesSendsOf(second, id)).toHaveLength(1);
+      await eventually(async () => executions(second).every((e) => e.status === 'SUCCEEDED'));
+    } finally {
+      await second.close();
+    }
+  });
+});
