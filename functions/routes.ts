@@ -5,6 +5,7 @@ import { messageRoutes } from './messages/routes';
 import type { RouteSpec } from './platform/http/route';
 import { trackingRoutes } from './tracking/routes';
 import { suppressionRoutes } from './suppressions/routes';
+import { storageRoutes } from './storage/routes';
 import { templateRoutes } from './templates/routes';
 
 /**
@@ -12,7 +13,7 @@ import { templateRoutes } from './templates/routes';
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...messageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];

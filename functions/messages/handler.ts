@@ -1,7 +1,7 @@
 import { z } from 'zod/v3';
 import { patchDomain } from '../domains/domain-store';
 import { requireDomain } from '../domains/domains';
-import { BadRequest, NotFound } from '../platform/errors';
+import { BadRequest } from '../platform/errors';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } from './accept';
 import { composeMime } from './compose';
@@ -9,24 +9,16 @@ import { mapLimit } from '../platform/concurrency';
 import { parseRecipientVariables, substitute } from './batch';
 import { applyTracking, needsPerRecipientCopies, trackingBase, trackingPlan } from '../tracking/rewrite';
 import { messageContent, type MessageContent } from './template-content';
-import { findMessage, loadMime, newStorageKey } from './message-store';
+import { newStorageKey, storedMessage } from './message-store';
 import { parseMailboxes, type Mailbox } from './recipients';
 import { messageRoutes } from './routes';
 import { readSendParams } from './send-params';
-import { mimeHeaders, storedMessageJson } from './stored-message';
+import { mimeHeaders } from './mime-headers';
 
 const QUEUED = 'Queued. Thank you.';
 const domainPath = z.object({ domain: z.string() }).passthrough();
 const storedPath = z.object({ domain: z.string(), storageKey: z.string() }).passthrough();
 
-/** A stored message of this account and domain, with its MIME; anything else is not found. */
-async function storedMessage(accountId: string, domain: string, storageKey: string) {
-  const record = await findMessage(storageKey);
-  if (!record || record.accountId !== accountId || record.domain !== domain.toLowerCase()) throw new NotFound('Message not found');
-  const mime = await loadMime(record);
-  if (!mime) throw new NotFound('Message not found');
-  return { record, mime };
-}
 
 /** The template a message was rendered from, named in it as Mailgun's stored messages show. */
 function templateHeaders(content: MessageContent): Array<[string, string]> {
@@ -121,7 +113,7 @@ export const handler = areaHandler(messageRoutes, {
     const part = req.files.find((f) => f.field === 'message');
     const raw = part?.content ?? (typeof req.params['message'] === 'string' ? Buffer.from(req.params['message']) : undefined);
     if (!raw?.length) throw new BadRequest("Missing parameter 'message'.");
-    const headers = await mimeHeaders(raw);
+    const headers = mimeHeaders(raw);
     const identity = newMessageIdentity(domain.name);
     // A message without an id gets ours, so events and replies can name it.
     const messageId = headers.messageId ?? identity.messageId;
@@ -159,14 +151,6 @@ export const handler = areaHandler(messageRoutes, {
     const domain = await requireDomain(req.accountId, input.domain);
     await patchDomain(domain, { queueClearedAt: new Date().toISOString() });
     return { message: 'done' };
-  }),
-
-  getStoredMessage: operation(storedPath, async (req, input) => {
-    const { record, mime } = await storedMessage(req.accountId, input.domain, input.storageKey);
-    if ((req.headers['accept'] ?? '').includes('message/rfc2822')) {
-      return { 'body-mime': mime.toString('utf8'), recipients: record.recipients.join(', '), sender: record.from, from: record.from, subject: record.subject };
-    }
-    return storedMessageJson(record, mime, req.baseUrl);
   }),
 
   resendMessage: operation(storedPath, async (req, input) => {

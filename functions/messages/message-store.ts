@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { getItem, isLive, putItem } from '../data/store';
 import { s3Client } from '../platform/aws-clients';
 import { env } from '../platform/env';
+import { NotFound } from '../platform/errors';
 
 /**
  * Accepted messages: the MIME in S3 (kept by the bucket's lifecycle), and a record in the table
@@ -68,4 +69,13 @@ export async function loadMime(record: MessageRecord): Promise<Buffer | undefine
     if (error instanceof NoSuchKey) return undefined;
     throw error;
   }
+}
+
+/** A stored message of this account and domain, with its MIME; anything else is not found. */
+export async function storedMessage(accountId: string, domain: string, storageKey: string) {
+  const record = await findMessage(storageKey);
+  if (!record || record.accountId !== accountId || record.domain !== domain.toLowerCase()) throw new NotFound('Message not found');
+  const mime = await loadMime(record);
+  if (!mime) throw new NotFound('Message not found');
+  return { record, mime };
 }

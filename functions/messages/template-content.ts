@@ -1,5 +1,5 @@
 import { BadRequest } from '../platform/errors';
-import { renderTemplate } from '../templates/render';
+import type { renderTemplate as RenderTemplate } from '../templates/render';
 import { yesNo, type SendParams } from './send-params';
 
 /** What a message says, once its stored template (if any) is rendered. */
@@ -37,6 +37,10 @@ export async function messageContent(accountId: string, domain: string, params: 
   const variables = { ...params.variables, ...jsonObject('h:X-Mailgun-Variables', form['h:X-Mailgun-Variables']), ...jsonObject('t:variables', form['t:variables']) };
   const textToo = yesNo('t:text', form['t:text']) ?? false;
   const version = [form['t:version']].flat().at(-1);
+  // Loaded on first use: the template engine (Handlebars, html-to-text) stays out of the cold start
+  // of sends that use no template.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { renderTemplate } = require('../templates/render') as { renderTemplate: typeof RenderTemplate };
   const rendered = await renderTemplate(accountId, domain, name, { version: typeof version === 'string' ? version : undefined, variables, text: textToo });
   const given = new Set(params.headers.map(([header]) => header.toLowerCase()));
   const storedReplyTo = rendered.headers['Reply-To'];

@@ -129,6 +129,11 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   },
   // Listing events reads the domain and the event partitions; it writes nothing.
   events: (grantee, { table }) => grantTableRead(grantee, table),
+  // Reads stored messages back: the record and its MIME, nothing else.
+  storage: (grantee, { table, messagesBucket }) => {
+    grantTableRead(grantee, table);
+    grantMessageObjects(grantee, messagesBucket, ['s3:GetObject']);
+  },
 };
 
 export function grantArea(area: string, grantee: AreaGrantee, resources: AreaResources): void {

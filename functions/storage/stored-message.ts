@@ -1,6 +1,6 @@
 import { simpleParser, type AddressObject } from 'mailparser';
 import { absoluteUrl } from '../platform/http/paging';
-import type { MessageRecord } from './message-store';
+import type { MessageRecord } from '../messages/message-store';
 
 const addressText = (value: AddressObject | AddressObject[] | undefined) =>
   (Array.isArray(value) ? value : value ? [value] : []).map((a) => a.text).join(', ');
@@ -41,10 +41,4 @@ export async function storedMessageJson(record: MessageRecord, mime: Buffer, bas
     'message-headers': headerLines,
     'message-url': absoluteUrl(baseUrl, `/v3/domains/${record.domain}/messages/${record.storageKey}`),
   };
-}
-
-/** Only the headers of a caller-built MIME message matter at acceptance. */
-export async function mimeHeaders(mime: Buffer): Promise<{ messageId?: string; from: string; to: string; subject: string }> {
-  const parsed = await simpleParser(mime, { skipHtmlToText: true, skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
-  return { messageId: parsed.messageId, from: addressText(parsed.from), to: addressText(parsed.to), subject: parsed.subject ?? '' };
 }

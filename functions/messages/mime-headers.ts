@@ -1,0 +1,43 @@
+/**
+ * Reads the few header fields acceptance needs from a caller-built MIME message (Message-ID,
+ * From, To, Subject) without a full parser: mailparser and its charset tables are over 1 MB,
+ * which the send Lambda's cold start cannot afford. Encoded-words in UTF-8, US-ASCII and
+ * Latin-1 are decoded; any other charset is left as written (these fields only label events).
+ */
+export interface MimeHeaders {
+  messageId?: string;
+  from: string;
+  to: string;
+  subject: string;
+}
+
+const CHARSETS: Record<string, BufferEncoding> = { 'utf-8': 'utf8', utf8: 'utf8', 'us-ascii': 'latin1', 'iso-8859-1': 'latin1', latin1: 'latin1' };
+
+function decodeWords(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=/g, (word, charset: string, encoding: string, text: string) => {
+      const target = CHARSETS[charset.toLowerCase().split('*')[0]!];
+      if (!target) return word;
+      const bytes =
+        encoding.toUpperCase() === 'B'
+          ? Buffer.from(text, 'base64')
+          : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+      return bytes.toString(target);
+    });
+}
+
+export function mimeHeaders(mime: Buffer): MimeHeaders {
+  const text = mime.subarray(0, Math.min(mime.length, 256 * 1024)).toString('latin1');
+  const end = text.search(/\r?\n\r?\n/);
+  const block = (end < 0 ? text : text.slice(0, end)).replace(/\r?\n[ \t]+/g, ' ');
+  const fields = new Map<string, string>();
+  for (const line of block.split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    // Header bytes are mostly ASCII; re-read raw 8-bit values as UTF-8, as mail clients do.
+    if (!fields.has(name)) fields.set(name, decodeWords(Buffer.from(line.slice(colon + 1).trim(), 'latin1').toString('utf8')));
+  }
+  return { messageId: fields.get('message-id') || undefined, from: fields.get('from') ?? '', to: fields.get('to') ?? '', subject: fields.get('subject') ?? '' };
+}
