@@ -19,6 +19,7 @@ import { startLocal, type LocalPlatform } from '../lib/local/platform';
 import { load, type LoadOptions, type LoadRun } from './lib/load';
 import { profile, selfTimes } from './lib/profile';
 import { fixed, note, passFail, print, ratio, table, type TargetCheck } from './lib/report';
+import { silenceStdout } from './lib/stdout';
 
 const KEY = 'bench-admin-key-0123456789abcdef';
 const DOMAIN = 'bench.example.com';
@@ -56,23 +57,6 @@ interface ProfileSummary {
   extra: Array<{ name: string; oursUs: number; floorUs: number; extraUs: number }>;
   /** Ours' hottest functions by self time per request. */
   oursTopFunctions: Array<{ name: string; us: number }>;
-}
-
-/**
- * The handlers log one JSON line per request to stdout (CloudWatch on Lambda). Here those lines are
- * dropped at the write (their formatting still runs) and counted, so the report stays readable.
- */
-function silenceStdout(): { lines: () => number; restore: () => void } {
-  const original = process.stdout.write;
-  let lines = 0;
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
-    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
-    const callback = rest.find((r) => typeof r === 'function') as ((error?: Error | null) => void) | undefined;
-    if (callback) process.nextTick(callback);
-    return true;
-  }) as typeof process.stdout.write;
-  return { lines: () => lines, restore: () => void (process.stdout.write = original) };
 }
 
 /**

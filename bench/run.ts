@@ -3,15 +3,17 @@
  * A report, not a gate: it exits 0 when a target is missed (and 1 only when a benchmark could not run).
  * Results also go to bench/.out/results.json.
  *
- *   npm run bench                     all benchmarks, with the request-overhead CPU profile
- *   npm run bench -- --no-profile     without the profile (about 20 s shorter)
+ *   npm run bench                     all benchmarks, with their CPU profiles (attribution only)
+ *   npm run bench -- --no-profile     without the profiles (about 20 s shorter)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { coldStart, printColdStart, type ColdStartResult } from './cold-start';
-import { print, table, type TargetCheck } from './lib/report';
+import { eventIngest, printEventIngest, type EventIngestResult } from './event-ingest';
+import { fixed, print, ratio, table, type TargetCheck } from './lib/report';
 import { printRequestOverhead, requestOverhead, type RequestOverheadResult } from './request-overhead';
+import { printSendCpu, sendCpu, type SendCpuResult } from './send-cpu';
 
 const OUT_DIR = join(__dirname, '.out');
 
@@ -34,6 +36,9 @@ async function main(): Promise<number> {
   const failures: Array<{ benchmark: string; error: string }> = [];
   let cold: ColdStartResult | undefined;
   let overhead: RequestOverheadResult | undefined;
+  let send: SendCpuResult | undefined;
+  let ingest: EventIngestResult | undefined;
+  const withProfile = !process.argv.includes('--no-profile');
 
   try {
     cold = await coldStart();
@@ -42,19 +47,38 @@ async function main(): Promise<number> {
     failures.push({ benchmark: 'cold start', error: (error as Error).stack ?? String(error) });
   }
   try {
-    overhead = await requestOverhead({ profile: !process.argv.includes('--no-profile') });
+    overhead = await requestOverhead({ profile: withProfile });
     printRequestOverhead(overhead);
   } catch (error) {
     failures.push({ benchmark: 'request overhead', error: (error as Error).stack ?? String(error) });
   }
+  try {
+    send = await sendCpu({ profile: withProfile });
+    printSendCpu(send);
+  } catch (error) {
+    failures.push({ benchmark: 'send handler CPU', error: (error as Error).stack ?? String(error) });
+  }
+  try {
+    ingest = await eventIngest({ profile: withProfile });
+    printEventIngest(ingest);
+  } catch (error) {
+    failures.push({ benchmark: 'event ingest', error: (error as Error).stack ?? String(error) });
+  }
 
-  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? [])];
+  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? [])];
   const passed = checks.filter((c) => c.pass).length;
   const seconds = (Date.now() - started) / 1000;
   print('== Summary ==');
   print();
   print(table([['benchmark', 'subject', 'ours', 'target', 'result'], ...checks.map((c) => [c.benchmark, c.subject, c.figure, c.target, c.pass ? 'PASS' : 'FAIL'])]));
   print();
+  if (ingest) {
+    print(
+      `Report only (no target): event ingest ${fixed(ingest.ours.eventsPerSecond, 0)} events/s, batch p50 ${fixed(ingest.ours.batchP50Ms, 2)} ms / p99 ${fixed(ingest.ours.batchP99Ms, 2)} ms; ` +
+        `raw PutItem floor ${ratio(ingest.ratio)} faster, raw GetItem + PutItem peer ${ratio(ingest.peerRatio)}.`,
+    );
+    print();
+  }
   for (const f of failures) print(`ERROR: ${f.benchmark} did not run: ${f.error}`);
   print(`${passed}/${checks.length} targets met${failures.length ? `, ${failures.length} benchmark(s) failed to run` : ''} (${seconds.toFixed(0)} s).`);
   if (busyAtStart > 0.2) print(`Note: ${(busyAtStart * 100).toFixed(0)}% of the CPU was busy with other work before the run; ratios are less reliable than usual.`);
@@ -63,7 +87,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;

@@ -39,11 +39,41 @@ function bucketOf(url: string, functionName: string): string {
   return url;
 }
 
-/** Self time (microseconds) per bucket (package / our folder / node internal) and per function. */
-export function selfTimes(p: CpuProfile): { totalUs: number; buckets: Map<string, number>; functions: Map<string, number> } {
+/**
+ * Nodes under a node:inspector frame: the profiler's own work (Profiler.stop serialising the
+ * profile shows up as `(dispatch)`), never the code measured.
+ */
+function profilerFrames(p: CpuProfile): Set<number> {
+  const out = new Set<number>();
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const mark = (id: number) => {
+    out.add(id);
+    for (const child of byId.get(id)?.children ?? []) mark(child);
+  };
+  for (const n of p.nodes) if (n.callFrame.url === 'node:inspector' && !out.has(n.id)) mark(n.id);
+  return out;
+}
+
+/**
+ * Self time (microseconds) per bucket (package / our folder / node internal) and per function; the
+ * profiler's own work excluded.
+ *
+ * weight `time` (default) credits each sample with the wall time since the previous one, as
+ * DevTools does. When this thread is descheduled (another process on the core), that gap lands on
+ * whatever frame it stopped in, often a native call such as `(writev)` right after it woke the
+ * other side of a loopback socket. weight `samples` credits every sample with the median interval
+ * instead, which approximates on-CPU time when other processes compete for the cores.
+ */
+export function selfTimes(p: CpuProfile, options: { weight?: 'time' | 'samples' } = {}): { totalUs: number; buckets: Map<string, number>; functions: Map<string, number> } {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const skip = profilerFrames(p);
+  const deltas = [...p.timeDeltas].sort((a, b) => a - b);
+  const typical = deltas[Math.floor(deltas.length / 2)] ?? 0;
   const self = new Map<number, number>();
-  for (let i = 0; i < p.samples.length; i++) self.set(p.samples[i]!, (self.get(p.samples[i]!) ?? 0) + (p.timeDeltas[i] ?? 0));
+  for (let i = 0; i < p.samples.length; i++) {
+    if (skip.has(p.samples[i]!)) continue;
+    self.set(p.samples[i]!, (self.get(p.samples[i]!) ?? 0) + (options.weight === 'samples' ? typical : (p.timeDeltas[i] ?? 0)));
+  }
   const buckets = new Map<string, number>();
   const functions = new Map<string, number>();
   let totalUs = 0;

@@ -1,0 +1,634 @@
+/**
+ * CPU time per request of the messages area handler (functions/messages/handler.ts) sending
+ * POST /v3/{domain}/messages as multipart/form-data: 3 recipients, text and html, a 50 KB
+ * attachment. Against a floor that only does what no implementation can skip: decode the
+ * API Gateway body, parse the multipart form with busboy and build the same MIME with nodemailer's
+ * composer, with no I/O.
+ *
+ *   npx tsx bench/send-cpu.ts [--no-profile]     (or as part of `npm run bench`)
+ *
+ * How it is measured, and why so:
+ * - The handler runs in this process, invoked directly with the payload-2.0 event API Gateway
+ *   builds (lib/local/api-gateway.ts), authorizer verdict included, inside the region's withEnv
+ *   scope as the local gateway runs it. Its DynamoDB, S3 and SQS calls are real: they go to local
+ *   mode's stand-ins (dynalite, s3rver, the SQS stand-in), started in a CHILD process
+ *   (bench/lib/local-child.ts) so that the stand-ins' own CPU never lands in this process.
+ * - The figure is process.cpuUsage() (user + system) across N sequential requests, divided by N.
+ *   It counts every thread of this process (JS, GC helper threads, libuv pool, system calls of the
+ *   handler's sockets), has no sampling error and adds no overhead; this process does nothing else
+ *   meanwhile (its idle CPU is measured and printed). The V8 profiler only attributes, in one extra
+ *   run: it samples the main thread alone, and slows it.
+ * - Three variants in alternating rounds after a warm-up, each figure the median of the rounds:
+ *   ours; "handler only", the same handler with its three SDK clients' send() answered in-process
+ *   with the responses the stand-ins gave (no SDK, no I/O: the handler's own work); and the floor.
+ *   The handler's AWS calls are also replayed without the handler, each step timed on its own, to
+ *   split the SDK's share by call. The handler's log line is formatted as usual, then dropped.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PutObjectCommand, type PutObjectCommandInput } from '@aws-sdk/client-s3';
+import { SendMessageCommand, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
+import { GetCommand, PutCommand, type GetCommandInput, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import busboy from 'busboy';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import { handler } from '../functions/messages/handler';
+import { messageRoutes } from '../functions/messages/routes';
+import { documentClient, s3Client, sqsClient } from '../functions/platform/aws-clients';
+import { withEnv } from '../functions/platform/env';
+import type { ApiEvent } from '../functions/platform/http/pipeline';
+import { routeKey } from '../functions/platform/http/route';
+import type { Principal } from '../functions/platform/principal';
+import { concurrentSteps, describeCalls, perUnit, watchCalls, type SentCall } from './lib/aws-calls';
+import { startLocalChild, type LocalChild } from './lib/local-child';
+import { basicAuth, localCredentials, primaryPrincipal } from './lib/principal';
+import { profile, selfTimes, type CpuProfile } from './lib/profile';
+import { fixed, kb, median, note, passFail, percentile, print, ratio, table, type TargetCheck } from './lib/report';
+import { silenceStdout } from './lib/stdout';
+
+const KEY = 'bench-admin-key-0123456789abcdef';
+const ATTACHMENT_BYTES = 50 * 1024;
+/** JIT warm-up: with fewer, both sides still get faster from round to round. */
+const WARMUP = 300;
+const ROUNDS = 10;
+const PER_ROUND = 50;
+const PROFILE_REQUESTS = 150;
+/** Replays of the handler's AWS calls per round, for the decomposition (so ROUNDS x this in all). */
+const REPLAYS_PER_ROUND = 4;
+const MAX_RATIO = 1.5;
+const OUT_DIR = join(__dirname, '.out');
+
+const SEND_ROUTE = messageRoutes.find((r) => r.operation === 'sendMessage')!;
+const RECIPIENTS = ['Ann Example <ann@example.com>', 'bob@example.com', '"Carol C." <carol@example.net>'];
+
+// A plausible transactional message: a few KB of text and HTML, some of it non-ASCII.
+const PARAGRAPH =
+  'Thank you for your order. Your statement for this month is attached as a PDF; the amount due is 128,40 € and will be charged on the 5th. ' +
+  'If anything looks wrong, reply to this message and our team will get back to you within one business day. ';
+const TEXT = `Hello Ann,\n\n${Array.from({ length: 8 }, () => PARAGRAPH).join('\n\n')}\n\nBest regards,\nThe Example team\n`;
+const HTML =
+  '<!doctype html><html><head><meta charset="utf-8"><title>Statement</title></head><body style="font-family:sans-serif">' +
+  `<h1>Hello Ann,</h1>${Array.from({ length: 12 }, (_, i) => `<p class="p${i}">${PARAGRAPH}<a href="https://example.com/account/statements?id=${i}">View online</a></p>`).join('')}` +
+  '<p>Best regards,<br>The Example team</p></body></html>';
+
+interface Fixture {
+  body: string;
+  bodyBytes: number;
+  contentType: string;
+  domain: string;
+  principal: Principal;
+  authorization: string;
+  host: string;
+}
+
+/** The request as an SDK sends it: a FormData body, serialised by undici exactly as fetch() would. */
+async function multipartBody(domain: string): Promise<{ body: Buffer; contentType: string }> {
+  const form = new FormData();
+  form.append('from', `Example Billing <billing@${domain}>`);
+  for (const to of RECIPIENTS) form.append('to', to);
+  form.append('subject', 'Your statement for this month');
+  form.append('text', TEXT);
+  form.append('html', HTML);
+  form.append('attachment', new Blob([randomBytes(ATTACHMENT_BYTES)], { type: 'application/pdf' }), 'statement.pdf');
+  const request = new Request('http://127.0.0.1/', { method: 'POST', body: form });
+  return { body: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type')! };
+}
+
+/** The payload-2.0 event API Gateway (and lib/local/api-gateway.ts) hands the area Lambda. */
+function apiEvent(f: Fixture): ApiEvent {
+  const requestId = randomUUID();
+  const now = new Date();
+  const key = routeKey(SEND_ROUTE);
+  const path = `/v3/${f.domain}/messages`;
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    authorization: f.authorization,
+    'content-length': String(f.bodyBytes),
+    'content-type': f.contentType,
+    host: f.host,
+    'user-agent': 'mailgun.js/14 (bench)',
+    'x-forwarded-for': '127.0.0.1',
+    'x-forwarded-proto': 'http',
+  };
+  const http = { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: headers['user-agent']! };
+  return {
+    version: '2.0',
+    routeKey: key,
+    rawPath: path,
+    rawQueryString: '',
+    headers,
+    pathParameters: { domain: f.domain },
+    requestContext: {
+      accountId: 'local', apiId: 'local', domainName: f.host, domainPrefix: f.host.split('.')[0]!, http,
+      requestId, routeKey: key, stage: '$default', time: now.toUTCString(), timeEpoch: now.getTime(),
+      authorizer: { lambda: f.principal, integrationLatency: 0, principalId: '' },
+    },
+    body: f.body,
+    isBase64Encoded: true,
+  } as ApiEvent;
+}
+
+function lambdaContext(requestId: string): Context {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'mailplane-messages',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:mailplane-messages',
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: '/aws/lambda/mailplane-messages',
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The floor: the same body in, the same MIME out, nothing else.
+
+interface FloorFile {
+  field: string;
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+/** busboy with body.ts's options; fields and files collected the same way. */
+function floorParse(body: Buffer, contentType: string): Promise<{ fields: Record<string, string[]>; files: FloorFile[] }> {
+  return new Promise((resolve, reject) => {
+    const fields: Record<string, string[]> = {};
+    const files: FloorFile[] = [];
+    const parser = busboy({ headers: { 'content-type': contentType }, defParamCharset: 'utf8', limits: { fieldSize: 52 * 1024 * 1024, fileSize: 52 * 1024 * 1024 } });
+    parser.on('field', (name, value) => (fields[name] ??= []).push(value));
+    parser.on('file', (name, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => files.push({ field: name, filename: info.filename ?? name, contentType: info.mimeType, content: Buffer.concat(chunks) }));
+    });
+    parser.on('error', reject);
+    parser.on('close', () => resolve({ fields, files }));
+    parser.end(body);
+  });
+}
+
+async function floor(event: ApiEvent, domain: string): Promise<Buffer> {
+  const body = Buffer.from(event.body!, 'base64');
+  const { fields, files } = await floorParse(body, event.headers['content-type']!);
+  const composer = new MailComposer({
+    from: fields['from']![0],
+    to: fields['to']!.join(', '),
+    subject: fields['subject']![0],
+    text: fields['text']![0],
+    html: fields['html']![0],
+    messageId: `<${Date.now()}.${randomBytes(8).toString('hex')}@${domain}>`,
+    attachments: files.map((f) => ({ filename: f.filename, content: f.content, contentType: f.contentType })),
+  });
+  return new Promise((resolve, reject) => composer.compile().build((error, mime) => (error ? reject(error) : resolve(mime))));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Round {
+  requests: number;
+  /** CPU of this process per request, microseconds. */
+  cpuUs: number;
+  userUs: number;
+  systemUs: number;
+  /** Wall time per request, milliseconds. */
+  wallMs: number;
+}
+
+/** `n` sequential calls of `one`, under process.cpuUsage(); events are built before the clock starts. */
+async function measure(n: number, make: () => ApiEvent, one: (event: ApiEvent) => Promise<void>): Promise<Round & { latenciesMs: number[] }> {
+  const events = Array.from({ length: n }, make);
+  const latenciesMs: number[] = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (const event of events) {
+    const s = performance.now();
+    await one(event);
+    latenciesMs.push(performance.now() - s);
+  }
+  const wall = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { requests: n, cpuUs: (cpu.user + cpu.system) / n, userUs: cpu.user / n, systemUs: cpu.system / n, wallMs: wall / n, latenciesMs };
+}
+
+/** CPU this process burns per second while idle (timers, sockets): the noise under every figure. */
+async function idleCpu(ms = 300): Promise<number> {
+  const c0 = process.cpuUsage();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const c = process.cpuUsage(c0);
+  return ((c.user + c.system) / ms) * 1000;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The handler without its AWS calls: the clients' send() answered in-process.
+
+interface Sender {
+  send(command: object, ...rest: unknown[]): Promise<unknown>;
+}
+
+/** Runs `fn`, keeping what each client's send() answered, by command class (the last answer wins). */
+async function recordAnswers<T>(clients: readonly Sender[], fn: () => Promise<T>): Promise<Map<string, unknown>> {
+  const answers = new Map<string, unknown>();
+  const restore = clients.map((client) => {
+    const send = client.send;
+    client.send = async function (this: Sender, command: object, ...rest: unknown[]) {
+      const out = await send.call(this, command, ...rest);
+      answers.set(command.constructor.name, out);
+      return out;
+    };
+    return () => void delete (client as Partial<Sender>).send;
+  });
+  try {
+    await fn();
+  } finally {
+    for (const r of restore) r();
+  }
+  return answers;
+}
+
+/** While `fn` runs, every send() of `clients` resolves at once with the recorded answer (a shallow copy, as the SDK answers afresh). */
+async function answeringInProcess<T>(clients: readonly Sender[], answers: Map<string, unknown>, fn: () => Promise<T>): Promise<T> {
+  for (const client of clients) {
+    if (Object.prototype.hasOwnProperty.call(client, 'send')) throw new Error('the bench expects send() on the client prototype');
+    client.send = async (command: object) => {
+      const out = answers.get(command.constructor.name);
+      if (!out) throw new Error(`no recorded answer for ${command.constructor.name}`);
+      return { ...(out as object) };
+    };
+  }
+  try {
+    return await fn();
+  } finally {
+    for (const client of clients) delete (client as Partial<Sender>).send;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The SDK's share, call by call.
+
+/** What one step of the handler's AWS calls costs this process when replayed without the handler. */
+interface CallCost {
+  what: string;
+  /** Calls in the step (more than one: sent together, as the handler does with Promise.all). */
+  calls: number;
+  /** CPU of the step, microseconds (mean over every replay). */
+  cpuUs: number;
+}
+
+function describeCall(call: SentCall): string {
+  switch (call.command) {
+    case 'GetItemCommand':
+      return `GetItem ${String((call.input['Key'] as { pk?: string })?.pk ?? '').split('#')[0]} (the domain)`;
+    case 'PutItemCommand':
+      return call.input['ConditionExpression'] ? 'PutItem message record (if absent)' : 'PutItem accepted event';
+    case 'PutObjectCommand':
+      return `PutObject MIME (${kb((call.input['Body'] as Buffer).length)})`;
+    case 'SendMessageCommand':
+      return 'SendMessage send job';
+    default:
+      return call.command;
+  }
+}
+
+/**
+ * Replays, through the handler's own clients, the AWS calls one request made: same inputs (fresh
+ * keys, so conditional writes still succeed), same order, concurrent where the handler's were.
+ * Each step is timed alone with process.cpuUsage (nothing else runs meanwhile): what the SDK side
+ * of each call costs without the handler around it. Run within the rounds, beside the others.
+ */
+function replayer(calls: SentCall[], env: Readonly<Record<string, string | undefined>>) {
+  const [doc, s3, sqs] = withEnv(env, () => [documentClient(), s3Client(), sqsClient()] as const);
+  let serial = 0;
+  const send = (call: SentCall): Promise<unknown> => {
+    const fresh = `bench-replay-${++serial}`;
+    switch (call.command) {
+      case 'GetItemCommand':
+        return doc.send(new GetCommand(call.input as unknown as GetCommandInput));
+      case 'PutItemCommand': {
+        const input = call.input as unknown as PutCommandInput;
+        return doc.send(new PutCommand({ ...input, Item: { ...input.Item, pk: `${String(input.Item!['pk'])}#${fresh}` } }));
+      }
+      case 'PutObjectCommand': {
+        const input = call.input as unknown as PutObjectCommandInput;
+        return s3.send(new PutObjectCommand({ ...input, Key: `${input.Key}.${fresh}` }));
+      }
+      case 'SendMessageCommand':
+        return sqs.send(new SendMessageCommand(call.input as unknown as SendMessageCommandInput));
+      default:
+        throw new Error(`the bench cannot replay ${call.command}`);
+    }
+  };
+  const steps = concurrentSteps(calls);
+  const totals = steps.map(() => 0);
+  let replays = 0;
+  return {
+    /** Replays the whole request's calls `n` times; `count` false for warm-up. */
+    async run(n: number, count = true): Promise<void> {
+      for (let i = 0; i < n; i++) {
+        for (const [s, step] of steps.entries()) {
+          const c0 = process.cpuUsage();
+          await Promise.all(step.map(send));
+          const c = process.cpuUsage(c0);
+          if (count) totals[s]! += c.user + c.system;
+        }
+        if (count) replays++;
+      }
+    },
+    costs: (): CallCost[] => steps.map((step, s) => ({ what: describeCall(step[0]!), calls: step.length, cpuUs: totals[s]! / replays })),
+    replays: () => replays,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Summary {
+  cpuUs: number;
+  userUs: number;
+  systemUs: number;
+  wallMs: number;
+  rounds: Round[];
+}
+
+const summarize = (rounds: Round[]): Summary => ({
+  cpuUs: median(rounds.map((r) => r.cpuUs)),
+  userUs: median(rounds.map((r) => r.userUs)),
+  systemUs: median(rounds.map((r) => r.systemUs)),
+  wallMs: median(rounds.map((r) => r.wallMs)),
+  rounds,
+});
+
+type Variant = 'ours' | 'handlerOnly' | 'floor';
+const VARIANTS: readonly Variant[] = ['ours', 'handlerOnly', 'floor'];
+const LABEL: Record<Variant, string> = { ours: 'ours', handlerOnly: 'handler only', floor: 'floor' };
+
+/** Where the sampled main-thread time goes, per request; idle excluded. */
+interface ProfileSummary {
+  requests: number;
+  busyUs: Record<Variant, number>;
+  groups: Array<{ name: string } & Record<Variant, number>>;
+  /** Packages / folders where the handler alone spends more than the floor (no SDK in either). */
+  handlerExtra: Array<{ name: string; handlerOnlyUs: number; floorUs: number; extraUs: number }>;
+  oursTopFunctions: Array<{ name: string; us: number }>;
+}
+
+/** Coarse groups for the attribution: which layer of the stack a sampled frame belongs to. */
+function groupOf(bucket: string): string {
+  if (/^@(aws-sdk|smithy|aws-crypto)\//.test(bucket) || ['fast-xml-parser', 'strnum', 'bowser', 'tslib', 'uuid'].includes(bucket)) return 'AWS SDK (@aws-sdk, @smithy, @aws-crypto)';
+  if (['nodemailer', 'busboy', 'streamsearch'].includes(bucket)) return 'MIME parse + compose (busboy, nodemailer)';
+  if (bucket.startsWith('functions/')) return 'our code (functions/)';
+  if (bucket.startsWith('@middy/') || bucket.startsWith('@aws-lambda-powertools/') || bucket === 'zod') return 'middy, powertools logger, zod';
+  if (bucket === '(garbage collector)') return 'garbage collector';
+  if (bucket === '(program)') return 'V8 / native (program)';
+  if (bucket === '(writev)') return 'native: socket writes';
+  if (bucket === '(runMicrotasks)') return 'native: microtask queue';
+  if (bucket.startsWith('(')) return 'native: other (hashing, buffers, ...)';
+  if (bucket === 'node:internal/async_hooks') return 'async_hooks (AsyncLocalStorage of withEnv)';
+  if (bucket.startsWith('node:')) return 'node internals (node:*)';
+  if (bucket.startsWith('bench/')) return 'bench harness';
+  return 'other';
+}
+
+export interface SendCpuResult {
+  request: { route: string; bodyBytes: number; contentType: string; recipients: number; attachmentBytes: number; textBytes: number; htmlBytes: number };
+  warmup: number;
+  rounds: number;
+  perRound: number;
+  idleCpuUsPerSecond: number;
+  ours: Summary & { latencyP50Ms: number; latencyP99Ms: number; mimeBytes: number; awsCallsPerRequest: Record<string, number>; logLinesPerRequest: number };
+  /** The same handler with its AWS calls answered in-process: its own work. */
+  handlerOnly: Summary;
+  floor: Summary & { mimeBytes: number };
+  /** ours / floor: the target. */
+  ratio: number;
+  /** handler only / floor. */
+  handlerOnlyRatio: number;
+  /** The AWS calls of one request replayed without the handler, step by step. */
+  replay: { replays: number; calls: CallCost[]; totalUs: number };
+  checks: TargetCheck[];
+  profile?: ProfileSummary;
+  durationSeconds: number;
+}
+
+export async function sendCpu(options: { profile?: boolean } = {}): Promise<SendCpuResult> {
+  const started = performance.now();
+  const stdout = silenceStdout();
+  let local: LocalChild | undefined;
+  try {
+    note('send handler CPU: starting local mode in a child process (stand-ins only)');
+    local = await startLocalChild(KEY);
+    localCredentials();
+    const env = local.env;
+    const authorization = basicAuth(KEY);
+    const { principal, sandbox } = await primaryPrincipal(env, authorization);
+    const { body, contentType } = await multipartBody(sandbox);
+    const fixture: Fixture = { body: body.toString('base64'), bodyBytes: body.length, contentType, domain: sandbox, principal, authorization, host: '127.0.0.1' };
+    const make = () => apiEvent(fixture);
+    const clients = withEnv(env, () => [documentClient(), s3Client(), sqsClient()]);
+
+    const ours = async (event: ApiEvent) => {
+      const result = (await withEnv(env, () => handler(event, lambdaContext(event.requestContext.requestId)))) as APIGatewayProxyStructuredResultV2;
+      if (result.statusCode !== 200) throw new Error(`the handler answered ${result.statusCode}: ${String(result.body).slice(0, 300)}`);
+    };
+    const floorOne = async (event: ApiEvent) => void (await floor(event, sandbox));
+
+    // Probes: what ours calls and stores, the answers it got, and that the floor builds the same message.
+    const linesBefore = stdout.lines();
+    const probe = await watchCalls(clients, () => measure(10, make, ours));
+    const logLinesPerRequest = (stdout.lines() - linesBefore) / 10;
+    const stored = probe.calls.filter((c) => c.command === 'PutObjectCommand').map((c) => (c.input['Body'] as Buffer).length);
+    if (stored.length !== 10) throw new Error(`expected one stored MIME per request, saw ${stored.length}`);
+    const single = await watchCalls(clients, () => ours(make()));
+    const answers = await recordAnswers(clients, () => ours(make()));
+    const floorMime = await floor(make(), sandbox);
+
+    const runs: Record<Variant, (n: number) => Promise<Round & { latenciesMs: number[] }>> = {
+      ours: (n) => measure(n, make, ours),
+      handlerOnly: (n) => answeringInProcess(clients, answers, () => measure(n, make, ours)),
+      floor: (n) => measure(n, make, floorOne),
+    };
+    const replay = replayer(single.calls, env);
+
+    note(`send handler CPU: warm-up (${WARMUP} requests each)`);
+    for (const v of VARIANTS) await runs[v](WARMUP);
+    await replay.run(5, false);
+    const rounds: Record<Variant, Array<Round & { latenciesMs: number[] }>> = { ours: [], handlerOnly: [], floor: [] };
+    // One after the other, never together; the order rotates between rounds.
+    for (let round = 0; round < ROUNDS; round++) {
+      note(`send handler CPU: round ${round + 1}/${ROUNDS} (${PER_ROUND} requests each: ours, handler only, floor; ${REPLAYS_PER_ROUND} replays of ours' AWS calls)`);
+      for (let k = 0; k < VARIANTS.length; k++) {
+        const v = VARIANTS[(k + round) % VARIANTS.length]!;
+        rounds[v].push(await runs[v](PER_ROUND));
+      }
+      await replay.run(REPLAYS_PER_ROUND);
+    }
+    const idle = await idleCpu();
+    const strip = ({ latenciesMs: _, ...r }: Round & { latenciesMs?: number[] }): Round => r;
+    const o = summarize(rounds.ours.map(strip));
+    const h = summarize(rounds.handlerOnly.map(strip));
+    const f = summarize(rounds.floor.map(strip));
+    const latencies = rounds.ours.flatMap((r) => r.latenciesMs);
+    const calls = replay.costs();
+    const r = o.cpuUs / f.cpuUs;
+
+    let profiled: ProfileSummary | undefined;
+    if (options.profile) {
+      mkdirSync(OUT_DIR, { recursive: true });
+      const times = {} as Record<Variant, ReturnType<typeof selfTimes>>;
+      for (const v of VARIANTS) {
+        note(`send handler CPU: V8 profile of ${LABEL[v]} (${PROFILE_REQUESTS} requests, not used for the figures)`);
+        const { profile: p } = await profile(() => runs[v](PROFILE_REQUESTS));
+        writeFileSync(join(OUT_DIR, `send-cpu-${v}.cpuprofile`), JSON.stringify(p));
+        times[v] = selfTimes(p as CpuProfile, { weight: 'samples' });
+      }
+      const per = (v: Variant, bucket: string) => (times[v].buckets.get(bucket) ?? 0) / PROFILE_REQUESTS;
+      const names = [...new Set(VARIANTS.flatMap((v) => [...times[v].buckets.keys()]))].filter((n) => n !== '(idle)');
+      const groups = new Map<string, Record<Variant, number>>();
+      for (const name of names) {
+        const g = groups.get(groupOf(name)) ?? { ours: 0, handlerOnly: 0, floor: 0 };
+        for (const v of VARIANTS) g[v] += per(v, name);
+        groups.set(groupOf(name), g);
+      }
+      profiled = {
+        requests: PROFILE_REQUESTS,
+        busyUs: Object.fromEntries(VARIANTS.map((v) => [v, (times[v].totalUs - (times[v].buckets.get('(idle)') ?? 0)) / PROFILE_REQUESTS])) as Record<Variant, number>,
+        groups: [...groups.entries()].map(([name, g]) => ({ name, ...g })).sort((a, b) => b.ours - a.ours),
+        handlerExtra: names
+          .map((name) => ({ name, handlerOnlyUs: per('handlerOnly', name), floorUs: per('floor', name), extraUs: per('handlerOnly', name) - per('floor', name) }))
+          .sort((a, b) => b.extraUs - a.extraUs)
+          .slice(0, 12),
+        oursTopFunctions: [...times.ours.functions.entries()]
+          .filter(([name]) => name !== '(idle)')
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 10)
+          .map(([name, us]) => ({ name, us: us / PROFILE_REQUESTS })),
+      };
+    }
+
+    return {
+      request: {
+        route: `${SEND_ROUTE.method} ${SEND_ROUTE.path}`,
+        bodyBytes: body.length,
+        contentType: contentType.split(';')[0]!,
+        recipients: RECIPIENTS.length,
+        attachmentBytes: ATTACHMENT_BYTES,
+        textBytes: Buffer.byteLength(TEXT),
+        htmlBytes: Buffer.byteLength(HTML),
+      },
+      warmup: WARMUP,
+      rounds: ROUNDS,
+      perRound: PER_ROUND,
+      idleCpuUsPerSecond: idle,
+      ours: {
+        ...o,
+        latencyP50Ms: percentile(latencies, 50),
+        latencyP99Ms: percentile(latencies, 99),
+        mimeBytes: median(stored),
+        awsCallsPerRequest: perUnit(probe.calls, 10),
+        logLinesPerRequest,
+      },
+      handlerOnly: h,
+      floor: { ...f, mimeBytes: floorMime.length },
+      ratio: r,
+      handlerOnlyRatio: h.cpuUs / f.cpuUs,
+      replay: { replays: replay.replays(), calls, totalUs: calls.reduce((sum, c) => sum + c.cpuUs, 0) },
+      checks: [
+        {
+          benchmark: 'send handler CPU',
+          subject: 'POST /v3/{domain}/messages CPU per request (ours/floor)',
+          figure: ratio(r),
+          target: `<= ${MAX_RATIO.toFixed(2)}x`,
+          pass: r <= MAX_RATIO,
+        },
+      ],
+      profile: profiled,
+      durationSeconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    await local?.close();
+    stdout.restore();
+  }
+}
+
+export function printSendCpu(result: SendCpuResult): void {
+  const { ours, handlerOnly: ho, floor: fl, request: q } = result;
+  print(`== Send handler CPU: ${q.route}, ${q.contentType} (${kb(q.bodyBytes)}: ${q.recipients} recipients, text ${kb(q.textBytes)}, html ${kb(q.htmlBytes)}, ${kb(q.attachmentBytes)} attachment) ==`);
+  print('ours         = functions/messages/handler.ts `handler` called in this process with an API Gateway v2 event (authorizer verdict');
+  print("               included); its DynamoDB/S3/SQS calls go to local mode's stand-ins in a child process (their CPU is not counted).");
+  print("handler only = the same, its SDK clients' send() answered in-process with the stand-ins' recorded answers: no SDK, no I/O.");
+  print("floor        = base64-decode the same event body, parse it with busboy (body.ts's options), build the same MIME with");
+  print('               nodemailer/lib/mail-composer; no I/O.');
+  print(
+    `CPU = process.cpuUsage() (user + system, all threads of this process) over ${result.perRound} sequential requests, median of ${result.rounds} rounds ` +
+      `(order rotating) after ${result.warmup} warm-up requests each. Took ${fixed(result.durationSeconds, 0)} s.`,
+  );
+  print();
+  const row = (name: string, s: Summary, mime: string, note2: string) => [name, `${fixed(s.cpuUs, 0)} us`, `${fixed(s.userUs, 0)} us`, `${fixed(s.systemUs, 0)} us`, `${fixed(s.wallMs, 2)} ms`, mime, note2];
+  print(
+    table([
+      ['', 'CPU/request', 'user', 'system', 'wall/request', 'MIME built', ''],
+      row('ours', ours, kb(ours.mimeBytes), ''),
+      row('handler only', ho, '', `${ratio(result.handlerOnlyRatio)} of floor (no target)`),
+      row('floor', fl, kb(fl.mimeBytes), ''),
+      ['ratio ours/floor', ratio(result.ratio), '', '', '', '', `target <= ${MAX_RATIO.toFixed(2)}x  ${passFail(result.checks[0]!.pass)}`],
+    ]),
+  );
+  print();
+  const roundsOf = (s: Summary) => s.rounds.map((r) => fixed(r.cpuUs, 0)).join(', ');
+  print(`Rounds (CPU us/request): ours ${roundsOf(ours)}; handler only ${roundsOf(ho)}; floor ${roundsOf(fl)}.`);
+  print(`ours latency (wall, stand-ins' time included): p50 ${fixed(ours.latencyP50Ms, 2)} ms, p99 ${fixed(ours.latencyP99Ms, 2)} ms.`);
+  print(`AWS calls per request (ours): ${describeCalls(ours.awsCallsPerRequest)}; log lines per request: ${fixed(ours.logLinesPerRequest, 2)}.`);
+  print(`This process while idle: ${fixed(result.idleCpuUsPerSecond, 0)} us of CPU per second (noise under the figures).`);
+  print();
+  const sdkUs = ours.cpuUs - ho.cpuUs;
+  const share = (us: number) => `${fixed((100 * us) / ours.cpuUs, 0)}%`;
+  print(`Where ours' CPU goes (process.cpuUsage; the replay sends the handler's AWS calls again without it, same inputs and order,`);
+  print(`concurrent where the handler's were, each step timed alone, mean of ${result.replay.replays} replays spread over the rounds):`);
+  print();
+  print(
+    table([
+      ['part of one request', 'CPU/request', 'share of ours'],
+      ['parse + compose (= floor)', `${fixed(fl.cpuUs, 0)} us`, share(fl.cpuUs)],
+      ['rest of the handler (= handler only - floor)', `${fixed(ho.cpuUs - fl.cpuUs, 0)} us`, share(ho.cpuUs - fl.cpuUs)],
+      ['its AWS calls through the SDK (= ours - handler only)', `${fixed(sdkUs, 0)} us`, share(sdkUs)],
+      ...result.replay.calls.map((c) => [`  replayed: ${c.what}${c.calls > 1 ? ` x${c.calls} (concurrent)` : ''}`, `${fixed(c.cpuUs, 0)} us`, '']),
+      ['  replayed, all steps', `${fixed(result.replay.totalUs, 0)} us`, ''],
+    ]),
+  );
+  print();
+  const p = result.profile;
+  if (p) {
+    print(`V8 profile (one more run of ${p.requests} requests each, not used for the figures): main-thread self time per request, idle excluded,`);
+    print('each sample counted as one median sampling interval (approximates on-CPU time while other processes compete for the cores).');
+    print(`Sampled busy time per request: ours ${fixed(p.busyUs.ours, 0)} us, handler only ${fixed(p.busyUs.handlerOnly, 0)} us, floor ${fixed(p.busyUs.floor, 0)} us.`);
+    print();
+    print(table([['layer', 'ours us', 'handler only us', 'floor us'], ...p.groups.map((g) => [g.name, fixed(g.ours), fixed(g.handlerOnly), fixed(g.floor)])]));
+    print();
+    print(
+      table([
+        ['where the handler alone spends more than the floor', 'handler only us', 'floor us', 'extra us'],
+        ...p.handlerExtra.map((r) => [r.name, fixed(r.handlerOnlyUs), fixed(r.floorUs), fixed(r.extraUs)]),
+      ]),
+    );
+    print();
+    print(table([["ours' hottest functions (self time per request)", 'us'], ...p.oursTopFunctions.map((r) => [r.name, fixed(r.us)])]));
+    print();
+    print(`Profiles: ${OUT_DIR}/send-cpu-{ours,handlerOnly,floor}.cpuprofile (open in Chrome DevTools).`);
+    print();
+  }
+}
+
+if (require.main === module) {
+  sendCpu({ profile: !process.argv.includes('--no-profile') })
+    .then(printSendCpu)
+    .catch((error: unknown) => {
+      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    });
+}
