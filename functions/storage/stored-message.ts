@@ -1,4 +1,4 @@
-import { simpleParser, type AddressObject } from 'mailparser';
+import type { AddressObject, simpleParser as SimpleParser } from 'mailparser';
 import { absoluteUrl } from '../platform/http/paging';
 import type { MessageRecord } from '../messages/message-store';
 
@@ -7,6 +7,10 @@ const addressText = (value: AddressObject | AddressObject[] | undefined) =>
 
 /** The stored-message JSON of contract §2.3, parsed from the MIME with mailparser. */
 export async function storedMessageJson(record: MessageRecord, mime: Buffer, baseUrl: string) {
+  // Loaded on first use: mailparser's charset tables are most of this Lambda's cold start, and
+  // the raw (message/rfc2822) reply does not need them.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { simpleParser } = require('mailparser') as { simpleParser: typeof SimpleParser };
   const parsed = await simpleParser(mime, { skipImageLinks: true, skipTextToHtml: true });
   const headerLines = parsed.headerLines.map((line) => {
     const colon = line.line.indexOf(':');
