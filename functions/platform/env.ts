@@ -68,13 +68,26 @@ export function rawEnv(): RawEnv {
   return scoped.getStore() ?? process.env;
 }
 
+const ENV_KEYS = Object.keys(platformEnvSchema.shape) as Array<keyof PlatformEnv>;
+let processEnv: { values: Array<string | undefined>; parsed: PlatformEnv } | undefined;
+
+/** process.env is live (tests change it), so its parse is reused only while the values it read stay the same. */
+function fromProcessEnv(): PlatformEnv {
+  const values = ENV_KEYS.map((key) => process.env[key]);
+  if (!processEnv || values.some((value, i) => value !== processEnv!.values[i])) {
+    processEnv = { values, parsed: platformEnvSchema.parse(process.env) };
+  }
+  return processEnv.parsed;
+}
+
 export function env(): PlatformEnv {
   const raw = rawEnv();
+  if (raw === process.env) return fromProcessEnv();
   let value = parsed.get(raw);
   if (!value) {
     value = platformEnvSchema.parse(raw);
-    // process.env is a live object: cache it only for scoped envs, which are immutable by contract.
-    if (raw !== process.env) parsed.set(raw, value);
+    // Scoped envs (local mode's regions) are immutable by contract: one parse each.
+    parsed.set(raw, value);
   }
   return value;
 }
