@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { findMessage, type MessageRecord } from '../messages/message-store';
+import { findMessage, messageEventFields, type MessageRecord } from '../messages/message-store';
 import { TAG_STORAGE } from '../messages/send-worker';
-import { env } from '../platform/env';
 import { addBounce, addComplaint } from '../suppressions/sending';
 import { logger } from '../platform/logger';
 import { recordEvent, type EventData, type EventName } from './event-store';
@@ -35,19 +34,8 @@ function event(record: MessageRecord, ses: SesEvent, name: EventName, recipient:
     id: stableId(ses.mail.messageId, ses.eventType, lower, at),
     timestamp: Date.parse(at) / 1000,
     'log-level': name === 'failed' ? 'error' : name === 'complained' ? 'warn' : 'info',
-    recipient: lower,
-    'recipient-domain': lower.split('@')[1],
-    message: {
-      headers: { to: record.to, 'message-id': record.messageId.replace(/^<|>$/g, ''), from: record.from, subject: record.subject },
-      attachments: record.attachments,
-      size: record.size,
-    },
-    storage: { key: record.storageKey, region: env().AWS_REGION, env: 'production' },
-    envelope: { targets: lower, transport: 'smtp', sender: record.from },
-    flags: { 'is-test-mode': false },
-    tags: record.tags,
-    campaigns: [],
-    'user-variables': record.userVariables,
+    // Test-mode messages never reach SES, so is-test-mode comes out false here as before.
+    ...messageEventFields(record, lower),
     ...fields,
   };
 }

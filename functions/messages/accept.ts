@@ -9,7 +9,7 @@ import { BadRequest, Forbidden } from '../platform/errors';
 import { messageId as newMessageId } from '../platform/ids';
 import { logger } from '../platform/logger';
 import { composeMime } from './compose';
-import { newStorageKey, storeMessage, type MessageRecord } from './message-store';
+import { messageEventFields, type MessageRecord, newStorageKey, storeMessage } from './message-store';
 import { MAX_RECIPIENTS, parseMailboxes, type Mailbox } from './recipients';
 import type { SendParams } from './send-params';
 
@@ -58,25 +58,18 @@ export function envelopeRecipients(params: Pick<SendParams, 'to' | 'cc' | 'bcc'>
 
 /** The accepted event of one recipient (contract §6.3); the storage URL is added when read. */
 function acceptedEvent(record: MessageRecord, recipient: string, at: number) {
+  const common = messageEventFields(record, recipient);
   return newEvent(
     'accepted',
     {
       method: 'http',
-      envelope: { targets: recipient, transport: 'smtp', sender: record.from },
+      ...common,
       flags: { 'is-authenticated': true, 'is-test-mode': record.testMode },
       message: {
-        headers: { to: record.to, 'message-id': record.messageId.replace(/^<|>$/g, ''), from: record.from, subject: record.subject },
-        attachments: record.attachments,
+        ...common.message,
         recipients: record.recipients,
-        size: record.size,
         ...(record.deliverAt ? { 'scheduled-for': Math.floor(Date.parse(record.deliverAt) / 1000) } : {}),
       },
-      storage: { key: record.storageKey, region: env().AWS_REGION, env: 'production' },
-      recipient,
-      'recipient-domain': recipient.split('@')[1],
-      tags: record.tags,
-      campaigns: [],
-      'user-variables': record.userVariables,
       ...(record.template ? { template: record.template } : {}),
     },
     at,

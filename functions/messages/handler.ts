@@ -16,6 +16,8 @@ import { readSendParams } from './send-params';
 import { mimeHeaders } from './mime-headers';
 
 const QUEUED = 'Queued. Thank you.';
+/** A Message-ID header field, with any folded continuation lines. */
+const MESSAGE_ID_HEADER = /^Message-I[Dd]:[^\r\n]*(\r?\n[ \t][^\r\n]*)*/m;
 const domainPath = z.object({ domain: z.string() }).passthrough();
 const storedPath = z.object({ domain: z.string(), storageKey: z.string() }).passthrough();
 
@@ -161,8 +163,8 @@ export const handler = areaHandler(messageRoutes, {
     const identity = newMessageIdentity(domain.name);
     // A resend is a new message: its own id and storage key, the same content.
     const text = mime.toString('utf8');
-    const replaced = /^Message-I[Dd]:[^\r\n]*(\r?\n[ \t][^\r\n]*)*/m.test(text)
-      ? text.replace(/^Message-I[Dd]:[^\r\n]*(\r?\n[ \t][^\r\n]*)*/m, `Message-ID: ${identity.messageId}`)
+    const replaced = MESSAGE_ID_HEADER.test(text)
+      ? text.replace(MESSAGE_ID_HEADER, `Message-ID: ${identity.messageId}`)
       : `Message-ID: ${identity.messageId}\r\n${text}`;
     const accepted = await acceptMessage(
       // A resend goes now, even if the original is still waiting for its delivery time.

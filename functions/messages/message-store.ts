@@ -79,3 +79,26 @@ export async function storedMessage(accountId: string, domain: string, storageKe
   if (!mime) throw new NotFound('Message not found');
   return { record, mime };
 }
+
+/**
+ * The fields every event about one recipient of a stored message carries (contract §6.2):
+ * accepted, delivered, failed and complained all build on these. The storage URL is added when
+ * events are read, from the host the client used.
+ */
+export function messageEventFields(record: MessageRecord, recipient: string) {
+  return {
+    recipient,
+    'recipient-domain': recipient.split('@')[1],
+    message: {
+      headers: { to: record.to, 'message-id': record.messageId.replace(/^<|>$/g, ''), from: record.from, subject: record.subject },
+      attachments: record.attachments,
+      size: record.size,
+    },
+    storage: { key: record.storageKey, region: env().AWS_REGION, env: 'production' },
+    envelope: { targets: recipient, transport: 'smtp', sender: record.from },
+    flags: { 'is-test-mode': record.testMode },
+    tags: record.tags,
+    campaigns: [],
+    'user-variables': record.userVariables,
+  };
+}

@@ -9,7 +9,7 @@ import { sesSendClient, sqsClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
 import type { SendJob } from './accept';
-import { findMessage, loadMime, type MessageRecord } from './message-store';
+import { findMessage, loadMime, messageEventFields, type MessageRecord } from './message-store';
 
 /**
  * Consumes the send queue. Each recipient is claimed with a conditional write before SES is
@@ -45,21 +45,8 @@ function classify(error: unknown): Failure {
   return 'reject';
 }
 
-const messageHeaders = (record: MessageRecord) => ({ to: record.to, 'message-id': record.messageId.replace(/^<|>$/g, ''), from: record.from, subject: record.subject });
-
 function outcomeEvent(record: MessageRecord, recipient: string, name: 'delivered' | 'failed', fields: Record<string, unknown>) {
-  return newEvent(name, {
-    recipient,
-    'recipient-domain': recipient.split('@')[1],
-    message: { headers: messageHeaders(record), attachments: record.attachments, size: record.size },
-    storage: { key: record.storageKey, region: env().AWS_REGION, env: 'production' },
-    envelope: { targets: recipient, transport: 'smtp', sender: record.from },
-    flags: { 'is-test-mode': record.testMode },
-    tags: record.tags,
-    campaigns: [],
-    'user-variables': record.userVariables,
-    ...fields,
-  });
+  return newEvent(name, { ...messageEventFields(record, recipient), ...fields });
 }
 
 const SUPPRESSED: Record<SuppressionVerdict, string> = {
