@@ -9,13 +9,32 @@ import { eventId } from '../platform/ids';
  * | pattern                                  | key condition                                                  |
  * |------------------------------------------|----------------------------------------------------------------|
  * | a domain's events between two instants   | pk = ACCT#<account>#EVT#<domain>#<yyyymmdd>, sk BETWEEN t1, t2 |
+ * | an account's events (all domains), an hour | gsi1pk = ACCT#<account>#LOG#<yyyymmddhh>, gsi1sk BETWEEN t1, t2 |
  *
+ * The account-wide index is sharded by hour rather than day so a busy account's writes spread over
+ * 24 index partitions a day; a logs query walks the hours it covers.
+ *
+ * Every event item carries `kind: 'event'`, its account and domain, so the table's stream can hand
+ * new events to analytics and webhooks (functions/event-stream) without parsing keys.
  * Items expire with `ttl` (EVENT_TTL_DAYS).
  */
 export type EventName = 'accepted' | 'rejected' | 'delivered' | 'failed' | 'opened' | 'clicked' | 'unsubscribed' | 'complained' | 'stored';
 
 /** The event as the events API and webhooks show it (contract §6.2-6.3). */
 export type EventData = Record<string, unknown> & { event: EventName; id: string; timestamp: number };
+
+/** An event as it was recorded: what the stream consumers (analytics, tags, webhooks) receive. */
+export interface RecordedEvent {
+  accountId: string;
+  domain: string;
+  data: EventData;
+}
+
+/** The stored item; `kind` is what the stream filter selects on. */
+export interface EventItem extends RecordedEvent {
+  kind: 'event';
+  ttl: number;
+}
 
 const DAY_MS = 86_400_000;
 
@@ -32,16 +51,24 @@ export function eventSortKey(ms: number, id: string): string {
   return `${String(Math.floor(ms)).padStart(13, '0')}#${id}`;
 }
 
+export function hourOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 13).replace(/[-T]/g, '');
+}
+
+/** The account-wide index partition of one UTC hour (yyyymmddhh). */
+export function accountLogPartition(accountId: string, hour: string): string {
+  return `ACCT#${accountId}#LOG#${hour}`;
+}
+
 export function newEvent(name: EventName, fields: Record<string, unknown>, at = Date.now()): EventData {
   return { event: name, id: eventId(), timestamp: at / 1000, 'log-level': name === 'failed' ? 'error' : 'info', ...fields };
 }
 
 export async function recordEvent(accountId: string, domain: string, data: EventData): Promise<void> {
   const ms = Math.round(data.timestamp * 1000);
-  await putItem(
-    { pk: eventPartition(accountId, domain, dayOf(ms)), sk: eventSortKey(ms, data.id) },
-    { data, ttl: Math.ceil(ms / 1000) + env().EVENT_TTL_DAYS * 86_400 },
-  );
+  const sk = eventSortKey(ms, data.id);
+  const item: EventItem = { kind: 'event', accountId, domain, data, ttl: Math.ceil(ms / 1000) + env().EVENT_TTL_DAYS * 86_400 };
+  await putItem({ pk: eventPartition(accountId, domain, dayOf(ms)), sk, gsi1pk: accountLogPartition(accountId, hourOf(ms)), gsi1sk: sk }, item);
 }
 
 export interface EventRange {
