@@ -1,4 +1,5 @@
 import { z } from 'zod/v3';
+import { geolocate } from '../analytics/geolocation';
 import { newEvent, recordEvent, type EventName } from '../events/event-store';
 import { NotFound } from '../platform/errors';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
@@ -20,13 +21,16 @@ async function claimsOf(token: string): Promise<TrackingClaims> {
 }
 
 async function record(req: ApiRequest, claims: TrackingClaims, name: EventName, fields: Record<string, unknown> = {}): Promise<void> {
+  const ip = req.headers['x-forwarded-for']?.split(',')[0]?.trim() ?? '';
   await recordEvent(
     claims.a,
     claims.d,
     newEvent(name, {
       recipient: claims.r,
       'recipient-domain': claims.r.split('@')[1],
-      ip: req.headers['x-forwarded-for']?.split(',')[0]?.trim() ?? '',
+      ip,
+      // Country from an offline table (analytics/geolocation.ts): the country dimension of opens and clicks.
+      geolocation: geolocate(ip),
       'client-info': clientInfo(req.headers['user-agent'] ?? ''),
       message: { headers: { 'message-id': claims.m } },
       tags: claims.t ?? [],

@@ -1,0 +1,161 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isLive } from '../data/store';
+import { TABLE_KEYS } from '../data/table';
+import { documentClient } from '../platform/aws-clients';
+import { mapLimit } from '../platform/concurrency';
+import { env } from '../platform/env';
+import { bucketId, nextBucket, type Resolution } from './buckets';
+import { STORED_COUNTS, type Counts } from './counts';
+import { kindName, valuesKey, valuesOfKey, type Attribute } from './slices';
+
+/**
+ * Pre-aggregated counters: one item per (account, slice kind, resolution, bucket, slice values),
+ * holding one number attribute per count (counts.ts), added to with UpdateItem ADD.
+ *
+ * | pattern                                          | key condition                                                          |
+ * |--------------------------------------------------|------------------------------------------------------------------------|
+ * | one slice over a time range (a domain's days)    | BatchGet pk = ACCT#<a>#CNT#<kind>#<res>#<bucket>, sk = <values>, per bucket |
+ * | group by a value in a bucket (domains, countries)| Query pk = ACCT#<a>#CNT#<kind>#<res>#<bucket> [sk begins_with <values>#] |
+ *
+ * So a query costs one read per bucket it covers (times the distinct values it groups by), never
+ * one per event. Kinds, values and the sort key's encoding are in slices.ts.
+ *
+ * Retention is Mailgun's: hour buckets expire 60 days after they end, day buckets after a year,
+ * month buckets are kept (their `ttl` is absent).
+ */
+export function counterPartition(accountId: string, kind: readonly Attribute[], resolution: Resolution, bucket: number): string {
+  return `ACCT#${accountId}#CNT#${kindName(kind)}#${resolution}#${bucketId(bucket, resolution)}`;
+}
+
+const RETENTION_DAYS: Record<Resolution, number | undefined> = { hour: 60, day: 366, month: undefined };
+
+function expiryOf(resolution: Resolution, bucket: number): number | undefined {
+  const days = RETENTION_DAYS[resolution];
+  return days === undefined ? undefined : Math.floor(nextBucket(bucket, resolution) / 1000) + days * 86_400;
+}
+
+export interface CounterDelta {
+  accountId: string;
+  kind: readonly Attribute[];
+  values: readonly string[];
+  resolution: Resolution;
+  bucket: number;
+  counts: Counts;
+}
+
+export const deltaKey = (d: Omit<CounterDelta, 'counts'>) => `${counterPartition(d.accountId, d.kind, d.resolution, d.bucket)}\n${valuesKey(d.values)}`;
+
+/** How many counter writes run at once: enough to hide latency, few enough not to flood a partition. */
+const WRITE_CONCURRENCY = 16;
+
+/**
+ * Adds every delta, each one UpdateItem. `batch` names the set of events the deltas come from: each
+ * item remembers the last batch added to it and refuses the same batch again, so a batch retried
+ * after this function failed halfway does not add twice to the counters it already reached (see
+ * count-events.ts for what is left).
+ */
+export async function addToCounters(deltas: CounterDelta[], batch: string): Promise<void> {
+  await mapLimit(deltas, WRITE_CONCURRENCY, async (d) => {
+    const names: Record<string, string> = { '#batch': 'lastBatch' };
+    const values: Record<string, unknown> = { ':batch': batch };
+    const adds: string[] = [];
+    STORED_COUNTS.forEach((name, i) => {
+      const n = d.counts[name];
+      if (!n) return;
+      names[`#c${i}`] = name;
+      values[`:c${i}`] = n;
+      adds.push(`#c${i} :c${i}`);
+    });
+    if (!adds.length) return;
+    const ttl = expiryOf(d.resolution, d.bucket);
+    const sets = ['#batch = :batch'];
+    if (ttl !== undefined) {
+      names['#ttl'] = TABLE_KEYS.ttl;
+      values[':ttl'] = ttl;
+      sets.push('#ttl = :ttl');
+    }
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: env().TABLE_NAME,
+          Key: { pk: counterPartition(d.accountId, d.kind, d.resolution, d.bucket), sk: valuesKey(d.values) },
+          UpdateExpression: `ADD ${adds.join(', ')} SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_not_exists(#batch) OR #batch <> :batch',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    } catch (error) {
+      // Already added by an earlier attempt at this very batch.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  });
+}
+
+export interface CounterRow {
+  bucket: number;
+  values: string[];
+  counts: Counts;
+}
+
+function countsOf(item: Record<string, unknown>): Counts {
+  const counts: Counts = {};
+  for (const name of STORED_COUNTS) if (typeof item[name] === 'number') counts[name] = item[name];
+  return counts;
+}
+
+/** One slice's counters in each bucket: BatchGet, 100 keys a call (absent items are zero). */
+export async function getCounters(accountId: string, kind: readonly Attribute[], resolution: Resolution, buckets: number[], valueSets: string[][], now = Date.now()): Promise<CounterRow[]> {
+  const bucketOfPartition = new Map<string, number>();
+  const keys = buckets.flatMap((bucket) => {
+    const pk = counterPartition(accountId, kind, resolution, bucket);
+    bucketOfPartition.set(pk, bucket);
+    return valueSets.map((values) => ({ pk, sk: valuesKey(values) }));
+  });
+  const chunks: Array<typeof keys> = [];
+  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100));
+  const rows: CounterRow[] = [];
+  const table = env().TABLE_NAME;
+  await mapLimit(chunks, 4, async (chunk) => {
+    let pending: Array<Record<string, unknown>> | undefined = chunk;
+    while (pending?.length) {
+      const out = await documentClient().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }));
+      for (const item of out.Responses?.[table] ?? []) {
+        if (!isLive(item as { ttl?: number }, now)) continue;
+        const pk = item[TABLE_KEYS.partitionKey] as string;
+        rows.push({ bucket: bucketOfPartition.get(pk)!, values: valuesOfKey(item[TABLE_KEYS.sortKey] as string), counts: countsOf(item) });
+      }
+      // Unprocessed keys (throttling) are asked for again.
+      pending = out.UnprocessedKeys?.[table]?.Keys as Array<Record<string, unknown>> | undefined;
+    }
+  });
+  return rows;
+}
+
+/** Every counter of a kind in each bucket, optionally only those whose leading values are `prefix`. */
+export async function queryCounters(accountId: string, kind: readonly Attribute[], resolution: Resolution, buckets: number[], prefix: readonly string[] = [], now = Date.now()): Promise<CounterRow[]> {
+  const table = env().TABLE_NAME;
+  const skPrefix = prefix.length ? `${valuesKey(prefix)}${prefix.length < kind.length ? '#' : ''}` : '';
+  const perBucket = await mapLimit(buckets, 8, async (bucket) => {
+    const rows: CounterRow[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await documentClient().send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: skPrefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': TABLE_KEYS.partitionKey, ...(skPrefix ? { '#sk': TABLE_KEYS.sortKey } : {}) },
+          ExpressionAttributeValues: { ':pk': counterPartition(accountId, kind, resolution, bucket), ...(skPrefix ? { ':prefix': skPrefix } : {}) },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        if (isLive(item as { ttl?: number }, now)) rows.push({ bucket, values: valuesOfKey(item[TABLE_KEYS.sortKey] as string), counts: countsOf(item) });
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return rows;
+  });
+  return perBucket.flat();
+}
