@@ -134,6 +134,9 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
     grantTableRead(grantee, table);
     grantMessageObjects(grantee, messagesBucket, ['s3:GetObject']);
   },
+  // Metrics, stats and aggregates read counters and domains (BatchGetItem, Query, GetItem); the
+  // counters are written by the event-stream Lambda, not here.
+  analytics: (grantee, { table }) => grantTableRead(grantee, table),
 };
 
 export function grantArea(area: string, grantee: AreaGrantee, resources: AreaResources): void {

@@ -1,0 +1,187 @@
+import { z } from 'zod/v3';
+import { BadRequest } from '../platform/errors';
+import { flag } from '../platform/http/params';
+import { RESOLUTIONS, type Resolution } from './buckets';
+import { COUNT_METRICS, derivedCounts, addCounts, type Counts } from './counts';
+import { providerOf } from './providers';
+import { runCounterQuery, type Comparator, type Field, type Predicate } from './query';
+import { RATE_METRICS, RATES } from './rates';
+import { rfc2822, timeRange } from './time-range';
+
+/**
+ * POST /v1/analytics/metrics and /v1/analytics/usage/metrics (contract §7.2): a JSON query answered
+ * from the counters.
+ */
+
+/** The metric API's dimensions and filter attributes this platform's counters can answer. */
+const FIELDS: Record<string, Field> = {
+  domain: { attribute: 'domain' },
+  tag: { attribute: 'tag' },
+  recipient_domain: { attribute: 'rdomain' },
+  recipient_provider: { attribute: 'rdomain', label: providerOf },
+  provider: { attribute: 'rdomain', label: providerOf },
+  device: { attribute: 'device' },
+  country: { attribute: 'country' },
+};
+
+/** Named by Mailgun, but nothing here records them: refused with a reason rather than answered empty. */
+const UNAVAILABLE: Record<string, string> = {
+  ip: 'sending IPs are chosen by SES and not recorded per event',
+  ip_pool: 'this platform has no IP pools',
+  subaccount: 'counters are kept per account; query a subaccount with X-Mailgun-On-Behalf-Of',
+  bot: 'bot opens are not classified',
+};
+
+/** The field behind a dimension or filter attribute this endpoint offers, or a 400 saying why not. */
+function fieldOf(name: string, what: 'dimension' | 'filter attribute', offered: readonly string[]): Field {
+  const field = FIELDS[name];
+  if (field && offered.includes(name)) return field;
+  const why = UNAVAILABLE[name];
+  if (why) throw new BadRequest(`The ${what} '${name}' is not available: ${why}`);
+  const choices = what === 'dimension' ? offered : offered.filter((d) => d !== 'time');
+  throw new BadRequest(`Unknown ${what} '${name}'${choices.length ? `: use one of ${choices.join(', ')}` : ': this endpoint takes no filters'}`);
+}
+
+const COMPARATORS = ['=', '!=', 'contains', 'not contains'] as const;
+
+const filterSchema = z
+  .object({
+    AND: z
+      .array(
+        z.object({
+          attribute: z.string(),
+          comparator: z.enum(COMPARATORS, { errorMap: () => ({ message: `must be one of ${COMPARATORS.join(', ')}` }) }),
+          values: z.array(z.object({ label: z.string().optional(), value: z.string() })).min(1, 'must name at least one value'),
+        }),
+      )
+      .min(1, 'must hold at least one condition'),
+  })
+  .strict();
+
+const paginationSchema = z
+  .object({
+    sort: z.string().optional(),
+    skip: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).optional(),
+    include_total: z.boolean().optional(),
+  })
+  .optional();
+
+const baseQuery = {
+  start: z.string().optional(),
+  end: z.string().optional(),
+  duration: z.string().optional(),
+  resolution: z.enum(RESOLUTIONS, { errorMap: () => ({ message: 'must be one of hour, day, month' }) }).optional(),
+  dimensions: z.array(z.string()).optional(),
+  metrics: z.array(z.string()).optional(),
+  filter: filterSchema.optional(),
+  include_subaccounts: flag().optional(),
+  include_aggregates: flag().optional(),
+  pagination: paginationSchema,
+};
+
+export const metricsQuery = z.object(baseQuery);
+export type MetricsQuery = z.infer<typeof metricsQuery>;
+
+/** What a metrics endpoint offers: its metric names, their values from counts, and its dimensions. */
+export interface MetricSet {
+  names: readonly string[];
+  dimensions: readonly string[];
+  valuesOf(counts: Counts, wanted: readonly string[]): Record<string, number | string>;
+}
+
+export const SENDING_METRICS: MetricSet = {
+  names: [...COUNT_METRICS, ...RATE_METRICS],
+  dimensions: ['time', ...Object.keys(FIELDS)],
+  valuesOf(counts, wanted) {
+    const all = derivedCounts(counts);
+    const out: Record<string, number | string> = {};
+    for (const name of wanted) out[name] = name.endsWith('_rate') ? RATES[name]!(all) : all[name.slice(0, -'_count'.length)]!;
+    return out;
+  },
+};
+
+/**
+ * Usage metrics: only what this platform meters. Messages processed exist; validation, previews,
+ * inspections, seed tests, blocklist monitoring and archiving do not (yet), and a count of zero for
+ * them would read as "used none" rather than "not offered".
+ */
+export const USAGE_METRICS: MetricSet = {
+  names: ['processed_count'],
+  dimensions: ['time'],
+  valuesOf(counts, wanted) {
+    return Object.fromEntries(wanted.map((name) => [name, derivedCounts(counts)[name.slice(0, -'_count'.length)]!]));
+  },
+};
+
+interface Row {
+  dimensions: Array<{ dimension: string; value: string; display_value: string }>;
+  counts: Counts;
+  sortValues: Record<string, string | number>;
+}
+
+function compareRows(key: string, descending: boolean) {
+  return (a: Row, b: Row) => {
+    const x = a.sortValues[key] ?? '';
+    const y = b.sortValues[key] ?? '';
+    const order = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+    return descending ? -order : order;
+  };
+}
+
+export async function queryMetrics(accountId: string, query: MetricsQuery, set: MetricSet, now = Date.now()) {
+  const range = timeRange(query, now);
+  const resolution: Resolution = query.resolution ?? 'day';
+  const dimensions = query.dimensions ?? [];
+  if (new Set(dimensions).size !== dimensions.length) throw new BadRequest('Each dimension may be named once');
+  const metrics = query.metrics ?? [];
+  if (!metrics.length) throw new BadRequest(`Missing parameter 'metrics': name at least one, such as ${set.names[0]}`);
+  for (const m of metrics) if (!set.names.includes(m)) throw new BadRequest(`Unknown metric '${m}': use any of ${set.names.join(', ')}`);
+
+  const groupDims = dimensions.filter((d) => d !== 'time');
+  const groupBy = groupDims.map((d) => fieldOf(d, 'dimension', set.dimensions));
+  const filterable = set.dimensions.filter((d) => d !== 'time');
+  const filters: Predicate[] = (query.filter?.AND ?? []).map((p) => ({
+    field: fieldOf(p.attribute, 'filter attribute', filterable),
+    comparator: p.comparator as Comparator,
+    values: p.values.map((v) => v.value),
+  }));
+  const byTime = dimensions.includes('time');
+  const { groups } = await runCounterQuery({ accountId, resolution, from: range.from, to: range.to, byTime, groupBy, filters });
+
+  const rows: Row[] = groups.map((group) => {
+    const dims = dimensions.map((d) => {
+      const value = d === 'time' ? rfc2822(group.bucket!) : group.labels[groupDims.indexOf(d)]!;
+      return { dimension: d, value, display_value: value };
+    });
+    const values = set.valuesOf(group.counts, set.names);
+    const sortValues: Record<string, string | number> = { ...values };
+    for (const d of dimensions) sortValues[d] = d === 'time' ? group.bucket! : group.labels[groupDims.indexOf(d)]!;
+    return { dimensions: dims, counts: group.counts, sortValues };
+  });
+
+  const [sortKey, direction] = (query.pagination?.sort ?? '').split(':');
+  const sortBy = sortKey || dimensions[0] || '';
+  if (sortBy && !dimensions.includes(sortBy) && !set.names.includes(sortBy)) throw new BadRequest(`Cannot sort by '${sortBy}': sort by a requested dimension or metric`);
+  if (direction !== undefined && direction !== 'asc' && direction !== 'desc') throw new BadRequest(`Invalid sort direction '${direction}': use asc or desc`);
+  if (sortBy) rows.sort(compareRows(sortBy, direction === 'desc'));
+
+  // Mailgun's defaults and caps: 1500 rows of a time series, 10 (at most 1000) of anything else.
+  const maxLimit = byTime ? 1500 : 1000;
+  const limit = query.pagination?.limit ?? (byTime ? 1500 : 10);
+  if (limit > maxLimit) throw new BadRequest(`Invalid parameter 'pagination.limit': at most ${maxLimit}`);
+  const skip = query.pagination?.skip ?? 0;
+  const page = rows.slice(skip, skip + limit);
+
+  const total = rows.reduce<Counts>((sum, row) => addCounts(sum, row.counts), {});
+  return {
+    start: rfc2822(range.from),
+    end: rfc2822(range.to),
+    resolution,
+    ...(query.duration !== undefined ? { duration: query.duration } : {}),
+    dimensions,
+    items: page.map((row) => ({ dimensions: row.dimensions, metrics: set.valuesOf(row.counts, metrics) })),
+    aggregates: { metrics: query.include_aggregates ? set.valuesOf(total, metrics) : {} },
+    pagination: { sort: sortBy ? `${sortBy}:${direction ?? 'asc'}` : '', skip, limit, total: rows.length },
+  };
+}

@@ -1,0 +1,132 @@
+import { BadRequest } from '../platform/errors';
+import { bucketsBetween, type Resolution } from './buckets';
+import { getCounters, queryCounters, type CounterRow } from './counter-store';
+import { addCounts, type Counts } from './counts';
+import { smallestKindWith, type Attribute } from './slices';
+
+/**
+ * Reads counters for a question asked by metrics, stats or aggregates: which buckets, grouped by
+ * which attributes, filtered how. It picks the smallest kept slice kind that has every attribute
+ * the question names, then reads one counter per bucket (BatchGet) when the filters pin every value,
+ * or one Query per bucket otherwise: cost grows with buckets and distinct values, never with events.
+ */
+
+/** An attribute as a question sees it: the stored value, or a label derived from it (a provider from a recipient domain). */
+export interface Field {
+  attribute: Attribute;
+  label?: (value: string) => string;
+}
+
+export type Comparator = '=' | '!=' | 'contains' | 'not contains';
+
+export interface Predicate {
+  field: Field;
+  comparator: Comparator;
+  values: string[];
+}
+
+export interface CounterQuery {
+  accountId: string;
+  resolution: Resolution;
+  /** Buckets overlapping [from, to) in milliseconds. */
+  from: number;
+  to: number;
+  byTime: boolean;
+  groupBy: Field[];
+  filters: Predicate[];
+}
+
+export interface Group {
+  /** Bucket start, when grouped by time. */
+  bucket?: number;
+  /** The labels of `groupBy`, in its order. */
+  labels: string[];
+  counts: Counts;
+}
+
+const labelOf = (field: Field, value: string) => (field.label ? field.label(value) : value);
+
+/** Tags compare as sent (Mailgun's tags are case-sensitive); domains, providers, devices and countries in any case. */
+function matches(p: Predicate, value: string): boolean {
+  const fold = p.field.attribute === 'tag' ? (s: string) => s : (s: string) => s.toLowerCase();
+  const v = fold(labelOf(p.field, value));
+  const wanted = p.values.map(fold);
+  switch (p.comparator) {
+    case '=':
+      return wanted.includes(v);
+    case '!=':
+      return !wanted.includes(v);
+    case 'contains':
+      return wanted.some((w) => v.includes(w));
+    case 'not contains':
+      return !wanted.some((w) => v.includes(w));
+  }
+}
+
+/** Exact stored values an '=' predicate pins (only for fields shown as stored, compared exactly). */
+function pinned(p: Predicate | undefined): string[] | undefined {
+  if (!p || p.comparator !== '=' || p.field.label) return undefined;
+  // Stored as: domains, recipient domains and devices in lower case, countries in upper case, tags as sent.
+  switch (p.field.attribute) {
+    case 'tag':
+      return p.values;
+    case 'country':
+      return p.values.map((v) => (v.length === 2 ? v.toUpperCase() : v));
+    default:
+      return p.values.map((v) => v.toLowerCase());
+  }
+}
+
+function cartesian(sets: string[][]): string[][] {
+  return sets.reduce<string[][]>((acc, set) => acc.flatMap((prefix) => set.map((v) => [...prefix, v])), [[]]);
+}
+
+/** The counters a question covers, before grouping. */
+async function rowsFor(q: CounterQuery, buckets: number[]): Promise<{ kind: readonly Attribute[]; rows: CounterRow[] }> {
+  const named = [...q.groupBy.map((f) => f.attribute), ...q.filters.map((p) => p.field.attribute)];
+  const kind = smallestKindWith(named);
+  if (!kind) {
+    const distinct = [...new Set(named)];
+    throw new BadRequest(`These dimensions and filters cannot be combined: ${distinct.join(', ')} (counters are kept by domain and tag, with at most one of recipient domain/provider, device or country)`);
+  }
+  const pinnedValues = kind.map((attribute) => pinned(q.filters.find((p) => p.field.attribute === attribute)));
+  if (pinnedValues.every((v) => v !== undefined)) {
+    return { kind, rows: await getCounters(q.accountId, kind, q.resolution, buckets, cartesian(pinnedValues)) };
+  }
+  // Narrow the Query by the leading values that are pinned to one each.
+  const prefix: string[] = [];
+  for (const values of pinnedValues) {
+    if (values?.length !== 1) break;
+    prefix.push(values[0]!);
+  }
+  return { kind, rows: await queryCounters(q.accountId, kind, q.resolution, buckets, prefix) };
+}
+
+/** Mailgun's largest time series page; also bounds what one request may read. */
+export const MAX_BUCKETS = 1500;
+
+export async function runCounterQuery(q: CounterQuery): Promise<{ buckets: number[]; groups: Group[] }> {
+  const buckets = bucketsBetween(q.from, q.to, q.resolution);
+  if (!buckets.length) return { buckets, groups: [] };
+  if (buckets.length > MAX_BUCKETS) throw new BadRequest(`The window covers ${buckets.length} ${q.resolution}s; at most ${MAX_BUCKETS} fit one query: use a coarser resolution or a shorter window`);
+  const { kind, rows } = await rowsFor(q, buckets);
+  const index = (field: Field) => kind.indexOf(field.attribute);
+  const groups = new Map<string, Group>();
+  for (const row of rows) {
+    if (!q.filters.every((p) => matches(p, row.values[index(p.field)]!))) continue;
+    const labels = q.groupBy.map((field) => labelOf(field, row.values[index(field)]!));
+    const bucket = q.byTime ? row.bucket : undefined;
+    const key = JSON.stringify([bucket, labels]);
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { bucket, labels, counts: {} }));
+    addCounts(group.counts, row.counts);
+  }
+  // A time series shows every bucket, empty ones as zeros, so charts have no gaps.
+  if (q.byTime && !q.groupBy.length) {
+    for (const bucket of buckets) {
+      const key = JSON.stringify([bucket, []]);
+      if (!groups.has(key)) groups.set(key, { bucket, labels: [], counts: {} });
+    }
+  }
+  return { buckets, groups: [...groups.values()] };
+}
