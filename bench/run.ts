@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { coldStart, printColdStart, type ColdStartResult } from './cold-start';
 import { eventIngest, printEventIngest, type EventIngestResult } from './event-ingest';
 import { fixed, print, ratio, table, type TargetCheck } from './lib/report';
+import { metricsQuery, printMetricsQuery, type MetricsQueryResult } from './metrics-query';
 import { printRequestOverhead, requestOverhead, type RequestOverheadResult } from './request-overhead';
 import { printSendCpu, sendCpu, type SendCpuResult } from './send-cpu';
 
@@ -38,6 +39,7 @@ async function main(): Promise<number> {
   let overhead: RequestOverheadResult | undefined;
   let send: SendCpuResult | undefined;
   let ingest: EventIngestResult | undefined;
+  let metrics: MetricsQueryResult | undefined;
   const withProfile = !process.argv.includes('--no-profile');
 
   try {
@@ -64,8 +66,14 @@ async function main(): Promise<number> {
   } catch (error) {
     failures.push({ benchmark: 'event ingest', error: (error as Error).stack ?? String(error) });
   }
+  try {
+    metrics = await metricsQuery();
+    printMetricsQuery(metrics);
+  } catch (error) {
+    failures.push({ benchmark: 'metrics query', error: (error as Error).stack ?? String(error) });
+  }
 
-  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? [])];
+  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(metrics?.checks ?? [])];
   const passed = checks.filter((c) => c.pass).length;
   const seconds = (Date.now() - started) / 1000;
   print('== Summary ==');
@@ -87,7 +95,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;
