@@ -20,6 +20,8 @@ export const keys = {
     sk: `DKIMKEY#${signingDomain}#${selector}`,
   }),
   credential: (accountId: string, domain: string, login = ''): Key => ({ pk: `ACCT#${accountId}`, sk: `CREDENTIAL#${domain}#${login}` }),
+  /** An event-stream consumer has finished a batch (functions/event-stream): read before, written after. */
+  streamProgress: (consumer: string, batchId: string): Key => ({ pk: `SYSTEM#stream-progress#${consumer}`, sk: batchId }),
 };
 
 export interface AccountItem {

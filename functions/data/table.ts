@@ -15,6 +15,7 @@
  * | who holds a domain name (region-wide)     | pk = DOMAINNAME#<name>                                 |
  * | DKIM keys of a signing domain             | pk = ACCT#<account>, sk begins_with DKIMKEY#<domain>#  |
  * | SMTP credentials of a domain              | pk = ACCT#<account>, sk begins_with CREDENTIAL#<domain>#|
+ * | has a stream consumer finished a batch     | pk = SYSTEM#stream-progress#<consumer>, sk = <batch id> |
  *
  * The two region-wide lookups (a key by its hash, a domain name's owner) are index items by
  * nature: the caller does not know the account yet. Everything else starts with the account id.
