@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { TABLE_KEYS } from './table';
@@ -49,6 +49,32 @@ export async function putItem<T extends object>(key: Key & Partial<IndexKey>, it
     if (options.ifAbsent && error instanceof ConditionalCheckFailedException) return false;
     throw error;
   }
+}
+
+/** BatchWriteItem's limit on requests per call. */
+const BATCH_WRITE_MAX = 25;
+/** Rounds of resending what DynamoDB left unprocessed (throttling) before giving up. */
+const UNPROCESSED_ROUNDS = 8;
+
+/**
+ * Writes many new items, 25 a call (BatchWriteItem): one round trip where separate puts would
+ * make one each. Unconditional, so only for items whose keys are fresh (events, with their own
+ * ids). What DynamoDB leaves unprocessed is resent with backoff; if some still remain, it throws.
+ */
+export async function putItems(items: Array<{ key: Key & Partial<IndexKey>; item: object }>): Promise<void> {
+  const chunks = [];
+  for (let i = 0; i < items.length; i += BATCH_WRITE_MAX) chunks.push(items.slice(i, i + BATCH_WRITE_MAX));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let requests = chunk.map(({ key, item }) => ({ PutRequest: { Item: { ...item, ...key } } }));
+      for (let round = 0; requests.length; round++) {
+        if (round === UNPROCESSED_ROUNDS) throw new Error(`DynamoDB left ${requests.length} writes unprocessed after ${round} rounds`);
+        if (round) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
+        const out = await documentClient().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }));
+        requests = (out.UnprocessedItems?.[table()] ?? []) as typeof requests;
+      }
+    }),
+  );
 }
 
 /** Sets the given attributes (undefined ones are removed) on an existing item and returns it. */
