@@ -72,6 +72,7 @@ export class PlatformStack extends Stack {
       environment: this.platformEnvironment,
       sendConcurrency: props.sendConcurrency ?? this.contextSendConcurrency(),
     });
+    this.scheduling.handleUndelivered(this.platformEnvironment, resources);
     this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
 

@@ -176,3 +176,8 @@ export function grantNotificationsWorker(grantee: AreaGrantee, { table }: AreaRe
 export function grantEventStreamWorker(grantee: AreaGrantee, { table }: AreaResources): void {
   grantTableReadWrite(grantee, table);
 }
+
+/** Scheduled delivery's last resort: claims the unsent recipients and records their failed events. */
+export function grantScheduleUndelivered(grantee: AreaGrantee, { table }: AreaResources): void {
+  grantTableReadWrite(grantee, table);
+}

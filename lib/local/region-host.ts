@@ -8,6 +8,7 @@ import { handler as authorizer } from '../../functions/authorizer/handler';
 import { handler as eventStreamHandler } from '../../functions/event-stream/handler';
 import { handler as notificationsWorker } from '../../functions/events/ses-notifications';
 import { handler as sendWorker } from '../../functions/messages/send-worker';
+import { handler as scheduleUndelivered } from '../../functions/messages/schedule-undelivered';
 import { withEnv } from '../../functions/platform/env';
 import { routes } from '../../functions/routes';
 import { gateway } from './api-gateway';
@@ -18,7 +19,7 @@ import { startS3, type LocalS3 } from './s3';
 import { SesStandIn } from './ses-standin';
 import { SfnStandIn } from './sfn-standin';
 import { SqsStandIn } from './sqs-standin';
-import { LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from './workflow-runner';
+import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from './workflow-runner';
 
 export type PlatformRegion = 'us' | 'eu';
 
@@ -37,6 +38,8 @@ export interface RegionHostOptions {
   authorizerCacheSeconds: number;
   /** Visibility timeout of the send queue (deployed: 6x the worker's timeout); tests shorten it to see redelivery. */
   sendVisibilitySeconds?: number;
+  /** Step Functions Retry intervals, overridden (tests); default: as the definitions say. */
+  workflowRetryIntervalMs?: number;
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env: Record<string, string | undefined>;
 }
@@ -118,9 +121,17 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.
   const sfn = new SfnStandIn(dataDir, AWS_REGIONS[region], (fn) => withEnv(env, fn));
   env.SFN_ENDPOINT = await sfn.listen();
-  const scheduledDelivery = new LocalWorkflow('scheduled-delivery', { SendQueueUrl: sqs.queueUrl('send') }, {
-    [SQS_SEND_MESSAGE]: sqsSendMessageTask((queueUrl, body) => sqs.send(queueUrl, body)),
-  });
+  const undeliveredFunction = `arn:aws:lambda:${AWS_REGIONS[region]}:000000000000:function:schedule-undelivered`;
+  const scheduledDelivery = new LocalWorkflow(
+    'scheduled-delivery',
+    { SendQueueUrl: sqs.queueUrl('send'), UndeliveredFunctionArn: undeliveredFunction },
+    {
+      [SQS_SEND_MESSAGE]: sqsSendMessageTask((queueUrl, body) => sqs.send(queueUrl, body)),
+      [LAMBDA_INVOKE]: lambdaInvokeTask({ [undeliveredFunction]: scheduleUndelivered }),
+    },
+    undefined,
+    options.workflowRetryIntervalMs,
+  );
   env.SCHEDULE_STATE_MACHINE_ARN = sfn.createStateMachine(scheduledDelivery);
   Object.freeze(env);
   // The operator verifies the sandbox parent domain in SES once; its subdomains may then send.
