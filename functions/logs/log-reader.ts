@@ -12,6 +12,8 @@ import { queryPage } from '../data/store';
 const HOUR_MS = 3_600_000;
 /** Items per Query: large enough to amortise round trips, small enough not to over-read a page. */
 const CHUNK = 100;
+/** Hour partitions queried at once. */
+const LOOKAHEAD = 8;
 
 export interface LogRange {
   accountId: string;
@@ -58,30 +60,45 @@ export async function readLog(range: LogRange, now = Date.now()): Promise<LogRea
   const high = eventSortKey(range.to, '\uffff');
   let examined = 0;
   let position = range.after;
-  for (const hour of hoursOf(range)) {
-    for (;;) {
-      const rows = await queryPage<Row>(accountLogPartition(range.accountId, hour), {
-        prefix: '',
-        ascending: range.ascending,
-        after: range.ascending ? maxKey(low, position) : low,
-        before: range.ascending ? high : minKey(high, position),
-        limit: CHUNK,
-        withSortKey: true,
-        onIndex: true,
-      });
-      for (const row of rows) {
-        examined++;
-        position = row.sk;
-        // Expired items linger until DynamoDB removes them (dynalite never does): they are gone.
-        const live = row.ttl * 1000 > now;
-        const event: RecordedEvent = { accountId: row.accountId, domain: row.domain, data: row.data };
-        if (live && range.keep(event)) {
-          found.push({ sk: row.sk, event });
-          if (found.length === range.limit) return { found };
+  // Bounds in the reading direction, from the position reached so far (it only narrows the hour
+  // it lies in: every later hour is wholly beyond it).
+  const query = (hour: string, limit: number) =>
+    queryPage<Row>(accountLogPartition(range.accountId, hour), {
+      prefix: '',
+      ascending: range.ascending,
+      after: range.ascending ? maxKey(low, position) : low,
+      before: range.ascending ? high : minKey(high, position),
+      limit,
+      withSortKey: true,
+      onIndex: true,
+    });
+  const hours = hoursOf(range);
+  for (let g = 0; g < hours.length; g += LOOKAHEAD) {
+    const group = hours.slice(g, g + LOOKAHEAD);
+    // Mostly-empty hours cost a round trip each: ask several at once, each for no more than the
+    // page still needs, so a long range is not a long chain of waits and a page over-reads little.
+    const size = Math.min(CHUNK, Math.max(1, range.limit - found.length));
+    const firsts = await Promise.all(group.map((hour) => query(hour, size)));
+    for (const [i, hour] of group.entries()) {
+      let rows = firsts[i]!;
+      let asked = size;
+      for (;;) {
+        for (const row of rows) {
+          examined++;
+          position = row.sk;
+          // Expired items linger until DynamoDB removes them (dynalite never does): they are gone.
+          const live = row.ttl * 1000 > now;
+          const event: RecordedEvent = { accountId: row.accountId, domain: row.domain, data: row.data };
+          if (live && range.keep(event)) {
+            found.push({ sk: row.sk, event });
+            if (found.length === range.limit) return { found };
+          }
+          if (examined >= range.budget) return { found, stoppedAt: row.sk };
         }
-        if (examined >= range.budget) return { found, stoppedAt: row.sk };
+        if (rows.length < asked) break;
+        asked = CHUNK;
+        rows = await query(hour, CHUNK);
       }
-      if (rows.length < CHUNK) break;
     }
   }
   return { found };
