@@ -20,6 +20,8 @@ export const keys = {
     sk: `DKIMKEY#${signingDomain}#${selector}`,
   }),
   credential: (accountId: string, domain: string, login = ''): Key => ({ pk: `ACCT#${accountId}`, sk: `CREDENTIAL#${domain}#${login}` }),
+  /** An event-stream consumer has finished a batch (functions/event-stream): read before, written after. */
+  streamProgress: (consumer: string, batchId: string): Key => ({ pk: `SYSTEM#stream-progress#${consumer}`, sk: batchId }),
   /** An account's tags by name (lower case: tags are case-insensitive); their own partition, as they are many. */
   accountTag: (accountId: string, tagKey = ''): Key => ({ pk: `ACCT#${accountId}#TAG`, sk: tagKey }),
   /** The same tags by last sighting, for `sort: lastseen`; the item's index key moves as it is seen again. */

@@ -30,9 +30,12 @@ export interface RecordedEvent {
   data: EventData;
 }
 
-/** The stored item; `kind` is what the stream filter selects on. */
+/** What marks an item as an event: the stream's filter selects on it (lib/constructs/event-stream.ts). */
+export const EVENT_ITEM_KIND = 'event';
+
+/** The stored item. */
 export interface EventItem extends RecordedEvent {
-  kind: 'event';
+  kind: typeof EVENT_ITEM_KIND;
   ttl: number;
 }
 
@@ -67,7 +70,7 @@ export function newEvent(name: EventName, fields: Record<string, unknown>, at = 
 export async function recordEvent(accountId: string, domain: string, data: EventData): Promise<void> {
   const ms = Math.round(data.timestamp * 1000);
   const sk = eventSortKey(ms, data.id);
-  const item: EventItem = { kind: 'event', accountId, domain, data, ttl: Math.ceil(ms / 1000) + env().EVENT_TTL_DAYS * 86_400 };
+  const item: EventItem = { kind: EVENT_ITEM_KIND, accountId, domain, data, ttl: Math.ceil(ms / 1000) + env().EVENT_TTL_DAYS * 86_400 };
   await putItem({ pk: eventPartition(accountId, domain, dayOf(ms)), sk, gsi1pk: accountLogPartition(accountId, hourOf(ms)), gsi1sk: sk }, item);
 }
 

@@ -170,3 +170,11 @@ export function grantSendWorker(grantee: AreaGrantee, { table, messagesBucket, s
 export function grantNotificationsWorker(grantee: AreaGrantee, { table }: AreaResources): void {
   grantTableReadWrite(grantee, table);
 }
+
+/**
+ * The event-stream worker: adds to the analytics counters, registers tags and marks the batches
+ * it finished, all in the table. Reading the stream is granted by its event source.
+ */
+export function grantEventStreamWorker(grantee: AreaGrantee, { table }: AreaResources): void {
+  grantTableReadWrite(grantee, table);
+}

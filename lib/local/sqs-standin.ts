@@ -14,6 +14,11 @@ export interface QueueOptions {
   /** Receives before a message moves to the dead-letter queue. */
   maxReceiveCount: number;
   batchSize: number;
+  /**
+   * When a failed message is offered again. SQS waits out the visibility timeout (the default);
+   * a stream retries a failed batch at once, which the event-stream queue imitates.
+   */
+  retryDelaySeconds?: number;
 }
 
 interface StoredMessage {
@@ -181,6 +186,7 @@ export class SqsStandIn {
     const done = new Set(batch.filter((m) => !failed.has(m.id)).map((m) => m.id));
     queue.state.messages = queue.state.messages.filter((m) => !done.has(m.id));
     for (const message of batch.filter((m) => failed.has(m.id))) {
+      if (queue.options.retryDelaySeconds !== undefined) message.visibleAt = Date.now() + queue.options.retryDelaySeconds * 1000;
       if (message.receiveCount >= queue.options.maxReceiveCount) {
         queue.state.messages = queue.state.messages.filter((m) => m.id !== message.id);
         queue.state.dlq.push(message);

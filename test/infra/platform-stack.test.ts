@@ -9,6 +9,8 @@ import { DEFAULT_SEND_CONCURRENCY, NOTIFICATIONS_WORKER_TIMEOUT, SEND_WORKER_TIM
 import { messageRetentionDays } from '../../lib/constructs/data';
 import { DEFAULT_MAX_MESSAGE_TTL, platformEnvironment, type PlatformRegion } from '../../lib/constructs/platform-env';
 import { SCHEDULE_HORIZON } from '../../lib/constructs/scheduling';
+import { EVENT_STREAM_BATCH_SIZE } from '../../lib/constructs/event-stream';
+import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
 import { MAX_SCHEDULE_MS } from '../../functions/messages/send-params';
 import { PlatformStack, type PlatformStackProps } from '../../lib/platform-stack';
 import { AWS_REGIONS, logicalIdOf, removeSynthOutput, SANDBOX_DOMAIN, synthPlatform, testApp } from './synth';
@@ -66,6 +68,8 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     sendWorker: string;
     notificationsWorker: string;
     scheduleMachine: string;
+    streamWorker: string;
+    streamFailures: string;
   };
 
   beforeAll(() => {
@@ -88,6 +92,8 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       sendWorker: logicalIdOf(stack, stack.sendingWorkers.sendWorker.fn),
       notificationsWorker: logicalIdOf(stack, stack.sendingWorkers.notificationsWorker.fn),
       scheduleMachine: logicalIdOf(stack, stack.scheduling.stateMachine),
+      streamWorker: logicalIdOf(stack, stack.eventStream.worker.fn),
+      streamFailures: logicalIdOf(stack, stack.eventStream.failures),
     };
   }, 120_000);
 
@@ -148,9 +154,9 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
       });
     }
-    // The areas, the authorizer, the bootstrap handler and the two queue workers; the provider
-    // framework runs its own runtime.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 4);
+    // The areas, the authorizer, the bootstrap handler, the two queue workers and the stream
+    // worker; the provider framework runs its own runtime.
+    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 5);
   });
 
   test('the queue workers are built like every platform Lambda, with their own timeouts', () => {
@@ -306,11 +312,12 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         });
       }
     }
-    expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(4);
+    // Plus the stream's failure destination (tested with the stream).
+    expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(5);
   });
 
   test('each worker consumes its queue in batches of 10 with partial batch failures; the send worker is bounded by sendConcurrency', () => {
-    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+    const mappings = (Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[]).filter((m) => m.Properties.FunctionName.Ref !== ids.streamWorker);
     expect(mappings.map((m) => m.Properties).sort((a, b) => String(a.FunctionName.Ref).localeCompare(b.FunctionName.Ref))).toEqual(
       [
         {
@@ -328,6 +335,25 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         },
       ].sort((a, b) => a.FunctionName.Ref.localeCompare(b.FunctionName.Ref)),
     );
+  });
+
+  test("new events reach the stream worker from the table's stream, filtered to event inserts, in large batches that bisect and end on a failure queue", () => {
+    const [, table] = only(template, 'AWS::DynamoDB::Table');
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    const [mapping] = (Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[]).filter((m) => m.Properties.FunctionName.Ref === ids.streamWorker);
+    expect(mapping!.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [ids.table, 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: EVENT_STREAM_BATCH_SIZE,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [ids.streamFailures, 'Arn'] } } },
+    });
+    // The filter is what local mode's stand-in applies: INSERTs of items whose kind is the event kind.
+    const [filter] = mapping!.Properties.FilterCriteria.Filters;
+    expect(JSON.parse(filter.Pattern)).toEqual({ eventName: ['INSERT'], dynamodb: { NewImage: { kind: { S: [EVENT_ITEM_KIND] } } } });
+    const failures = template.toJSON().Resources[ids.streamFailures];
+    expect(failures.Properties).toEqual({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
   });
 
   test("SES publishes the region's delivery, bounce, complaint, reject and delay events to the encrypted events topic", () => {
