@@ -134,6 +134,8 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
     grantTableRead(grantee, table);
     grantMessageObjects(grantee, messagesBucket, ['s3:GetObject']);
   },
+  // Logs read the account-wide event index (gsi1) and the domains; they write nothing.
+  logs: (grantee, { table }) => grantTableRead(grantee, table),
 };
 
 export function grantArea(area: string, grantee: AreaGrantee, resources: AreaResources): void {
