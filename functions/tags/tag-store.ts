@@ -1,5 +1,6 @@
 import { keys } from '../data/db';
-import { addToCounter, deleteIfPresent, getItem, moveAttribute, putItem, queryPage, updateItem, type Key } from '../data/store';
+import { addToCounter, deleteIfPresent, deleteItem, getItem, moveAttribute, putItem, queryAll, queryPage, updateItem, type Key } from '../data/store';
+import { mapLimit } from '../platform/concurrency';
 
 /**
  * The tag registry: one item per tag per account (the /v1/analytics/tags view) and one per tag per
@@ -131,4 +132,12 @@ export function tagsBySighting(accountId: string, options: { ascending: boolean;
     onIndex: true,
     keep: (item) => String(item['tagKey']).startsWith(options.prefix),
   });
+}
+
+/** Forgets a domain's tags and their count (when the domain is deleted); the account's stay. */
+export async function clearDomainTags(accountId: string, domain: string): Promise<void> {
+  const scope = { accountId, domain };
+  const items = await queryAll<TagItem>({ pk: keys.domainTag(accountId, domain).pk }, '');
+  await mapLimit(items, 8, (item) => deleteIfPresent(tagKeyOf(scope, item.tagKey)));
+  await deleteItem(keys.tagCount(accountId, domain));
 }

@@ -1,6 +1,4 @@
 import { keys } from '../../functions/data/db';
-import { EVENT_CONSUMERS } from '../../functions/event-stream/handler';
-import type { EventConsumer } from '../../functions/event-stream/process-batch';
 import { getItem } from '../../functions/data/store';
 import type { EventData, RecordedEvent } from '../../functions/events/event-store';
 import { registerTags } from '../../functions/tags/tag-registry';
@@ -16,15 +14,7 @@ let accountId: string;
 const ACCOUNT_LIMIT = 6;
 const DOMAIN_LIMIT = 5;
 
-/**
- * The registry as a consumer of the event stream. main lists no consumers yet (they join when each
- * area is merged); until the registry is listed there, the test adds it exactly as that line will.
- */
-const tagConsumer: EventConsumer = { name: 'tags', consume: registerTags };
-const addedConsumer = !EVENT_CONSUMERS.some((consumer) => consumer.name === 'tags' || consumer.consume === registerTags);
-
 beforeAll(async () => {
-  if (addedConsumer) EVENT_CONSUMERS.push(tagConsumer);
   // mailgun.js warns on every legacy domainTags call that it is deprecated; that is the point here.
   jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   platform = await startTestPlatform({ env: { TAG_LIMIT_ACCOUNT: String(ACCOUNT_LIMIT), TAG_LIMIT_DOMAIN: String(DOMAIN_LIMIT) } });
@@ -34,7 +24,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await platform.close();
-  if (addedConsumer) EVENT_CONSUMERS.splice(EVENT_CONSUMERS.indexOf(tagConsumer), 1);
 });
 
 /** The events a message recorded, as the event stream hands them over (accepted and delivered in test mode). */
