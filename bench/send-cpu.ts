@@ -29,7 +29,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PutObjectCommand, type PutObjectCommandInput } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
-import { GetCommand, PutCommand, type GetCommandInput, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, type BatchWriteCommandInput, type GetCommandInput, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import busboy from 'busboy';
 import MailComposer from 'nodemailer/lib/mail-composer';
@@ -292,6 +292,8 @@ function describeCall(call: SentCall): string {
       return `PutObject MIME (${kb((call.input['Body'] as Buffer).length)})`;
     case 'SendMessageCommand':
       return 'SendMessage send job';
+    case 'BatchWriteItemCommand':
+      return 'BatchWriteItem accepted events';
     default:
       return call.command;
   }
@@ -321,6 +323,13 @@ function replayer(calls: SentCall[], env: Readonly<Record<string, string | undef
       }
       case 'SendMessageCommand':
         return sqs.send(new SendMessageCommand(call.input as unknown as SendMessageCommandInput));
+      case 'BatchWriteItemCommand': {
+        const input = call.input as unknown as BatchWriteCommandInput;
+        const requests = Object.fromEntries(
+          Object.entries(input.RequestItems!).map(([table, writes]) => [table, writes.map((w) => ({ PutRequest: { Item: { ...w.PutRequest!.Item, pk: `${String(w.PutRequest!.Item!['pk'])}#${fresh}` } } }))]),
+        );
+        return doc.send(new BatchWriteCommand({ RequestItems: requests }));
+      }
       default:
         throw new Error(`the bench cannot replay ${call.command}`);
     }

@@ -4,6 +4,7 @@ import { Api, type CustomDomainProps } from './constructs/api';
 import type { AreaResources } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
 import { Data, messageRetentionDays } from './constructs/data';
+import { EventStream } from './constructs/event-stream';
 import { DEFAULT_MAX_MESSAGE_TTL, type PlatformRegion } from './constructs/platform-env';
 import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
@@ -36,6 +37,7 @@ export class PlatformStack extends Stack {
   readonly platformEnvironment: Record<string, string>;
   readonly sendingWorkers: SendingWorkers;
   readonly bootstrap: Bootstrap;
+  readonly eventStream: EventStream;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -70,6 +72,8 @@ export class PlatformStack extends Stack {
       environment: this.platformEnvironment,
       sendConcurrency: props.sendConcurrency ?? this.contextSendConcurrency(),
     });
+    this.scheduling.handleUndelivered(this.platformEnvironment, resources);
+    this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL for Mailgun clients' });

@@ -23,6 +23,7 @@ import {
   setPostmasterPassword,
 } from './domain-store';
 import { clearDomainLists } from '../suppressions/sending';
+import { clearDomainTags } from '../tags/tag-store';
 import { deleteAllTemplates } from '../templates/templates';
 import { deleteIdentity, identityStatus, registerIdentity, setMailFrom, type DkimSigning } from './ses-identity';
 
@@ -293,6 +294,7 @@ export async function deleteDomain(domain: DomainItem): Promise<void> {
   // What the domain owns goes with it; its events expire on their own.
   await deleteAllTemplates(accountId, name);
   await clearDomainLists(accountId, name);
+  await clearDomainTags(accountId, name);
   for (const key of await dkimKeysOf(accountId, name)) await removeDkimKey(key);
   for (const credential of await credentialsOf(accountId, name)) await removeCredential(credential);
   await removeDomainItem(domain);

@@ -137,6 +137,8 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   // Metrics, stats and aggregates read counters and domains (BatchGetItem, Query, GetItem); the
   // counters are written by the event-stream Lambda, not here.
   analytics: (grantee, { table }) => grantTableRead(grantee, table),
+  // Logs read the account-wide event index (gsi1) and the domains; they write nothing.
+  logs: (grantee, { table }) => grantTableRead(grantee, table),
 };
 
 export function grantArea(area: string, grantee: AreaGrantee, resources: AreaResources): void {
@@ -169,5 +171,18 @@ export function grantSendWorker(grantee: AreaGrantee, { table, messagesBucket, s
 
 /** The notifications worker: finds the message a notification names and records its events. */
 export function grantNotificationsWorker(grantee: AreaGrantee, { table }: AreaResources): void {
+  grantTableReadWrite(grantee, table);
+}
+
+/**
+ * The event-stream worker: adds to the analytics counters, registers tags and marks the batches
+ * it finished, all in the table. Reading the stream is granted by its event source.
+ */
+export function grantEventStreamWorker(grantee: AreaGrantee, { table }: AreaResources): void {
+  grantTableReadWrite(grantee, table);
+}
+
+/** Scheduled delivery's last resort: claims the unsent recipients and records their failed events. */
+export function grantScheduleUndelivered(grantee: AreaGrantee, { table }: AreaResources): void {
   grantTableReadWrite(grantee, table);
 }

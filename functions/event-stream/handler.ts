@@ -1,0 +1,10 @@
+import { registerTags } from '../tags/tag-registry';
+import { streamHandler, type EventConsumer } from './process-batch';
+
+/**
+ * The table stream's consumer (INSERTs of kind=event): every event the platform records reaches
+ * each of these exactly as it was stored.
+ */
+export const EVENT_CONSUMERS: EventConsumer[] = [{ name: 'tags', consume: registerTags }];
+
+export const handler = streamHandler(EVENT_CONSUMERS);
