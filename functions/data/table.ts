@@ -15,6 +15,11 @@
  * | who holds a domain name (region-wide)     | pk = DOMAINNAME#<name>                                 |
  * | DKIM keys of a signing domain             | pk = ACCT#<account>, sk begins_with DKIMKEY#<domain>#  |
  * | SMTP credentials of a domain              | pk = ACCT#<account>, sk begins_with CREDENTIAL#<domain>#|
+ * | a domain's webhooks (all types)           | pk = ACCT#<account>, sk = WEBHOOKS#<domain>            |
+ * | an account's /v1/webhooks                 | pk = ACCT#<account>, sk = ACCOUNTWEBHOOKS              |
+ * | an account's webhook signing key          | pk = ACCT#<account>, sk = HTTPSIGNINGKEY               |
+ * | the owner of one webhook delivery         | pk = ACCT#<account>#WHDELIVERY#<delivery id>           |
+ * | failed webhook deliveries of a day        | pk = ACCT#<account>#WHFAILED#<yyyymmdd>, sk = time#id  |
  *
  * The two region-wide lookups (a key by its hash, a domain name's owner) are index items by
  * nature: the caller does not know the account yet. Everything else starts with the account id.
