@@ -7,6 +7,7 @@ import { ensurePrimaryAccount } from '../../functions/accounts/bootstrap';
 import { handler as authorizer } from '../../functions/authorizer/handler';
 import { handler as notificationsWorker } from '../../functions/events/ses-notifications';
 import { handler as sendWorker } from '../../functions/messages/send-worker';
+import { handler as webhookWorker } from '../../functions/webhooks/delivery-worker';
 import { withEnv } from '../../functions/platform/env';
 import { routes } from '../../functions/routes';
 import { gateway } from './api-gateway';
@@ -89,6 +90,9 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
     MESSAGES_BUCKET,
     SES_CONFIGURATION_SET: 'mailplane-events',
     PUBLIC_API_URL: url,
+    // Receivers on this machine are the point of local mode; and changes to webhooks apply at once.
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    WEBHOOK_CONFIG_CACHE_SECONDS: '0',
     ...options.env,
   };
   const run = <T>(fn: () => Promise<T>) => withEnv(env, fn);
@@ -100,6 +104,8 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   env.SEND_QUEUE_URL = sqs.createQueue('send', { visibilityTimeoutSeconds: options.sendVisibilitySeconds ?? 60, maxReceiveCount: 5, batchSize: 10 }, sendWorker);
   const notificationsQueue = sqs.createQueue('ses-notifications', { visibilityTimeoutSeconds: 30, maxReceiveCount: 5, batchSize: 10 }, notificationsWorker);
   ses.onNotification((body) => void sqs.send(notificationsQueue, body));
+  // Webhook deliveries: several batches at once, as Lambda would run them, so a slow receiver holds back no other.
+  env.WEBHOOK_QUEUE_URL = sqs.createQueue('webhooks', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 8 }, webhookWorker);
   // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.
   const sfn = new SfnStandIn(dataDir, AWS_REGIONS[region], (fn) => withEnv(env, fn));
   env.SFN_ENDPOINT = await sfn.listen();
