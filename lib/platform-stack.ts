@@ -7,6 +7,7 @@ import { Data, messageRetentionDays } from './constructs/data';
 import { DEFAULT_MAX_MESSAGE_TTL, type PlatformRegion } from './constructs/platform-env';
 import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
+import { Webhooks } from './constructs/webhooks';
 
 export interface PlatformStackProps extends StackProps {
   platformRegion: PlatformRegion;
@@ -36,6 +37,7 @@ export class PlatformStack extends Stack {
   readonly platformEnvironment: Record<string, string>;
   readonly sendingWorkers: SendingWorkers;
   readonly bootstrap: Bootstrap;
+  readonly webhooks: Webhooks;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -47,6 +49,7 @@ export class PlatformStack extends Stack {
     this.data = new Data(this, 'Data', { maxMessageTtl, messageRetention });
     this.sending = new Sending(this, 'Sending', { platformRegion: props.platformRegion });
     this.scheduling = new Scheduling(this, 'Scheduling', { sendQueue: this.sending.sendQueue.queue });
+    this.webhooks = new Webhooks(this, 'Webhooks');
     const resources: AreaResources = {
       table: this.data.table,
       encryptionKey: this.data.encryptionKey,
@@ -54,6 +57,7 @@ export class PlatformStack extends Stack {
       sendQueue: this.sending.sendQueue.queue,
       configurationSet: this.sending.configurationSet,
       scheduleStateMachine: this.scheduling.stateMachine,
+      webhookQueue: this.webhooks.queue.queue,
     };
     this.api = new Api(this, 'Api', {
       platformRegion: props.platformRegion,
@@ -70,6 +74,7 @@ export class PlatformStack extends Stack {
       environment: this.platformEnvironment,
       sendConcurrency: props.sendConcurrency ?? this.contextSendConcurrency(),
     });
+    this.webhooks.addWorker(this.platformEnvironment, resources);
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL for Mailgun clients' });

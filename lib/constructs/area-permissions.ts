@@ -20,6 +20,8 @@ export interface AreaResources {
   configurationSet: ses.IConfigurationSet;
   /** Scheduled delivery: one execution per message sent with o:deliverytime (lib/constructs/scheduling.ts). */
   scheduleStateMachine: sfn.IStateMachine;
+  /** Webhook deliveries: filled by fan-out (the event stream), drained by the webhook worker (lib/constructs/webhooks.ts). */
+  webhookQueue: sqs.IQueue;
 }
 
 /** The grantee and the construct whose subtree the acknowledgements of its findings apply to. */
@@ -134,6 +136,11 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
     grantTableRead(grantee, table);
     grantMessageObjects(grantee, messagesBucket, ['s3:GetObject']);
   },
+  // Webhook configuration, and the signing key, sealed and unsealed with the platform key.
+  webhooks: (grantee, { table, encryptionKey }) => {
+    grantTableReadWrite(grantee, table);
+    encryptionKey.grantRead(grantee.role);
+  },
 };
 
 export function grantArea(area: string, grantee: AreaGrantee, resources: AreaResources): void {
@@ -167,4 +174,24 @@ export function grantSendWorker(grantee: AreaGrantee, { table, messagesBucket, s
 /** The notifications worker: finds the message a notification names and records its events. */
 export function grantNotificationsWorker(grantee: AreaGrantee, { table }: AreaResources): void {
   grantTableReadWrite(grantee, table);
+}
+
+/**
+ * The webhook worker: claims deliveries and records given-up ones in the table, makes or reads the
+ * account's signing key (sealed with the platform key), and re-queues retries on its own queue.
+ */
+export function grantWebhookWorker(grantee: AreaGrantee, { table, encryptionKey, webhookQueue }: AreaResources): void {
+  grantTableReadWrite(grantee, table);
+  encryptionKey.grantRead(grantee.role);
+  grantSendToQueue(grantee, webhookQueue);
+}
+
+/**
+ * What fanOutWebhooks (functions/webhooks/fan-out.ts) needs in the function that calls it (the
+ * event stream): reads of the webhook configuration, and SendMessage (batch included) on the
+ * webhook queue. The caller's own table grants may already cover the reads.
+ */
+export function grantWebhookFanOut(grantee: AreaGrantee, { table, webhookQueue }: AreaResources): void {
+  grantTableRead(grantee, table);
+  grantSendToQueue(grantee, webhookQueue);
 }

@@ -28,7 +28,7 @@ const internal = [
 
 it.each(internal)('refuses %s (%s) at domain level, v4 and account level', async (url, category) => {
   const message = new RegExp(`is not a valid url: its host resolves to a ${category} address`);
-  const v3 = await sdkError(mg.webhooks.create(sandbox, 'delivered', url));
+  const v3 = await sdkError(mg.webhooks.create(sandbox, 'delivered', url, false));
   expect([v3.status, v3.details]).toEqual([400, expect.stringMatching(message)]);
   const body = new URLSearchParams([['url', url], ['event_types', 'opened']]).toString();
   const contentType = 'application/x-www-form-urlencoded';
@@ -46,6 +46,6 @@ it('stored nothing', async () => {
 });
 
 it('refuses a host that does not resolve', async () => {
-  const error = await sdkError(mg.webhooks.create(sandbox, 'delivered', 'https://no-such-host.invalid/hook'));
+  const error = await sdkError(mg.webhooks.create(sandbox, 'delivered', 'https://no-such-host.invalid/hook', false));
   expect([error.status, error.details]).toEqual([400, 'https://no-such-host.invalid/hook is not a valid url: host not found']);
 });

@@ -29,7 +29,7 @@ export class WebhookReceiver {
         const path = req.url ?? '/';
         const post: ReceivedPost = { path, contentType: req.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'), at: Date.now() };
         this.posts.push(post);
-        const answer = (this.answers.get(path) ?? (() => ({ status: 200, body: 'ok' })))(post, this.on(path).length);
+        const answer: ReturnType<Answer> = (this.answers.get(path) ?? (() => ({ status: 200, body: 'ok' })))(post, this.on(path).length);
         const reply = () => res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? '');
         if (answer.delayMs) setTimeout(reply, answer.delayMs);
         else reply();
