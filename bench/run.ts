@@ -14,6 +14,7 @@ import { eventIngest, printEventIngest, type EventIngestResult } from './event-i
 import { fixed, print, ratio, table, type TargetCheck } from './lib/report';
 import { printRequestOverhead, requestOverhead, type RequestOverheadResult } from './request-overhead';
 import { printSendCpu, sendCpu, type SendCpuResult } from './send-cpu';
+import { printWebhookDispatch, webhookDispatch, type WebhookDispatchResult } from './webhook-dispatch';
 
 const OUT_DIR = join(__dirname, '.out');
 
@@ -38,6 +39,7 @@ async function main(): Promise<number> {
   let overhead: RequestOverheadResult | undefined;
   let send: SendCpuResult | undefined;
   let ingest: EventIngestResult | undefined;
+  let dispatch: WebhookDispatchResult | undefined;
   const withProfile = !process.argv.includes('--no-profile');
 
   try {
@@ -64,6 +66,12 @@ async function main(): Promise<number> {
   } catch (error) {
     failures.push({ benchmark: 'event ingest', error: (error as Error).stack ?? String(error) });
   }
+  try {
+    dispatch = await webhookDispatch();
+    printWebhookDispatch(dispatch);
+  } catch (error) {
+    failures.push({ benchmark: 'webhook dispatch', error: (error as Error).stack ?? String(error) });
+  }
 
   const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? [])];
   const passed = checks.filter((c) => c.pass).length;
@@ -79,6 +87,10 @@ async function main(): Promise<number> {
     );
     print();
   }
+  if (dispatch) {
+    print(`Report only (no target): webhook dispatch ${fixed(dispatch.ours.deliveriesPerSecond, 0)} deliveries/s through fan-out, queue and worker; bare signed POSTs ${ratio(dispatch.ratio)} faster.`);
+    print();
+  }
   for (const f of failures) print(`ERROR: ${f.benchmark} did not run: ${f.error}`);
   print(`${passed}/${checks.length} targets met${failures.length ? `, ${failures.length} benchmark(s) failed to run` : ''} (${seconds.toFixed(0)} s).`);
   if (busyAtStart > 0.2) print(`Note: ${(busyAtStart * 100).toFixed(0)}% of the CPU was busy with other work before the run; ratios are less reliable than usual.`);
@@ -87,7 +99,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, webhookDispatch: dispatch }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;
