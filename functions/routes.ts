@@ -7,6 +7,8 @@ import { trackingRoutes } from './tracking/routes';
 import { suppressionRoutes } from './suppressions/routes';
 import { storageRoutes } from './storage/routes';
 import { templateRoutes } from './templates/routes';
+import { tagRoutes } from './tags/routes';
+import { logRoutes } from './logs/routes';
 import { webhookRoutes } from './webhooks/routes';
 
 /**
@@ -14,7 +16,7 @@ import { webhookRoutes } from './webhooks/routes';
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...webhookRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...tagRoutes, ...logRoutes, ...webhookRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];

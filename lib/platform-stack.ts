@@ -1,9 +1,10 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api, type CustomDomainProps } from './constructs/api';
-import type { AreaResources } from './constructs/area-permissions';
+import { type AreaResources, grantWebhookFanOut } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
 import { Data, messageRetentionDays } from './constructs/data';
+import { EventStream } from './constructs/event-stream';
 import { DEFAULT_MAX_MESSAGE_TTL, type PlatformRegion } from './constructs/platform-env';
 import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
@@ -37,6 +38,7 @@ export class PlatformStack extends Stack {
   readonly platformEnvironment: Record<string, string>;
   readonly sendingWorkers: SendingWorkers;
   readonly bootstrap: Bootstrap;
+  readonly eventStream: EventStream;
   readonly webhooks: Webhooks;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
@@ -74,6 +76,10 @@ export class PlatformStack extends Stack {
       environment: this.platformEnvironment,
       sendConcurrency: props.sendConcurrency ?? this.contextSendConcurrency(),
     });
+    this.scheduling.handleUndelivered(this.platformEnvironment, resources);
+    this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
+    // The stream worker runs fanOutWebhooks: it queues webhook deliveries.
+    grantWebhookFanOut({ role: this.eventStream.worker.role, scope: this.eventStream.worker }, resources);
     this.webhooks.addWorker(this.platformEnvironment, resources);
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
 

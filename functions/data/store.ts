@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { TABLE_KEYS } from './table';
@@ -49,6 +49,32 @@ export async function putItem<T extends object>(key: Key & Partial<IndexKey>, it
     if (options.ifAbsent && error instanceof ConditionalCheckFailedException) return false;
     throw error;
   }
+}
+
+/** BatchWriteItem's limit on requests per call. */
+const BATCH_WRITE_MAX = 25;
+/** Rounds of resending what DynamoDB left unprocessed (throttling) before giving up. */
+const UNPROCESSED_ROUNDS = 8;
+
+/**
+ * Writes many new items, 25 a call (BatchWriteItem): one round trip where separate puts would
+ * make one each. Unconditional, so only for items whose keys are fresh (events, with their own
+ * ids). What DynamoDB leaves unprocessed is resent with backoff; if some still remain, it throws.
+ */
+export async function putItems(items: Array<{ key: Key & Partial<IndexKey>; item: object }>): Promise<void> {
+  const chunks = [];
+  for (let i = 0; i < items.length; i += BATCH_WRITE_MAX) chunks.push(items.slice(i, i + BATCH_WRITE_MAX));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let requests = chunk.map(({ key, item }) => ({ PutRequest: { Item: { ...item, ...key } } }));
+      for (let round = 0; requests.length; round++) {
+        if (round === UNPROCESSED_ROUNDS) throw new Error(`DynamoDB left ${requests.length} writes unprocessed after ${round} rounds`);
+        if (round) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
+        const out = await documentClient().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }));
+        requests = (out.UnprocessedItems?.[table()] ?? []) as typeof requests;
+      }
+    }),
+  );
 }
 
 /** Sets the given attributes (undefined ones are removed) on an existing item and returns it. */
@@ -123,6 +149,8 @@ export interface PageQuery {
   keep?: (item: Record<string, unknown>) => boolean;
   /** Return each item's sort key as `sk`, to resume from it later. */
   withSortKey?: boolean;
+  /** Read gsi1 instead of the table: `pk` is then a gsi1pk, bounds and `sk` are gsi1sk values. */
+  onIndex?: boolean;
 }
 
 // Sorts after any character a key can hold, to close a prefix range.
@@ -133,6 +161,7 @@ const HIGHEST = '\uffff';
  * before `before`: a key range, so a page costs its own size, never the partition's.
  */
 export async function queryPage<T>(pk: string, query: PageQuery): Promise<T[]> {
+  const [pkName, skName] = query.onIndex ? [TABLE_KEYS.gsi1.partitionKey, TABLE_KEYS.gsi1.sortKey] : [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
   // Never empty: DynamoDB refuses an empty string in a key condition.
   const low = query.after !== undefined ? `${query.prefix}${query.after}\u0000` : query.prefix || '\u0000';
   const high = query.before !== undefined ? `${query.prefix}${query.before}` : `${query.prefix}${HIGHEST}`;
@@ -142,8 +171,9 @@ export async function queryPage<T>(pk: string, query: PageQuery): Promise<T[]> {
     const out = await documentClient().send(
       new QueryCommand({
         TableName: table(),
+        ...(query.onIndex ? { IndexName: TABLE_KEYS.gsi1.name } : {}),
         KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
-        ExpressionAttributeNames: { '#pk': TABLE_KEYS.partitionKey, '#sk': TABLE_KEYS.sortKey },
+        ExpressionAttributeNames: { '#pk': pkName, '#sk': skName },
         ExpressionAttributeValues: { ':pk': pk, ':low': low, ':high': high },
         ScanIndexForward: query.ascending,
         Limit: query.limit + 1,
@@ -152,10 +182,10 @@ export async function queryPage<T>(pk: string, query: PageQuery): Promise<T[]> {
     );
     for (const item of out.Items ?? []) {
       // BETWEEN includes its ends; `before` is exclusive.
-      if (query.before !== undefined && item[TABLE_KEYS.sortKey] === high) continue;
+      if (query.before !== undefined && item[skName] === high) continue;
       if (query.keep && !query.keep(item)) continue;
       const attributes = withoutKeys<Record<string, unknown>>(item)!;
-      if (query.withSortKey) attributes['sk'] = item[TABLE_KEYS.sortKey];
+      if (query.withSortKey) attributes['sk'] = item[skName];
       items.push(attributes as T);
       if (items.length === query.limit) return items;
     }
@@ -167,4 +197,65 @@ export async function queryPage<T>(pk: string, query: PageQuery): Promise<T[]> {
 /** Real DynamoDB deletes expired items late (and dynalite never): an item past its ttl is absent. */
 export function isLive(item: { ttl?: number }, now = Date.now()): boolean {
   return item.ttl === undefined || item.ttl * 1000 > now;
+}
+
+/**
+ * Adds `delta` to a numeric attribute, creating the item if needed. With `atMost` (a quota), only
+ * if the result stays within it: answers the new value, or undefined when the quota refused.
+ */
+export async function addToCounter(key: Key, attribute: string, delta: number, options: { atMost?: number } = {}): Promise<number | undefined> {
+  const max = options.atMost === undefined ? undefined : options.atMost - delta;
+  if (max !== undefined && max < 0) return undefined;
+  try {
+    const out = await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: 'ADD #a :d',
+        ...(max !== undefined ? { ConditionExpression: 'attribute_not_exists(#a) OR #a <= :max' } : {}),
+        ExpressionAttributeNames: { '#a': attribute },
+        ExpressionAttributeValues: { ':d': delta, ...(max !== undefined ? { ':max': max } : {}) },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return out.Attributes?.[attribute] as number;
+  } catch (error) {
+    if (max !== undefined && error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Moves an attribute of an existing item towards `value`: up with 'max', down with 'min'. A no-op
+ * (false) when the item is absent or already further; one conditional write, safe to repeat.
+ */
+export async function moveAttribute(key: Key, attribute: string, value: string | number, direction: 'max' | 'min', alsoSet: Record<string, unknown> = {}): Promise<boolean> {
+  const extra = Object.entries(alsoSet);
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: `SET ${['#a = :v', ...extra.map((_, i) => `#x${i} = :x${i}`)].join(', ')}`,
+        ConditionExpression: `attribute_exists(pk) AND #a ${direction === 'max' ? '<' : '>'} :v`,
+        ExpressionAttributeNames: { '#a': attribute, ...Object.fromEntries(extra.map(([name], i) => [`#x${i}`, name])) },
+        ExpressionAttributeValues: { ':v': value, ...Object.fromEntries(extra.map(([, v], i) => [`:x${i}`, v])) },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Deletes an item, answering whether it was there (so a counter can follow exactly once). */
+export async function deleteIfPresent(key: Key): Promise<boolean> {
+  try {
+    await documentClient().send(new DeleteCommand({ TableName: table(), Key: key, ConditionExpression: 'attribute_exists(pk)' }));
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }

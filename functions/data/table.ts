@@ -15,6 +15,11 @@
  * | who holds a domain name (region-wide)     | pk = DOMAINNAME#<name>                                 |
  * | DKIM keys of a signing domain             | pk = ACCT#<account>, sk begins_with DKIMKEY#<domain>#  |
  * | SMTP credentials of a domain              | pk = ACCT#<account>, sk begins_with CREDENTIAL#<domain>#|
+ * | has a stream consumer finished a batch     | pk = SYSTEM#stream-progress#<consumer>, sk = <batch id> |
+ * | an account's tags by name (or prefix)     | pk = ACCT#<account>#TAG, sk begins_with <prefix>       |
+ * | an account's tags by last sighting        | gsi1pk = ACCT#<account>#TAGSEEN, gsi1sk = <ms>#<tag>   |
+ * | a domain's tags by name (or prefix)       | pk = ACCT#<account>#DTAG#<domain>, sk begins_with <prefix> |
+ * | distinct tag count (account / domain)     | pk = ACCT#<account>, sk = TAGCOUNT / TAGCOUNT#<domain> |
  * | a domain's webhooks (all types)           | pk = ACCT#<account>, sk = WEBHOOKS#<domain>            |
  * | an account's /v1/webhooks                 | pk = ACCT#<account>, sk = ACCOUNTWEBHOOKS              |
  * | an account's webhook signing key          | pk = ACCT#<account>, sk = HTTPSIGNINGKEY               |

@@ -2,7 +2,7 @@ import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { DomainItem } from '../data/db';
 import { requireDomain } from '../domains/domains';
-import { newEvent, recordEvent } from '../events/event-store';
+import { newEvent, recordEvents } from '../events/event-store';
 import { sfnClient, sqsClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { BadRequest, Forbidden } from '../platform/errors';
@@ -115,16 +115,16 @@ export async function acceptMessage(record: Omit<MessageRecord, 'size' | 'create
   const dueAt = deliverAt ? Date.parse(deliverAt) : now;
   const full: MessageRecord = { ...record, deliverAt, size: mime.length, createdAt: new Date(now).toISOString(), ttl: Math.ceil(dueAt / 1000) + domain.messageTtl };
   await storeMessage(full, mime);
-  await Promise.all(full.recipients.map((recipient) => recordEvent(full.accountId, full.domain, acceptedEvent(full, recipient, now))));
+  await recordEvents(full.accountId, full.domain, full.recipients.map((recipient) => acceptedEvent(full, recipient, now)));
   try {
     await queueForSending(full);
   } catch (error) {
     logger.error('could not queue an accepted message', { storageKey: full.storageKey, scheduled: Boolean(deliverAt), error: error as Error });
     const why = deliverAt ? 'The message could not be scheduled' : 'The message could not be queued';
-    await Promise.all(
-      full.recipients.map((recipient) =>
-        recordEvent(full.accountId, full.domain, newEvent('failed', { severity: 'permanent', reason: 'generic', recipient, message: { headers: { 'message-id': full.messageId.replace(/^<|>$/g, '') } }, 'delivery-status': { code: 500, message: why, description: '', 'attempt-no': 0 } })),
-      ),
+    await recordEvents(
+      full.accountId,
+      full.domain,
+      full.recipients.map((recipient) => newEvent('failed', { severity: 'permanent', reason: 'generic', recipient, message: { headers: { 'message-id': full.messageId.replace(/^<|>$/g, '') } }, 'delivery-status': { code: 500, message: why, description: '', 'attempt-no': 0 } })),
     ).catch(() => undefined);
     throw error;
   }

@@ -4,7 +4,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deleteItem, getItem, putItem, updateItem } from '../data/store';
 import { findDomain } from '../domains/domain-store';
 import { suppressionFor, type SuppressionVerdict } from '../suppressions/sending';
-import { newEvent, recordEvent } from '../events/event-store';
+import { newEvent, recordEvent, recordEvents } from '../events/event-store';
 import { sesSendClient, sqsClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
@@ -186,6 +186,26 @@ async function sendChunk(job: SendJob, record: MessageRecord, mime: Buffer, reci
     }
     if (!giveUp) await retryLater(job);
   }
+}
+
+/**
+ * Gives every recipient that no delivery has claimed a final failed event, claiming it so a late
+ * send job cannot send it after all. For a message that could not be handed to the send queue
+ * (functions/messages/schedule-undelivered.ts).
+ */
+export async function abandonUnsent(storageKey: string, why: string): Promise<number> {
+  const record = await findMessage(storageKey);
+  if (!record) return 0;
+  const unsent: string[] = [];
+  for (const recipient of record.recipients) {
+    if (await putItem(claimKey(storageKey, recipient), { state: 'done', at: Date.now(), ttl: record.ttl }, { ifAbsent: true })) unsent.push(recipient);
+  }
+  await recordEvents(
+    record.accountId,
+    record.domain,
+    unsent.map((recipient) => outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: why, description: why, 'attempt-no': 0 } })),
+  );
+  return unsent.length;
 }
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {

@@ -49,6 +49,10 @@ export const platformEnvSchema = z.object({
   TRACKING_CNAME_TARGET: z.string().min(1).default('localhost'),
   MAX_MESSAGE_TTL: z.coerce.number().int().positive().default(7 * 24 * 3600),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  /** Distinct tags an account may have (Mailgun's default: 100,000); later new tags are not registered. */
+  TAG_LIMIT_ACCOUNT: z.coerce.number().int().min(0).default(100_000),
+  /** Distinct tags a domain may have (Mailgun's default: 20,000), for /v3/{domain}/tags. */
+  TAG_LIMIT_DOMAIN: z.coerce.number().int().min(0).default(20_000),
   /** The webhook delivery queue: one message per (event, URL), consumed by functions/webhooks/delivery-worker.ts. */
   WEBHOOK_QUEUE_URL: z.string().url().optional(),
   /**

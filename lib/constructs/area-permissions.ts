@@ -136,6 +136,8 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
     grantTableRead(grantee, table);
     grantMessageObjects(grantee, messagesBucket, ['s3:GetObject']);
   },
+  // Logs read the account-wide event index (gsi1) and the domains; they write nothing.
+  logs: (grantee, { table }) => grantTableRead(grantee, table),
   // Webhook configuration, and the signing key, sealed and unsealed with the platform key.
   webhooks: (grantee, { table, encryptionKey }) => {
     grantTableReadWrite(grantee, table);
@@ -177,6 +179,19 @@ export function grantNotificationsWorker(grantee: AreaGrantee, { table }: AreaRe
 }
 
 /**
+ * The event-stream worker: adds to the analytics counters, registers tags and marks the batches
+ * it finished, all in the table. Reading the stream is granted by its event source.
+ */
+export function grantEventStreamWorker(grantee: AreaGrantee, { table }: AreaResources): void {
+  grantTableReadWrite(grantee, table);
+}
+
+/** Scheduled delivery's last resort: claims the unsent recipients and records their failed events. */
+export function grantScheduleUndelivered(grantee: AreaGrantee, { table }: AreaResources): void {
+  grantTableReadWrite(grantee, table);
+}
+
+/**
  * The webhook worker: claims deliveries and records given-up ones in the table, makes or reads the
  * account's signing key (sealed with the platform key), and re-queues retries on its own queue.
  */
@@ -187,11 +202,10 @@ export function grantWebhookWorker(grantee: AreaGrantee, { table, encryptionKey,
 }
 
 /**
- * What fanOutWebhooks (functions/webhooks/fan-out.ts) needs in the function that calls it (the
- * event stream): reads of the webhook configuration, and SendMessage (batch included) on the
- * webhook queue. The caller's own table grants may already cover the reads.
+ * What fanOutWebhooks (functions/webhooks/fan-out.ts) needs beyond table reads in the function
+ * that calls it (the event-stream worker, whose table grant covers the configuration reads):
+ * SendMessage on the webhook queue, which also authorizes SendMessageBatch.
  */
-export function grantWebhookFanOut(grantee: AreaGrantee, { table, webhookQueue }: AreaResources): void {
-  grantTableRead(grantee, table);
+export function grantWebhookFanOut(grantee: AreaGrantee, { webhookQueue }: AreaResources): void {
   grantSendToQueue(grantee, webhookQueue);
 }

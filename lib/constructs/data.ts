@@ -58,6 +58,9 @@ export class Data extends Construct {
       timeToLiveAttribute: ttl,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      // New events reach analytics, the tag registry and webhooks through the stream
+      // (lib/constructs/event-stream.ts); only the new image is needed.
+      stream: dynamodb.StreamViewType.NEW_IMAGE,
       // Accounts, keys and domains outlive any one deployment of the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -1,8 +1,12 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Lazy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { grantSendToQueue } from './area-permissions';
+import * as path from 'node:path';
+import { REPO_ROOT } from '../paths';
+import { type AreaResources, grantScheduleUndelivered, grantSendToQueue } from './area-permissions';
+import { PlatformFunction } from './platform-function';
 import { Workflow } from './workflows';
 
 /** How far ahead o:deliverytime may be (functions/messages/send-params.ts, MAX_SCHEDULE_MS): Mailgun's 3 days. */
@@ -28,15 +32,46 @@ export interface SchedulingProps {
 export class Scheduling extends Construct {
   readonly workflow: Workflow;
   readonly stateMachine: sfn.StateMachine;
+  /** Gives the recipients of a message whose job could not be queued their final event. */
+  undelivered?: PlatformFunction;
 
   constructor(scope: Construct, id: string, props: SchedulingProps) {
     super(scope, id);
     this.workflow = new Workflow(this, 'ScheduledDelivery', {
       name: 'scheduled-delivery',
-      substitutions: { SendQueueUrl: props.sendQueue.queueUrl },
+      substitutions: {
+        SendQueueUrl: props.sendQueue.queueUrl,
+        // Set by handleUndelivered: that function runs with the platform environment, which names
+        // this state machine, so it can only be made after it.
+        UndeliveredFunctionArn: Lazy.string({
+          produce: () => {
+            if (!this.undelivered) throw new Error('Scheduling: handleUndelivered() was not called');
+            return this.undelivered.fn.functionArn;
+          },
+        }),
+      },
     });
     this.stateMachine = this.workflow.stateMachine;
     // SendMessage only, on the send queue only (the queue is SSE-SQS: no key grant needed).
     grantSendToQueue({ role: this.stateMachine.role, scope: this.workflow }, props.sendQueue);
+  }
+
+  /**
+   * Adds the function the workflow invokes when a send job cannot be queued even after its
+   * retries (functions/messages/schedule-undelivered.ts): it gives the unsent recipients a final
+   * event. Its environment is the platform's without this state machine's ARN, which it does not
+   * use and which would make the two depend on each other.
+   */
+  handleUndelivered(environment: Record<string, string>, resources: AreaResources): PlatformFunction {
+    const { SCHEDULE_STATE_MACHINE_ARN: _unused, ...withoutMachine } = environment;
+    this.undelivered = new PlatformFunction(this, 'Undelivered', {
+      entry: path.join(REPO_ROOT, 'functions', 'messages', 'schedule-undelivered.ts'),
+      description: 'Scheduled delivery: final failed events for a message whose send job could not be queued',
+      environment: withoutMachine,
+      timeout: Duration.seconds(30),
+    });
+    grantScheduleUndelivered({ role: this.undelivered.role, scope: this.undelivered }, resources);
+    this.stateMachine.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.undelivered.fn.functionArn] }));
+    return this.undelivered;
   }
 }

@@ -17,6 +17,8 @@ export interface LocalOptions {
   authorizerCacheSeconds?: number;
   /** Send-queue visibility timeout in seconds (tests shorten it to observe redelivery). */
   sendVisibilitySeconds?: number;
+  /** Step Functions Retry intervals in ms (tests); default: as the definitions say. */
+  workflowRetryIntervalMs?: number;
   /** Environment passed to the handlers of both regions (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env?: Record<string, string | undefined>;
 }
@@ -96,6 +98,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       encryptionKey,
       authorizerCacheSeconds: options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS,
       sendVisibilitySeconds: options.sendVisibilitySeconds,
+      workflowRetryIntervalMs: options.workflowRetryIntervalMs,
       env: options.env ?? {},
     });
   const us = await start('us', port);

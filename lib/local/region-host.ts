@@ -5,19 +5,22 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ensurePrimaryAccount } from '../../functions/accounts/bootstrap';
 import { handler as authorizer } from '../../functions/authorizer/handler';
+import { handler as eventStreamHandler } from '../../functions/event-stream/handler';
 import { handler as notificationsWorker } from '../../functions/events/ses-notifications';
 import { handler as sendWorker } from '../../functions/messages/send-worker';
+import { handler as scheduleUndelivered } from '../../functions/messages/schedule-undelivered';
 import { handler as webhookWorker } from '../../functions/webhooks/delivery-worker';
 import { withEnv } from '../../functions/platform/env';
 import { routes } from '../../functions/routes';
 import { gateway } from './api-gateway';
 import { startDynamo, type LocalDynamo } from './dynamodb';
+import { DynamoStreamProxy, streamQueueWorker } from './dynamodb-stream';
 import { RouteMatcher } from './route-matcher';
 import { startS3, type LocalS3 } from './s3';
 import { SesStandIn } from './ses-standin';
 import { SfnStandIn } from './sfn-standin';
 import { SqsStandIn } from './sqs-standin';
-import { LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from './workflow-runner';
+import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from './workflow-runner';
 
 export type PlatformRegion = 'us' | 'eu';
 
@@ -36,6 +39,8 @@ export interface RegionHostOptions {
   authorizerCacheSeconds: number;
   /** Visibility timeout of the send queue (deployed: 6x the worker's timeout); tests shorten it to see redelivery. */
   sendVisibilitySeconds?: number;
+  /** Step Functions Retry intervals, overridden (tests); default: as the definitions say. */
+  workflowRetryIntervalMs?: number;
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env: Record<string, string | undefined>;
 }
@@ -65,6 +70,15 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const tableName = 'mailplane';
   const dynamo: LocalDynamo = await startDynamo(dataDir ? join(dataDir, 'dynamodb') : undefined, tableName, AWS_REGIONS[region]);
+  // The handlers reach dynalite through the stream stand-in, which publishes new events to the
+  // event-stream queue once that exists (below); nothing records events before then.
+  let publishStream: (body: string) => Promise<void> = async () => {
+    throw new Error('the event stream is not wired yet');
+  };
+  const stream = new DynamoStreamProxy(dynamo.endpoint, tableName, AWS_REGIONS[region], async (records) => {
+    for (const record of records) await publishStream(JSON.stringify(record));
+  });
+  const dynamoEndpoint = await stream.listen();
   const ses = new SesStandIn(dataDir ? join(dataDir, 'ses-identities.json') : undefined);
   const sesEndpoint = await ses.listen();
   // Without a data dir, objects live in a scratch folder removed on close.
@@ -83,7 +97,7 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
     PLATFORM_REGION: region,
     AWS_REGION: AWS_REGIONS[region],
     TABLE_NAME: tableName,
-    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    DYNAMODB_ENDPOINT: dynamoEndpoint,
     SES_ENDPOINT: sesEndpoint,
     ENCRYPTION_KEY: options.encryptionKey,
     S3_ENDPOINT: s3.endpoint,
@@ -104,14 +118,26 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   env.SEND_QUEUE_URL = sqs.createQueue('send', { visibilityTimeoutSeconds: options.sendVisibilitySeconds ?? 60, maxReceiveCount: 5, batchSize: 10 }, sendWorker);
   const notificationsQueue = sqs.createQueue('ses-notifications', { visibilityTimeoutSeconds: 30, maxReceiveCount: 5, batchSize: 10 }, notificationsWorker);
   ses.onNotification((body) => void sqs.send(notificationsQueue, body));
+  // The table's stream (new events) feeds analytics, the tag registry and webhooks; stream
+  // batches are larger than queue batches so counters aggregate more events per write.
+  const eventStreamQueue = sqs.createQueue('event-stream', { visibilityTimeoutSeconds: 60, maxReceiveCount: 10, batchSize: 100, retryDelaySeconds: 0.2 }, streamQueueWorker(eventStreamHandler));
+  publishStream = (body) => sqs.send(eventStreamQueue, body);
   // Webhook deliveries: several batches at once, as Lambda would run them, so a slow receiver holds back no other.
   env.WEBHOOK_QUEUE_URL = sqs.createQueue('webhooks', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 8 }, webhookWorker);
   // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.
   const sfn = new SfnStandIn(dataDir, AWS_REGIONS[region], (fn) => withEnv(env, fn));
   env.SFN_ENDPOINT = await sfn.listen();
-  const scheduledDelivery = new LocalWorkflow('scheduled-delivery', { SendQueueUrl: sqs.queueUrl('send') }, {
-    [SQS_SEND_MESSAGE]: sqsSendMessageTask((queueUrl, body) => sqs.send(queueUrl, body)),
-  });
+  const undeliveredFunction = `arn:aws:lambda:${AWS_REGIONS[region]}:000000000000:function:schedule-undelivered`;
+  const scheduledDelivery = new LocalWorkflow(
+    'scheduled-delivery',
+    { SendQueueUrl: sqs.queueUrl('send'), UndeliveredFunctionArn: undeliveredFunction },
+    {
+      [SQS_SEND_MESSAGE]: sqsSendMessageTask((queueUrl, body) => sqs.send(queueUrl, body)),
+      [LAMBDA_INVOKE]: lambdaInvokeTask({ [undeliveredFunction]: scheduleUndelivered }),
+    },
+    undefined,
+    options.workflowRetryIntervalMs,
+  );
   env.SCHEDULE_STATE_MACHINE_ARN = sfn.createStateMachine(scheduledDelivery);
   Object.freeze(env);
   // The operator verifies the sandbox parent domain in SES once; its subdomains may then send.
@@ -148,6 +174,7 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
       await sqs.close();
       await ses.close();
       await s3.close();
+      await stream.close();
       await dynamo.close();
       if (scratch) rmSync(scratch, { recursive: true, force: true });
     },

@@ -14,6 +14,11 @@ export interface QueueOptions {
   /** Receives before a message moves to the dead-letter queue. */
   maxReceiveCount: number;
   batchSize: number;
+  /**
+   * When a failed message is offered again. SQS waits out the visibility timeout (the default);
+   * a stream retries a failed batch at once, which the event-stream queue imitates.
+   */
+  retryDelaySeconds?: number;
   /** Batches in flight at once (Lambda's concurrent invocations of the worker); default 1. */
   maxConcurrency?: number;
 }
@@ -47,6 +52,7 @@ export class SqsStandIn {
   private stopped = false;
   private readonly crashes = new Set<string>();
   private readonly paused = new Set<string>();
+  private readonly refusals = new Map<string, number>();
 
   constructor(
     private readonly dataDir: string | undefined,
@@ -93,6 +99,18 @@ export class SqsStandIn {
     this.crashes.add(name);
   }
 
+  /** Fault injection: the next `count` sends to this queue fail, as SQS answering 500 would. */
+  refuseSends(name: string, count: number): void {
+    this.refusals.set(name, count);
+  }
+
+  private refused(name: string): boolean {
+    const left = this.refusals.get(name) ?? 0;
+    if (left <= 0) return false;
+    this.refusals.set(name, left - 1);
+    return true;
+  }
+
   /** Stops and restarts a queue's consumer, as disabling its Lambda event source mapping does. */
   pause(name: string): void {
     this.paused.add(name);
@@ -120,6 +138,7 @@ export class SqsStandIn {
   /** Sends as a producer inside the host would (SNS delivering to a subscribed queue). */
   async send(queueUrl: string, body: string): Promise<void> {
     const name = queueUrl.split('/').pop()!;
+    if (this.refused(name)) throw Object.assign(new Error('We encountered an internal error. Please try again.'), { name: 'SQS.InternalError' });
     this.enqueue(name, body);
     this.persist(name);
   }
@@ -186,6 +205,7 @@ export class SqsStandIn {
     const done = new Set(batch.filter((m) => !failed.has(m.id)).map((m) => m.id));
     queue.state.messages = queue.state.messages.filter((m) => !done.has(m.id));
     for (const message of batch.filter((m) => failed.has(m.id))) {
+      if (queue.options.retryDelaySeconds !== undefined) message.visibleAt = Date.now() + queue.options.retryDelaySeconds * 1000;
       if (message.receiveCount >= queue.options.maxReceiveCount) {
         queue.state.messages = queue.state.messages.filter((m) => m.id !== message.id);
         queue.state.dlq.push(message);
@@ -200,6 +220,9 @@ export class SqsStandIn {
     if (!input) return reply(400, { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: 'Malformed JSON' });
     const name = String(input['QueueUrl'] ?? '').split('/').pop() ?? '';
     if (!this.queues.has(name)) return reply(400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: `The specified queue ${name} does not exist.` });
+    if ((target === 'SendMessage' || target === 'SendMessageBatch') && this.refused(name)) {
+      return reply(500, { __type: 'com.amazonaws.sqs#InternalError', message: 'We encountered an internal error. Please try again.' });
+    }
     if (target === 'SendMessage') {
       const body = String(input['MessageBody']);
       const message = this.enqueue(name, body, Number(input['DelaySeconds'] ?? 0));

@@ -36,6 +36,8 @@ export type TaskHandlers = Readonly<Record<string, TaskHandler>>;
 
 /** The resource of Step Functions' optimized SQS SendMessage integration. */
 export const SQS_SEND_MESSAGE = 'arn:aws:states:::sqs:sendMessage';
+/** The resource of Step Functions' optimized Lambda Invoke integration. */
+export const LAMBDA_INVOKE = 'arn:aws:states:::lambda:invoke';
 
 /**
  * `${Token}` placeholders replaced as Step Functions' DefinitionSubstitutions does (CDK passes the
@@ -95,6 +97,8 @@ export class LocalWorkflow {
     substitutions: Readonly<Record<string, string>>,
     tasks: TaskHandlers,
     directory: string = LOCAL_WORKFLOWS_DIR,
+    /** Every Retry waits this long instead of its own intervals (tests: minutes of retries in moments). */
+    private readonly retryIntervalMs?: number,
   ) {
     const file = join(directory, `${name}.asl.json`);
     let text: string;
@@ -116,8 +120,9 @@ export class LocalWorkflow {
   }
 
   run(input: Json, context: Record<string, unknown> = {}): WorkflowExecution {
+    const retryIntervalOverrides = this.retryIntervalMs === undefined ? undefined : Object.fromEntries(Object.keys(this.overrides).map((state) => [state, this.retryIntervalMs!]));
     const options: RunOptions = {
-      overrides: { taskResourceLocalHandlers: this.overrides as NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers'] },
+      overrides: { taskResourceLocalHandlers: this.overrides as NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers'], retryIntervalOverrides },
       noThrowOnAbort: true,
       context,
     };
@@ -137,5 +142,21 @@ export function sqsSendMessageTask(send: (queueUrl: string, body: string, delayS
     const body = typeof p.MessageBody === 'string' ? p.MessageBody : JSON.stringify(p.MessageBody);
     await send(p.QueueUrl, body, Number(p.DelaySeconds ?? 0));
     return { MessageId: randomUUID(), MD5OfMessageBody: createHash('md5').update(body).digest('hex') };
+  };
+}
+
+/**
+ * Step Functions' Lambda Invoke integration over in-process functions, by the FunctionName the
+ * definition passes: the result is shaped as the integration returns it ({Payload, StatusCode}),
+ * and a function that throws fails the task with its error's name, as Lambda.ServiceException-free
+ * function errors do.
+ */
+export function lambdaInvokeTask(functions: Readonly<Record<string, (payload: never) => Promise<unknown>>>): TaskHandler {
+  return async (parameters) => {
+    const p = (parameters ?? {}) as { FunctionName?: unknown; Payload?: Json };
+    const fn = typeof p.FunctionName === 'string' ? functions[p.FunctionName] : undefined;
+    if (!fn) throw Object.assign(new Error(`Function not found: ${String(p.FunctionName)}`), { name: 'Lambda.ResourceNotFoundException' });
+    const payload = (await fn(p.Payload as never)) as Json;
+    return { StatusCode: 200, Payload: payload ?? null };
   };
 }

@@ -9,6 +9,8 @@ import { DEFAULT_SEND_CONCURRENCY, NOTIFICATIONS_WORKER_TIMEOUT, SEND_WORKER_TIM
 import { messageRetentionDays } from '../../lib/constructs/data';
 import { DEFAULT_MAX_MESSAGE_TTL, platformEnvironment, type PlatformRegion } from '../../lib/constructs/platform-env';
 import { SCHEDULE_HORIZON } from '../../lib/constructs/scheduling';
+import { EVENT_STREAM_BATCH_SIZE } from '../../lib/constructs/event-stream';
+import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
 import { MAX_SCHEDULE_MS } from '../../functions/messages/send-params';
 import { PlatformStack, type PlatformStackProps } from '../../lib/platform-stack';
 import { WEBHOOK_WORKER_TIMEOUT } from '../../lib/constructs/webhooks';
@@ -67,6 +69,9 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     sendWorker: string;
     notificationsWorker: string;
     scheduleMachine: string;
+    streamWorker: string;
+    streamFailures: string;
+    undelivered: string;
     webhookQueue: string;
     webhookDlq: string;
     webhookWorker: string;
@@ -92,6 +97,9 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       sendWorker: logicalIdOf(stack, stack.sendingWorkers.sendWorker.fn),
       notificationsWorker: logicalIdOf(stack, stack.sendingWorkers.notificationsWorker.fn),
       scheduleMachine: logicalIdOf(stack, stack.scheduling.stateMachine),
+      streamWorker: logicalIdOf(stack, stack.eventStream.worker.fn),
+      streamFailures: logicalIdOf(stack, stack.eventStream.failures),
+      undelivered: logicalIdOf(stack, stack.scheduling.undelivered!.fn),
       webhookQueue: logicalIdOf(stack, stack.webhooks.queue.queue),
       webhookDlq: logicalIdOf(stack, stack.webhooks.queue.deadLetterQueue),
       webhookWorker: logicalIdOf(stack, stack.webhooks.worker!.fn),
@@ -155,9 +163,10 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
       });
     }
-    // The areas, the authorizer, the bootstrap handler and the three queue workers (send,
-    // notifications, webhooks); the provider framework runs its own runtime.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 5);
+    // The areas, the authorizer, the bootstrap handler, the three queue workers (send,
+    // notifications, webhooks), the stream worker and scheduled delivery's undelivered handler;
+    // the provider framework runs its own runtime.
+    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 7);
   });
 
   test('the queue workers are built like every platform Lambda, with their own timeouts', () => {
@@ -317,11 +326,12 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         });
       }
     }
-    expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(6);
+    // Plus the stream's failure destination (tested with the stream).
+    expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(7);
   });
 
   test('each worker consumes its queue in batches of 10 with partial batch failures; the send worker is bounded by sendConcurrency', () => {
-    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+    const mappings = (Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[]).filter((m) => m.Properties.FunctionName.Ref !== ids.streamWorker);
     expect(mappings.map((m) => m.Properties).sort((a, b) => String(a.FunctionName.Ref).localeCompare(b.FunctionName.Ref))).toEqual(
       [
         {
@@ -345,6 +355,25 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         },
       ].sort((a, b) => a.FunctionName.Ref.localeCompare(b.FunctionName.Ref)),
     );
+  });
+
+  test("new events reach the stream worker from the table's stream, filtered to event inserts, in large batches that bisect and end on a failure queue", () => {
+    const [, table] = only(template, 'AWS::DynamoDB::Table');
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    const [mapping] = (Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[]).filter((m) => m.Properties.FunctionName.Ref === ids.streamWorker);
+    expect(mapping!.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [ids.table, 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: EVENT_STREAM_BATCH_SIZE,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [ids.streamFailures, 'Arn'] } } },
+    });
+    // The filter is what local mode's stand-in applies: INSERTs of items whose kind is the event kind.
+    const [filter] = mapping!.Properties.FilterCriteria.Filters;
+    expect(JSON.parse(filter.Pattern)).toEqual({ eventName: ['INSERT'], dynamodb: { NewImage: { kind: { S: [EVENT_ITEM_KIND] } } } });
+    const failures = template.toJSON().Resources[ids.streamFailures];
+    expect(failures.Properties).toEqual({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
   });
 
   test("SES publishes the region's delivery, bounce, complaint, reject and delay events to the encrypted events topic", () => {
@@ -417,29 +446,35 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(actions.filter((a) => !a.startsWith('dynamodb:')).sort()).toEqual(['s3:GetObject', 's3:PutObject', 'sqs:SendMessage', 'states:StartExecution']);
   });
 
-  test('scheduled delivery is a logged, traced Standard workflow that waits for deliverAt and then queues the send job', () => {
+  test('scheduled delivery is a logged, traced Standard workflow that waits for deliverAt, queues the send job, and fails the recipients if it cannot', () => {
     const [machineId, machine] = only(template, 'AWS::StepFunctions::StateMachine');
     expect(machineId).toBe(ids.scheduleMachine);
     expect(machine.Properties).toMatchObject({
       StateMachineType: 'STANDARD',
-      DefinitionSubstitutions: { SendQueueUrl: { Ref: ids.sendQueue } },
+      DefinitionSubstitutions: { SendQueueUrl: { Ref: ids.sendQueue }, UndeliveredFunctionArn: { 'Fn::GetAtt': [ids.undelivered, 'Arn'] } },
       TracingConfiguration: { Enabled: true },
       LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
     });
     const definition = JSON.parse(machine.Properties.DefinitionString);
     const states = Object.values(definition.States) as Array<Record<string, unknown>>;
-    expect(states.map((st) => st.Type)).toEqual(['Wait', 'Task']);
+    expect(states.map((st) => st.Type)).toEqual(['Wait', 'Task', 'Task', 'Fail']);
     expect(definition.States[definition.StartAt]).toMatchObject({ Type: 'Wait', TimestampPath: '$.deliverAt' });
     // The send job as the send worker reads it, without the delivery time.
     expect(states[1]).toMatchObject({
       Resource: 'arn:aws:states:::sqs:sendMessage',
       Parameters: { QueueUrl: '${SendQueueUrl}', MessageBody: { 'storageKey.$': '$.storageKey', 'attempt.$': '$.attempt' } },
       End: true,
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'RecordUndelivered' }],
+    });
+    expect(definition.States.RecordUndelivered).toMatchObject({
+      Resource: 'arn:aws:states:::lambda:invoke',
+      Parameters: { FunctionName: '${UndeliveredFunctionArn}', Payload: { 'storageKey.$': '$.storageKey', 'error.$': '$.error' } },
+      Next: 'Undelivered',
     });
     template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: `/aws/vendedlogs/states/Mailplane-${region}-scheduled-delivery` });
   });
 
-  test('the scheduled-delivery state machine may only send to the send queue, besides its logs and traces', () => {
+  test('the scheduled-delivery state machine may only send to the send queue and invoke its undelivered handler, besides its logs and traces', () => {
     const roleId: string = (template.toJSON().Resources[ids.scheduleMachine] as Resource).Properties.RoleArn['Fn::GetAtt'][0];
     const role = template.toJSON().Resources[roleId] as Resource;
     expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
@@ -449,7 +484,14 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       .filter((p) => (p.Properties.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId })))
       .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
     const business = statements.filter((st) => ![st.Action].flat().every((a) => a.startsWith('logs:') || a.startsWith('xray:')));
-    expect(business).toEqual([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [ids.sendQueue, 'Arn'] } }]);
+    expect(business).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [ids.sendQueue, 'Arn'] } },
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [ids.undelivered, 'Arn'] } },
+    ]);
+    // Its handler runs with the platform environment minus the state machine's own ARN (no cycle).
+    const handler = template.toJSON().Resources[ids.undelivered] as Resource;
+    expect(handler.Properties.Environment.Variables.TABLE_NAME).toBeDefined();
+    expect(handler.Properties.Environment.Variables.SCHEDULE_STATE_MACHINE_ARN).toBeUndefined();
   });
 
   test('the webhook worker re-queues only on its own queue, reads the platform key for signing keys, and uses the table', () => {

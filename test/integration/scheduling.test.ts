@@ -130,6 +130,44 @@ it('cancels a scheduled message when the queue is cleared, with a final failed e
   await eventually(async () => (await eventsOf(platform, after)).some((e) => e.event === 'delivered'));
 });
 
+describe('when the send queue refuses the job', () => {
+  // Step Functions retries for about an hour; the runner's Retry waits are shortened here.
+  let flaky: LocalPlatform;
+  let client: ReturnType<typeof sdk>;
+  let domain: string;
+  beforeAll(async () => {
+    flaky = await startTestPlatform({ workflowRetryIntervalMs: 5 });
+    client = sdk(flaky.us.url);
+    domain = (await client.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  });
+  afterAll(() => flaky.close());
+
+  it('retries, and a job queued on a later attempt is delivered', async () => {
+    flaky.us.sqs.refuseSends('send', 3);
+    const id = await schedule(client, 'retried@example.com', soon(300), 'retried', domain);
+    await eventually(async () => (await eventsOf(flaky, id, domain)).some((e) => e.event === 'delivered'));
+    expect(sesSendsOf(flaky, id)).toHaveLength(1);
+  });
+
+  it('gives every recipient a final failed event once the retries run out, and sends nothing', async () => {
+    flaky.us.sqs.refuseSends('send', 1000);
+    const at = soon(300);
+    const id = await client.messages.create(domain, { from: `s@${domain}`, to: ['lost1@example.com', 'lost2@example.com'], subject: 'lost', text: 'x', 'o:deliverytime': at.toUTCString() } as never).then((r) => r.id!);
+    const failed = await eventually(async () => {
+      const found = (await eventsOf(flaky, id, domain)).filter((e) => e.event === 'failed');
+      return found.length === 2 && found;
+    });
+    expect(failed.map((e) => e.recipient).sort()).toEqual(['lost1@example.com', 'lost2@example.com']);
+    for (const event of failed) expect(event).toMatchObject({ severity: 'permanent', 'delivery-status': { message: 'The scheduled message could not be queued for sending' } });
+    const storageKey = (await eventsOf(flaky, id, domain)).find((e) => e.event === 'accepted')!.storage!.key;
+    const execution = await eventually(async () => executions(flaky).find((e) => e.name === `deliver-${storageKey}` && e.status !== 'RUNNING'));
+    expect(execution).toMatchObject({ status: 'FAILED', error: 'SendJobNotQueued' });
+    flaky.us.sqs.refuseSends('send', 0);
+    await sleep(200);
+    expect(sesSendsOf(flaky, id)).toHaveLength(0);
+  });
+});
+
 describe('across a restart', () => {
   let dataDir: string;
   beforeEach(() => {

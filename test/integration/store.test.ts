@@ -1,4 +1,4 @@
-import { putItem, queryPage } from '../../functions/data/store';
+import { putItem, putItems, queryAll, queryPage } from '../../functions/data/store';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { startTestPlatform } from '../support/platform';
 
@@ -36,4 +36,13 @@ it('pages backward before a pivot, strictly, nearest first', async () => {
 it('narrows by a longer prefix and skips what keep refuses', async () => {
   expect(await page({ prefix: 'ADDR#a' })).toEqual(['a@x.com', 'a@x.com.au']);
   expect(await page({})).not.toContain('e@x.com');
+});
+
+it('writes more items than one batch call takes, all of them', async () => {
+  const many = Array.from({ length: 60 }, (_, i) => ({ key: { pk: 'TEST#batch', sk: `N#${String(i).padStart(2, '0')}` }, item: { n: i } }));
+  const stored = await platform.us.run(async () => {
+    await putItems(many);
+    return queryAll<{ n: number }>({ pk: 'TEST#batch' }, 'N#');
+  });
+  expect(stored.map((item) => item.n)).toEqual(many.map((_, i) => i));
 });

@@ -1,0 +1,105 @@
+import { accountLogPartition, eventSortKey, hourOf, type EventItem, type RecordedEvent } from '../events/event-store';
+import { queryPage } from '../data/store';
+
+/**
+ * Reads an account's events across all its domains through the account-wide index (gsi1, one
+ * partition per UTC hour, sorted by `<ms>#<id>`): a Query per hour the range covers, never a
+ * Scan. Filters apply to what the queries return, so a selective filter reads more than it
+ * returns; `budget` caps the items one request may examine, and a page cut short by it says where
+ * it stopped so the next page carries on from there.
+ */
+
+const HOUR_MS = 3_600_000;
+/** Items per Query: large enough to amortise round trips, small enough not to over-read a page. */
+const CHUNK = 100;
+/** Hour partitions queried at once. */
+const LOOKAHEAD = 8;
+
+export interface LogRange {
+  accountId: string;
+  /** Inclusive bounds in ms. */
+  from: number;
+  to: number;
+  ascending: boolean;
+  /** Exclusive sort key to resume after, in reading order. */
+  after?: string;
+  limit: number;
+  keep: (event: RecordedEvent) => boolean;
+  /** Most items to examine before stopping short. */
+  budget: number;
+}
+
+export interface LogRead {
+  found: Array<{ sk: string; event: RecordedEvent }>;
+  /** Set when the budget ran out first: the last examined key, to resume after. */
+  stoppedAt?: string;
+}
+
+type Row = EventItem & { sk: string };
+
+const maxKey = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);
+const minKey = (a: string, b: string | undefined) => (b !== undefined && b < a ? b : a);
+
+/** The hour partitions of the range, in reading order, from the resume position's hour on. */
+function hoursOf(range: LogRange): string[] {
+  const resumeHour = range.after ? Math.floor(Number(range.after.slice(0, 13)) / HOUR_MS) : undefined;
+  let first = Math.floor(range.from / HOUR_MS);
+  let last = Math.floor(range.to / HOUR_MS);
+  if (resumeHour !== undefined) {
+    if (range.ascending) first = Math.max(first, resumeHour);
+    else last = Math.min(last, resumeHour);
+  }
+  const hours: string[] = [];
+  for (let h = first; h <= last; h++) hours.push(hourOf(h * HOUR_MS));
+  return range.ascending ? hours : hours.reverse();
+}
+
+export async function readLog(range: LogRange, now = Date.now()): Promise<LogRead> {
+  const found: LogRead['found'] = [];
+  const low = eventSortKey(range.from, '');
+  const high = eventSortKey(range.to, '\uffff');
+  let examined = 0;
+  let position = range.after;
+  // Bounds in the reading direction, from the position reached so far (it only narrows the hour
+  // it lies in: every later hour is wholly beyond it).
+  const query = (hour: string, limit: number) =>
+    queryPage<Row>(accountLogPartition(range.accountId, hour), {
+      prefix: '',
+      ascending: range.ascending,
+      after: range.ascending ? maxKey(low, position) : low,
+      before: range.ascending ? high : minKey(high, position),
+      limit,
+      withSortKey: true,
+      onIndex: true,
+    });
+  const hours = hoursOf(range);
+  for (let g = 0; g < hours.length; g += LOOKAHEAD) {
+    const group = hours.slice(g, g + LOOKAHEAD);
+    // Mostly-empty hours cost a round trip each: ask several at once, each for no more than the
+    // page still needs, so a long range is not a long chain of waits and a page over-reads little.
+    const size = Math.min(CHUNK, Math.max(1, range.limit - found.length));
+    const firsts = await Promise.all(group.map((hour) => query(hour, size)));
+    for (const [i, hour] of group.entries()) {
+      let rows = firsts[i]!;
+      let asked = size;
+      for (;;) {
+        for (const row of rows) {
+          examined++;
+          position = row.sk;
+          // Expired items linger until DynamoDB removes them (dynalite never does): they are gone.
+          const live = row.ttl * 1000 > now;
+          const event: RecordedEvent = { accountId: row.accountId, domain: row.domain, data: row.data };
+          if (live && range.keep(event)) {
+            found.push({ sk: row.sk, event });
+            if (found.length === range.limit) return { found };
+          }
+          if (examined >= range.budget) return { found, stoppedAt: row.sk };
+        }
+        if (rows.length < asked) break;
+        asked = CHUNK;
+        rows = await query(hour, CHUNK);
+      }
+    }
+  }
+  return { found };
+}

@@ -1,0 +1,133 @@
+import { keys, type AccountItem, type DomainItem } from '../data/db';
+import { getItem, queryAll } from '../data/store';
+import { findDomain } from '../domains/domain-store';
+import { env } from '../platform/env';
+import { BadRequest, NotFound } from '../platform/errors';
+import { pivotPaging, pivotQuery } from '../platform/http/paging';
+import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
+import { accountTagJson, domainTagJson } from './present';
+import { tagRoutes } from './routes';
+import { accountTagInput, domainInput, domainTagInput, listAccountTagsInput, listDomainTagsInput, MAX_DESCRIPTION_LENGTH, noInput, type TagSort } from './schemas';
+import { deleteTag, describeTag, getTag, normaliseTag, tagCount, tagsByName, tagsBySighting, type TagScope } from './tag-store';
+
+// Not domains.ts's requireDomain: importing it would bundle the SES and DKIM code into this Lambda.
+async function requireDomain(accountId: string, name: string): Promise<DomainItem> {
+  const domain = await findDomain(accountId, name.toLowerCase());
+  if (!domain) throw new NotFound('Domain not found');
+  return domain;
+}
+
+/** The tag a request names, as the registry keys it; a name that cannot be a tag is simply not found. */
+function tagKeyOf(raw: string): string {
+  const name = normaliseTag(raw);
+  if (!name) throw new NotFound('Tag not found');
+  return name.tagKey;
+}
+
+/**
+ * The new description. Read from the raw parameters: an empty one is a legitimate way to clear
+ * it, which the validated input (blank means absent) cannot tell from a missing one.
+ */
+function descriptionOf(req: ApiRequest): string {
+  const raw = req.params['description'];
+  const value = Array.isArray(raw) ? raw.at(-1) : raw;
+  if (value === undefined || value === null) throw new BadRequest("Missing parameter 'description'");
+  if (typeof value !== 'string') throw new BadRequest("Invalid parameter 'description': must be a string");
+  if (value.length > MAX_DESCRIPTION_LENGTH) throw new BadRequest(`Invalid parameter 'description': must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+  return value;
+}
+
+async function updateDescription(scope: TagScope, tag: string, description: string) {
+  if (!(await describeTag(scope, tagKeyOf(tag), description))) throw new NotFound('Tag not found');
+  return { message: 'Tag updated' };
+}
+
+async function removeTag(scope: TagScope, tag: string) {
+  if (!(await deleteTag(scope, tagKeyOf(tag)))) throw new NotFound('Tag not found');
+  return { message: 'Tag deleted' };
+}
+
+/** Tags of one account page by page: `skip` is read through, so a page costs skip + limit items. */
+async function accountTagPage(accountId: string, sort: TagSort, prefix: string, skip: number, limit: number) {
+  const ascending = sort.endsWith(':asc');
+  const items = sort.startsWith('tag')
+    ? await tagsByName({ accountId }, { prefix, ascending, limit: skip + limit })
+    : await tagsBySighting(accountId, { prefix, ascending, limit: skip + limit });
+  return items.slice(skip);
+}
+
+/** Distinct tags matching the prefix: the counter for all of them, else the prefix's key range. */
+async function accountTagTotal(accountId: string, prefix: string): Promise<number> {
+  if (!prefix) return tagCount({ accountId });
+  return (await queryAll<unknown>({ pk: keys.accountTag(accountId).pk }, prefix)).length;
+}
+
+export const handler = areaHandler(tagRoutes, {
+  /**
+   * include_subaccounts: subaccounts cannot be listed on this platform yet (no such access
+   * pattern), so the listing holds the acting account's tags. include_metrics: per-tag metrics
+   * come from the analytics counters, which do not exist yet, so no `metrics` are given rather
+   * than invented ones.
+   */
+  listAccountTags: operation(listAccountTagsInput, async (req, input) => {
+    const { skip, limit, include_total } = input.pagination;
+    const sort: TagSort = input.pagination.sort ?? 'lastseen:desc';
+    const prefix = input.tag === undefined ? '' : (normaliseTag(input.tag)?.tagKey ?? '');
+    const [items, account] = await Promise.all([accountTagPage(req.accountId, sort, prefix, skip, limit), getItem<AccountItem>(keys.account(req.accountId))]);
+    return {
+      items: items.map((item) => accountTagJson(item, account)),
+      pagination: { sort, skip, limit, ...(include_total ? { total: await accountTagTotal(req.accountId, prefix) } : {}) },
+    };
+  }),
+
+  updateAccountTag: operation(accountTagInput, async (req, input) => updateDescription({ accountId: req.accountId }, input.tag, descriptionOf(req))),
+
+  // mailgun.js sends this body as JSON under an urlencoded content type; body.ts reads it as JSON.
+  deleteAccountTag: operation(accountTagInput, async (req, input) => removeTag({ accountId: req.accountId }, input.tag)),
+
+  accountTagLimits: operation(noInput, async (req) => {
+    const limit = env().TAG_LIMIT_ACCOUNT;
+    const count = await tagCount({ accountId: req.accountId });
+    return { limit, count, limit_reached: count >= limit };
+  }),
+
+  listDomainTags: operation(listDomainTagsInput, async (req, input) => {
+    const domain = (await requireDomain(req.accountId, input.domain)).name;
+    const prefix = input.prefix === undefined ? '' : (normaliseTag(input.prefix)?.tagKey ?? '');
+    const plan = pivotQuery({ ...input, pivot: input.pivot?.toLowerCase() });
+    const found = await tagsByName({ accountId: req.accountId, domain }, { prefix, ...plan, limit: input.limit });
+    // Backward pages come nearest-first; clients always see name order.
+    const items = plan.ascending ? found : found.reverse();
+    const paging = pivotPaging(
+      req.baseUrl,
+      `/v3/${domain}/tags`,
+      'tag',
+      input,
+      items.map((item) => item.tagKey),
+      { prefix: input.prefix },
+    );
+    return { items: items.map(domainTagJson), paging };
+  }),
+
+  getDomainTag: operation(domainTagInput, async (req, input) => {
+    const domain = (await requireDomain(req.accountId, input.domain)).name;
+    const item = await getTag({ accountId: req.accountId, domain }, tagKeyOf(input.tag));
+    if (!item) throw new NotFound('Tag not found');
+    return domainTagJson(item);
+  }),
+
+  updateDomainTag: operation(domainTagInput, async (req, input) => {
+    const domain = (await requireDomain(req.accountId, input.domain)).name;
+    return updateDescription({ accountId: req.accountId, domain }, input.tag, descriptionOf(req));
+  }),
+
+  deleteDomainTag: operation(domainTagInput, async (req, input) => {
+    const domain = (await requireDomain(req.accountId, input.domain)).name;
+    return removeTag({ accountId: req.accountId, domain }, input.tag);
+  }),
+
+  domainTagLimits: operation(domainInput, async (req, input) => {
+    const domain = await requireDomain(req.accountId, input.domain);
+    return { id: domain.domainId, limit: env().TAG_LIMIT_DOMAIN, count: await tagCount({ accountId: req.accountId, domain: domain.name }) };
+  }),
+});

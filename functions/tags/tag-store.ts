@@ -1,0 +1,134 @@
+import { keys } from '../data/db';
+import { addToCounter, deleteIfPresent, getItem, moveAttribute, putItem, queryPage, updateItem, type Key } from '../data/store';
+
+/**
+ * The tag registry: one item per tag per account (the /v1/analytics/tags view) and one per tag per
+ * domain (the legacy /v3/{domain}/tags view), each with its first and last sighting and the
+ * user's description, plus a distinct-tag counter per account and per domain for the limits.
+ * Key design and access patterns: functions/data/db.ts and table.ts.
+ */
+
+/** Where a tag lives: the account-wide registry, or one domain's. */
+export type TagScope = { accountId: string; domain?: string };
+
+export interface TagItem {
+  accountId: string;
+  domain?: string;
+  /** The tag as first seen; `tagKey` is its case-folded identity. */
+  tag: string;
+  tagKey: string;
+  description: string;
+  /** Epoch milliseconds. */
+  firstSeen: number;
+  lastSeen: number;
+}
+
+/**
+ * Mailgun: tags are case-insensitive and ASCII only; other characters are stripped, and a tag made
+ * only of them is ignored (undefined).
+ */
+export function normaliseTag(raw: string): { tag: string; tagKey: string } | undefined {
+  const tag = raw.replace(/[^\x20-\x7e]/g, '').trim();
+  return tag ? { tag, tagKey: tag.toLowerCase() } : undefined;
+}
+
+function tagKeyOf(scope: TagScope, tagKey: string): Key {
+  return scope.domain === undefined ? keys.accountTag(scope.accountId, tagKey) : keys.domainTag(scope.accountId, scope.domain, tagKey);
+}
+
+/** Only the account registry is indexed by last sighting (the legacy view lists by name alone). */
+function seenIndex(scope: TagScope, lastSeen: number, tagKey: string) {
+  return scope.domain === undefined ? keys.accountTagSeen(scope.accountId, lastSeen, tagKey) : {};
+}
+
+export function getTag(scope: TagScope, tagKey: string): Promise<TagItem | undefined> {
+  return getItem<TagItem>(tagKeyOf(scope, tagKey), { consistent: true });
+}
+
+/** Stores a new tag if its name is free; false when it already exists. */
+export function createTag(item: TagItem): Promise<boolean> {
+  const scope = { accountId: item.accountId, domain: item.domain };
+  return putItem({ ...tagKeyOf(scope, item.tagKey), ...seenIndex(scope, item.lastSeen, item.tagKey) }, item, { ifAbsent: true });
+}
+
+/** Widens a known tag's first/last sighting to cover [first, last]; each bound moves one way only. */
+export async function widenSightings(scope: TagScope, tagKey: string, first: number, last: number): Promise<void> {
+  const key = tagKeyOf(scope, tagKey);
+  // The index key moves with last_seen, in the same conditional write.
+  await moveAttribute(key, 'lastSeen', last, 'max', seenIndex(scope, last, tagKey));
+  await moveAttribute(key, 'firstSeen', first, 'min');
+}
+
+export async function describeTag(scope: TagScope, tagKey: string, description: string): Promise<TagItem | undefined> {
+  if (!(await getTag(scope, tagKey))) return undefined;
+  return updateItem<TagItem>(tagKeyOf(scope, tagKey), { description });
+}
+
+/** Removes a tag and gives its place back under the limit; false when there was no such tag. */
+export async function deleteTag(scope: TagScope, tagKey: string): Promise<boolean> {
+  if (!(await deleteIfPresent(tagKeyOf(scope, tagKey)))) return false;
+  await addToCounter(keys.tagCount(scope.accountId, scope.domain), 'count', -1);
+  return true;
+}
+
+/** Takes one place under the limit for a new tag; false when the limit is reached. */
+export async function reservePlace(scope: TagScope, limit: number): Promise<boolean> {
+  return (await addToCounter(keys.tagCount(scope.accountId, scope.domain), 'count', 1, { atMost: limit })) !== undefined;
+}
+
+export async function releasePlace(scope: TagScope): Promise<void> {
+  await addToCounter(keys.tagCount(scope.accountId, scope.domain), 'count', -1);
+}
+
+export async function tagCount(scope: TagScope): Promise<number> {
+  const item = await getItem<{ count?: number }>(keys.tagCount(scope.accountId, scope.domain));
+  return Math.max(0, item?.count ?? 0);
+}
+
+export interface NamePage {
+  prefix: string;
+  ascending: boolean;
+  /** Exclusive tag keys to resume after or before. */
+  after?: string;
+  before?: string;
+  limit: number;
+}
+
+/**
+ * Where a pivot falls against the prefix's key range: inside it (as the suffix queryPage wants),
+ * or wholly below or above it.
+ */
+function placeOf(pivot: string, prefix: string): { inside: string } | 'below' | 'above' {
+  if (pivot.startsWith(prefix)) return { inside: pivot.slice(prefix.length) };
+  return pivot < prefix ? 'below' : 'above';
+}
+
+/** Tags in name order within a prefix: a key range, so a page costs its own size. */
+export async function tagsByName(scope: TagScope, page: NamePage): Promise<TagItem[]> {
+  const { pk } = tagKeyOf(scope, '');
+  let after: string | undefined;
+  let before: string | undefined;
+  if (page.after !== undefined) {
+    const place = placeOf(page.after, page.prefix);
+    if (place === 'above') return [];
+    if (place !== 'below') after = place.inside;
+  }
+  if (page.before !== undefined) {
+    const place = placeOf(page.before, page.prefix);
+    if (place === 'below') return [];
+    if (place !== 'above') before = place.inside;
+  }
+  return queryPage<TagItem>(pk, { prefix: page.prefix, ascending: page.ascending, after, before, limit: page.limit });
+}
+
+/** An account's tags by last sighting (gsi1), optionally only those whose key starts with `prefix`. */
+export function tagsBySighting(accountId: string, options: { ascending: boolean; limit: number; prefix: string }): Promise<TagItem[]> {
+  const { gsi1pk } = keys.accountTagSeen(accountId, 0, '');
+  return queryPage<TagItem>(gsi1pk, {
+    prefix: '',
+    ascending: options.ascending,
+    limit: options.limit,
+    onIndex: true,
+    keep: (item) => String(item['tagKey']).startsWith(options.prefix),
+  });
+}

@@ -1,0 +1,78 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import * as path from 'node:path';
+import { REPO_ROOT } from '../paths';
+import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
+import { type AreaResources, grantEventStreamWorker } from './area-permissions';
+import { PlatformFunction } from './platform-function';
+
+/** A batch is a few hundred events turned into counter updates and queued webhooks. */
+export const EVENT_STREAM_TIMEOUT = Duration.minutes(1);
+/**
+ * Larger batches and a short window let the counters add many events per UpdateItem (a busy
+ * domain's events in one hour share their counter items), at the cost of up to this much delay.
+ */
+export const EVENT_STREAM_BATCH_SIZE = 500;
+export const EVENT_STREAM_BATCHING_WINDOW = Duration.seconds(2);
+
+export interface EventStreamProps {
+  resources: AreaResources;
+  environment: Record<string, string>;
+}
+
+/**
+ * The table's stream of new events (INSERTs of kind=event) and the Lambda that hands them to the
+ * consumers in functions/event-stream/handler.ts. A batch that keeps failing is bisected to find
+ * the poison record; what still fails is described on the failure queue (records stay in the
+ * stream for 24 hours) instead of blocking the shard.
+ */
+export class EventStream extends Construct {
+  readonly worker: PlatformFunction;
+  readonly failures: sqs.Queue;
+
+  constructor(scope: Construct, id: string, props: EventStreamProps) {
+    super(scope, id);
+    const { table } = props.resources;
+    this.worker = new PlatformFunction(this, 'Worker', {
+      entry: path.join(REPO_ROOT, 'functions', 'event-stream', 'handler.ts'),
+      description: 'Table stream consumer: analytics counters, tag registry and webhooks for new events',
+      environment: props.environment,
+      timeout: EVENT_STREAM_TIMEOUT,
+    });
+    grantEventStreamWorker({ role: this.worker.role, scope: this.worker }, props.resources);
+
+    this.failures = new sqs.Queue(this, 'Failures', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.failures).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself the dead end of the stream: it receives descriptions of batches that failed every retry, for an operator to replay from the stream.',
+    });
+    this.worker.fn.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: EVENT_STREAM_BATCH_SIZE,
+        maxBatchingWindow: EVENT_STREAM_BATCHING_WINDOW,
+        bisectBatchOnError: true,
+        retryAttempts: 10,
+        reportBatchItemFailures: true,
+        onFailure: new SqsDlq(this.failures),
+        filters: [
+          lambda.FilterCriteria.filter({
+            eventName: lambda.FilterRule.isEqual('INSERT'),
+            dynamodb: { NewImage: { kind: { S: lambda.FilterRule.isEqual(EVENT_ITEM_KIND) } } },
+          }),
+        ],
+      }),
+    );
+    Validations.of(this.worker.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: "dynamodb:ListStreams, which the stream event source needs, supports no resource-level permissions; the stream's own actions are scoped to the table's stream ARN.",
+    });
+  }
+}
