@@ -18,7 +18,8 @@ export interface AccountWebhookInput {
 }
 
 export function webhookJson(hook: AccountWebhook) {
-  return { webhook_id: hook.id, description: hook.description, url: hook.url, event_types: hook.eventTypes, created_at: hook.createdAt };
+  // RFC 3339 to the second, as Mailgun shows it; the stored instant keeps milliseconds for ordering.
+  return { webhook_id: hook.id, description: hook.description, url: hook.url, event_types: hook.eventTypes, created_at: hook.createdAt.replace(/\.\d{3}Z$/, 'Z') };
 }
 
 function parseTypes(raw: readonly string[]): WebhookName[] {
@@ -60,7 +61,7 @@ export async function createAccountWebhook(accountId: string, input: AccountWebh
   const types = parseTypes(input.event_types);
   const url = await checkWebhookUrl(input.url);
   const now = new Date();
-  const hook: AccountWebhook = { id: objectId(now.getTime()), url, description: input.description ?? '', eventTypes: types, createdAt: now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  const hook: AccountWebhook = { id: objectId(now.getTime()), url, description: input.description ?? '', eventTypes: types, createdAt: now.toISOString() };
   await changeAccountHooks(accountId, (webhooks) => {
     checkAgainst(Object.values(webhooks), url, types);
     return { webhooks: { ...webhooks, [hook.id]: hook }, result: undefined };
