@@ -8,7 +8,7 @@ let server: Server;
 let port: number;
 beforeAll(async () => {
   server = createServer((req, res) => {
-    if (req.url === '/slow') setTimeout(() => res.end('late'), 2000);
+    if (req.url === '/slow') setTimeout(() => res.end('late'), 2000).unref();
     else res.writeHead(201).end('created');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
