@@ -15,6 +15,7 @@ import { fixed, print, ratio, table, type TargetCheck } from './lib/report';
 import { metricsQuery, printMetricsQuery, type MetricsQueryResult } from './metrics-query';
 import { printRequestOverhead, requestOverhead, type RequestOverheadResult } from './request-overhead';
 import { printSendCpu, sendCpu, type SendCpuResult } from './send-cpu';
+import { printWebhookDispatch, webhookDispatch, type WebhookDispatchResult } from './webhook-dispatch';
 
 const OUT_DIR = join(__dirname, '.out');
 
@@ -40,6 +41,7 @@ async function main(): Promise<number> {
   let send: SendCpuResult | undefined;
   let ingest: EventIngestResult | undefined;
   let metrics: MetricsQueryResult | undefined;
+  let dispatch: WebhookDispatchResult | undefined;
   const withProfile = !process.argv.includes('--no-profile');
 
   try {
@@ -72,6 +74,12 @@ async function main(): Promise<number> {
   } catch (error) {
     failures.push({ benchmark: 'metrics query', error: (error as Error).stack ?? String(error) });
   }
+  try {
+    dispatch = await webhookDispatch();
+    printWebhookDispatch(dispatch);
+  } catch (error) {
+    failures.push({ benchmark: 'webhook dispatch', error: (error as Error).stack ?? String(error) });
+  }
 
   const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(metrics?.checks ?? [])];
   const passed = checks.filter((c) => c.pass).length;
@@ -87,6 +95,10 @@ async function main(): Promise<number> {
     );
     print();
   }
+  if (dispatch) {
+    print(`Report only (no target): webhook dispatch ${fixed(dispatch.ours.deliveriesPerSecond, 0)} deliveries/s through fan-out, queue and worker; bare signed POSTs ${ratio(dispatch.ratio)} faster.`);
+    print();
+  }
   for (const f of failures) print(`ERROR: ${f.benchmark} did not run: ${f.error}`);
   print(`${passed}/${checks.length} targets met${failures.length ? `, ${failures.length} benchmark(s) failed to run` : ''} (${seconds.toFixed(0)} s).`);
   if (busyAtStart > 0.2) print(`Note: ${(busyAtStart * 100).toFixed(0)}% of the CPU was busy with other work before the run; ratios are less reliable than usual.`);
@@ -95,7 +107,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;

@@ -1,13 +1,14 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api, type CustomDomainProps } from './constructs/api';
-import type { AreaResources } from './constructs/area-permissions';
+import { type AreaResources, grantWebhookFanOut } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
 import { Data, messageRetentionDays } from './constructs/data';
 import { EventStream } from './constructs/event-stream';
 import { DEFAULT_MAX_MESSAGE_TTL, type PlatformRegion } from './constructs/platform-env';
 import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
+import { Webhooks } from './constructs/webhooks';
 
 export interface PlatformStackProps extends StackProps {
   platformRegion: PlatformRegion;
@@ -38,6 +39,7 @@ export class PlatformStack extends Stack {
   readonly sendingWorkers: SendingWorkers;
   readonly bootstrap: Bootstrap;
   readonly eventStream: EventStream;
+  readonly webhooks: Webhooks;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -49,6 +51,7 @@ export class PlatformStack extends Stack {
     this.data = new Data(this, 'Data', { maxMessageTtl, messageRetention });
     this.sending = new Sending(this, 'Sending', { platformRegion: props.platformRegion });
     this.scheduling = new Scheduling(this, 'Scheduling', { sendQueue: this.sending.sendQueue.queue });
+    this.webhooks = new Webhooks(this, 'Webhooks');
     const resources: AreaResources = {
       table: this.data.table,
       encryptionKey: this.data.encryptionKey,
@@ -56,6 +59,7 @@ export class PlatformStack extends Stack {
       sendQueue: this.sending.sendQueue.queue,
       configurationSet: this.sending.configurationSet,
       scheduleStateMachine: this.scheduling.stateMachine,
+      webhookQueue: this.webhooks.queue.queue,
     };
     this.api = new Api(this, 'Api', {
       platformRegion: props.platformRegion,
@@ -74,6 +78,9 @@ export class PlatformStack extends Stack {
     });
     this.scheduling.handleUndelivered(this.platformEnvironment, resources);
     this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
+    // The stream worker runs fanOutWebhooks: it queues webhook deliveries.
+    grantWebhookFanOut({ role: this.eventStream.worker.role, scope: this.eventStream.worker }, resources);
+    this.webhooks.addWorker(this.platformEnvironment, resources);
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL for Mailgun clients' });

@@ -33,6 +33,16 @@ export const keys = {
   domainTag: (accountId: string, domain: string, tagKey = ''): Key => ({ pk: `ACCT#${accountId}#DTAG#${domain}`, sk: tagKey }),
   /** How many distinct tags the account (no domain) or a domain holds, against its limit. */
   tagCount: (accountId: string, domain?: string): Key => ({ pk: `ACCT#${accountId}`, sk: domain === undefined ? 'TAGCOUNT' : `TAGCOUNT#${domain}` }),
+  /** A domain's v3/v4 webhooks, every type in one item (functions/webhooks/webhook-store.ts). */
+  domainWebhooks: (accountId: string, domain: string): Key => ({ pk: `ACCT#${accountId}`, sk: `WEBHOOKS#${domain}` }),
+  /** An account's /v1/webhooks, all in one item: the 3-URLs-per-type limit is checked in one write. */
+  accountWebhooks: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNTWEBHOOKS' }),
+  /** The account's webhook signing key, sealed with the platform key. */
+  httpSigningKey: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'HTTPSIGNINGKEY' }),
+  /** Which queue message owns one (event, URL) delivery: a retried stream batch enqueues it twice. */
+  webhookDelivery: (accountId: string, deliveryId: string): Key => ({ pk: `ACCT#${accountId}#WHDELIVERY#${deliveryId}`, sk: 'CLAIM' }),
+  /** Deliveries given up (retries exhausted, or 406), per account and UTC day, newest last. */
+  webhookFailure: (accountId: string, day: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#WHFAILED#${day}`, sk }),
 };
 
 export interface AccountItem {

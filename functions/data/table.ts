@@ -20,6 +20,11 @@
  * | an account's tags by last sighting        | gsi1pk = ACCT#<account>#TAGSEEN, gsi1sk = <ms>#<tag>   |
  * | a domain's tags by name (or prefix)       | pk = ACCT#<account>#DTAG#<domain>, sk begins_with <prefix> |
  * | distinct tag count (account / domain)     | pk = ACCT#<account>, sk = TAGCOUNT / TAGCOUNT#<domain> |
+ * | a domain's webhooks (all types)           | pk = ACCT#<account>, sk = WEBHOOKS#<domain>            |
+ * | an account's /v1/webhooks                 | pk = ACCT#<account>, sk = ACCOUNTWEBHOOKS              |
+ * | an account's webhook signing key          | pk = ACCT#<account>, sk = HTTPSIGNINGKEY               |
+ * | the owner of one webhook delivery         | pk = ACCT#<account>#WHDELIVERY#<delivery id>           |
+ * | failed webhook deliveries of a day        | pk = ACCT#<account>#WHFAILED#<yyyymmdd>, sk = time#id  |
  *
  * The two region-wide lookups (a key by its hash, a domain name's owner) are index items by
  * nature: the caller does not know the account yet. Everything else starts with the account id.

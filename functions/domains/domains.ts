@@ -24,6 +24,7 @@ import {
 } from './domain-store';
 import { clearDomainLists } from '../suppressions/sending';
 import { clearDomainTags } from '../tags/tag-store';
+import { clearDomainHooks } from '../webhooks/webhook-store';
 import { deleteAllTemplates } from '../templates/templates';
 import { deleteIdentity, identityStatus, registerIdentity, setMailFrom, type DkimSigning } from './ses-identity';
 
@@ -295,6 +296,7 @@ export async function deleteDomain(domain: DomainItem): Promise<void> {
   await deleteAllTemplates(accountId, name);
   await clearDomainLists(accountId, name);
   await clearDomainTags(accountId, name);
+  await clearDomainHooks(accountId, name);
   for (const key of await dkimKeysOf(accountId, name)) await removeDkimKey(key);
   for (const credential of await credentialsOf(accountId, name)) await removeCredential(credential);
   await removeDomainItem(domain);

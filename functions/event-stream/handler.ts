@@ -1,10 +1,17 @@
+import { countEvents } from '../analytics/count-events';
 import { registerTags } from '../tags/tag-registry';
+import { fanOutWebhooks } from '../webhooks/fan-out';
 import { streamHandler, type EventConsumer } from './process-batch';
 
 /**
  * The table stream's consumer (INSERTs of kind=event): every event the platform records reaches
- * each of these exactly as it was stored.
+ * each of these exactly as it was stored. They run side by side; each marks the batches it
+ * finished, so a retry caused by one does not repeat the others.
  */
-export const EVENT_CONSUMERS: EventConsumer[] = [{ name: 'tags', consume: registerTags }];
+export const EVENT_CONSUMERS: EventConsumer[] = [
+  { name: 'analytics', consume: countEvents },
+  { name: 'tags', consume: registerTags },
+  { name: 'webhooks', consume: fanOutWebhooks },
+];
 
 export const handler = streamHandler(EVENT_CONSUMERS);

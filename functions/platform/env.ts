@@ -53,6 +53,20 @@ export const platformEnvSchema = z.object({
   TAG_LIMIT_ACCOUNT: z.coerce.number().int().min(0).default(100_000),
   /** Distinct tags a domain may have (Mailgun's default: 20,000), for /v3/{domain}/tags. */
   TAG_LIMIT_DOMAIN: z.coerce.number().int().min(0).default(20_000),
+  /** The webhook delivery queue: one message per (event, URL), consumed by functions/webhooks/delivery-worker.ts. */
+  WEBHOOK_QUEUE_URL: z.string().url().optional(),
+  /**
+   * Let webhook URLs reach loopback, private, link-local and other internal addresses. Off on AWS
+   * (a URL must not turn the platform into a proxy into its own network: SSRF); local mode sets it
+   * so a receiver on 127.0.0.1 works.
+   */
+  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  /** How long a container reuses a webhook configuration it read (Mailgun: changes may take minutes); 0 reads every time. */
+  WEBHOOK_CONFIG_CACHE_SECONDS: z.coerce.number().min(0).default(60),
+  /** Multiplies Mailgun's retry schedule (10m ... 4h); tests shrink it to seconds. */
+  WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
+  /** How long one webhook POST may take, connection to last byte, before it counts as failed. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 });
 
 export type PlatformEnv = z.infer<typeof platformEnvSchema>;

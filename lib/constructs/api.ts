@@ -72,6 +72,7 @@ export class Api extends Construct {
       sesConfigurationSet: resources.configurationSet.configurationSetName,
       scheduleStateMachineArn: resources.scheduleStateMachine.stateMachineArn,
       maxMessageTtl: props.maxMessageTtl,
+      webhookQueueUrl: resources.webhookQueue.queueUrl,
     });
 
     this.authorizerFunction = new PlatformFunction(this, 'Authorizer', {

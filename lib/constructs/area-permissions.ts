@@ -20,6 +20,8 @@ export interface AreaResources {
   configurationSet: ses.IConfigurationSet;
   /** Scheduled delivery: one execution per message sent with o:deliverytime (lib/constructs/scheduling.ts). */
   scheduleStateMachine: sfn.IStateMachine;
+  /** Webhook deliveries: filled by fan-out (the event stream), drained by the webhook worker (lib/constructs/webhooks.ts). */
+  webhookQueue: sqs.IQueue;
 }
 
 /** The grantee and the construct whose subtree the acknowledgements of its findings apply to. */
@@ -139,6 +141,11 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   analytics: (grantee, { table }) => grantTableRead(grantee, table),
   // Logs read the account-wide event index (gsi1) and the domains; they write nothing.
   logs: (grantee, { table }) => grantTableRead(grantee, table),
+  // Webhook configuration, and the signing key, sealed and unsealed with the platform key.
+  webhooks: (grantee, { table, encryptionKey }) => {
+    grantTableReadWrite(grantee, table);
+    encryptionKey.grantRead(grantee.role);
+  },
 };
 
 export function grantArea(area: string, grantee: AreaGrantee, resources: AreaResources): void {
@@ -185,4 +192,23 @@ export function grantEventStreamWorker(grantee: AreaGrantee, { table }: AreaReso
 /** Scheduled delivery's last resort: claims the unsent recipients and records their failed events. */
 export function grantScheduleUndelivered(grantee: AreaGrantee, { table }: AreaResources): void {
   grantTableReadWrite(grantee, table);
+}
+
+/**
+ * The webhook worker: claims deliveries and records given-up ones in the table, makes or reads the
+ * account's signing key (sealed with the platform key), and re-queues retries on its own queue.
+ */
+export function grantWebhookWorker(grantee: AreaGrantee, { table, encryptionKey, webhookQueue }: AreaResources): void {
+  grantTableReadWrite(grantee, table);
+  encryptionKey.grantRead(grantee.role);
+  grantSendToQueue(grantee, webhookQueue);
+}
+
+/**
+ * What fanOutWebhooks (functions/webhooks/fan-out.ts) needs beyond table reads in the function
+ * that calls it (the event-stream worker, whose table grant covers the configuration reads):
+ * SendMessage on the webhook queue, which also authorizes SendMessageBatch.
+ */
+export function grantWebhookFanOut(grantee: AreaGrantee, { webhookQueue }: AreaResources): void {
+  grantSendToQueue(grantee, webhookQueue);
 }

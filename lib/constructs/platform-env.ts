@@ -24,6 +24,8 @@ export interface PlatformEnvSettings {
   scheduleStateMachineArn?: string;
   /** Upper bound of a domain's message_ttl; the messages bucket must keep objects at least this long. */
   maxMessageTtl?: Duration;
+  /** The webhook delivery queue's URL: fan-out fills it, the webhook worker re-queues retries on it. */
+  webhookQueueUrl?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
 }
 
@@ -35,6 +37,7 @@ export interface PlatformEnvSettings {
 const TOKEN_STAND_INS: Partial<Record<keyof PlatformEnv, string>> = {
   SEND_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/send-queue',
   SCHEDULE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:scheduled-delivery',
+  WEBHOOK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-queue',
 };
 
 /**
@@ -55,6 +58,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     // Set explicitly, not left to the handlers' default: the bucket's lifecycle is checked against it.
     MAX_MESSAGE_TTL: String((settings.maxMessageTtl ?? DEFAULT_MAX_MESSAGE_TTL).toSeconds()),
     LOG_LEVEL: settings.logLevel ?? 'INFO',
+    ...(settings.webhookQueueUrl === undefined ? {} : { WEBHOOK_QUEUE_URL: settings.webhookQueueUrl }),
   };
   // A value the handlers would reject fails the synth, not the first request after a deploy.
   const entries = Object.entries(contract) as Array<[keyof PlatformEnv, string]>;

@@ -9,6 +9,7 @@ import { handler as eventStreamHandler } from '../../functions/event-stream/hand
 import { handler as notificationsWorker } from '../../functions/events/ses-notifications';
 import { handler as sendWorker } from '../../functions/messages/send-worker';
 import { handler as scheduleUndelivered } from '../../functions/messages/schedule-undelivered';
+import { handler as webhookWorker } from '../../functions/webhooks/delivery-worker';
 import { withEnv } from '../../functions/platform/env';
 import { routes } from '../../functions/routes';
 import { gateway } from './api-gateway';
@@ -103,6 +104,9 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
     MESSAGES_BUCKET,
     SES_CONFIGURATION_SET: 'mailplane-events',
     PUBLIC_API_URL: url,
+    // Receivers on this machine are the point of local mode; and changes to webhooks apply at once.
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    WEBHOOK_CONFIG_CACHE_SECONDS: '0',
     ...options.env,
   };
   const run = <T>(fn: () => Promise<T>) => withEnv(env, fn);
@@ -118,6 +122,8 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   // batches are larger than queue batches so counters aggregate more events per write.
   const eventStreamQueue = sqs.createQueue('event-stream', { visibilityTimeoutSeconds: 60, maxReceiveCount: 10, batchSize: 100, retryDelaySeconds: 0.2 }, streamQueueWorker(eventStreamHandler));
   publishStream = (body) => sqs.send(eventStreamQueue, body);
+  // Webhook deliveries: several batches at once, as Lambda would run them, so a slow receiver holds back no other.
+  env.WEBHOOK_QUEUE_URL = sqs.createQueue('webhooks', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 8 }, webhookWorker);
   // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.
   const sfn = new SfnStandIn(dataDir, AWS_REGIONS[region], (fn) => withEnv(env, fn));
   env.SFN_ENDPOINT = await sfn.listen();

@@ -19,6 +19,8 @@ export interface QueueOptions {
    * a stream retries a failed batch at once, which the event-stream queue imitates.
    */
   retryDelaySeconds?: number;
+  /** Batches in flight at once (Lambda's concurrent invocations of the worker); default 1. */
+  maxConcurrency?: number;
 }
 
 interface StoredMessage {
@@ -45,7 +47,7 @@ const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 export class SqsStandIn {
   private server?: Server;
   private baseUrl = '';
-  private readonly queues = new Map<string, { state: QueueState; options: QueueOptions; worker?: QueueWorker; running: boolean }>();
+  private readonly queues = new Map<string, { state: QueueState; options: QueueOptions; worker?: QueueWorker; running: number }>();
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private readonly crashes = new Set<string>();
@@ -71,7 +73,7 @@ export class SqsStandIn {
     this.stopped = true;
     clearInterval(this.timer);
     // Let in-flight batches finish so their outcome is recorded.
-    while ([...this.queues.values()].some((q) => q.running)) await new Promise((resolve) => setTimeout(resolve, 10));
+    while ([...this.queues.values()].some((q) => q.running > 0)) await new Promise((resolve) => setTimeout(resolve, 10));
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
@@ -81,7 +83,7 @@ export class SqsStandIn {
     const state: QueueState = file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as QueueState) : { messages: [], dlq: [] };
     // Messages that were in flight when the process stopped become visible again, as in SQS.
     for (const message of state.messages) message.visibleAt = Math.min(message.visibleAt, Date.now());
-    this.queues.set(name, { state, options, worker, running: false });
+    this.queues.set(name, { state, options, worker, running: 0 });
     return this.queueUrl(name);
   }
 
@@ -151,19 +153,22 @@ export class SqsStandIn {
   private pump(): void {
     if (this.stopped) return;
     for (const [name, queue] of this.queues) {
-      if (!queue.worker || queue.running || this.paused.has(name)) continue;
+      const worker = queue.worker;
+      if (!worker || this.paused.has(name)) continue;
       const now = Date.now();
-      const batch = queue.state.messages.filter((m) => m.visibleAt <= now).slice(0, queue.options.batchSize);
-      if (!batch.length) continue;
-      queue.running = true;
-      for (const message of batch) {
-        message.receiveCount += 1;
-        message.visibleAt = now + queue.options.visibilityTimeoutSeconds * 1000;
+      while (queue.running < (queue.options.maxConcurrency ?? 1)) {
+        const batch = queue.state.messages.filter((m) => m.visibleAt <= now).slice(0, queue.options.batchSize);
+        if (!batch.length) break;
+        queue.running += 1;
+        for (const message of batch) {
+          message.receiveCount += 1;
+          message.visibleAt = now + queue.options.visibilityTimeoutSeconds * 1000;
+        }
+        this.persist(name);
+        void this.deliver(name, worker, batch).finally(() => {
+          queue.running -= 1;
+        });
       }
-      this.persist(name);
-      void this.deliver(name, queue.worker, batch).finally(() => {
-        queue.running = false;
-      });
     }
   }
 

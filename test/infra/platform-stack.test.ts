@@ -13,6 +13,7 @@ import { EVENT_STREAM_BATCH_SIZE } from '../../lib/constructs/event-stream';
 import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
 import { MAX_SCHEDULE_MS } from '../../functions/messages/send-params';
 import { PlatformStack, type PlatformStackProps } from '../../lib/platform-stack';
+import { WEBHOOK_WORKER_TIMEOUT } from '../../lib/constructs/webhooks';
 import { AWS_REGIONS, logicalIdOf, removeSynthOutput, SANDBOX_DOMAIN, synthPlatform, testApp } from './synth';
 
 afterAll(removeSynthOutput);
@@ -71,6 +72,9 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     streamWorker: string;
     streamFailures: string;
     undelivered: string;
+    webhookQueue: string;
+    webhookDlq: string;
+    webhookWorker: string;
   };
 
   beforeAll(() => {
@@ -96,6 +100,9 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       streamWorker: logicalIdOf(stack, stack.eventStream.worker.fn),
       streamFailures: logicalIdOf(stack, stack.eventStream.failures),
       undelivered: logicalIdOf(stack, stack.scheduling.undelivered!.fn),
+      webhookQueue: logicalIdOf(stack, stack.webhooks.queue.queue),
+      webhookDlq: logicalIdOf(stack, stack.webhooks.queue.deadLetterQueue),
+      webhookWorker: logicalIdOf(stack, stack.webhooks.worker!.fn),
     };
   }, 120_000);
 
@@ -156,15 +163,17 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
       });
     }
-    // The areas, the authorizer, the bootstrap handler, the two queue workers, the stream worker
-    // and scheduled delivery's undelivered handler; the provider framework runs its own runtime.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 6);
+    // The areas, the authorizer, the bootstrap handler, the three queue workers (send,
+    // notifications, webhooks), the stream worker and scheduled delivery's undelivered handler;
+    // the provider framework runs its own runtime.
+    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 7);
   });
 
   test('the queue workers are built like every platform Lambda, with their own timeouts', () => {
     const workers = [
       [ids.sendWorker, 'Queue worker: sends accepted messages through SES', SEND_WORKER_TIMEOUT.toSeconds()],
       [ids.notificationsWorker, 'Queue worker: turns SES notifications into events', NOTIFICATIONS_WORKER_TIMEOUT.toSeconds()],
+      [ids.webhookWorker, 'Queue worker: signs and POSTs webhook deliveries, re-queues retries', WEBHOOK_WORKER_TIMEOUT.toSeconds()],
     ] as const;
     for (const [id, description, timeout] of workers) {
       expect(functionIdByDescription(template, description)).toBe(id);
@@ -238,6 +247,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       SCHEDULE_STATE_MACHINE_ARN: { Ref: ids.scheduleMachine },
       MAX_MESSAGE_TTL: '604800',
       LOG_LEVEL: 'INFO',
+      WEBHOOK_QUEUE_URL: { Ref: ids.webhookQueue },
       POWERTOOLS_SERVICE_NAME: 'mailplane',
       NODE_OPTIONS: '--enable-source-maps',
     };
@@ -246,6 +256,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       ids.bootstrap,
       ids.sendWorker,
       ids.notificationsWorker,
+      ids.webhookWorker,
       ...areas.map((a) => functionIdByDescription(template, `API area: ${a}`)),
     ];
     for (const id of functionIds) {
@@ -296,6 +307,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     const pairs = [
       [ids.sendQueue, ids.sendDlq, ids.sendWorker],
       [ids.notificationsQueue, ids.notificationsDlq, ids.notificationsWorker],
+      [ids.webhookQueue, ids.webhookDlq, ids.webhookWorker],
     ] as const;
     const resources = template.toJSON().Resources as Record<string, Resource>;
     for (const [queueId, dlqId, workerId] of pairs) {
@@ -315,7 +327,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       }
     }
     // Plus the stream's failure destination (tested with the stream).
-    expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(5);
+    expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(7);
   });
 
   test('each worker consumes its queue in batches of 10 with partial batch failures; the send worker is bounded by sendConcurrency', () => {
@@ -332,6 +344,12 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         {
           FunctionName: { Ref: ids.notificationsWorker },
           EventSourceArn: { 'Fn::GetAtt': [ids.notificationsQueue, 'Arn'] },
+          BatchSize: 10,
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+        },
+        {
+          FunctionName: { Ref: ids.webhookWorker },
+          EventSourceArn: { 'Fn::GetAtt': [ids.webhookQueue, 'Arn'] },
           BatchSize: 10,
           FunctionResponseTypes: ['ReportBatchItemFailures'],
         },
@@ -474,6 +492,18 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     const handler = template.toJSON().Resources[ids.undelivered] as Resource;
     expect(handler.Properties.Environment.Variables.TABLE_NAME).toBeDefined();
     expect(handler.Properties.Environment.Variables.SCHEDULE_STATE_MACHINE_ARN).toBeUndefined();
+  });
+
+  test('the webhook worker re-queues only on its own queue, reads the platform key for signing keys, and uses the table', () => {
+    const { business, actions } = permissionsOf(template, ids.webhookWorker);
+    // CDK merges the event source's receive/delete grant with the worker's SendMessage.
+    const sqsStatements = business.filter((st) => [st.Action].flat().some((a) => a.startsWith('sqs:')));
+    expect(sqsStatements.map((st) => st.Resource)).toEqual([{ 'Fn::GetAtt': [ids.webhookQueue, 'Arn'] }]);
+    expect([sqsStatements[0]!.Action].flat()).toContain('sqs:SendMessage');
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'secretsmanager:GetSecretValue']));
+    expect(actions.filter((a) => !/^(dynamodb|secretsmanager|sqs):/.test(a))).toEqual([]);
+    const { actions: areaActions } = permissionsOf(template, functionIdByDescription(template, 'API area: webhooks'));
+    expect(areaActions.filter((a) => !/^(dynamodb|secretsmanager):/.test(a))).toEqual([]);
   });
 
   test('the send worker reads MIME, re-queues retries, and sends through SES with the configuration set', () => {

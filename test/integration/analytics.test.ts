@@ -1,7 +1,6 @@
 import { ensurePrimaryAccount } from '../../functions/accounts/bootstrap';
 import { countEvents } from '../../functions/analytics/count-events';
-import { EVENT_CONSUMERS } from '../../functions/event-stream/handler';
-import { readEvents, type RecordedEvent } from '../../functions/events/event-store';
+import { readEvents } from '../../functions/events/event-store';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { ADMIN_KEY, call, eventually, sdk, startTestPlatform } from '../support/platform';
 
@@ -15,22 +14,6 @@ let mg: ReturnType<typeof sdk>;
 let sandbox: string;
 let accountId: string;
 const startedAt = Date.now();
-
-/*
- * Once countEvents is one of the event stream's consumers, the real flow counts: the test waits for
- * the counters to settle. Until then the test plays the stream's part: every event recorded since
- * the test started, and not handed over yet, goes to countEvents in one batch, in the region's scope.
- */
-const STREAM_COUNTS = EVENT_CONSUMERS.some((consumer) => consumer.name === 'analytics');
-const counted = new Set<string>();
-async function feedStream(): Promise<void> {
-  await platform.us.run(async () => {
-    const found = await readEvents(accountId, sandbox, { from: startedAt - 1000, to: Date.now() + 1000, ascending: true, limit: 10_000 });
-    const fresh: RecordedEvent[] = found.filter((e) => !counted.has(e.data.id)).map((e) => ({ accountId, domain: sandbox, data: e.data }));
-    for (const e of fresh) counted.add(e.data.id);
-    await countEvents(fresh);
-  });
-}
 
 const eventCount = async (query: string) => ((await call(`${platform.us.url}/v3/${sandbox}/events?${query}&limit=300`)).json.items as unknown[]).length;
 const mimeOf = async (id: string, recipient: string) =>
@@ -67,8 +50,7 @@ beforeAll(async () => {
   // Everything has been recorded: 6 accepted, 5 delivered, 1 failed, 1 complaint, 2 opens, 1 click.
   await eventually(async () => (await eventCount('event=delivered')) === 5 && (await eventCount('event=failed')) === 1 && (await eventCount('event=complained')) === 1, 15_000);
   await eventually(async () => (await eventCount('event=opened')) === 2 && (await eventCount('event=clicked')) === 1);
-  if (!STREAM_COUNTS) await feedStream();
-  // Counted: every accepted event and every open reached the counters.
+  // Counted through the event stream: every accepted event and every open reached the counters.
   await eventually(async () => {
     const m = (await metrics({ duration: '1d', metrics: ['accepted_count', 'delivered_count', 'opened_count', 'clicked_count', 'complained_count'] })).json.items as Array<{ metrics: Json }>;
     return JSON.stringify(m[0]?.metrics) === JSON.stringify({ accepted_count: 6, delivered_count: 5, opened_count: 2, clicked_count: 1, complained_count: 1 });

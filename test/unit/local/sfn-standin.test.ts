@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SfnStandIn } from '../../../lib/local/sfn-standin';
-import { LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from '../../../lib/local/workflow-runner';
+import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from '../../../lib/local/workflow-runner';
 
 // The Step Functions stand-in as the handlers meet it: through the real SDK client.
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -28,7 +28,7 @@ async function start(dir: string | undefined = dataDir) {
   const host = new SfnStandIn(dir, 'us-east-1', (fn) => fn());
   hosts.push(host);
   const endpoint = await host.listen();
-  const workflow = new LocalWorkflow('scheduled-delivery', { SendQueueUrl: QUEUE }, { [SQS_SEND_MESSAGE]: sqsSendMessageTask(async (_url, body) => void sends.push({ body, at: Date.now() })) });
+  const workflow = new LocalWorkflow('scheduled-delivery', { SendQueueUrl: QUEUE, UndeliveredFunctionArn: 'undelivered' }, { [SQS_SEND_MESSAGE]: sqsSendMessageTask(async (_url, body) => void sends.push({ body, at: Date.now() })), [LAMBDA_INVOKE]: lambdaInvokeTask({}) });
   const stateMachineArn = host.createStateMachine(workflow);
   host.resume();
   return { host, stateMachineArn, client: new SFNClient({ region: 'us-east-1', endpoint, maxAttempts: 1 }) };

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { placeholdersOf, WORKFLOWS_DIR } from '../../../lib/constructs/workflows';
-import { LOCAL_WORKFLOWS_DIR, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask, substitute, type Json } from '../../../lib/local/workflow-runner';
+import { LAMBDA_INVOKE, lambdaInvokeTask, LOCAL_WORKFLOWS_DIR, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask, substitute, type Json } from '../../../lib/local/workflow-runner';
 
 const definitions = fs.readdirSync(WORKFLOWS_DIR).filter((f) => f.endsWith('.asl.json'));
 
@@ -54,8 +54,8 @@ describe('the local workflow runner', () => {
     const sends: Array<{ queueUrl: string; body: string; at: number }> = [];
     const workflow = new LocalWorkflow(
       'scheduled-delivery',
-      { SendQueueUrl: 'https://queue.example/send' },
-      { [SQS_SEND_MESSAGE]: sqsSendMessageTask(async (queueUrl, body) => void sends.push({ queueUrl, body, at: Date.now() })) },
+      { SendQueueUrl: 'https://queue.example/send', UndeliveredFunctionArn: 'undelivered' },
+      { [SQS_SEND_MESSAGE]: sqsSendMessageTask(async (queueUrl, body) => void sends.push({ queueUrl, body, at: Date.now() })), [LAMBDA_INVOKE]: lambdaInvokeTask({}) },
     );
     const deliverAt = new Date(Date.now() + 300);
     const execution = workflow.run({ storageKey: 'k1', attempt: 0, deliverAt: deliverAt.toISOString() });
@@ -68,7 +68,7 @@ describe('the local workflow runner', () => {
 
   test('an aborted execution stops in its Wait and sends nothing', async () => {
     const send = jest.fn(async () => undefined);
-    const workflow = new LocalWorkflow('scheduled-delivery', { SendQueueUrl: 'https://queue.example/send' }, { [SQS_SEND_MESSAGE]: sqsSendMessageTask(send) });
+    const workflow = new LocalWorkflow('scheduled-delivery', { SendQueueUrl: 'https://queue.example/send', UndeliveredFunctionArn: 'undelivered' }, { [SQS_SEND_MESSAGE]: sqsSendMessageTask(send), [LAMBDA_INVOKE]: lambdaInvokeTask({}) });
     const execution = workflow.run({ storageKey: 'k2', attempt: 0, deliverAt: new Date(Date.now() + 60_000).toISOString() });
     execution.abort();
     await expect(execution.result).resolves.toBeNull();

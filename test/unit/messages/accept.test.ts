@@ -1,7 +1,7 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { DomainItem } from '../../../functions/data/db';
 import { acceptMessage, scheduleExecutionName } from '../../../functions/messages/accept';
@@ -35,16 +35,20 @@ const record = (storageKey: string, deliverAt?: Date) => ({
 });
 const accept = (r: ReturnType<typeof record>, raw = env) => withEnv(raw, () => acceptMessage(r, Buffer.from('MIME'), domain));
 const stored = () => ddb.commandCalls(PutCommand).map((c) => c.args[0].input.Item!).find((item) => item['sk'] === 'MSG')!;
+type EventData = { event: string; message?: { 'scheduled-for'?: number }; 'delivery-status'?: { message: string } };
+/** The events written, in order: accepted events go in batch writes. */
 const events = () =>
   ddb
-    .commandCalls(PutCommand)
-    .map((c) => c.args[0].input.Item!['data'] as { event: string; message?: { 'scheduled-for'?: number }; 'delivery-status'?: { message: string } } | undefined)
+    .commandCalls(BatchWriteCommand)
+    .flatMap((c) => Object.values(c.args[0].input.RequestItems!).flat())
+    .map((write) => write.PutRequest!.Item!['data'] as EventData | undefined)
     .filter((data) => data !== undefined);
 
 beforeEach(() => {
   for (const client of [s3, ddb, sqs, sfn]) client.reset();
   s3.on(PutObjectCommand).resolves({});
   ddb.on(PutCommand).resolves({});
+  ddb.on(BatchWriteCommand).resolves({});
   sqs.on(SendMessageCommand).resolves({ MessageId: 'm' });
   sfn.on(StartExecutionCommand).resolves({ executionArn: 'arn', startDate: new Date() });
 });

@@ -1,0 +1,106 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { keys } from '../data/db';
+import { getItem, putItem } from '../data/store';
+import type { EventData } from '../events/event-store';
+import { sqsClient } from '../platform/aws-clients';
+import { env } from '../platform/env';
+import { logger } from '../platform/logger';
+import { hopDelaySeconds, retryDelayMs, type DeliveryJob } from './delivery-job';
+import { recordFailedDelivery } from './failed-deliveries';
+import { DeliveryError, postJson } from './http-post';
+import { payloadOf } from './signature';
+import { signingKeyForDelivery } from './signing-key';
+
+/**
+ * Consumes the webhook delivery queue: POSTs each job's event, signed, to its URL. The records of a
+ * batch are sent concurrently, each bounded by WEBHOOK_TIMEOUT_MS, so a slow receiver delays no
+ * other. A 2xx ends the job; 406 ends it as rejected; anything else (or no answer) queues the next
+ * attempt on Mailgun's schedule, and after the last one the job is recorded as given up.
+ * Retries are new messages rather than failed ones, so the queue's own redelivery (and its DLQ)
+ * is left for failures of the worker itself: a table or queue call that failed.
+ */
+interface DeliveryClaim {
+  messageId: string;
+  ttl: number;
+}
+
+/** A claim outlives any replay of the stream batch that produced the job. */
+const CLAIM_SECONDS = 86_400;
+
+/**
+ * The first attempt of a delivery claims it for its queue message. A replayed stream batch
+ * enqueues the same (event, URL) again under another message id, which finds the claim taken and
+ * is dropped; the same message redelivered (the worker died mid-way) finds its own claim and goes on.
+ */
+async function claim(job: DeliveryJob, messageId: string): Promise<boolean> {
+  const key = keys.webhookDelivery(job.accountId, job.deliveryId);
+  const item: DeliveryClaim = { messageId, ttl: Math.ceil(Date.now() / 1000) + CLAIM_SECONDS };
+  if (await putItem(key, item, { ifAbsent: true })) return true;
+  const owner = await getItem<DeliveryClaim>(key, { consistent: true });
+  return owner?.messageId === messageId;
+}
+
+async function enqueue(job: DeliveryJob): Promise<void> {
+  const delay = job.notBefore === undefined ? 0 : hopDelaySeconds(job.notBefore);
+  await sqsClient().send(new SendMessageCommand({ QueueUrl: env().WEBHOOK_QUEUE_URL!, MessageBody: JSON.stringify(job), DelaySeconds: delay }));
+}
+
+/** The event as the events API shows it: a stored message's URL points at this region's API. */
+function present(event: EventData, domain: string): EventData {
+  const storage = event['storage'] as { key?: string } | undefined;
+  const base = env().PUBLIC_API_URL;
+  if (!storage?.key || !base) return event;
+  return { ...event, storage: { ...storage, url: `${base}/v3/domains/${domain}/messages/${storage.key}` } };
+}
+
+/** One attempt: the receiver's status, or what kept it from answering. */
+async function attempt(job: DeliveryJob): Promise<{ status?: number; outcome: string }> {
+  const { WEBHOOK_TIMEOUT_MS: timeoutMs, WEBHOOK_ALLOW_PRIVATE_URLS: allowPrivate } = env();
+  const key = await signingKeyForDelivery(job.accountId);
+  const body = JSON.stringify(payloadOf(key, present(job.event, job.domain)));
+  try {
+    const reply = await postJson(job.url, body, { timeoutMs, allowPrivate });
+    return { status: reply.status, outcome: String(reply.status) };
+  } catch (error) {
+    if (error instanceof DeliveryError) return { outcome: error.message };
+    throw error;
+  }
+}
+
+export async function deliver(job: DeliveryJob, now = () => Date.now()): Promise<void> {
+  const { status, outcome } = await attempt(job);
+  if (status !== undefined && status >= 200 && status < 300) return;
+  if (status === 406) return recordFailedDelivery(job, 'rejected', outcome, now());
+  const delay = retryDelayMs(job.attempt, env().WEBHOOK_RETRY_SCALE);
+  if (delay === undefined) return recordFailedDelivery(job, 'retries-exhausted', outcome, now());
+  const at = now();
+  await enqueue({ ...job, attempt: job.attempt + 1, notBefore: at + delay, firstAttemptAt: job.firstAttemptAt ?? at, lastOutcome: outcome });
+}
+
+async function handleRecord(record: SQSRecord): Promise<void> {
+  let job: DeliveryJob;
+  try {
+    job = JSON.parse(record.body) as DeliveryJob;
+  } catch {
+    // Retrying cannot make it readable; the queue only ever holds what fan-out and this worker wrote.
+    logger.error('unreadable webhook delivery message dropped', { messageId: record.messageId });
+    return;
+  }
+  // Not due yet: another hop of at most 15 minutes.
+  if (job.notBefore !== undefined && job.notBefore > Date.now()) return enqueue(job);
+  if (job.attempt === 0 && !(await claim(job, record.messageId))) return;
+  await deliver(job);
+}
+
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const records = event.Records as SQSRecord[];
+  const settled = await Promise.allSettled(records.map(handleRecord));
+  const failures: SQSBatchResponse['batchItemFailures'] = [];
+  settled.forEach((result, i) => {
+    if (result.status === 'fulfilled') return;
+    logger.error('webhook delivery job failed; the queue will redeliver it', { messageId: records[i]!.messageId, error: result.reason as Error });
+    failures.push({ itemIdentifier: records[i]!.messageId });
+  });
+  return { batchItemFailures: failures };
+}

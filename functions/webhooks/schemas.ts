@@ -1,0 +1,51 @@
+import { z } from 'zod/v3';
+import { list, text } from '../platform/http/params';
+
+/**
+ * Inputs of the webhook routes. Names and URLs are checked by the operations (names.ts,
+ * url-policy.ts) so the refusals can use Mailgun's wording.
+ */
+const MAX_DESCRIPTION = 1024;
+/** More values than any valid request carries; a bound on work per request. */
+const MAX_VALUES = 20;
+
+/**
+ * URLs as repeated fields (or a JSON array), not split on commas: a comma is legal in a URL.
+ * Blank values are dropped; at least one must remain.
+ */
+export const urls = () =>
+  z.preprocess(
+    (value) => {
+      if (value === undefined || value === null) return undefined;
+      const items = (Array.isArray(value) ? value : [value]).map((v) => (typeof v === 'string' ? v.trim() : v)).filter((v) => v !== '');
+      return items.length ? items : undefined;
+    },
+    z.array(z.string()).max(MAX_VALUES, { message: `must be at most ${MAX_VALUES} values` }),
+  );
+
+const domain = z.string().min(1);
+const name = z.string().min(1);
+
+export const domainInput = z.object({ domain });
+export const namedInput = z.object({ domain, name });
+export const createV3Input = z.object({ domain, id: text(), url: urls() });
+export const updateV3Input = z.object({ domain, name, url: urls() });
+export const testInput = z.object({ domain, name, url: text() });
+
+export const v4ChangeInput = z.object({ domain, url: text(), event_types: list().pipe(z.array(z.string()).max(MAX_VALUES)) });
+/** DELETE /v4/...: `url` is a comma-separated list (the OAS), or repeated. */
+export const v4DeleteInput = z.object({ domain, url: list().pipe(z.array(z.string()).max(MAX_VALUES)) });
+
+export const accountWebhookInput = z.object({
+  url: text(),
+  event_types: list().pipe(z.array(z.string()).max(MAX_VALUES)),
+  description: text().pipe(z.string().max(MAX_DESCRIPTION, { message: `must be at most ${MAX_DESCRIPTION} characters` })).optional(),
+});
+export const accountWebhookIdInput = z.object({ id: z.string().min(1) });
+export const replaceAccountWebhookInput = accountWebhookInput.extend({ id: z.string().min(1) });
+/** `webhook_ids` is read raw: an empty item in it is refused, not skipped (contract §4.3). */
+export const listAccountWebhooksInput = z.object({ webhook_ids: text().optional() });
+export const deleteAccountWebhooksInput = z.object({ webhook_ids: text().optional(), all: text().optional() });
+
+/** The signing-key routes take no parameters. */
+export const noInput = z.object({});

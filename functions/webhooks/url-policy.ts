@@ -1,0 +1,71 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { BadRequest } from '../platform/errors';
+import { env } from '../platform/env';
+import { forbiddenAddressCategory } from './address-policy';
+
+/** Longest URL accepted: a webhook URL is stored on every type it serves and travels in every queue message. */
+const MAX_URL_LENGTH = 2048;
+
+/** The host of a URL as an IP literal, brackets stripped, or undefined for a name. */
+export function literalAddress(hostname: string): string | undefined {
+  const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return isIP(bare) ? bare : undefined;
+}
+
+/**
+ * Parses a webhook URL: absolute http(s), a host, no fragment games. Returns it as given (trimmed)
+ * so a client reads back exactly what it stored; refuses with Mailgun's wording,
+ * `<url> is not a valid url: <why>`.
+ */
+export function parseWebhookUrl(raw: string): URL {
+  const text = raw.trim();
+  const refuse = (why: string): never => {
+    throw new BadRequest(`${text} is not a valid url: ${why}`);
+  };
+  if (text.length > MAX_URL_LENGTH) refuse(`longer than ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return refuse('malformed URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') refuse('invalid URL scheme');
+  if (!url.hostname) refuse('host not found');
+  return url;
+}
+
+/** Every address a host name resolves to (the system resolver, as the delivery will use). */
+async function addressesOf(hostname: string): Promise<string[]> {
+  try {
+    return (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Checks a webhook URL before it is stored. On AWS the host must resolve, and only to public
+ * addresses: a URL naming 169.254.169.254 or an internal name must not become a probe into the
+ * platform's network. The check is repeated at delivery against the address actually connected
+ * to (http-post.ts), since DNS can change in between. With WEBHOOK_ALLOW_PRIVATE_URLS (local mode)
+ * nothing is resolved: a receiver that is not running yet is still a fine thing to configure.
+ */
+export async function checkWebhookUrl(raw: string): Promise<string> {
+  const url = parseWebhookUrl(raw);
+  const text = raw.trim();
+  if (env().WEBHOOK_ALLOW_PRIVATE_URLS) return text;
+  const literal = literalAddress(url.hostname);
+  const addresses = literal ? [literal] : await addressesOf(url.hostname);
+  if (!addresses.length) throw new BadRequest(`${text} is not a valid url: host not found`);
+  for (const address of addresses) {
+    const category = forbiddenAddressCategory(address);
+    if (category) throw new BadRequest(`${text} is not a valid url: its host resolves to a ${category} address, which webhooks may not reach`);
+  }
+  return text;
+}
+
+/** Checks several URLs, each once, in the given order. */
+export async function checkWebhookUrls(raws: readonly string[]): Promise<string[]> {
+  return Promise.all(raws.map(checkWebhookUrl));
+}
