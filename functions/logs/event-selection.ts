@@ -1,4 +1,5 @@
 import type { EventData } from '../events/event-store';
+import { countsOfEvent, derivedCounts } from '../analytics/counts';
 import { BadRequest } from '../platform/errors';
 
 /**
@@ -26,34 +27,20 @@ export const EVENT_NAMES = [
 
 type Test = (data: EventData) => boolean;
 const named = (...names: string[]): Test => (data) => names.includes(data.event);
-const flag = (data: EventData, name: string) => (data['flags'] as Record<string, unknown> | undefined)?.[name] === true;
-const isSuppression = (data: EventData) => String(data['reason'] ?? '').startsWith('suppress-');
-
-/** The metric events that one recorded event decides alone (the unique_* ones need history). */
-const METRIC_EVENTS: Record<string, Test> = {
-  accepted: named('accepted'),
-  accepted_incoming: (data) => data.event === 'accepted' && !flag(data, 'is-authenticated'),
-  accepted_outgoing: (data) => data.event === 'accepted' && flag(data, 'is-authenticated'),
-  delivered: named('delivered'),
-  delivered_smtp: (data) => data.event === 'delivered' && (data['envelope'] as Record<string, unknown> | undefined)?.['transport'] === 'smtp',
-  delivered_http: (data) => data.event === 'delivered' && (data['envelope'] as Record<string, unknown> | undefined)?.['transport'] === 'http',
-  stored: named('stored'),
-  opened: named('opened'),
-  clicked: named('clicked'),
-  complained: named('complained'),
-  unsubscribed: named('unsubscribed'),
-  failed: named('failed'),
-  processed: named('delivered', 'failed'),
-  sent: (data) => data.event === 'delivered' || (data.event === 'failed' && !isSuppression(data)),
-  temporary_failed: (data) => data.event === 'failed' && data['severity'] === 'temporary',
-  permanent_failed: (data) => data.event === 'failed' && data['severity'] === 'permanent',
-  suppressed_bounces: (data) => data.event === 'failed' && data['reason'] === 'suppress-bounce',
-  suppressed_unsubscribed: (data) => data.event === 'failed' && data['reason'] === 'suppress-unsubscribe',
-  suppressed_complaints: (data) => data.event === 'failed' && data['reason'] === 'suppress-complaint',
-};
 
 /** unique_opened and unique_clicked depend on earlier events of the message, which a page cannot see. */
 const NEEDS_HISTORY = ['unique_opened', 'unique_clicked'];
+
+/**
+ * The metric events that one recorded event decides alone. An event is one of them exactly when
+ * it adds to that count in the analytics counters (functions/analytics/counts.ts): logs and
+ * metrics agree on what, say, `sent` or `processed` means.
+ */
+const METRIC_EVENTS: Record<string, Test> = Object.fromEntries(
+  Object.keys(derivedCounts({}))
+    .filter((name) => !NEEDS_HISTORY.includes(name))
+    .map((name): [string, Test] => [name, (data) => (derivedCounts(Object.fromEntries(countsOfEvent(data).map((count) => [count, 1])))[name] ?? 0) > 0]),
+);
 
 export interface EventSelection {
   wants(data: EventData): boolean;

@@ -155,7 +155,7 @@ describe('bad input', () => {
       [{ duration: '3w' }, "Invalid parameter 'duration': expected a number followed by h, d or m, such as 1d or 2h"],
       [{ events: ['bounced'] }, expect.stringContaining("Invalid parameter 'events': bounced is not one of accepted,")],
       [{ events: ['unique_opened'] }, "Invalid parameter 'events': unique_opened is not supported by this server's logs; ask for opened"],
-      [{ metric_events: ['hard_bounces'] }, expect.stringContaining("Invalid parameter 'metric_events': hard_bounces is not supported")],
+      [{ metric_events: ['seed_test'] }, expect.stringContaining("Invalid parameter 'metric_events': seed_test is not supported")],
       [{ filter: { AND: [] } }, "Invalid parameter 'filter.AND': must hold at least one condition"],
       [{ filter: { AND: [where('planet', '=', 'x')] } }, expect.stringContaining("Invalid parameter 'filter.AND.0.attribute': must be one of id, domain")],
       [{ filter: { AND: [where('tag', '~', 'x')] } }, "Invalid parameter 'filter.AND.0.comparator': must be one of =, !=, contains, not contains, <, >"],
