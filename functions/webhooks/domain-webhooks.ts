@@ -50,31 +50,25 @@ export async function getHook(accountId: string, domainName: string, rawName: st
   return { webhook: { urls } };
 }
 
-export async function createHook(accountId: string, domainName: string, rawName: string, rawUrls: string[]) {
+/** Sets a type's URLs: `create` only where it has none yet, `update` only where it has some. */
+async function setHookUrls(accountId: string, domainName: string, rawName: string, rawUrls: string[], mode: 'create' | 'update') {
   const domain = await requireDomain(accountId, domainName);
   const name = parseName(rawName);
   const urls = distinct(await checkWebhookUrls(rawUrls));
   checkCount(name, urls);
   await changeDomainHooks(accountId, domain, (hooks) => {
-    if (hooks[name]?.length) throw new Conflict('Webhook already exists');
+    const exists = Boolean(hooks[name]?.length);
+    if (mode === 'create' && exists) throw new Conflict('Webhook already exists');
+    if (mode === 'update' && !exists) throw new NotFound('Webhook not found');
     return { hooks: { ...hooks, [name]: urls }, result: undefined };
   });
   forgetConfiguration(accountId, domain);
-  return { message: 'Webhook has been created', webhook: { urls } };
+  return { message: mode === 'create' ? 'Webhook has been created' : 'Webhook has been updated', webhook: { urls } };
 }
 
-export async function updateHook(accountId: string, domainName: string, rawName: string, rawUrls: string[]) {
-  const domain = await requireDomain(accountId, domainName);
-  const name = parseName(rawName);
-  const urls = distinct(await checkWebhookUrls(rawUrls));
-  checkCount(name, urls);
-  await changeDomainHooks(accountId, domain, (hooks) => {
-    if (!hooks[name]?.length) throw new NotFound('Webhook not found');
-    return { hooks: { ...hooks, [name]: urls }, result: undefined };
-  });
-  forgetConfiguration(accountId, domain);
-  return { message: 'Webhook has been updated', webhook: { urls } };
-}
+export const createHook = (accountId: string, domainName: string, rawName: string, rawUrls: string[]) => setHookUrls(accountId, domainName, rawName, rawUrls, 'create');
+
+export const updateHook = (accountId: string, domainName: string, rawName: string, rawUrls: string[]) => setHookUrls(accountId, domainName, rawName, rawUrls, 'update');
 
 export async function deleteHook(accountId: string, domainName: string, rawName: string) {
   const domain = await requireDomain(accountId, domainName);
