@@ -3,8 +3,21 @@ import { startLocal } from '../lib/local/platform';
 /**
  * `npm start`: both regions on localhost over embedded stand-ins.
  * PORT (3000), EU_PORT (PORT+1), HOST (127.0.0.1), DATA_DIR (.data), BOOTSTRAP_API_KEY, and any
- * handler setting (DNS_SERVERS, SANDBOX_DOMAIN, TRACKING_CNAME_TARGET, LOG_LEVEL) from the environment.
+ * handler setting listed in PASSED_SETTINGS from the environment.
  */
+const PASSED_SETTINGS = [
+  'DNS_SERVERS',
+  'SANDBOX_DOMAIN',
+  'TRACKING_CNAME_TARGET',
+  'MAX_MESSAGE_TTL',
+  'EVENT_TTL_DAYS',
+  'TAG_LIMIT_ACCOUNT',
+  'TAG_LIMIT_DOMAIN',
+  'WEBHOOK_ALLOW_PRIVATE_URLS',
+  'WEBHOOK_RETRY_SCALE',
+  'WEBHOOK_TIMEOUT_MS',
+] as const;
+
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   const platform = await startLocal({
@@ -13,12 +26,7 @@ async function main(): Promise<void> {
     host: process.env.HOST,
     dataDir: process.env.DATA_DIR ?? '.data',
     bootstrapApiKey: process.env.BOOTSTRAP_API_KEY || undefined,
-    env: {
-      DNS_SERVERS: process.env.DNS_SERVERS,
-      SANDBOX_DOMAIN: process.env.SANDBOX_DOMAIN,
-      TRACKING_CNAME_TARGET: process.env.TRACKING_CNAME_TARGET,
-      MAX_MESSAGE_TTL: process.env.MAX_MESSAGE_TTL,
-    },
+    env: Object.fromEntries(PASSED_SETTINGS.map((name) => [name, process.env[name]])),
   });
   const lines = [
     'Mailplane is running (local mode).',

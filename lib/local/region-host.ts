@@ -107,7 +107,8 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
     // Receivers on this machine are the point of local mode; and changes to webhooks apply at once.
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     WEBHOOK_CONFIG_CACHE_SECONDS: '0',
-    ...options.env,
+    // Settings not given keep the defaults above and the schema's.
+    ...Object.fromEntries(Object.entries(options.env).filter(([, value]) => value !== undefined)),
   };
   const run = <T>(fn: () => Promise<T>) => withEnv(env, fn);
 
