@@ -310,9 +310,11 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
     const doc = await us.run(async () => documentClient());
     const probe = await watchCalls([doc], () => ours(warmNotifications.slice(0, BATCH_SIZE)));
     const oursCalls = perUnit(probe.calls, BATCH_SIZE);
-    const putWire = probe.wire.find((w) => w.command === 'PutItemCommand');
-    if (!putWire) throw new Error('the worker wrote no event item');
-    const template = (JSON.parse(String(putWire.body)) as { Item: Record<string, AttributeValue> }).Item;
+    // Events are written with BatchWriteItem (functions/data/store.ts putItems), one or more a call.
+    const eventWire = probe.wire.find((w) => w.command === 'BatchWriteItemCommand');
+    if (!eventWire) throw new Error('the worker wrote no event item');
+    const written = JSON.parse(String(eventWire.body)) as { RequestItems: Record<string, Array<{ PutRequest: { Item: Record<string, AttributeValue> } }>> };
+    const template = Object.values(written.RequestItems)[0]![0]!.PutRequest.Item;
     const eventItemBytes = Buffer.byteLength(JSON.stringify(template));
 
     // The floor and the peer: a plain DynamoDBClient on the same dynalite, items marshalled up front.
