@@ -1,3 +1,4 @@
+import { normaliseTag } from '../tags/tag-store';
 import { BadRequest } from '../platform/errors';
 import { bucketsBetween, type Resolution } from './buckets';
 import { getCounters, queryCounters, type CounterRow } from './counter-store';
@@ -46,9 +47,9 @@ export interface Group {
 
 const labelOf = (field: Field, value: string) => (field.label ? field.label(value) : value);
 
-/** Tags compare as sent (Mailgun's tags are case-sensitive); domains, providers, devices and countries in any case. */
+/** Every attribute compares in any case (Mailgun's tags are case-insensitive too). */
 function matches(p: Predicate, value: string): boolean {
-  const fold = p.field.attribute === 'tag' ? (s: string) => s : (s: string) => s.toLowerCase();
+  const fold = (s: string) => s.toLowerCase();
   const v = fold(labelOf(p.field, value));
   const wanted = p.values.map(fold);
   switch (p.comparator) {
@@ -66,10 +67,11 @@ function matches(p: Predicate, value: string): boolean {
 /** Exact stored values an '=' predicate pins (only for fields shown as stored, compared exactly). */
 function pinned(p: Predicate | undefined): string[] | undefined {
   if (!p || p.comparator !== '=' || p.field.label) return undefined;
-  // Stored as: domains, recipient domains and devices in lower case, countries in upper case, tags as sent.
+  // Stored as: domains, recipient domains and devices in lower case, countries in upper case, tags
+  // as the tag registry names them (case-folded ASCII).
   switch (p.field.attribute) {
     case 'tag':
-      return p.values;
+      return p.values.map((v) => normaliseTag(v)?.tagKey ?? v.toLowerCase());
     case 'country':
       return p.values.map((v) => (v.length === 2 ? v.toUpperCase() : v));
     default:

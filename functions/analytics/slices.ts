@@ -1,3 +1,4 @@
+import { normaliseTag } from '../tags/tag-store';
 import type { RecordedEvent } from '../events/event-store';
 
 /**
@@ -43,7 +44,10 @@ export function smallestKindWith(attributes: Iterable<Attribute>): readonly Attr
 /** The values an event has for each attribute: several tags, or none when it has no such value. */
 export function eventValues(e: RecordedEvent): Record<Attribute, string[]> {
   const data = e.data;
-  const tags = Array.isArray(data['tags']) ? [...new Set(data['tags'].filter((t): t is string => typeof t === 'string' && t !== ''))] : [];
+  // Counted under the registry's identity of a tag (functions/tags): case-folded ASCII, as Mailgun.
+  const tags = Array.isArray(data['tags'])
+    ? [...new Set(data['tags'].flatMap((t) => (typeof t === 'string' ? (normaliseTag(t)?.tagKey ?? []) : [])))]
+    : [];
   const recipient = typeof data['recipient'] === 'string' ? data['recipient'] : '';
   const rdomain = (typeof data['recipient-domain'] === 'string' ? data['recipient-domain'] : recipient.split('@')[1] ?? '').toLowerCase();
   const client = data['client-info'] as { 'device-type'?: unknown } | undefined;

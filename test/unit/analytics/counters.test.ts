@@ -87,6 +87,12 @@ describe('slices', () => {
     expect(values).toEqual({ domain: ['example.com'], tag: ['t1', 't2'], rdomain: ['gmail.com'], device: ['mobile'], country: ['US'] });
   });
 
+  it('counts tags as the tag registry names them: case-folded, non-ASCII stripped, once each', () => {
+    const tagsOf = (tags: string[]) => eventValues({ accountId: 'a', domain: 'x.com', data: event('delivered', { tags }) }).tag;
+    expect(tagsOf(['Promo', 'promo', 'Café'])).toEqual(['promo', 'caf']);
+    expect(tagsOf(['ééé'])).toEqual([]);
+  });
+
   it('counts a two-tag event under each tag, and an event without a value nowhere in that kind', () => {
     expect(combinations(['domain', 'tag', 'country'], values)).toEqual([
       ['example.com', 't1', 'US'],
