@@ -1,3 +1,4 @@
+import { tagMetrics } from './tag-metrics';
 import { keys, type AccountItem, type DomainItem } from '../data/db';
 import { getItem, queryAll } from '../data/store';
 import { findDomain } from '../domains/domain-store';
@@ -65,17 +66,17 @@ async function accountTagTotal(accountId: string, prefix: string): Promise<numbe
 export const handler = areaHandler(tagRoutes, {
   /**
    * include_subaccounts: subaccounts cannot be listed on this platform yet (no such access
-   * pattern), so the listing holds the acting account's tags. include_metrics: per-tag metrics
-   * come from the analytics counters, which do not exist yet, so no `metrics` are given rather
-   * than invented ones.
+   * pattern), so the listing holds the acting account's tags. include_metrics: each tag's
+   * metrics since it was first seen, from the analytics counters (tag-metrics.ts).
    */
   listAccountTags: operation(listAccountTagsInput, async (req, input) => {
     const { skip, limit, include_total } = input.pagination;
     const sort: TagSort = input.pagination.sort ?? 'lastseen:desc';
     const prefix = input.tag === undefined ? '' : (normaliseTag(input.tag)?.tagKey ?? '');
     const [items, account] = await Promise.all([accountTagPage(req.accountId, sort, prefix, skip, limit), getItem<AccountItem>(keys.account(req.accountId))]);
+    const metrics = input.include_metrics ? await tagMetrics(req.accountId, items) : undefined;
     return {
-      items: items.map((item) => accountTagJson(item, account)),
+      items: items.map((item) => ({ ...accountTagJson(item, account), ...(metrics ? { metrics: metrics.get(item.tagKey) } : {}) })),
       pagination: { sort, skip, limit, ...(include_total ? { total: await accountTagTotal(req.accountId, prefix) } : {}) },
     };
   }),

@@ -6,6 +6,7 @@ import { flag, integer, oneOfValues, text } from '../platform/http/params';
 const MAX_TAG_LENGTH = 128;
 /** Descriptions are free text; kept far below DynamoDB's 400 KB item limit. */
 export const MAX_DESCRIPTION_LENGTH = 1024;
+export const MAX_LIMIT_WITH_METRICS = 20;
 
 export const tagName = () => text().refine((value) => value.trim().length <= MAX_TAG_LENGTH, { message: `must be at most ${MAX_TAG_LENGTH} characters` });
 
@@ -37,7 +38,12 @@ export const listAccountTagsInput = z.object({
   include_metrics: flag().default(false),
   /** A tag name prefix. */
   tag: tagName().optional(),
-});
+})
+  // Mailgun: "When true max limit is 20".
+  .refine((input) => !input.include_metrics || input.pagination.limit <= MAX_LIMIT_WITH_METRICS, {
+    message: `must be at most ${MAX_LIMIT_WITH_METRICS} with include_metrics`,
+    path: ['pagination', 'limit'],
+  });
 
 export const accountTagInput = z.object({ tag: tagName() });
 

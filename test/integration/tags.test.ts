@@ -94,6 +94,23 @@ describe('registry', () => {
   });
 });
 
+describe('metrics', () => {
+  it("give each tag's counts since it was first seen, from the same counters as /v1/analytics/metrics", async () => {
+    // 'promo' was sent twice above, once as 'PROMO'.
+    const measured = async () => (await mg.tags.list({ tag: 'promo', include_metrics: true, pagination: { limit: 20 } } as never)).items.find((t) => t.tag.toLowerCase() === 'promo') as unknown as { metrics: Record<string, unknown> };
+    // Counted by the analytics consumer of the same stream, which may finish a moment later.
+    const item = await eventually(async () => {
+      const found = await measured();
+      return found.metrics['delivered_count'] === 2 && found;
+    });
+    expect(item.metrics).toMatchObject({ accepted_count: 2, delivered_count: 2, failed_count: 0, delivered_rate: '100.00' });
+    // Without include_metrics, none; with it, at most 20 a page (Mailgun's rule).
+    expect((await accountTags({ tag: 'promo' })).items[0]).not.toHaveProperty('metrics');
+    const tooMany = await call(`${platform.us.url}/v1/analytics/tags`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ include_metrics: true, pagination: { limit: 21 } }) });
+    expect(tooMany).toMatchObject({ status: 400, json: { message: expect.stringContaining('at most 20 with include_metrics') } });
+  });
+});
+
 describe('descriptions', () => {
   it('are set at either level and kept when the tag is seen again', async () => {
     expect(await mg.tags.update('promo', 'Promotions')).toEqual({ message: 'Tag updated' });
