@@ -13,14 +13,15 @@ import { claimFirst } from './unique-marks';
  * domain in one hour cost one UpdateItem per counter they touch, not a thousand.
  *
  * Delivery is at least once, and this is what a repeat does:
- * - The stream handler skips a batch this consumer already finished (its progress mark), so a
- *   failure elsewhere (tags, webhooks) does not count a batch twice.
+ * - The stream handler skips the records this consumer already finished (its progress mark), so
+ *   a failure elsewhere (tags, webhooks) does not count them twice, even when the retry carries
+ *   more records than the first try.
  * - If this function fails halfway and the same batch comes again, every counter item it already
  *   reached refuses the batch by its `lastBatch` (counter-store.ts); unique opens and clicks
  *   recognise their own event (unique-marks.ts). Counts stay exact.
  * - What can still double: an item that another batch (from another shard) updated between the
- *   failure and the retry has forgotten this batch, and a batch bisected into smaller ones on retry
- *   is a different batch. Either needs a failure inside this function and overlapping traffic.
+ *   failure and the retry has forgotten this batch, and a retry that carries more records than
+ *   the failed try is a different batch. Either needs a failure inside this function itself.
  */
 export async function countEvents(events: RecordedEvent[]): Promise<void> {
   if (!events.length) return;

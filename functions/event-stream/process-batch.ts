@@ -1,5 +1,5 @@
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { putItem, getItem } from '../data/store';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { getItem, putItem } from '../data/store';
 import { keys } from '../data/db';
 import type { RecordedEvent } from '../events/event-store';
 import { logger } from '../platform/logger';
@@ -11,40 +11,51 @@ export interface EventConsumer {
   consume(events: RecordedEvent[]): Promise<void>;
 }
 
-/** How long a consumer's "done with this batch" mark is kept: longer than the stream's 24 h retention. */
+/** How long a consumer's progress mark is kept: longer than the stream's 24 h retention. */
 const PROGRESS_TTL_SECONDS = 2 * 86_400;
 
+interface ProgressMark {
+  /** The last record of the batch the consumer finished. */
+  through: string;
+  ttl: number;
+}
+
 /**
- * Hands a stream batch to every consumer. The stream retries a failed batch as a whole (from its
- * first record, with bisecting), so a consumer that already finished the batch marks it done and
- * is skipped on the retry: counters are not added twice and webhooks not queued twice because a
- * different consumer failed. A consumer that fails halfway through still repeats its own work;
- * each keeps that as small as it can.
+ * Hands a stream batch to every consumer. On a failure the handler reports the batch's first
+ * record, so the stream offers the batch again from that same record (without bisecting: see
+ * lib/constructs/event-stream.ts), possibly with later records added. Each consumer that finished
+ * a batch marks it under its first record with how far it got, and on the retry skips the records
+ * up to there: counters are not added twice and webhooks not queued twice because a different
+ * consumer failed. A consumer that fails halfway still repeats its own work; each keeps that as
+ * small as it can.
  */
 export function streamHandler(consumers: EventConsumer[]) {
   return async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
     const records = event.Records;
     if (!records.length) return { batchItemFailures: [] };
-    const events = records.map(recordedEventOf).filter((e): e is RecordedEvent => e !== undefined);
-    const batchId = batchIdOf(event);
-    const results = await Promise.allSettled(consumers.map((consumer) => runOnce(consumer, batchId, events)));
+    const results = await Promise.allSettled(consumers.map((consumer) => runOnce(consumer, records)));
     const failed = results.flatMap((result, i) => (result.status === 'rejected' ? [{ consumer: consumers[i]!.name, error: result.reason as Error }] : []));
     if (!failed.length) return { batchItemFailures: [] };
-    for (const { consumer, error } of failed) logger.error('event consumer failed; the batch will be retried', { consumer, batchId, error });
-    // Reporting the first record retries the whole batch; finished consumers skip it by their mark.
-    return { batchItemFailures: [{ itemIdentifier: records[0]!.dynamodb?.SequenceNumber ?? '' }] };
+    const first = sequenceOf(records[0]!);
+    for (const { consumer, error } of failed) logger.error('event consumer failed; the batch will be retried', { consumer, first, error });
+    return { batchItemFailures: [{ itemIdentifier: first }] };
   };
 }
 
-async function runOnce(consumer: EventConsumer, batchId: string, events: RecordedEvent[]): Promise<void> {
-  const mark = keys.streamProgress(consumer.name, batchId);
-  if (await getItem(mark, { consistent: true })) return;
+async function runOnce(consumer: EventConsumer, records: DynamoDBRecord[]): Promise<void> {
+  const mark = keys.streamProgress(consumer.name, sequenceOf(records[0]!));
+  const done = await getItem<ProgressMark>(mark, { consistent: true });
+  const remaining = done ? records.filter((record) => compareSequence(sequenceOf(record), done.through) > 0) : records;
+  if (!remaining.length) return;
+  const events = remaining.map(recordedEventOf).filter((e): e is RecordedEvent => e !== undefined);
   if (events.length) await consumer.consume(events);
-  await putItem(mark, { ttl: Math.floor(Date.now() / 1000) + PROGRESS_TTL_SECONDS });
+  const item: ProgressMark = { through: sequenceOf(records[records.length - 1]!), ttl: Math.floor(Date.now() / 1000) + PROGRESS_TTL_SECONDS };
+  await putItem(mark, item);
 }
 
-/** A batch is named by its first and last sequence numbers and its size (sequence numbers only grow). */
-function batchIdOf(event: DynamoDBStreamEvent): string {
-  const sequence = event.Records.map((r) => r.dynamodb?.SequenceNumber ?? '');
-  return `${sequence[0]}-${sequence[sequence.length - 1]}-${sequence.length}`;
+const sequenceOf = (record: DynamoDBRecord) => record.dynamodb?.SequenceNumber ?? '';
+
+/** Stream sequence numbers are decimal strings that only grow within a shard (a batch is one shard). */
+export function compareSequence(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }

@@ -25,9 +25,11 @@ export interface EventStreamProps {
 
 /**
  * The table's stream of new events (INSERTs of kind=event) and the Lambda that hands them to the
- * consumers in functions/event-stream/handler.ts. A batch that keeps failing is bisected to find
- * the poison record; what still fails is described on the failure queue (records stay in the
- * stream for 24 hours) instead of blocking the shard.
+ * consumers in functions/event-stream/handler.ts. A failed batch is offered again from its first
+ * record, not bisected: each consumer marks how far it got under that first record
+ * (process-batch.ts), which only holds if the retry starts where the batch did. A batch that
+ * fails every retry is described on the failure queue (records stay in the stream for 24 hours)
+ * instead of blocking the shard.
  */
 export class EventStream extends Construct {
   readonly worker: PlatformFunction;
@@ -58,7 +60,7 @@ export class EventStream extends Construct {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
         batchSize: EVENT_STREAM_BATCH_SIZE,
         maxBatchingWindow: EVENT_STREAM_BATCHING_WINDOW,
-        bisectBatchOnError: true,
+        bisectBatchOnError: false,
         retryAttempts: 10,
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(this.failures),

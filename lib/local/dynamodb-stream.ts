@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { TABLE_KEYS } from '../../functions/data/table';
+import { compareSequence } from '../../functions/event-stream/process-batch';
 import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
 
 type Item = Record<string, AttributeValue>;
@@ -115,17 +116,11 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
 export function streamQueueWorker(handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const batch = event.Records.map((message) => ({ messageId: message.messageId, record: JSON.parse(message.body) as DynamoDBRecord }));
-    batch.sort((a, b) => compareSequence(a.record, b.record));
+    batch.sort((a, b) => compareSequence(a.record.dynamodb?.SequenceNumber ?? '', b.record.dynamodb?.SequenceNumber ?? ''));
     const result = await handler({ Records: batch.map((entry) => entry.record) });
     const firstFailed = result?.batchItemFailures?.[0]?.itemIdentifier;
     if (firstFailed === undefined) return { batchItemFailures: [] };
     const from = batch.findIndex((entry) => entry.record.dynamodb?.SequenceNumber === firstFailed);
     return { batchItemFailures: batch.slice(from < 0 ? 0 : from).map((entry) => ({ itemIdentifier: entry.messageId })) };
   };
-}
-
-function compareSequence(a: DynamoDBRecord, b: DynamoDBRecord): number {
-  const x = a.dynamodb?.SequenceNumber ?? '';
-  const y = b.dynamodb?.SequenceNumber ?? '';
-  return x.length - y.length || (x < y ? -1 : x > y ? 1 : 0);
 }

@@ -1,5 +1,5 @@
 import { EVENT_CONSUMERS } from '../../functions/event-stream/handler';
-import type { EventConsumer } from '../../functions/event-stream/process-batch';
+import { streamHandler, type EventConsumer } from '../../functions/event-stream/process-batch';
 import type { RecordedEvent } from '../../functions/events/event-store';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { eventually, sdk, startTestPlatform } from '../support/platform';
@@ -65,4 +65,30 @@ it('retries a batch a consumer failed without repeating it for the consumers tha
   const recorded = eventsFor(sent.id!).map((e) => e.data.id);
   expect(recorded).toHaveLength(2);
   expect(new Set(recorded).size).toBe(2);
+});
+
+it('a retry that starts at the same record but carries more gives a finished consumer only the new records', async () => {
+  const got: string[][] = [];
+  let fail = true;
+  const steady: EventConsumer = { name: `steady-${Date.now()}`, consume: async (events) => void got.push(events.map((e) => e.data.id)) };
+  const failing: EventConsumer = {
+    name: `failing-${Date.now()}`,
+    consume: async () => {
+      if (fail) throw new Error('once');
+    },
+  };
+  const handle = streamHandler([steady, failing]);
+  const record = (seq: number, id: string) => ({
+    eventName: 'INSERT' as const,
+    dynamodb: {
+      SequenceNumber: String(seq).padStart(21, '0'),
+      NewImage: { kind: { S: 'event' }, accountId: { S: 'acct' }, domain: { S: 'd.example' }, data: { M: { event: { S: 'accepted' }, id: { S: id }, timestamp: { N: '1' } } } },
+    },
+  });
+  const first = await platform.us.run(() => handle({ Records: [record(900001, 'e1'), record(900002, 'e2')] } as never));
+  expect(first.batchItemFailures).toEqual([{ itemIdentifier: String(900001).padStart(21, '0') }]);
+  fail = false;
+  const retry = await platform.us.run(() => handle({ Records: [record(900001, 'e1'), record(900002, 'e2'), record(900003, 'e3')] } as never));
+  expect(retry.batchItemFailures).toEqual([]);
+  expect(got).toEqual([['e1', 'e2'], ['e3']]);
 });
