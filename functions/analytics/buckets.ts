@@ -44,9 +44,12 @@ export function bucketId(ms: number, resolution: Resolution): string {
   return digits.slice(0, resolution === 'hour' ? 10 : resolution === 'day' ? 8 : 6);
 }
 
-/** Starts of the buckets that overlap [from, to): the first is the one holding `from`. */
-export function bucketsBetween(from: number, to: number, resolution: Resolution): number[] {
+/**
+ * Starts of the buckets that overlap [from, to): the first is the one holding `from`. With `atMost`,
+ * it stops one past that many, so a caller can refuse a huge window without building it.
+ */
+export function bucketsBetween(from: number, to: number, resolution: Resolution, atMost = Infinity): number[] {
   const starts: number[] = [];
-  for (let start = bucketStart(from, resolution); start < to; start = nextBucket(start, resolution)) starts.push(start);
+  for (let start = bucketStart(from, resolution); start < to && starts.length <= atMost; start = nextBucket(start, resolution)) starts.push(start);
   return starts;
 }

@@ -108,9 +108,9 @@ async function rowsFor(q: CounterQuery, buckets: number[]): Promise<{ kind: read
 export const MAX_BUCKETS = 1500;
 
 export async function runCounterQuery(q: CounterQuery): Promise<{ buckets: number[]; groups: Group[] }> {
-  const buckets = bucketsBetween(q.from, q.to, q.resolution);
+  const buckets = bucketsBetween(q.from, q.to, q.resolution, MAX_BUCKETS);
   if (!buckets.length) return { buckets, groups: [] };
-  if (buckets.length > MAX_BUCKETS) throw new BadRequest(`The window covers ${buckets.length} ${q.resolution}s; at most ${MAX_BUCKETS} fit one query: use a coarser resolution or a shorter window`);
+  if (buckets.length > MAX_BUCKETS) throw new BadRequest(`The window covers more than ${MAX_BUCKETS} ${q.resolution}s, which one query cannot answer: use a coarser resolution or a shorter window`);
   const { kind, rows } = await rowsFor(q, buckets);
   const index = (field: Field) => kind.indexOf(field.attribute);
   const groups = new Map<string, Group>();

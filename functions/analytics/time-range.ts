@@ -33,6 +33,8 @@ function parseDate(value: string, name: string): number {
 export function timeRange(input: { start?: string; end?: string; duration?: string }, now = Date.now()): TimeRange {
   const to = input.end !== undefined ? parseDate(input.end, 'end') : now;
   const from = input.duration !== undefined ? parseDuration(input.duration, to) : input.start !== undefined ? parseDate(input.start, 'start') : to - 7 * 86_400_000;
+  // A duration or an epoch too large for a date (year 275760 and beyond) is no window at all.
+  if (!Number.isFinite(from) || !Number.isFinite(to) || Number.isNaN(new Date(from).getTime())) throw new BadRequest('The time window is out of range');
   if (from >= to) throw new BadRequest('start must be before end');
   return { from, to };
 }

@@ -72,14 +72,16 @@ export const handler = areaHandler(logRoutes, {
     const selection = eventSelection(input.events, input.metric_events);
     const predicates = compileFilter(input.filter);
     const keep = (event: RecordedEvent) => selection.wants(event.data) && matchesFilter(predicates, event);
-    // Nothing older than the event retention exists: the walk over hour partitions starts there.
+    // Nothing older than the event retention exists, and nothing newer than now (a minute's slack
+    // for clocks): the walk over hour partitions stays between, whatever window was asked for.
     const from = Math.max(start, now - env().EVENT_TTL_DAYS * 86_400_000);
+    const to = Math.min(end, now + 60_000);
     const [read, account, counted] = await Promise.all([
-      from > end
+      from > to
         ? Promise.resolve<LogRead>({ found: [] })
-        : readLog({ accountId: req.accountId, from, to: end, ascending: token.backward ? !ascending : ascending, after: token.position, limit: input.pagination.limit, keep, budget: PAGE_BUDGET }, now),
+        : readLog({ accountId: req.accountId, from, to, ascending: token.backward ? !ascending : ascending, after: token.position, limit: input.pagination.limit, keep, budget: PAGE_BUDGET }, now),
       getItem<AccountItem>(keys.account(req.accountId)),
-      input.include_totals && from <= end ? totals(req.accountId, from, end, keep, selection) : undefined,
+      input.include_totals && from <= to ? totals(req.accountId, from, to, keep, selection) : undefined,
     ]);
     // A backward page is read nearest-first; it is shown in the listing's order.
     if (token.backward) read.found.reverse();

@@ -64,6 +64,7 @@ function durationStart(duration: string, end: number): number {
 export function timeRange(input: LogsInput, now = Date.now()): { start: number; end: number } {
   const end = input.end === undefined ? now : instant('end', input.end);
   const start = input.duration !== undefined ? durationStart(input.duration, end) : input.start === undefined ? end - DAY_MS : instant('start', input.start);
+  if (!Number.isFinite(start) || Number.isNaN(new Date(start).getTime())) throw new BadRequest("Invalid parameter 'duration': the window is out of range");
   if (start > end) throw new BadRequest("Invalid parameter 'start': must not be after 'end'");
   return { start, end };
 }

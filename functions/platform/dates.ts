@@ -24,7 +24,6 @@ export function epochSeconds(date: Date | number | string): number {
  */
 export function parseDateInput(value: string): Date | undefined {
   const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return new Date(Number(trimmed) * 1000);
-  const date = new Date(trimmed);
+  const date = /^\d+(\.\d+)?$/.test(trimmed) ? new Date(Number(trimmed) * 1000) : new Date(trimmed);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }

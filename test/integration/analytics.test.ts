@@ -195,6 +195,10 @@ describe('metrics (mailgun.js metrics client)', () => {
       [{ metrics: ['delivered_count'], filter: { AND: [{ attribute: 'domain', comparator: 'like', values: [{ label: 'x', value: 'x' }] }] } }, /comparator/],
       [{ metrics: ['delivered_count'], filter: { OR: [] } }, /filter/],
       [{ metrics: ['delivered_count'], pagination: { limit: 5000 } }, /limit/],
+      // Windows too large to walk are refused before any bucket list is built.
+      [{ metrics: ['delivered_count'], resolution: 'hour', duration: '200000000h' }, /more than 1500 hours/],
+      [{ metrics: ['delivered_count'], duration: '99999999999999d' }, /out of range/],
+      [{ metrics: ['delivered_count'], end: '99999999999999999' }, /end/],
     ] as const) {
       const res = await metrics(body);
       expect([res.status, res.json.message]).toEqual([400, expect.stringMatching(message)]);
