@@ -31,7 +31,7 @@ const aggregateInput = z.object({ ...domainInput, type: z.string() });
 const tagAggregateQueryInput = z.object({ ...domainInput, tag: text(), type: oneOfValues(['country', 'device', 'provider'] as const) });
 
 function aggregateType(type: string): AggregateType {
-  if (!(type in AGGREGATE_TYPES)) throw new NotFound('Not Found');
+  if (!Object.hasOwn(AGGREGATE_TYPES, type)) throw new NotFound('Not Found');
   return type as AggregateType;
 }
 

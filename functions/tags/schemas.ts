@@ -7,6 +7,7 @@ const MAX_TAG_LENGTH = 128;
 /** Descriptions are free text; kept far below DynamoDB's 400 KB item limit. */
 export const MAX_DESCRIPTION_LENGTH = 1024;
 export const MAX_LIMIT_WITH_METRICS = 20;
+export const MAX_SKIP = 10_000;
 
 export const tagName = () => text().refine((value) => value.trim().length <= MAX_TAG_LENGTH, { message: `must be at most ${MAX_TAG_LENGTH} characters` });
 
@@ -25,8 +26,9 @@ export const listAccountTagsInput = z.object({
         .transform((value) => (value.includes(':') ? value : `${value}:asc`))
         .pipe(oneOfValues(SORTS, `must be one of ${SORTS.join(', ')}`))
         .optional(),
+      // Bounded so one request reads at most MAX_SKIP + limit tags.
       skip: integer()
-        .refine((n) => n >= 0, { message: 'must not be negative' })
+        .refine((n) => n >= 0 && n <= MAX_SKIP, { message: `must be between 0 and ${MAX_SKIP}` })
         .default(0),
       limit: integer()
         .refine((n) => n >= 1 && n <= 1000, { message: 'must be between 1 and 1000' })

@@ -43,8 +43,14 @@ const RANGES: Record<string, Array<[string, number, 'ipv4' | 'ipv6']>> = {
     ['198.51.100.0', 24, 'ipv4'],
     ['203.0.113.0', 24, 'ipv4'],
     ['240.0.0.0', 4, 'ipv4'],
+    ['192.88.99.0', 24, 'ipv4'],
     ['100::', 64, 'ipv6'],
     ['2001:db8::', 32, 'ipv6'],
+    // Transition forms whose IPv4 part is not taken apart below: Teredo (an inverted address),
+    // NAT64 local use, SIIT translated addresses. No receiver needs them.
+    ['2001::', 32, 'ipv6'],
+    ['64:ff9b:1::', 48, 'ipv6'],
+    ['::ffff:0:0:0', 96, 'ipv6'],
   ],
 };
 

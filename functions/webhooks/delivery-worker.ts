@@ -29,12 +29,13 @@ interface DeliveryClaim {
 const CLAIM_SECONDS = 86_400;
 
 /**
- * The first attempt of a delivery claims it for its queue message. A replayed stream batch
- * enqueues the same (event, URL) again under another message id, which finds the claim taken and
- * is dropped; the same message redelivered (the worker died mid-way) finds its own claim and goes on.
+ * Each attempt of a delivery claims it for its queue message. A replayed stream batch enqueues the
+ * same (event, URL) again under another message id, and a worker that died after queuing the next
+ * attempt leaves that attempt queued twice; the second copy finds the claim taken and is dropped,
+ * so one retry chain goes on. The same message redelivered finds its own claim and goes on.
  */
 async function claim(job: DeliveryJob, messageId: string): Promise<boolean> {
-  const key = keys.webhookDelivery(job.accountId, job.deliveryId);
+  const key = keys.webhookDelivery(job.accountId, `${job.deliveryId}#${job.attempt}`);
   const item: DeliveryClaim = { messageId, ttl: Math.ceil(Date.now() / 1000) + CLAIM_SECONDS };
   if (await putItem(key, item, { ifAbsent: true })) return true;
   const owner = await getItem<DeliveryClaim>(key, { consistent: true });
@@ -89,7 +90,7 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   }
   // Not due yet: another hop of at most 15 minutes.
   if (job.notBefore !== undefined && job.notBefore > Date.now()) return enqueue(job);
-  if (job.attempt === 0 && !(await claim(job, record.messageId))) return;
+  if (!(await claim(job, record.messageId))) return;
   await deliver(job);
 }
 
@@ -99,7 +100,10 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   settled.forEach((result, i) => {
     if (result.status === 'fulfilled') return;
-    logger.error('webhook delivery job failed; the queue will redeliver it', { messageId: records[i]!.messageId, error: result.reason as Error });
+    // Name and message only: an error's own fields (a URL parse error's `input`) could carry the
+    // receiver's URL, credentials included.
+    const error = result.reason as Error;
+    logger.error('webhook delivery job failed; the queue will redeliver it', { messageId: records[i]!.messageId, errorName: error.name, errorMessage: error.message });
     failures.push({ itemIdentifier: records[i]!.messageId });
   });
   return { batchItemFailures: failures };

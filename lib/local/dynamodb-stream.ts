@@ -29,7 +29,13 @@ export class DynamoStreamProxy {
   ) {}
 
   async listen(): Promise<string> {
-    this.server = createServer((req, res) => void this.forward(req, res));
+    this.server = createServer((req, res) => {
+      // A failure to publish must fail the write as DynamoDB would, not the whole process.
+      this.forward(req, res).catch((error: Error) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
+        res.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb#InternalServerError', message: error.message }));
+      });
+    });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
@@ -53,7 +59,7 @@ export class DynamoStreamProxy {
     }).catch((error: Error) => ({ status: 500, headers: {}, body: Buffer.from(JSON.stringify({ __type: 'com.amazonaws.dynamodb#InternalFailure', message: error.message })) }));
 
     if (upstream.status === 200) {
-      const inserted = this.insertedItems(String(req.headers['x-amz-target'] ?? ''), body);
+      const inserted = this.insertedItems(String(req.headers['x-amz-target'] ?? ''), body, upstream.body);
       if (inserted.length) await this.publish(inserted.map((item) => this.recordOf(item)));
     }
     res.writeHead(upstream.status, upstream.headers);
@@ -61,7 +67,7 @@ export class DynamoStreamProxy {
   }
 
   /** The streamed items a successful write call created. */
-  private insertedItems(target: string, body: Buffer): Item[] {
+  private insertedItems(target: string, body: Buffer, reply: Buffer): Item[] {
     const operation = target.split('.').pop();
     if (operation !== 'PutItem' && operation !== 'BatchWriteItem') return [];
     let input: { TableName?: string; Item?: Item; RequestItems?: Record<string, Array<{ PutRequest?: { Item: Item } }>> };
@@ -77,7 +83,8 @@ export class DynamoStreamProxy {
           : []
         : (input.RequestItems?.[this.tableName] ?? []).flatMap((write) => (write.PutRequest ? [write.PutRequest.Item] : []));
     // Unprocessed batch items come back to the caller, which writes them again: they are streamed then.
-    return items.filter((item) => item['kind']?.S === EVENT_ITEM_KIND);
+    const unprocessed = new Set(unprocessedOf(reply, this.tableName));
+    return items.filter((item) => item['kind']?.S === EVENT_ITEM_KIND && !unprocessed.has(keyOf(item)));
   }
 
   private recordOf(item: Item): DynamoDBRecord {
@@ -99,6 +106,18 @@ export class DynamoStreamProxy {
         StreamViewType: 'NEW_IMAGE',
       },
     };
+  }
+}
+
+const keyOf = (item: Item) => `${item[TABLE_KEYS.partitionKey]?.S}\n${item[TABLE_KEYS.sortKey]?.S}`;
+
+/** The keys of the puts a BatchWriteItem reply hands back as unprocessed. */
+function unprocessedOf(reply: Buffer, tableName: string): string[] {
+  try {
+    const out = JSON.parse(reply.toString('utf8')) as { UnprocessedItems?: Record<string, Array<{ PutRequest?: { Item: Item } }>> };
+    return (out.UnprocessedItems?.[tableName] ?? []).flatMap((write) => (write.PutRequest ? [keyOf(write.PutRequest.Item)] : []));
+  } catch {
+    return [];
   }
 }
 

@@ -34,6 +34,11 @@ describe('forbiddenAddressCategory', () => {
     ['64:ff9b::a9fe:a9fe', 'link-local'],
     ['2002:c0a8:0101::1', 'private'],
     ['::10.0.0.1', 'private'],
+    // Transition forms not taken apart: refused as a whole.
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+    ['64:ff9b:1::a00:1', 'reserved'],
+    ['::ffff:0:a00:1', 'reserved'],
+    ['192.88.99.1', 'reserved'],
     ['not-an-ip', 'invalid'],
   ])('%s is %s', (address, category) => {
     expect(forbiddenAddressCategory(address)).toBe(category);
