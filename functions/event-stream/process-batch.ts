@@ -11,6 +11,13 @@ export interface EventConsumer {
   consume(events: RecordedEvent[]): Promise<void>;
 }
 
+/**
+ * Records per stream batch (the deployed event source's and local mode's): large batches let the
+ * counters add many events per UpdateItem, since a busy domain's events in one hour share their
+ * counter items.
+ */
+export const EVENT_STREAM_BATCH_SIZE = 500;
+
 /** How long a consumer's progress mark is kept: longer than the stream's 24 h retention. */
 const PROGRESS_TTL_SECONDS = 2 * 86_400;
 

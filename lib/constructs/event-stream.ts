@@ -5,17 +5,15 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
+import { EVENT_STREAM_BATCH_SIZE } from '../../functions/event-stream/process-batch';
 import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
 import { type AreaResources, grantEventStreamWorker } from './area-permissions';
 import { PlatformFunction } from './platform-function';
 
 /** A batch is a few hundred events turned into counter updates and queued webhooks. */
 export const EVENT_STREAM_TIMEOUT = Duration.minutes(1);
-/**
- * Larger batches and a short window let the counters add many events per UpdateItem (a busy
- * domain's events in one hour share their counter items), at the cost of up to this much delay.
- */
-export const EVENT_STREAM_BATCH_SIZE = 500;
+export { EVENT_STREAM_BATCH_SIZE };
+/** With the large batches (process-batch.ts), a short window: up to this much delay. */
 export const EVENT_STREAM_BATCHING_WINDOW = Duration.seconds(2);
 
 export interface EventStreamProps {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ensurePrimaryAccount } from '../../functions/accounts/bootstrap';
 import { handler as authorizer } from '../../functions/authorizer/handler';
 import { handler as eventStreamHandler } from '../../functions/event-stream/handler';
+import { EVENT_STREAM_BATCH_SIZE } from '../../functions/event-stream/process-batch';
 import { handler as notificationsWorker } from '../../functions/events/ses-notifications';
 import { handler as sendWorker } from '../../functions/messages/send-worker';
 import { handler as scheduleUndelivered } from '../../functions/messages/schedule-undelivered';
@@ -72,12 +73,10 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   const dynamo: LocalDynamo = await startDynamo(dataDir ? join(dataDir, 'dynamodb') : undefined, tableName, AWS_REGIONS[region]);
   // The handlers reach dynalite through the stream stand-in, which publishes new events to the
   // event-stream queue once that exists (below); nothing records events before then.
-  let publishStream: (body: string) => Promise<void> = async () => {
+  let publishStream: (bodies: string[]) => Promise<void> = async () => {
     throw new Error('the event stream is not wired yet');
   };
-  const stream = new DynamoStreamProxy(dynamo.endpoint, tableName, AWS_REGIONS[region], async (records) => {
-    for (const record of records) await publishStream(JSON.stringify(record));
-  });
+  const stream = new DynamoStreamProxy(dynamo.endpoint, tableName, AWS_REGIONS[region], (records) => publishStream(records.map((record) => JSON.stringify(record))));
   const dynamoEndpoint = await stream.listen();
   const ses = new SesStandIn(dataDir ? join(dataDir, 'ses-identities.json') : undefined);
   const sesEndpoint = await ses.listen();
@@ -119,10 +118,14 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   env.SEND_QUEUE_URL = sqs.createQueue('send', { visibilityTimeoutSeconds: options.sendVisibilitySeconds ?? 60, maxReceiveCount: 5, batchSize: 10 }, sendWorker);
   const notificationsQueue = sqs.createQueue('ses-notifications', { visibilityTimeoutSeconds: 30, maxReceiveCount: 5, batchSize: 10 }, notificationsWorker);
   ses.onNotification((body) => void sqs.send(notificationsQueue, body));
-  // The table's stream (new events) feeds analytics, the tag registry and webhooks; stream
-  // batches are larger than queue batches so counters aggregate more events per write.
-  const eventStreamQueue = sqs.createQueue('event-stream', { visibilityTimeoutSeconds: 60, maxReceiveCount: 10, batchSize: 100, retryDelaySeconds: 0.2 }, streamQueueWorker(eventStreamHandler));
-  publishStream = (body) => sqs.send(eventStreamQueue, body);
+  // The table's stream (new events) feeds analytics, the tag registry and webhooks, in batches as
+  // large as the deployed event source's (EVENT_STREAM_BATCH_SIZE) so counters aggregate as much.
+  const eventStreamQueue = sqs.createQueue(
+    'event-stream',
+    { visibilityTimeoutSeconds: 60, maxReceiveCount: 10, batchSize: EVENT_STREAM_BATCH_SIZE, retryDelaySeconds: 0.2 },
+    streamQueueWorker(eventStreamHandler),
+  );
+  publishStream = (bodies) => sqs.sendAll(eventStreamQueue, bodies);
   // Webhook deliveries: several batches at once, as Lambda would run them, so a slow receiver holds back no other.
   env.WEBHOOK_QUEUE_URL = sqs.createQueue('webhooks', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 8 }, webhookWorker);
   // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.

@@ -137,9 +137,14 @@ export class SqsStandIn {
 
   /** Sends as a producer inside the host would (SNS delivering to a subscribed queue). */
   async send(queueUrl: string, body: string): Promise<void> {
+    await this.sendAll(queueUrl, [body]);
+  }
+
+  /** Several messages at once, written to disk once (the table stream's records of one write call). */
+  async sendAll(queueUrl: string, bodies: readonly string[]): Promise<void> {
     const name = queueUrl.split('/').pop()!;
     if (this.refused(name)) throw Object.assign(new Error('We encountered an internal error. Please try again.'), { name: 'SQS.InternalError' });
-    this.enqueue(name, body);
+    for (const body of bodies) this.enqueue(name, body);
     this.persist(name);
   }
 
