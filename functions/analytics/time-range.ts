@@ -1,4 +1,4 @@
-import { parseDateInput } from '../platform/dates';
+import { durationBefore, parseDateInput } from '../platform/dates';
 import { BadRequest } from '../platform/errors';
 
 /**
@@ -11,17 +11,10 @@ export interface TimeRange {
   to: number;
 }
 
-const DURATION = /^(\d+)\s*([hdm])$/;
-
 export function parseDuration(value: string, end: number): number {
-  const match = DURATION.exec(value.trim());
-  if (!match) throw new BadRequest(`Invalid duration '${value}': use a number of hours, days or months, such as 24h, 7d or 1m`);
-  const n = Number(match[1]);
-  if (match[2] === 'm') {
-    const d = new Date(end);
-    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - n, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds());
-  }
-  return end - n * (match[2] === 'h' ? 3_600_000 : 86_400_000);
+  const start = durationBefore(value, end);
+  if (start === undefined) throw new BadRequest(`Invalid duration '${value}': use a number of hours, days or months, such as 24h, 7d or 1m`);
+  return start;
 }
 
 function parseDate(value: string, name: string): number {

@@ -1,5 +1,5 @@
 import { z } from 'zod/v3';
-import { parseDateInput } from '../platform/dates';
+import { durationBefore, parseDateInput } from '../platform/dates';
 import { BadRequest } from '../platform/errors';
 import { flag, integer, list, oneOfValues, text } from '../platform/http/params';
 import { filterInput } from './filter';
@@ -44,20 +44,9 @@ function instant(name: string, value: string): number {
 
 /** `1d`, `2h`, `3m` (months, as Mailgun's duration syntax has it) back from `end`. */
 function durationStart(duration: string, end: number): number {
-  const match = /^(\d+)\s*([hdm])$/i.exec(duration.trim());
-  if (!match) throw new BadRequest("Invalid parameter 'duration': expected a number followed by h, d or m, such as 1d or 2h");
-  const amount = Number(match[1]);
-  switch (match[2]!.toLowerCase()) {
-    case 'h':
-      return end - amount * 3_600_000;
-    case 'd':
-      return end - amount * DAY_MS;
-    default: {
-      const date = new Date(end);
-      date.setUTCMonth(date.getUTCMonth() - amount);
-      return date.getTime();
-    }
-  }
+  const start = durationBefore(duration, end);
+  if (start === undefined) throw new BadRequest("Invalid parameter 'duration': expected a number followed by h, d or m, such as 1d or 2h");
+  return start;
 }
 
 /** Start and end in ms: end defaults to now, start to a day before it; a duration overrides start. */

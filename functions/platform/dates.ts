@@ -27,3 +27,19 @@ export function parseDateInput(value: string): Date | undefined {
   const date = /^\d+(\.\d+)?$/.test(trimmed) ? new Date(Number(trimmed) * 1000) : new Date(trimmed);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
+
+/**
+ * The instant `duration` before `end`, in Mailgun's duration syntax (`24h`, `7d`, `2m` = months),
+ * as the metrics, stats and logs APIs take it. Undefined when malformed; NaN when too far back for
+ * a date (callers refuse both).
+ */
+export function durationBefore(duration: string, end: number): number | undefined {
+  const match = /^(\d+)\s*([hdm])$/i.exec(duration.trim());
+  if (!match) return undefined;
+  const amount = Number(match[1]);
+  const unit = match[2]!.toLowerCase();
+  if (unit !== 'm') return end - amount * (unit === 'h' ? 3_600_000 : 86_400_000);
+  const date = new Date(end);
+  date.setUTCMonth(date.getUTCMonth() - amount);
+  return date.getTime();
+}
