@@ -20,13 +20,16 @@ export class DynamoStreamProxy {
   private server?: Server;
   private readonly agent = new Agent({ keepAlive: true });
   private sequence = BigInt(Date.now()) * 1_000_000n;
+  private readonly target: URL;
 
   constructor(
-    private readonly target: string,
+    target: string,
     private readonly tableName: string,
     private readonly region: string,
     private readonly publish: (records: DynamoDBRecord[]) => Promise<void>,
-  ) {}
+  ) {
+    this.target = new URL(target);
+  }
 
   async listen(): Promise<string> {
     this.server = createServer((req, res) => {
@@ -48,7 +51,7 @@ export class DynamoStreamProxy {
 
   private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readAll(req);
-    const target = new URL(this.target);
+    const target = this.target;
     const upstream = await new Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }>((resolve, reject) => {
       const call = request(
         { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers, agent: this.agent },
@@ -82,9 +85,11 @@ export class DynamoStreamProxy {
           ? [input.Item]
           : []
         : (input.RequestItems?.[this.tableName] ?? []).flatMap((write) => (write.PutRequest ? [write.PutRequest.Item] : []));
+    const events = items.filter((item) => item['kind']?.S === EVENT_ITEM_KIND);
+    if (operation === 'PutItem' || !events.length) return events;
     // Unprocessed batch items come back to the caller, which writes them again: they are streamed then.
     const unprocessed = new Set(unprocessedOf(reply, this.tableName));
-    return items.filter((item) => item['kind']?.S === EVENT_ITEM_KIND && !unprocessed.has(keyOf(item)));
+    return events.filter((item) => !unprocessed.has(keyOf(item)));
   }
 
   private recordOf(item: Item): DynamoDBRecord {

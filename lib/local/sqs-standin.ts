@@ -37,6 +37,7 @@ interface QueueState {
 }
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+const INTERNAL_ERROR = 'We encountered an internal error. Please try again.';
 
 /**
  * Amazon SQS for local mode: the handlers send with the real SDK client (queue URLs point here),
@@ -143,9 +144,18 @@ export class SqsStandIn {
   /** Several messages at once, written to disk once (the table stream's records of one write call). */
   async sendAll(queueUrl: string, bodies: readonly string[]): Promise<void> {
     const name = queueUrl.split('/').pop()!;
-    if (this.refused(name)) throw Object.assign(new Error('We encountered an internal error. Please try again.'), { name: 'SQS.InternalError' });
-    for (const body of bodies) this.enqueue(name, body);
+    if (!this.accept(name, bodies.map((body) => ({ body })))) throw Object.assign(new Error(INTERNAL_ERROR), { name: 'SQS.InternalError' });
+  }
+
+  /**
+   * Enqueues messages and writes the queue to disk once, before the caller hears back; undefined
+   * when fault injection refuses the send.
+   */
+  private accept(name: string, entries: ReadonlyArray<{ body: string; delaySeconds?: number }>): StoredMessage[] | undefined {
+    if (this.refused(name)) return undefined;
+    const messages = entries.map((entry) => this.enqueue(name, entry.body, entry.delaySeconds ?? 0));
     this.persist(name);
+    return messages;
   }
 
   private enqueue(name: string, body: string, delaySeconds = 0): StoredMessage {
@@ -161,6 +171,7 @@ export class SqsStandIn {
       const worker = queue.worker;
       if (!worker || this.paused.has(name)) continue;
       const now = Date.now();
+      let taken = false;
       while (queue.running < (queue.options.maxConcurrency ?? 1)) {
         const batch = queue.state.messages.filter((m) => m.visibleAt <= now).slice(0, queue.options.batchSize);
         if (!batch.length) break;
@@ -169,11 +180,13 @@ export class SqsStandIn {
           message.receiveCount += 1;
           message.visibleAt = now + queue.options.visibilityTimeoutSeconds * 1000;
         }
-        this.persist(name);
+        taken = true;
         void this.deliver(name, worker, batch).finally(() => {
           queue.running -= 1;
         });
       }
+      // The receive counts and visibility of every batch taken, written once.
+      if (taken) this.persist(name);
     }
   }
 
@@ -225,23 +238,16 @@ export class SqsStandIn {
     if (!input) return reply(400, { __type: 'com.amazonaws.sqs#InvalidParameterValue', message: 'Malformed JSON' });
     const name = String(input['QueueUrl'] ?? '').split('/').pop() ?? '';
     if (!this.queues.has(name)) return reply(400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: `The specified queue ${name} does not exist.` });
-    if ((target === 'SendMessage' || target === 'SendMessageBatch') && this.refused(name)) {
-      return reply(500, { __type: 'com.amazonaws.sqs#InternalError', message: 'We encountered an internal error. Please try again.' });
-    }
-    if (target === 'SendMessage') {
-      const body = String(input['MessageBody']);
-      const message = this.enqueue(name, body, Number(input['DelaySeconds'] ?? 0));
-      this.persist(name);
-      return reply(200, { MessageId: message.id, MD5OfMessageBody: md5(body) });
-    }
-    if (target === 'SendMessageBatch') {
-      const entries = (input['Entries'] as Array<{ Id: string; MessageBody: string; DelaySeconds?: number }>) ?? [];
-      const successful = entries.map((entry) => {
-        const message = this.enqueue(name, entry.MessageBody, entry.DelaySeconds ?? 0);
-        return { Id: entry.Id, MessageId: message.id, MD5OfMessageBody: md5(entry.MessageBody) };
-      });
-      this.persist(name);
-      return reply(200, { Successful: successful, Failed: [] });
+    if (target === 'SendMessage' || target === 'SendMessageBatch') {
+      const entries =
+        target === 'SendMessage'
+          ? [{ Id: '', MessageBody: String(input['MessageBody']), DelaySeconds: Number(input['DelaySeconds'] ?? 0) }]
+          : ((input['Entries'] as Array<{ Id: string; MessageBody: string; DelaySeconds?: number }>) ?? []);
+      const messages = this.accept(name, entries.map((entry) => ({ body: entry.MessageBody, delaySeconds: entry.DelaySeconds })));
+      if (!messages) return reply(500, { __type: 'com.amazonaws.sqs#InternalError', message: INTERNAL_ERROR });
+      const sent = messages.map((message, i) => ({ Id: entries[i]!.Id, MessageId: message.id, MD5OfMessageBody: md5(message.body) }));
+      if (target === 'SendMessage') return reply(200, { MessageId: sent[0]!.MessageId, MD5OfMessageBody: sent[0]!.MD5OfMessageBody });
+      return reply(200, { Successful: sent, Failed: [] });
     }
     return reply(400, { __type: 'com.amazonaws.sqs#UnsupportedOperation', message: `${target} is not supported by the local stand-in` });
   }
