@@ -1,5 +1,5 @@
 import { z } from 'zod/v3';
-import { findDomain } from '../domains/domain-store';
+import { requireDomain } from '../domains/domain-store';
 import { parseDateInput } from '../platform/dates';
 import { BadRequest, NotFound } from '../platform/errors';
 import { oneOfValues, text, validate } from '../platform/http/params';
@@ -10,11 +10,9 @@ import { analyticsRoutes } from './routes';
 import { filteredStats, STATS_FIELDS, statsFilterInput, statsRange, statsSeries, totalDomainsInput, totalsByDomain } from './stats';
 import type { Predicate } from './query';
 
-// Not domains.ts's requireDomain: importing it would bundle the SES and DKIM code into this Lambda.
+/** When the domain was created (a 404 for an unknown domain): aggregates count from there. */
 async function domainSince(accountId: string, name: string): Promise<number> {
-  const domain = await findDomain(accountId, name);
-  if (!domain) throw new NotFound('Domain not found');
-  return Date.parse(domain.createdAt);
+  return Date.parse((await requireDomain(accountId, name)).createdAt);
 }
 
 const domainInput = { domain: z.string().transform((d) => d.toLowerCase()) };

@@ -1,9 +1,17 @@
 import { keys, type CredentialItem, type DkimKeyItem, type DomainClaimItem, type DomainItem } from '../data/db';
 import { deleteItem, getItem, putItem, queryAll, updateItem } from '../data/store';
+import { NotFound } from '../platform/errors';
 import { hashPassword } from '../platform/secrets';
 
 export async function findDomain(accountId: string, name: string): Promise<DomainItem | undefined> {
   return getItem<DomainItem>(keys.domain(accountId, name.toLowerCase()), { consistent: true });
+}
+
+/** The account's domain of that name, or a 404 as Mailgun answers for an unknown domain. */
+export async function requireDomain(accountId: string, name: string): Promise<DomainItem> {
+  const domain = await findDomain(accountId, name);
+  if (!domain) throw new NotFound('Domain not found');
+  return domain;
 }
 
 export async function listDomainItems(accountId: string): Promise<DomainItem[]> {

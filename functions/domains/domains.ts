@@ -1,6 +1,6 @@
 import type { DkimKeyItem, DomainItem } from '../data/db';
 import { env } from '../platform/env';
-import { BadRequest, NotFound } from '../platform/errors';
+import { BadRequest } from '../platform/errors';
 import { lookup, sameHost } from '../platform/dns';
 import { objectId, randomHex } from '../platform/ids';
 import { decryptSecret, encryptSecret } from '../platform/secrets';
@@ -11,7 +11,6 @@ import {
   claimName,
   credentialsOf,
   dkimKeysOf,
-  findDomain,
   listDomainItems,
   patchDomain,
   releaseName,
@@ -52,12 +51,6 @@ export interface NewDomain extends DomainSettings {
   name: string;
   dkimKeySize?: number;
   dkimSelector?: string;
-}
-
-export async function requireDomain(accountId: string, name: string): Promise<DomainItem> {
-  const domain = await findDomain(accountId, name);
-  if (!domain) throw new NotFound('Domain not found');
-  return domain;
 }
 
 /** MAIL FROM may be given as a label (`bounce`) or a full host; SES needs a subdomain of the domain. */

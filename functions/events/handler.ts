@@ -1,5 +1,5 @@
 import { z } from 'zod/v3';
-import { requireDomain } from '../domains/domains';
+import { requireDomain } from '../domains/domain-store';
 import { env } from '../platform/env';
 import { absoluteUrl } from '../platform/http/paging';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';

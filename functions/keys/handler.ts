@@ -1,5 +1,5 @@
 import { z } from 'zod/v3';
-import { findDomain } from '../domains/domain-store';
+import { requireDomain } from '../domains/domain-store';
 import { keyKinds, roles } from '../platform/access';
 import { BadRequest, NotFound } from '../platform/errors';
 import { flag, integer, oneOfValues, text } from '../platform/http/params';
@@ -42,7 +42,7 @@ export const handler = areaHandler(keyRoutes, {
     const domainName = input.domain_name?.toLowerCase();
     if (input.kind === 'domain') {
       if (!domainName) throw new BadRequest("Missing parameter 'domain_name': domain keys are bound to a domain");
-      if (!(await findDomain(req.accountId, domainName))) throw new NotFound('Domain not found');
+      await requireDomain(req.accountId, domainName);
       if (input.role !== 'sending') throw new BadRequest("Domain keys take the role 'sending'");
     } else {
       if (input.role === 'sending') throw new BadRequest("The 'sending' role is for domain keys (kind=domain)");

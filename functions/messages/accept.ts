@@ -1,7 +1,7 @@
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { DomainItem } from '../data/db';
-import { requireDomain } from '../domains/domains';
+import { requireDomain } from '../domains/domain-store';
 import { newEvent, recordEvents } from '../events/event-store';
 import { sfnClient, sqsClient } from '../platform/aws-clients';
 import { env } from '../platform/env';

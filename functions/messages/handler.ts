@@ -1,6 +1,6 @@
 import { z } from 'zod/v3';
 import { patchDomain } from '../domains/domain-store';
-import { requireDomain } from '../domains/domains';
+import { requireDomain } from '../domains/domain-store';
 import { BadRequest } from '../platform/errors';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } from './accept';

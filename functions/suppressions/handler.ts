@@ -1,4 +1,4 @@
-import { findDomain } from '../domains/domain-store';
+import { requireDomain } from '../domains/domain-store';
 import { BadRequest, NotFound } from '../platform/errors';
 import { pivotPaging } from '../platform/http/paging';
 import { validate } from '../platform/http/params';
@@ -14,11 +14,6 @@ import { clearList, deleteEntry, getEntry, listPage, putEntry, toItem, type Entr
 import { addUnsubscribe, removeUnsubscribeTag } from './unsubscribes';
 
 type Verb = 'list' | 'get' | 'create' | 'import' | 'delete' | 'clear';
-
-// Not domains.ts's requireDomain: importing it would bundle the SES and DKIM code into this Lambda.
-async function requireDomain(accountId: string, name: string): Promise<void> {
-  if (!(await findDomain(accountId, name))) throw new NotFound('Domain not found');
-}
 
 /** One record from a form (or a JSON object): the reply names what was added. */
 async function addOne(req: ApiRequest, domain: string, record: EntryRecord) {

@@ -1,7 +1,7 @@
 import { tagMetrics } from './tag-metrics';
-import { keys, type AccountItem, type DomainItem } from '../data/db';
+import { keys, type AccountItem } from '../data/db';
 import { getItem, queryAll } from '../data/store';
-import { findDomain } from '../domains/domain-store';
+import { requireDomain } from '../domains/domain-store';
 import { env } from '../platform/env';
 import { BadRequest, NotFound } from '../platform/errors';
 import { pivotPaging, pivotQuery } from '../platform/http/paging';
@@ -10,13 +10,6 @@ import { accountTagJson, domainTagJson } from './present';
 import { tagRoutes } from './routes';
 import { accountTagInput, domainInput, domainTagInput, listAccountTagsInput, listDomainTagsInput, MAX_DESCRIPTION_LENGTH, noInput, type TagSort } from './schemas';
 import { deleteTag, describeTag, getTag, normaliseTag, tagCount, tagsByName, tagsBySighting, type TagScope } from './tag-store';
-
-// Not domains.ts's requireDomain: importing it would bundle the SES and DKIM code into this Lambda.
-async function requireDomain(accountId: string, name: string): Promise<DomainItem> {
-  const domain = await findDomain(accountId, name.toLowerCase());
-  if (!domain) throw new NotFound('Domain not found');
-  return domain;
-}
 
 /** The tag a request names, as the registry keys it; a name that cannot be a tag is simply not found. */
 function tagKeyOf(raw: string): string {

@@ -1,3 +1,4 @@
+import { requireDomain } from '../domains/domain-store';
 import { pivotPaging } from '../platform/http/paging';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { templateChangeJson, templateJson, versionChangeJson, versionJson } from './present';
@@ -26,7 +27,6 @@ import {
   deleteAllTemplates,
   deleteTemplate,
   deleteVersion,
-  requireDomain,
   requireTemplate,
   requireVersion,
   updateDescription,

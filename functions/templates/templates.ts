@@ -1,4 +1,3 @@
-import { findDomain } from '../domains/domain-store';
 import { BadRequest, Conflict, NotFound } from '../platform/errors';
 import {
   findTemplate,
@@ -43,10 +42,6 @@ export interface NewVersion {
 export interface VersionWithContent {
   version: VersionItem;
   content: string;
-}
-
-export async function requireDomain(accountId: string, domain: string): Promise<void> {
-  if (!(await findDomain(accountId, domain))) throw new NotFound('Domain not found');
 }
 
 export async function requireTemplate(accountId: string, domain: string, name: string): Promise<TemplateItem> {

@@ -1,4 +1,4 @@
-import { findDomain } from '../domains/domain-store';
+import { requireDomain } from '../domains/domain-store';
 import { BadRequest, Conflict, NotFound } from '../platform/errors';
 import { MAX_URLS_PER_TYPE, WEBHOOK_NAMES, webhookName, type WebhookName } from './names';
 import { checkWebhookUrl, checkWebhookUrls } from './url-policy';
@@ -9,13 +9,6 @@ import { changeDomainHooks, readDomainHooks, type DomainHooks } from './webhook-
  * Domain-level webhooks, v3 (one type, several URLs) and v4 (one URL, several types), over the
  * same stored map of type -> URLs. Replies follow contract §4.1 and §4.2.
  */
-
-// Not domains.ts's requireDomain: importing it would bundle the SES and DKIM code into this Lambda.
-export async function requireDomain(accountId: string, name: string): Promise<string> {
-  const domain = await findDomain(accountId, name);
-  if (!domain) throw new NotFound('Domain not found');
-  return domain.name;
-}
 
 export function parseName(raw: string): WebhookName {
   const name = webhookName(raw);
@@ -39,12 +32,12 @@ function checkCount(name: WebhookName, urls: readonly string[]): void {
 }
 
 export async function listHooks(accountId: string, domainName: string) {
-  const domain = await requireDomain(accountId, domainName);
+  const domain = (await requireDomain(accountId, domainName)).name;
   return { webhooks: hooksJson(await readDomainHooks(accountId, domain)) };
 }
 
 export async function getHook(accountId: string, domainName: string, rawName: string) {
-  const domain = await requireDomain(accountId, domainName);
+  const domain = (await requireDomain(accountId, domainName)).name;
   const urls = (await readDomainHooks(accountId, domain))[parseName(rawName)];
   if (!urls?.length) throw new NotFound('Webhook not found');
   return { webhook: { urls } };
@@ -52,7 +45,7 @@ export async function getHook(accountId: string, domainName: string, rawName: st
 
 /** Sets a type's URLs: `create` only where it has none yet, `update` only where it has some. */
 async function setHookUrls(accountId: string, domainName: string, rawName: string, rawUrls: string[], mode: 'create' | 'update') {
-  const domain = await requireDomain(accountId, domainName);
+  const domain = (await requireDomain(accountId, domainName)).name;
   const name = parseName(rawName);
   const urls = distinct(await checkWebhookUrls(rawUrls));
   checkCount(name, urls);
@@ -71,7 +64,7 @@ export const createHook = (accountId: string, domainName: string, rawName: strin
 export const updateHook = (accountId: string, domainName: string, rawName: string, rawUrls: string[]) => setHookUrls(accountId, domainName, rawName, rawUrls, 'update');
 
 export async function deleteHook(accountId: string, domainName: string, rawName: string) {
-  const domain = await requireDomain(accountId, domainName);
+  const domain = (await requireDomain(accountId, domainName)).name;
   const name = parseName(rawName);
   const removed = await changeDomainHooks(accountId, domain, (hooks) => {
     const urls = hooks[name];
@@ -89,7 +82,7 @@ function parseNames(raw: readonly string[]): WebhookName[] {
 
 /** v4 POST: adds one URL to several types; a type that has it already is refused. */
 export async function addUrlToTypes(accountId: string, domainName: string, rawUrl: string, rawTypes: string[]) {
-  const domain = await requireDomain(accountId, domainName);
+  const domain = (await requireDomain(accountId, domainName)).name;
   const types = parseNames(rawTypes);
   const url = await checkWebhookUrl(rawUrl);
   const hooks = await changeDomainHooks(accountId, domain, (current) => {
@@ -107,7 +100,7 @@ export async function addUrlToTypes(accountId: string, domainName: string, rawUr
 
 /** v4 PUT: the URL serves exactly these types from now on. */
 export async function replaceUrlTypes(accountId: string, domainName: string, rawUrl: string, rawTypes: string[]) {
-  const domain = await requireDomain(accountId, domainName);
+  const domain = (await requireDomain(accountId, domainName)).name;
   const types = parseNames(rawTypes);
   const url = await checkWebhookUrl(rawUrl);
   const hooks = await changeDomainHooks(accountId, domain, (current) => {
@@ -125,7 +118,7 @@ export async function replaceUrlTypes(accountId: string, domainName: string, raw
 
 /** v4 DELETE: removes URLs from every type; at least one of them must be configured. */
 export async function removeUrls(accountId: string, domainName: string, urls: string[]) {
-  const domain = await requireDomain(accountId, domainName);
+  const domain = (await requireDomain(accountId, domainName)).name;
   const hooks = await changeDomainHooks(accountId, domain, (current) => {
     let found = false;
     for (const name of WEBHOOK_NAMES) {

@@ -7,7 +7,8 @@ import {
   listAccountWebhooks,
   replaceAccountWebhook,
 } from './account-webhooks';
-import { addUrlToTypes, createHook, deleteHook, getHook, listHooks, parseName, removeUrls, replaceUrlTypes, requireDomain, updateHook } from './domain-webhooks';
+import { addUrlToTypes, createHook, deleteHook, getHook, listHooks, parseName, removeUrls, replaceUrlTypes, updateHook } from './domain-webhooks';
+import { requireDomain } from '../domains/domain-store';
 import { webhookRoutes } from './routes';
 import {
   accountWebhookIdInput,
@@ -34,7 +35,7 @@ export const handler = areaHandler(webhookRoutes, {
   updateDomainWebhook: operation(updateV3Input, (req, input) => updateHook(req.accountId, input.domain, input.name, input.url)),
   deleteDomainWebhook: operation(namedInput, (req, input) => deleteHook(req.accountId, input.domain, input.name)),
   testDomainWebhook: operation(testInput, async (req, input) => {
-    const domain = await requireDomain(req.accountId, input.domain);
+    const domain = (await requireDomain(req.accountId, input.domain)).name;
     return testWebhook(req.accountId, domain, parseName(input.name), input.url);
   }),
   addWebhookUrl: operation(v4ChangeInput, (req, input) => addUrlToTypes(req.accountId, input.domain, input.url, input.event_types)),
