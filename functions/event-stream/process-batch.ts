@@ -40,7 +40,9 @@ export function streamHandler(consumers: EventConsumer[]) {
   return async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
     const records = event.Records;
     if (!records.length) return { batchItemFailures: [] };
-    const results = await Promise.allSettled(consumers.map((consumer) => runOnce(consumer, records)));
+    // Unmarshalled once for all consumers, none of which changes the events it is given.
+    const batch = records.map((record) => ({ sequence: sequenceOf(record), event: recordedEventOf(record) }));
+    const results = await Promise.allSettled(consumers.map((consumer) => runOnce(consumer, batch)));
     const failed = results.flatMap((result, i) => (result.status === 'rejected' ? [{ consumer: consumers[i]!.name, error: result.reason as Error }] : []));
     if (!failed.length) return { batchItemFailures: [] };
     const first = sequenceOf(records[0]!);
@@ -49,14 +51,20 @@ export function streamHandler(consumers: EventConsumer[]) {
   };
 }
 
-async function runOnce(consumer: EventConsumer, records: DynamoDBRecord[]): Promise<void> {
-  const mark = keys.streamProgress(consumer.name, sequenceOf(records[0]!));
+interface StreamedRecord {
+  sequence: string;
+  /** Undefined for a record that is not a new event (see recordedEventOf). */
+  event: RecordedEvent | undefined;
+}
+
+async function runOnce(consumer: EventConsumer, batch: StreamedRecord[]): Promise<void> {
+  const mark = keys.streamProgress(consumer.name, batch[0]!.sequence);
   const done = await getItem<ProgressMark>(mark, { consistent: true });
-  const remaining = done ? records.filter((record) => compareSequence(sequenceOf(record), done.through) > 0) : records;
+  const remaining = done ? batch.filter((record) => compareSequence(record.sequence, done.through) > 0) : batch;
   if (!remaining.length) return;
-  const events = remaining.map(recordedEventOf).filter((e): e is RecordedEvent => e !== undefined);
+  const events = remaining.flatMap((record) => (record.event ? [record.event] : []));
   if (events.length) await consumer.consume(events);
-  const item: ProgressMark = { through: sequenceOf(records[records.length - 1]!), ttl: Math.floor(Date.now() / 1000) + PROGRESS_TTL_SECONDS };
+  const item: ProgressMark = { through: batch[batch.length - 1]!.sequence, ttl: Math.floor(Date.now() / 1000) + PROGRESS_TTL_SECONDS };
   await putItem(mark, item);
 }
 
