@@ -1,5 +1,5 @@
 import type { EventData } from '../events/event-store';
-import { countsOfEvent, derivedCounts } from '../analytics/counts';
+import { countsOfEvent, derivedCounts, STORED_COUNTS } from '../analytics/counts';
 import { BadRequest } from '../platform/errors';
 
 /**
@@ -34,12 +34,16 @@ const NEEDS_HISTORY = ['unique_opened', 'unique_clicked'];
 /**
  * The metric events that one recorded event decides alone. An event is one of them exactly when
  * it adds to that count in the analytics counters (functions/analytics/counts.ts): logs and
- * metrics agree on what, say, `sent` or `processed` means.
+ * metrics agree on what, say, `sent` or `processed` means. Every count is a sum of stored counts,
+ * so each metric is worked out once here as the stored counts that feed it.
  */
 const METRIC_EVENTS: Record<string, Test> = Object.fromEntries(
   Object.keys(derivedCounts({}))
     .filter((name) => !NEEDS_HISTORY.includes(name))
-    .map((name): [string, Test] => [name, (data) => (derivedCounts(Object.fromEntries(countsOfEvent(data).map((count) => [count, 1])))[name] ?? 0) > 0]),
+    .map((name): [string, Test] => {
+      const feeding = new Set(STORED_COUNTS.filter((stored) => (derivedCounts({ [stored]: 1 })[name] ?? 0) > 0));
+      return [name, (data) => countsOfEvent(data).some((count) => feeding.has(count))];
+    }),
 );
 
 export interface EventSelection {
