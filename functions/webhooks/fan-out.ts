@@ -20,12 +20,13 @@ const RESEND_ATTEMPTS = 3;
  */
 export async function fanOutWebhooks(events: RecordedEvent[]): Promise<void> {
   const jobs: DeliveryJob[] = [];
-  const lookups = new Map<string, Promise<string[]>>();
-  const urlsFor = (accountId: string, domain: string, webhook: WebhookName) => {
-    const key = `${accountId}\n${domain}\n${webhook}`;
-    let urls = lookups.get(key);
-    if (!urls) lookups.set(key, (urls = configuredUrls(accountId, domain, webhook)));
-    return urls;
+  // One configuration read per domain of the batch, whatever the event types.
+  const lookups = new Map<string, ReturnType<typeof configuredUrls>>();
+  const urlsFor = async (accountId: string, domain: string, webhook: WebhookName) => {
+    const key = `${accountId}\n${domain}`;
+    let lookup = lookups.get(key);
+    if (!lookup) lookups.set(key, (lookup = configuredUrls(accountId, domain)));
+    return (await lookup)(webhook);
   };
   await Promise.all(
     events.map(async ({ accountId, domain, data }) => {

@@ -10,15 +10,20 @@ import { readAccountHooks, readDomainHooks, type AccountWebhook, type DomainHook
 const domainCache = new TtlCache<DomainHooks>();
 const accountCache = new TtlCache<Record<string, AccountWebhook>>();
 
-/** The URLs one event of type `webhook` goes to: the domain's, then the account's not already listed. */
-export async function configuredUrls(accountId: string, domain: string, webhook: WebhookName): Promise<string[]> {
+/**
+ * The webhooks of a domain and its account, as a lookup of the URLs one event of a type goes to:
+ * the domain's, then the account's not already listed.
+ */
+export async function configuredUrls(accountId: string, domain: string): Promise<(webhook: WebhookName) => string[]> {
   const [domainHooks, accountHooks] = await Promise.all([
     domainCache.get(`${accountId}\n${domain}`, () => readDomainHooks(accountId, domain, false)),
     accountCache.get(accountId, () => readAccountHooks(accountId, false)),
   ]);
-  const urls = new Set(domainHooks[webhook] ?? []);
-  for (const hook of Object.values(accountHooks)) if (hook.eventTypes.includes(webhook)) urls.add(hook.url);
-  return [...urls];
+  return (webhook) => {
+    const urls = new Set(domainHooks[webhook] ?? []);
+    for (const hook of Object.values(accountHooks)) if (hook.eventTypes.includes(webhook)) urls.add(hook.url);
+    return [...urls];
+  };
 }
 
 /** Drops this container's cached copies after a change made here (local mode shares one process). */
