@@ -4,7 +4,7 @@ import { findMessage, messageEventFields, type MessageRecord } from '../messages
 import { TAG_STORAGE } from '../messages/send-worker';
 import { addBounce, addComplaint } from '../suppressions/sending';
 import { logger } from '../platform/logger';
-import { recordEvent, type EventData, type EventName } from './event-store';
+import { recordEvents, type EventData, type EventName } from './event-store';
 
 /** The parts of an SES event-publishing record this worker reads. */
 interface SesEvent {
@@ -120,8 +120,10 @@ export async function ingest(ses: SesEvent): Promise<void> {
     logger.warn('SES notification for an unknown or expired message', { sesMessageId: ses.mail.messageId, eventType: ses.eventType });
     return;
   }
-  for (const item of eventsOf(record, ses)) {
-    await recordEvent(record.accountId, record.domain, item.data);
+  const items = eventsOf(record, ses);
+  // Events have ids derived from the notification, so a redelivered one overwrites, not duplicates.
+  await recordEvents(record.accountId, record.domain, items.map((item) => item.data));
+  for (const item of items) {
     // Hard bounces join the domain's bounce list (unless allowlisted), complaints its complaint list.
     if (item.hardBounce) await addBounce(record.accountId, record.domain, { address: item.recipient, code: item.hardBounce.code, error: item.hardBounce.error });
     if (item.complaint) await addComplaint(record.accountId, record.domain, { address: item.recipient });

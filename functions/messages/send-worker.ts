@@ -4,7 +4,8 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deleteItem, getItem, putItem, updateItem } from '../data/store';
 import { findDomain } from '../domains/domain-store';
 import { suppressionFor, type SuppressionVerdict } from '../suppressions/sending';
-import { newEvent, recordEvent, recordEvents } from '../events/event-store';
+import { newEvent, recordEvents, type EventData } from '../events/event-store';
+import { mapLimit } from '../platform/concurrency';
 import { sesSendClient, sqsClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
@@ -21,6 +22,10 @@ export const MAX_ATTEMPTS = 8;
 export const RETRY_WINDOW_MS = 8 * 3600_000;
 /** SES's limit on recipients per SendEmail call. */
 export const SES_MAX_RECIPIENTS = 50;
+
+/** Claim updates and suppression lookups in flight at once for one message (up to 1,000 recipients). */
+const CLAIM_WRITES_AT_ONCE = 16;
+const SUPPRESSION_CHECKS_AT_ONCE = 16;
 
 /** SES tags that let a notification find its message (values: letters, digits, _ and - only). */
 export const TAG_ACCOUNT = 'mp_account';
@@ -104,42 +109,36 @@ async function sendOne(job: SendJob): Promise<void> {
   }
   const { claimed: recipients, stale } = await claim(record);
   const done = (recipient: string) => updateItem(claimKey(record.storageKey, recipient), { state: 'done' });
-  for (const recipient of stale) {
-    const why = 'Delivery outcome unknown: an earlier attempt stopped while sending; not retried to avoid a duplicate';
-    await recordEvent(record.accountId, record.domain, outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: why, description: why, 'attempt-no': job.attempt + 1 } }));
-    await done(recipient);
-  }
+  /** Final events for these recipients in as few writes as the table allows, then their claims done. */
+  const settle = async (targets: string[], eventOf: (recipient: string) => EventData) => {
+    await recordEvents(record.accountId, record.domain, targets.map(eventOf));
+    await mapLimit(targets, CLAIM_WRITES_AT_ONCE, done);
+  };
+  const unknown = 'Delivery outcome unknown: an earlier attempt stopped while sending; not retried to avoid a duplicate';
+  await settle(stale, (recipient) => outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: unknown, description: unknown, 'attempt-no': job.attempt + 1 } }));
   if (!recipients.length) return;
 
   const domain = await findDomain(record.accountId, record.domain);
   if (!domain || (domain.queueClearedAt && record.createdAt <= domain.queueClearedAt)) {
     const why = domain ? "Cancelled: the domain's queue was cleared" : 'Cancelled: the domain was deleted';
-    for (const recipient of recipients) {
-      await recordEvent(record.accountId, record.domain, outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: why, description: why, 'attempt-no': 0 } }));
-      await done(recipient);
-    }
+    await settle(recipients, (recipient) => outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: why, description: why, 'attempt-no': 0 } }));
     return;
   }
 
   if (record.testMode) {
-    for (const recipient of recipients) {
-      await recordEvent(record.accountId, record.domain, outcomeEvent(record, recipient, 'delivered', { 'delivery-status': { code: 250, message: 'OK', description: 'Test mode: accepted, not sent', 'attempt-no': 1, tls: false, utf8: true, 'certificate-verified': false, 'session-seconds': 0 } }));
-      await done(recipient);
-    }
+    await settle(recipients, (recipient) => outcomeEvent(record, recipient, 'delivered', { 'delivery-status': { code: 250, message: 'OK', description: 'Test mode: accepted, not sent', 'attempt-no': 1, tls: false, utf8: true, 'certificate-verified': false, 'session-seconds': 0 } }));
     return;
   }
   // Checked at send time, so a bounce recorded after acceptance still stops the message.
-  const verdicts = await Promise.all(recipients.map((recipient) => suppressionFor(record.accountId, record.domain, recipient, record.tags)));
-  const sendable: string[] = [];
-  for (const [i, recipient] of recipients.entries()) {
-    const verdict = verdicts[i];
-    if (!verdict) {
-      sendable.push(recipient);
-      continue;
-    }
-    await recordEvent(record.accountId, record.domain, outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: verdict, 'delivery-status': { code: 605, message: '', description: SUPPRESSED[verdict], 'attempt-no': 1, 'session-seconds': 0 } }));
-    await done(recipient);
-  }
+  const verdicts = new Map(await mapLimit(recipients, SUPPRESSION_CHECKS_AT_ONCE, async (recipient) => [recipient, await suppressionFor(record.accountId, record.domain, recipient, record.tags)] as const));
+  const sendable = recipients.filter((recipient) => !verdicts.get(recipient));
+  await settle(
+    recipients.filter((recipient) => verdicts.get(recipient)),
+    (recipient) => {
+      const verdict = verdicts.get(recipient)!;
+      return outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: verdict, 'delivery-status': { code: 605, message: '', description: SUPPRESSED[verdict], 'attempt-no': 1, 'session-seconds': 0 } });
+    },
+  );
   if (!sendable.length) return;
   const mime = await loadMime(record);
   if (!mime) throw new Error(`MIME of ${record.storageKey} is missing`);
@@ -162,28 +161,27 @@ async function sendChunk(job: SendJob, record: MessageRecord, mime: Buffer, reci
         ],
       }),
     );
-    await Promise.all(recipients.map(done));
+    await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, done);
   } catch (error) {
     const failure = classify(error);
     const age = Date.now() - (job.firstAttemptAt ?? Date.now());
     const giveUp = failure !== 'retry' || job.attempt + 1 >= MAX_ATTEMPTS || age >= RETRY_WINDOW_MS;
     const description =
       failure === 'unknown' ? `Delivery outcome unknown (${(error as Error).message}); not retried to avoid a duplicate` : (error as Error).message;
-    for (const recipient of recipients) {
-      await recordEvent(
-        record.accountId,
-        record.domain,
+    await recordEvents(
+      record.accountId,
+      record.domain,
+      recipients.map((recipient) =>
         outcomeEvent(record, recipient, 'failed', {
           'log-level': giveUp ? 'error' : 'warn',
           severity: giveUp ? 'permanent' : 'temporary',
           reason: giveUp && failure === 'retry' ? 'old' : 'generic',
           'delivery-status': { code: giveUp ? 550 : 421, message: description, description, 'attempt-no': job.attempt + 1, ...(giveUp ? {} : { 'retry-seconds': retryDelay(job.attempt) }) },
         }),
-      );
-      // A recipient to retry is released, so the retry can claim it again.
-      if (!giveUp) await deleteItem(claimKey(record.storageKey, recipient));
-      else await done(recipient);
-    }
+      ),
+    );
+    // A recipient to retry is released, so the retry can claim it again.
+    await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => (giveUp ? done(recipient) : deleteItem(claimKey(record.storageKey, recipient))));
     if (!giveUp) await retryLater(job);
   }
 }
