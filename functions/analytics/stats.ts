@@ -100,7 +100,6 @@ export const statsFilterInput = z.object({
   ...statsRange,
   filter: list().optional(),
   group: oneOfValues(GROUPS).optional(),
-  resolution: oneOfValues(RESOLUTIONS).optional(),
 });
 
 function parseFilters(filters: string[] | undefined): Predicate[] {

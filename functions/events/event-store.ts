@@ -1,4 +1,4 @@
-import { putItems, queryPage, type IndexKey, type Key } from '../data/store';
+import { isLive, putItems, queryPage, type IndexKey, type Key } from '../data/store';
 import { env } from '../platform/env';
 import { eventId } from '../platform/ids';
 
@@ -120,7 +120,7 @@ export async function readEvents(accountId: string, domain: string, range: Event
       after: range.ascending ? bounds.after : low,
       before: range.ascending ? high : bounds.before,
       limit: range.limit - found.length,
-      keep: (item) => (item['ttl'] as number) * 1000 > now && (!range.keep || range.keep(item['data'] as EventData)),
+      keep: (item) => isLive(item as { ttl?: number }, now) && (!range.keep || range.keep(item['data'] as EventData)),
       withSortKey: true,
     });
     for (const item of items) found.push({ sk: item.sk!, data: item.data });

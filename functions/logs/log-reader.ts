@@ -1,5 +1,5 @@
 import { accountLogPartition, eventSortKey, hourOf, type EventItem, type RecordedEvent } from '../events/event-store';
-import { queryPage } from '../data/store';
+import { isLive, queryPage } from '../data/store';
 
 /**
  * Reads an account's events across all its domains through the account-wide index (gsi1, one
@@ -87,7 +87,7 @@ export async function readLog(range: LogRange, now = Date.now()): Promise<LogRea
           examined++;
           position = row.sk;
           // Expired items linger until DynamoDB removes them (dynalite never does): they are gone.
-          const live = row.ttl * 1000 > now;
+          const live = isLive(row, now);
           const event: RecordedEvent = { accountId: row.accountId, domain: row.domain, data: row.data };
           if (live && range.keep(event)) {
             found.push({ sk: row.sk, event });

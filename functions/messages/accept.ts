@@ -8,7 +8,6 @@ import { env } from '../platform/env';
 import { BadRequest, Forbidden } from '../platform/errors';
 import { messageId as newMessageId } from '../platform/ids';
 import { logger } from '../platform/logger';
-import { composeMime } from './compose';
 import { messageEventFields, type MessageRecord, newStorageKey, storeMessage } from './message-store';
 import { MAX_RECIPIENTS, parseMailboxes, type Mailbox } from './recipients';
 import type { SendParams } from './send-params';
@@ -135,4 +134,3 @@ export function newMessageIdentity(domain: string) {
   return { messageId: newMessageId(domain), storageKey: newStorageKey() };
 }
 
-export { composeMime };

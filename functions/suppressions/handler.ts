@@ -80,8 +80,7 @@ function verbsOf(list: SuppressionList): Record<Verb, Operation> {
         if (outcome === 'no-entry') throw new NotFound(texts.notFound);
         if (outcome === 'no-tag') throw new NotFound('Unsubscribe event for this tag does not exist');
       } else {
-        if (!(await getEntry(req.accountId, input.domain, list, input.address))) throw new NotFound(texts.notFound);
-        await deleteEntry(req.accountId, input.domain, list, input.address);
+        if (!(await deleteEntry(req.accountId, input.domain, list, input.address))) throw new NotFound(texts.notFound);
       }
       return list === 'whitelists' ? { message: texts.removedOne, value: input.address } : { message: texts.removedOne, address: input.address };
     }),

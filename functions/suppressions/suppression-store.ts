@@ -1,5 +1,5 @@
 import { mapLimit } from '../platform/concurrency';
-import { deleteItem, getItem, putItem, queryAll, queryPage, type IndexKey, type Key } from '../data/store';
+import { deleteIfPresent, getItem, putItem, queryAll, queryPage, type IndexKey, type Key } from '../data/store';
 import { pivotQuery, type PivotPage } from '../platform/http/paging';
 import type { BlockingList, SuppressionList } from './lists';
 
@@ -103,8 +103,9 @@ export async function putEntries(items: readonly SuppressionItem[]): Promise<voi
   await mapLimit(items, WRITE_CONCURRENCY, putEntry);
 }
 
-export async function deleteEntry(accountId: string, domain: string, list: SuppressionList, address: string): Promise<void> {
-  await deleteItem(suppressionKeys.entry(accountId, domain, list, address));
+/** Removes an entry; false when there was none. */
+export async function deleteEntry(accountId: string, domain: string, list: SuppressionList, address: string): Promise<boolean> {
+  return deleteIfPresent(suppressionKeys.entry(accountId, domain, list, address));
 }
 
 /**
