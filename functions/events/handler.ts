@@ -1,19 +1,13 @@
 import { z } from 'zod/v3';
 import { requireDomain } from '../domains/domain-store';
 import { env } from '../platform/env';
+import { withStorageUrl } from '../messages/storage-url';
 import { absoluteUrl } from '../platform/http/paging';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
-import { readEvents, type EventData } from './event-store';
+import { readEvents } from './event-store';
 import { matches } from './filters';
 import { cursorFromQuery, decodeCursor, encodeCursor, listEventsInput, parsedFilters, type EventsCursor } from './query';
 import { eventRoutes } from './routes';
-
-/** Storage URLs point back at the host the client used: mailgun-go fetches them verbatim. */
-function present(data: EventData, baseUrl: string, domain: string): EventData {
-  const storage = data['storage'] as { key?: string } | undefined;
-  if (!storage?.key) return data;
-  return { ...data, storage: { ...storage, url: absoluteUrl(baseUrl, `/v3/domains/${domain}/messages/${storage.key}`) } };
-}
 
 async function page(req: ApiRequest, domain: string, cursor: EventsCursor) {
   await requireDomain(req.accountId, domain);
@@ -34,7 +28,7 @@ async function page(req: ApiRequest, domain: string, cursor: EventsCursor) {
   const firstKey = found[0]?.sk;
   const lastKey = found.at(-1)?.sk;
   return {
-    items: found.map((item) => present(item.data, req.baseUrl, domain)),
+    items: found.map((item) => withStorageUrl(item.data, req.baseUrl, domain)),
     paging: {
       // At either end the position stays, so following the link yields an empty page.
       next: url({ ...base, position: lastKey ?? (cursor.backward ? undefined : cursor.position) }),

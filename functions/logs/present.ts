@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../events/event-store';
-import { absoluteUrl } from '../platform/http/paging';
+import { storedMessageUrl } from '../messages/storage-url';
 
 /**
  * One log item (contract §7.1, OpenAPI LogEvent) from a recorded event: `@timestamp` in RFC 3339
@@ -16,7 +16,7 @@ export function logItem({ accountId, domain, data }: RecordedEvent, baseUrl: str
     account: { id: accountId, ...(parentId ? { 'parent-id': parentId } : {}) },
     domain: { name: domain },
     ...rest,
-    ...(stored ? { storage: { ...stored, url: stored.key ? [absoluteUrl(baseUrl, `/v3/domains/${domain}/messages/${stored.key}`)] : [] } } : {}),
+    ...(stored ? { storage: { ...stored, url: stored.key ? [storedMessageUrl(baseUrl, domain, stored.key)] : [] } } : {}),
     ...(variables !== undefined ? { 'user-variables': JSON.stringify(variables) } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import type { AddressObject, simpleParser as SimpleParser } from 'mailparser';
-import { absoluteUrl } from '../platform/http/paging';
+import { storedMessageUrl } from '../messages/storage-url';
 import type { MessageRecord } from '../messages/message-store';
 
 const addressText = (value: AddressObject | AddressObject[] | undefined) =>
@@ -43,6 +43,6 @@ export async function storedMessageJson(record: MessageRecord, mime: Buffer, bas
     attachments,
     'content-id-map': contentIds,
     'message-headers': headerLines,
-    'message-url': absoluteUrl(baseUrl, `/v3/domains/${record.domain}/messages/${record.storageKey}`),
+    'message-url': storedMessageUrl(baseUrl, record.domain, record.storageKey),
   };
 }

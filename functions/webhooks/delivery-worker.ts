@@ -9,6 +9,7 @@ import { logger } from '../platform/logger';
 import { hopDelaySeconds, retryDelayMs, type DeliveryJob } from './delivery-job';
 import { recordFailedDelivery } from './failed-deliveries';
 import { DeliveryError, postJson } from './http-post';
+import { withStorageUrl } from '../messages/storage-url';
 import { payloadOf } from './signature';
 import { signingKeyForDelivery } from './signing-key';
 
@@ -47,12 +48,10 @@ async function enqueue(job: DeliveryJob): Promise<void> {
   await sqsClient().send(new SendMessageCommand({ QueueUrl: env().WEBHOOK_QUEUE_URL!, MessageBody: JSON.stringify(job), DelaySeconds: delay }));
 }
 
-/** The event as the events API shows it: a stored message's URL points at this region's API. */
+/** The event as the events API shows it, its stored message's URL on this region's API. */
 function present(event: EventData, domain: string): EventData {
-  const storage = event['storage'] as { key?: string } | undefined;
   const base = env().PUBLIC_API_URL;
-  if (!storage?.key || !base) return event;
-  return { ...event, storage: { ...storage, url: `${base}/v3/domains/${domain}/messages/${storage.key}` } };
+  return base ? withStorageUrl(event, base, domain) : event;
 }
 
 /** One attempt: the receiver's status, or what kept it from answering. */
