@@ -1,7 +1,7 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api, type CustomDomainProps } from './constructs/api';
-import { type AreaResources, grantWebhookFanOut } from './constructs/area-permissions';
+import type { AreaResources } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
 import { Data, messageRetentionDays } from './constructs/data';
 import { EventStream } from './constructs/event-stream';
@@ -78,8 +78,6 @@ export class PlatformStack extends Stack {
     });
     this.scheduling.handleUndelivered(this.platformEnvironment, resources);
     this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
-    // The stream worker runs fanOutWebhooks: it queues webhook deliveries.
-    grantWebhookFanOut({ role: this.eventStream.worker.role, scope: this.eventStream.worker }, resources);
     this.webhooks.addWorker(this.platformEnvironment, resources);
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
 

@@ -80,7 +80,7 @@ export class Api extends Construct {
       description: 'HTTP API authorizer: resolves the Basic-auth API key',
       environment: this.environment,
     });
-    grantKeyLookup({ role: this.authorizerFunction.role, scope: this.authorizerFunction }, resources.table);
+    grantKeyLookup(this.authorizerFunction.grantee, resources.table);
     const authorizer = new HttpLambdaAuthorizer('BasicAuth', this.authorizerFunction.fn, {
       responseTypes: [HttpLambdaResponseType.SIMPLE],
       identitySource: ['$request.header.Authorization'],
@@ -95,7 +95,7 @@ export class Api extends Construct {
         description: `API area: ${area}`,
         environment: this.environment,
       });
-      grantArea(area, { role: fn.role, scope: fn }, resources);
+      grantArea(area, fn.grantee, resources);
       areaFunctions.set(area, fn);
       integrations.set(
         area,

@@ -183,10 +183,12 @@ export function grantNotificationsWorker(grantee: AreaGrantee, { table }: AreaRe
 
 /**
  * The event-stream worker: adds to the analytics counters, registers tags and marks the batches
- * it finished, all in the table. Reading the stream is granted by its event source.
+ * it finished, all in the table, and queues webhook deliveries (fanOutWebhooks: SendMessage, which
+ * also authorizes SendMessageBatch). Reading the stream is granted by its event source.
  */
-export function grantEventStreamWorker(grantee: AreaGrantee, { table }: AreaResources): void {
+export function grantEventStreamWorker(grantee: AreaGrantee, { table, webhookQueue }: AreaResources): void {
   grantTableReadWrite(grantee, table);
+  grantSendToQueue(grantee, webhookQueue);
 }
 
 /** Scheduled delivery's last resort: claims the unsent recipients and records their failed events. */
@@ -201,14 +203,5 @@ export function grantScheduleUndelivered(grantee: AreaGrantee, { table }: AreaRe
 export function grantWebhookWorker(grantee: AreaGrantee, { table, encryptionKey, webhookQueue }: AreaResources): void {
   grantTableReadWrite(grantee, table);
   encryptionKey.grantRead(grantee.role);
-  grantSendToQueue(grantee, webhookQueue);
-}
-
-/**
- * What fanOutWebhooks (functions/webhooks/fan-out.ts) needs beyond table reads in the function
- * that calls it (the event-stream worker, whose table grant covers the configuration reads):
- * SendMessage on the webhook queue, which also authorizes SendMessageBatch.
- */
-export function grantWebhookFanOut(grantee: AreaGrantee, { webhookQueue }: AreaResources): void {
   grantSendToQueue(grantee, webhookQueue);
 }

@@ -44,7 +44,7 @@ export class Bootstrap extends Construct {
       environment: props.environment,
       timeout: Duration.minutes(1),
     });
-    grantTableReadWrite({ role: handler.role, scope: handler }, props.table);
+    grantTableReadWrite(handler.grantee, props.table);
     this.adminKeySecret.grantWrite(handler.role);
 
     // The framework's default role carries AWSLambdaBasicExecutionRole (write to any log group);

@@ -3,8 +3,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import * as path from 'node:path';
-import { REPO_ROOT } from '../paths';
+import { handlerEntry } from '../paths';
 import { EVENT_STREAM_BATCH_SIZE } from '../../functions/event-stream/process-batch';
 import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
 import { type AreaResources, grantEventStreamWorker } from './area-permissions';
@@ -37,12 +36,12 @@ export class EventStream extends Construct {
     super(scope, id);
     const { table } = props.resources;
     this.worker = new PlatformFunction(this, 'Worker', {
-      entry: path.join(REPO_ROOT, 'functions', 'event-stream', 'handler.ts'),
+      entry: handlerEntry('event-stream'),
       description: 'Table stream consumer: analytics counters, tag registry and webhooks for new events',
       environment: props.environment,
       timeout: EVENT_STREAM_TIMEOUT,
     });
-    grantEventStreamWorker({ role: this.worker.role, scope: this.worker }, props.resources);
+    grantEventStreamWorker(this.worker.grantee, props.resources);
 
     this.failures = new sqs.Queue(this, 'Failures', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,

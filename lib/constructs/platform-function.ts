@@ -1,3 +1,4 @@
+import type { AreaGrantee } from './area-permissions';
 import { Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -39,6 +40,11 @@ export class PlatformFunction extends Construct {
   readonly fn: NodejsFunction;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
+
+  /** What a grant in area-permissions.ts takes: this function's role, its findings acknowledged here. */
+  get grantee(): AreaGrantee {
+    return { role: this.role, scope: this };
+  }
 
   constructor(scope: Construct, id: string, props: PlatformFunctionProps) {
     super(scope, id);

@@ -70,7 +70,7 @@ export class Scheduling extends Construct {
       environment: withoutMachine,
       timeout: Duration.seconds(30),
     });
-    grantScheduleUndelivered({ role: this.undelivered.role, scope: this.undelivered }, resources);
+    grantScheduleUndelivered(this.undelivered.grantee, resources);
     this.stateMachine.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.undelivered.fn.functionArn] }));
     return this.undelivered;
   }

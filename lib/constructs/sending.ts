@@ -163,7 +163,7 @@ export class SendingWorkers extends Construct {
       environment: props.environment,
       timeout: SEND_WORKER_TIMEOUT,
     });
-    grantSendWorker({ role: this.sendWorker.role, scope: this.sendWorker }, props.resources);
+    grantSendWorker(this.sendWorker.grantee, props.resources);
     this.sendWorker.fn.addEventSource(
       new SqsEventSource(props.sending.sendQueue.queue, {
         batchSize: WORKER_BATCH_SIZE,
@@ -180,7 +180,7 @@ export class SendingWorkers extends Construct {
       environment: props.environment,
       timeout: NOTIFICATIONS_WORKER_TIMEOUT,
     });
-    grantNotificationsWorker({ role: this.notificationsWorker.role, scope: this.notificationsWorker }, props.resources);
+    grantNotificationsWorker(this.notificationsWorker.grantee, props.resources);
     this.notificationsWorker.fn.addEventSource(
       new SqsEventSource(props.sending.notificationsQueue.queue, { batchSize: WORKER_BATCH_SIZE, reportBatchItemFailures: true }),
     );

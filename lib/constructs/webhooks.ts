@@ -40,7 +40,7 @@ export class Webhooks extends Construct {
       environment,
       timeout: WEBHOOK_WORKER_TIMEOUT,
     });
-    grantWebhookWorker({ role: worker.role, scope: worker }, resources);
+    grantWebhookWorker(worker.grantee, resources);
     // No maxConcurrency bound: receivers are many and independent, and each POST is bounded by its timeout.
     worker.fn.addEventSource(new SqsEventSource(this.queue.queue, { batchSize: WORKER_BATCH_SIZE, reportBatchItemFailures: true }));
     this.worker = worker;
