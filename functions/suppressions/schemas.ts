@@ -40,6 +40,7 @@ export const emailAddress = () => checkedText('must be a valid email address', i
 
 const boundedText = (max: number) => checkedText(`must be at most ${max} characters`, (value) => value.length <= max);
 
+/** A record's schema: validate() drops a request's blank fields, but the items of a JSON batch need it each. */
 const form = <T extends z.ZodRawShape>(shape: T) => z.preprocess(dropBlankFields, z.object(shape));
 
 /** `created_at`: RFC 2822 (or RFC 3339, epoch seconds), kept as ISO; records default it to now. */
@@ -133,16 +134,13 @@ export const domainInput = z.object({ domain: lowered() });
 
 export const entryInput = z.object({ domain: lowered(), address: lowered() });
 
-export const deleteEntryInput = form({ domain: lowered(), address: lowered(), tag: text().optional() });
+export const deleteEntryInput = z.object({ domain: lowered(), address: lowered(), tag: text().optional() });
 
-export const listInput = z.preprocess(
-  dropBlankFields,
-  z
-    .object({
-      domain: lowered(),
-      term: text()
-        .transform((value) => value.trim().toLowerCase())
-        .optional(),
-    })
-    .and(pivotPageInput('address', 100, 1000)),
-);
+export const listInput = z
+  .object({
+    domain: lowered(),
+    term: text()
+      .transform((value) => value.trim().toLowerCase())
+      .optional(),
+  })
+  .and(pivotPageInput('address', 100, 1000));

@@ -1,6 +1,6 @@
 import { z } from 'zod/v3';
 import { pivotPageInput } from '../platform/http/paging';
-import { dropBlankFields, flag, oneOfValues, text } from '../platform/http/params';
+import { flag, oneOfValues, text } from '../platform/http/params';
 import { templateProblem } from './handlebars-dialect';
 import { TEMPLATE_HEADER_NAMES, type TemplateHeaders } from './template-store';
 
@@ -87,8 +87,6 @@ const headers = () =>
     return out;
   });
 
-const form = <T extends z.ZodRawShape>(shape: T) => z.preprocess(dropBlankFields, z.object(shape));
-
 const domainPath = { domain: pathIdentifier() };
 const templatePath = { ...domainPath, name: pathIdentifier() };
 const versionPath = { ...templatePath, tag: pathIdentifier() };
@@ -96,11 +94,13 @@ const versionPath = { ...templatePath, tag: pathIdentifier() };
 /** Template and version lists: `page`, `limit` (default and maximum 100) and the pivot `p`. */
 const pivotPage = () => pivotPageInput('p', 100, 100);
 
+// Blank fields (an empty form value) are dropped before any of these sees a request: validate() in
+// functions/platform/http/params.ts.
 export const domainInput = z.object(domainPath);
 
-export const listTemplatesInput = z.preprocess(dropBlankFields, z.object({ ...domainPath, active: flag().optional() }).and(pivotPage()));
+export const listTemplatesInput = z.object({ ...domainPath, active: flag().optional() }).and(pivotPage());
 
-export const createTemplateInput = form({
+export const createTemplateInput = z.object({
   ...domainPath,
   name: identifier(),
   description: note().optional(),
@@ -115,13 +115,13 @@ export const createTemplateInput = form({
 
 export const templateInput = z.object(templatePath);
 
-export const getTemplateInput = form({ ...templatePath, active: flag().optional() });
+export const getTemplateInput = z.object({ ...templatePath, active: flag().optional() });
 
-export const updateTemplateInput = form({ ...templatePath, description: note().optional() });
+export const updateTemplateInput = z.object({ ...templatePath, description: note().optional() });
 
-export const listVersionsInput = z.preprocess(dropBlankFields, z.object(templatePath).and(pivotPage()));
+export const listVersionsInput = z.object(templatePath).and(pivotPage());
 
-export const createVersionInput = form({
+export const createVersionInput = z.object({
   ...templatePath,
   template: content(),
   tag: identifier(),
@@ -133,7 +133,7 @@ export const createVersionInput = form({
 
 export const versionInput = z.object(versionPath);
 
-export const updateVersionInput = form({
+export const updateVersionInput = z.object({
   ...versionPath,
   template: content().optional(),
   comment: note().optional(),
@@ -141,4 +141,4 @@ export const updateVersionInput = form({
   headers: headers().optional(),
 });
 
-export const copyVersionInput = form({ ...versionPath, new_tag: identifier(), comment: note().optional() });
+export const copyVersionInput = z.object({ ...versionPath, new_tag: identifier(), comment: note().optional() });
