@@ -15,10 +15,10 @@ async function withoutAllowlisted(items: SuppressionItem[], allowlisted: Allowli
  * record for the same address wins, and the allowlist keeps addresses off the bounce list.
  * Answers how many entries were written.
  */
-export async function addEntries(accountId: string, domain: string, records: readonly EntryRecord[], allowlisted?: AllowlistTest): Promise<number> {
+export async function addEntries(accountId: string, domain: string, records: readonly EntryRecord[]): Promise<number> {
   const latest = new Map(records.map((record) => [record.address, toItem(accountId, domain, record)]));
   let items = [...latest.values()];
-  if (items.some((item) => item.list === 'bounces')) items = await withoutAllowlisted(items, allowlisted ?? (await allowlistTest(accountId, domain)));
+  if (items.some((item) => item.list === 'bounces')) items = await withoutAllowlisted(items, await allowlistTest(accountId, domain));
   await putEntries(items);
   return items.length;
 }

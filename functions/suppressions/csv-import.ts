@@ -2,7 +2,6 @@ import { BadRequest, PayloadTooLarge } from '../platform/errors';
 import type { UploadedFile } from '../platform/http/body';
 import { validate } from '../platform/http/params';
 import { addEntries } from './add-entries';
-import { allowlistTest } from './allowlist';
 import { csvRows } from './csv';
 import type { SuppressionList } from './lists';
 import { RECORD_SCHEMAS } from './schemas';
@@ -51,5 +50,5 @@ export async function importCsv(accountId: string, domain: string, list: Suppres
   if (!file) throw new BadRequest("Missing parameter 'file'");
   if (file.content.length > MAX_IMPORT_BYTES) throw new PayloadTooLarge('The CSV file must be 25MB or under');
   const records = recordsOf(file.content.toString('utf8'), list);
-  return addEntries(accountId, domain, records, list === 'bounces' ? await allowlistTest(accountId, domain) : undefined);
+  return addEntries(accountId, domain, records);
 }
