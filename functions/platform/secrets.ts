@@ -51,9 +51,20 @@ async function loadKey(): Promise<Buffer> {
   return key;
 }
 
-/** A key for one purpose (signing tracking links, say), derived from the platform key. */
+/** Derived keys per platform key (the loaded key is cached, so one Buffer per key in use). */
+const derivedKeys = new WeakMap<Buffer, Map<string, Buffer>>();
+
+/**
+ * A key for one purpose (signing tracking links, say), derived from the platform key once per
+ * purpose: tracked mail signs a few links per recipient, up to a thousand recipients a request.
+ */
 export async function derivedKey(purpose: string): Promise<Buffer> {
-  return createHmac('sha256', await loadKey()).update(`mailplane:${purpose}`).digest();
+  const key = await loadKey();
+  let byPurpose = derivedKeys.get(key);
+  if (!byPurpose) derivedKeys.set(key, (byPurpose = new Map()));
+  let derived = byPurpose.get(purpose);
+  if (!derived) byPurpose.set(purpose, (derived = createHmac('sha256', key).update(`mailplane:${purpose}`).digest()));
+  return derived;
 }
 
 /** AES-256-GCM; the output is `v1.<iv>.<tag>.<ciphertext>` in base64url. */
