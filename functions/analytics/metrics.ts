@@ -117,13 +117,14 @@ export const USAGE_METRICS: MetricSet = {
 interface Row {
   dimensions: Array<{ dimension: string; value: string; display_value: string }>;
   counts: Counts;
-  sortValues: Record<string, string | number>;
+  /** The value of the sort key: a bucket start or a metric as a number, a dimension's label. */
+  sortValue: string | number;
 }
 
-function compareRows(key: string, descending: boolean) {
+function compareRows(descending: boolean) {
   return (a: Row, b: Row) => {
-    const x = a.sortValues[key] ?? '';
-    const y = b.sortValues[key] ?? '';
+    const x = a.sortValue;
+    const y = b.sortValue;
     const order = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
     return descending ? -order : order;
   };
@@ -149,22 +150,20 @@ export async function queryMetrics(accountId: string, query: MetricsQuery, set: 
   const byTime = dimensions.includes('time');
   const { groups } = await runCounterQuery({ accountId, resolution, from: range.from, to: range.to, byTime, groupBy, filters });
 
-  const rows: Row[] = groups.map((group) => {
-    const dims = dimensions.map((d) => {
-      const value = d === 'time' ? rfc2822(group.bucket!) : group.labels[groupDims.indexOf(d)]!;
-      return { dimension: d, value, display_value: value };
-    });
-    const values = set.valuesOf(group.counts, set.names);
-    const sortValues: Record<string, string | number> = { ...values };
-    for (const d of dimensions) sortValues[d] = d === 'time' ? group.bucket! : group.labels[groupDims.indexOf(d)]!;
-    return { dimensions: dims, counts: group.counts, sortValues };
-  });
-
   const [sortKey, direction] = (query.pagination?.sort ?? '').split(':');
   const sortBy = sortKey || dimensions[0] || '';
   if (sortBy && !dimensions.includes(sortBy) && !set.names.includes(sortBy)) throw new BadRequest(`Cannot sort by '${sortBy}': sort by a requested dimension or metric`);
   if (direction !== undefined && direction !== 'asc' && direction !== 'desc') throw new BadRequest(`Invalid sort direction '${direction}': use asc or desc`);
-  if (sortBy) rows.sort(compareRows(sortBy, direction === 'desc'));
+
+  const rows: Row[] = groups.map((group) => {
+    const labelOf = (d: string) => (d === 'time' ? rfc2822(group.bucket!) : group.labels[groupDims.indexOf(d)]!);
+    const dims = dimensions.map((d) => ({ dimension: d, value: labelOf(d), display_value: labelOf(d) }));
+    // Only the sort key is worked out per row; the page's metrics come below. Rates are strings on
+    // the wire and numbers here, so "100.00" sorts above "75.00".
+    const sortValue = !sortBy ? '' : sortBy === 'time' ? group.bucket! : dimensions.includes(sortBy) ? labelOf(sortBy) : Number(set.valuesOf(group.counts, [sortBy])[sortBy]);
+    return { dimensions: dims, counts: group.counts, sortValue };
+  });
+  if (sortBy) rows.sort(compareRows(direction === 'desc'));
 
   // Mailgun's defaults and caps: 1500 rows of a time series, 10 (at most 1000) of anything else.
   const maxLimit = byTime ? 1500 : 1000;

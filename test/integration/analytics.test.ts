@@ -158,6 +158,12 @@ describe('metrics (mailgun.js metrics client)', () => {
       { dimensions: [{ dimension: 'tag', value: 'launch', display_value: 'launch' }], metrics: { delivered_count: 4, opened_count: 2 } },
       { dimensions: [{ dimension: 'tag', value: 'sim', display_value: 'sim' }], metrics: { delivered_count: 1, opened_count: 0 } },
     ]);
+    // Rates are strings on the wire but sort as numbers: 100.00 above 50.00.
+    const byRate = await metrics({ duration: '1d', dimensions: ['tag'], metrics: ['delivered_rate'], pagination: { sort: 'delivered_rate:desc' } });
+    expect(byRate.json.items).toEqual([
+      { dimensions: [{ dimension: 'tag', value: 'launch', display_value: 'launch' }], metrics: { delivered_rate: '100.00' } },
+      { dimensions: [{ dimension: 'tag', value: 'sim', display_value: 'sim' }], metrics: { delivered_rate: '50.00' } },
+    ]);
     const gmail = await metrics({
       duration: '1d',
       dimensions: ['recipient_provider'],
