@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { keys } from '../data/db';
 import { addToCounter, deleteIfPresent, deleteItem, getItem, moveAttribute, putItem, queryAll, queryPage, updateItem, type Key } from '../data/store';
 import { mapLimit } from '../platform/concurrency';
@@ -60,9 +61,14 @@ export async function widenSightings(scope: TagScope, tagKey: string, first: num
   await moveAttribute(key, 'firstSeen', first, 'min');
 }
 
+/** Sets a tag's description; undefined when there is no such tag (updateItem's existence condition). */
 export async function describeTag(scope: TagScope, tagKey: string, description: string): Promise<TagItem | undefined> {
-  if (!(await getTag(scope, tagKey))) return undefined;
-  return updateItem<TagItem>(tagKeyOf(scope, tagKey), { description });
+  try {
+    return await updateItem<TagItem>(tagKeyOf(scope, tagKey), { description });
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
 }
 
 /** Removes a tag and gives its place back under the limit; false when there was no such tag. */
