@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AUTHORIZER_CACHE_SECONDS } from '../../functions/authorizer/cache';
-import { AWS_REGIONS, startRegion, type RegionHost } from './region-host';
+import { startRegion, type RegionHost } from './region-host';
 
 export interface LocalOptions {
   /** US port (0 = any free port); EU defaults to port + 1 (or any free port when port is 0). */
@@ -120,4 +120,3 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
   };
 }
 
-export { AWS_REGIONS };
