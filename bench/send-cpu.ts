@@ -293,7 +293,7 @@ function describeCall(call: SentCall): string {
     case 'SendMessageCommand':
       return 'SendMessage send job';
     case 'BatchWriteItemCommand':
-      return 'BatchWriteItem accepted events';
+      return 'BatchWriteItem message record + accepted events';
     default:
       return call.command;
   }

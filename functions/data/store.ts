@@ -61,7 +61,13 @@ const UNPROCESSED_ROUNDS = 8;
  * make one each. Unconditional, so only for items whose keys are fresh (events, with their own
  * ids). What DynamoDB leaves unprocessed is resent with backoff; if some still remain, it throws.
  */
-export async function putItems(items: Array<{ key: Key & Partial<IndexKey>; item: object }>): Promise<void> {
+/** A new item for putItems: its key and its attributes. */
+export interface ItemWrite {
+  key: Key & Partial<IndexKey>;
+  item: object;
+}
+
+export async function putItems(items: ItemWrite[]): Promise<void> {
   const chunks = [];
   for (let i = 0; i < items.length; i += BATCH_WRITE_MAX) chunks.push(items.slice(i, i + BATCH_WRITE_MAX));
   await Promise.all(

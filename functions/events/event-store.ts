@@ -1,4 +1,4 @@
-import { isLive, putItems, queryPage, type IndexKey, type Key } from '../data/store';
+import { isLive, putItems, queryPage, type IndexKey, type ItemWrite, type Key } from '../data/store';
 import { env } from '../platform/env';
 import { eventId } from '../platform/ids';
 
@@ -73,7 +73,12 @@ export async function recordEvent(accountId: string, domain: string, data: Event
 
 /** Records several events of one domain in as few writes as the table allows (25 a call). */
 export async function recordEvents(accountId: string, domain: string, events: EventData[]): Promise<void> {
-  await putItems(events.map((data) => eventWrite(accountId, domain, data)));
+  await putItems(eventWrites(accountId, domain, events));
+}
+
+/** The items recordEvents writes, for a caller that writes them in its own batch. */
+export function eventWrites(accountId: string, domain: string, events: EventData[]): ItemWrite[] {
+  return events.map((data) => eventWrite(accountId, domain, data));
 }
 
 function eventWrite(accountId: string, domain: string, data: EventData): { key: Key & IndexKey; item: EventItem } {

@@ -2,7 +2,7 @@ import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { DomainItem } from '../data/db';
 import { requireDomain } from '../domains/domain-store';
-import { newEvent, recordEvents } from '../events/event-store';
+import { eventWrites, newEvent, recordEvents } from '../events/event-store';
 import { sfnClient, sqsClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { BadRequest, Forbidden } from '../platform/errors';
@@ -113,8 +113,7 @@ export async function acceptMessage(record: Omit<MessageRecord, 'size' | 'create
   // still there when it is sent.
   const dueAt = deliverAt ? Date.parse(deliverAt) : now;
   const full: MessageRecord = { ...record, deliverAt, size: mime.length, createdAt: new Date(now).toISOString(), ttl: Math.ceil(dueAt / 1000) + domain.messageTtl };
-  await storeMessage(full, mime);
-  await recordEvents(full.accountId, full.domain, full.recipients.map((recipient) => acceptedEvent(full, recipient, now)));
+  await storeMessage(full, mime, eventWrites(full.accountId, full.domain, full.recipients.map((recipient) => acceptedEvent(full, recipient, now))));
   try {
     await queueForSending(full);
   } catch (error) {

@@ -1,6 +1,6 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { getItem, isLive, putItem } from '../data/store';
+import { getItem, isLive, putItems, type ItemWrite } from '../data/store';
 import { s3Client } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { NotFound } from '../platform/errors';
@@ -48,12 +48,16 @@ export function newStorageKey(): string {
 
 const objectKey = (record: Pick<MessageRecord, 'accountId' | 'domain' | 'storageKey'>) => `${record.accountId}/${record.domain}/${record.storageKey}.eml`;
 
-/** Stores the MIME first, then the record: a record never points at a missing object. */
-export async function storeMessage(record: MessageRecord, mime: Buffer): Promise<void> {
+/**
+ * Stores the MIME first, then the record together with `alongside` (the accepted events) in one
+ * batch write: a record never points at a missing object, and the table costs one round trip.
+ * The write is unconditional: a storage key is 144 random bits, so no earlier record holds it.
+ */
+export async function storeMessage(record: MessageRecord, mime: Buffer, alongside: ItemWrite[] = []): Promise<void> {
   await s3Client().send(
     new PutObjectCommand({ Bucket: env().MESSAGES_BUCKET, Key: objectKey(record), Body: mime, ContentType: 'message/rfc822' }),
   );
-  if (!(await putItem(messageKey(record.storageKey), record, { ifAbsent: true }))) throw new Error('storage key collision');
+  await putItems([{ key: messageKey(record.storageKey), item: record }, ...alongside]);
 }
 
 export async function findMessage(storageKey: string): Promise<MessageRecord | undefined> {

@@ -34,15 +34,11 @@ const record = (storageKey: string, deliverAt?: Date) => ({
   deliverAt: deliverAt?.toISOString(),
 });
 const accept = (r: ReturnType<typeof record>, raw = env) => withEnv(raw, () => acceptMessage(r, Buffer.from('MIME'), domain));
-const stored = () => ddb.commandCalls(PutCommand).map((c) => c.args[0].input.Item!).find((item) => item['sk'] === 'MSG')!;
+/** Every item put, in order: the record and the accepted events go in batch writes. */
+const batchPuts = () => ddb.commandCalls(BatchWriteCommand).flatMap((c) => Object.values(c.args[0].input.RequestItems!).flat()).map((write) => write.PutRequest!.Item!);
+const stored = () => batchPuts().find((item) => item['sk'] === 'MSG')!;
 type EventData = { event: string; message?: { 'scheduled-for'?: number }; 'delivery-status'?: { message: string } };
-/** The events written, in order: accepted events go in batch writes. */
-const events = () =>
-  ddb
-    .commandCalls(BatchWriteCommand)
-    .flatMap((c) => Object.values(c.args[0].input.RequestItems!).flat())
-    .map((write) => write.PutRequest!.Item!['data'] as EventData | undefined)
-    .filter((data) => data !== undefined);
+const events = () => [...batchPuts(), ...ddb.commandCalls(PutCommand).map((c) => c.args[0].input.Item!)].map((item) => item['data'] as EventData | undefined).filter((data) => data !== undefined);
 
 beforeEach(() => {
   for (const client of [s3, ddb, sqs, sfn]) client.reset();
@@ -91,6 +87,10 @@ it('queues at once, unscheduled, when the delivery time has passed', async () =>
   expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
   expect(sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input)).toEqual([{ QueueUrl: QUEUE, MessageBody: JSON.stringify({ storageKey: 'key4', attempt: 0 }) }]);
   expect(stored().deliverAt).toBeUndefined();
+  // The record and both accepted events: one batch write, no separate put.
+  expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(1);
+  expect(batchPuts()).toHaveLength(3);
+  expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
   expect(events().every((e) => e.message?.['scheduled-for'] === undefined)).toBe(true);
 });
 
