@@ -58,6 +58,7 @@ export class PlatformStack extends Stack {
       messagesBucket: this.data.messages,
       sendQueue: this.sending.sendQueue.queue,
       configurationSet: this.sending.configurationSet,
+      requireTlsConfigurationSet: this.sending.requireTlsConfigurationSet,
       scheduleStateMachine: this.scheduling.stateMachine,
       webhookQueue: this.webhooks.queue.queue,
     };

@@ -3,6 +3,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { findMessage, messageEventFields, type MessageRecord } from '../messages/message-store';
 import { TAG_STORAGE } from '../messages/send-worker';
 import { addBounce, addComplaint } from '../suppressions/sending';
+import { env } from '../platform/env';
 import { logger } from '../platform/logger';
 import { recordEvents, type EventData, type EventName } from './event-store';
 
@@ -40,6 +41,12 @@ function event(record: MessageRecord, ses: SesEvent, name: EventName, recipient:
   };
 }
 
+/** SES tags every record with the configuration set the send named. */
+function sentWithRequiredTls(ses: SesEvent): boolean {
+  const tlsSet = env().SES_TLS_CONFIGURATION_SET;
+  return Boolean(tlsSet) && ses.mail.tags?.['ses:configuration-set']?.[0] === tlsSet;
+}
+
 /** The SMTP reply class of an enhanced status (5.1.1 → 550, 4.4.7 → 450). */
 const smtpCode = (status: string | undefined, fallback: number) => {
   const match = /^([245])\./.exec(status ?? '');
@@ -51,10 +58,14 @@ function eventsOf(record: MessageRecord, ses: SesEvent): Array<{ data: EventData
   switch (ses.eventType) {
     case 'Delivery': {
       const d = ses.delivery!;
+      // SES does not say which MX it reached (reportingMTA is its own host), whether TLS was used
+      // or whether a certificate was checked. TLS is known only when the configuration set
+      // required it; the rest is left out rather than guessed.
+      const tls = sentWithRequiredTls(ses) ? { tls: true } : {};
       return d.recipients.map((recipient) => ({
         recipient,
         data: event(record, ses, 'delivered', recipient, d.timestamp, {
-          'delivery-status': { code: 250, message: d.smtpResponse ?? 'OK', description: '', 'mx-host': d.reportingMTA ?? '', 'attempt-no': 1, tls: true, utf8: true, 'certificate-verified': true, 'session-seconds': (d.processingTimeMillis ?? 0) / 1000 },
+          'delivery-status': { code: 250, message: d.smtpResponse ?? 'OK', description: '', 'attempt-no': 1, ...tls, utf8: true, 'session-seconds': (d.processingTimeMillis ?? 0) / 1000 },
         }),
       }));
     }

@@ -34,6 +34,8 @@ export interface MessageRecord {
   testMode: boolean;
   /** ISO instant of o:deliverytime: the message is scheduled until then. */
   deliverAt?: string;
+  /** o:require-tls as sent; absent, the domain's require_tls at send time decides. */
+  requireTls?: boolean;
   /** The stored template the message was rendered from. */
   template?: { name: string; version: string; 'is-text': boolean };
   createdAt: string;

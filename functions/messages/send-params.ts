@@ -26,6 +26,8 @@ export interface SendParams {
   tracking: { tracking?: boolean; clicks?: boolean | 'htmlonly'; opens?: boolean };
   /** o:deliverytime, when in the future: the message waits until then. */
   deliverAt?: Date;
+  /** o:require-tls: when given, overrides the domain's require_tls. */
+  requireTls?: boolean;
 }
 
 /** How far ahead o:deliverytime may be, as Mailgun allows. */
@@ -83,6 +85,9 @@ export function readSendParams(params: Record<string, unknown>, files: UploadedF
   for (const name of NOT_YET) {
     if (present(params[name]) !== undefined) throw new BadRequest(`'${name}' is not available on this server yet`);
   }
+  // Checked so a typo is refused, though SES cannot honour them per message (README, "Not yet").
+  yesNo('o:dkim', params['o:dkim']);
+  yesNo('o:skip-verification', params['o:skip-verification']);
   const tags = all(params['o:tag']).map((t) => t.trim()).filter(Boolean);
   if (tags.length > MAX_TAGS) throw new BadRequest(`A message can carry at most ${MAX_TAGS} tags`);
   if (tags.some((t) => t.length > MAX_TAG_LENGTH)) throw new BadRequest(`Tags are at most ${MAX_TAG_LENGTH} characters`);
@@ -100,6 +105,7 @@ export function readSendParams(params: Record<string, unknown>, files: UploadedF
     headers,
     variables,
     deliverAt: deliveryTime(params['o:deliverytime']),
+    requireTls: yesNo('o:require-tls', params['o:require-tls']),
     tracking: {
       tracking: yesNo('o:tracking', params['o:tracking']),
       clicks: last(params['o:tracking-clicks'])?.trim().toLowerCase() === 'htmlonly' ? 'htmlonly' : yesNo('o:tracking-clicks', params['o:tracking-clicks']),

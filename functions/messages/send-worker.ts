@@ -142,19 +142,32 @@ async function sendOne(job: SendJob): Promise<void> {
   if (!sendable.length) return;
   const mime = await loadMime(record);
   if (!mime) throw new Error(`MIME of ${record.storageKey} is missing`);
+  const configurationSet = configurationSetFor(record.requireTls ?? domain.requireTls);
   // SES takes at most 50 recipients per call; each chunk succeeds or fails on its own.
   for (let i = 0; i < sendable.length; i += SES_MAX_RECIPIENTS) {
-    await sendChunk(job, record, mime, sendable.slice(i, i + SES_MAX_RECIPIENTS), done);
+    await sendChunk(job, record, mime, configurationSet, sendable.slice(i, i + SES_MAX_RECIPIENTS), done);
   }
 }
 
-async function sendChunk(job: SendJob, record: MessageRecord, mime: Buffer, recipients: string[], done: (recipient: string) => Promise<unknown>): Promise<void> {
+/**
+ * SES applies a TLS policy per configuration set, so a message that must go over TLS names the
+ * twin set whose policy is Require. Without that set it is not sent at all: sending it through
+ * the opportunistic set would break the promise.
+ */
+function configurationSetFor(requireTls: boolean): string | undefined {
+  if (!requireTls) return env().SES_CONFIGURATION_SET;
+  const name = env().SES_TLS_CONFIGURATION_SET;
+  if (!name) throw new Error('SES_TLS_CONFIGURATION_SET is not configured: a message that requires TLS cannot be sent');
+  return name;
+}
+
+async function sendChunk(job: SendJob, record: MessageRecord, mime: Buffer, configurationSet: string | undefined, recipients: string[], done: (recipient: string) => Promise<unknown>): Promise<void> {
   try {
     await sesSendClient().send(
       new SendEmailCommand({
         Destination: { ToAddresses: recipients },
         Content: { Raw: { Data: mime } },
-        ConfigurationSetName: env().SES_CONFIGURATION_SET,
+        ConfigurationSetName: configurationSet,
         EmailTags: [
           { Name: TAG_ACCOUNT, Value: record.accountId },
           { Name: TAG_STORAGE, Value: record.storageKey },

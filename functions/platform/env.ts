@@ -32,6 +32,11 @@ export const platformEnvSchema = z.object({
     .optional(),
   /** The SES configuration set whose event destination feeds the notifications queue. */
   SES_CONFIGURATION_SET: z.string().optional(),
+  /**
+   * Its twin with SES's TLS policy Require, for messages that must go over TLS (o:require-tls or
+   * the domain's require_tls): SES sets TLS per configuration set, not per message.
+   */
+  SES_TLS_CONFIGURATION_SET: z.string().optional(),
   /** First retry delay of a throttled send, doubling per attempt (at most 900 s, SQS's limit). */
   SEND_RETRY_BASE_SECONDS: z.coerce.number().int().min(0).default(60),
   /** This region's API base URL: tracking links use it until the domain's tracking CNAME is verified. */

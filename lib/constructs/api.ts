@@ -70,6 +70,7 @@ export class Api extends Construct {
       messagesBucket: resources.messagesBucket.bucketName,
       sendQueueUrl: resources.sendQueue.queueUrl,
       sesConfigurationSet: resources.configurationSet.configurationSetName,
+      sesTlsConfigurationSet: resources.requireTlsConfigurationSet.configurationSetName,
       scheduleStateMachineArn: resources.scheduleStateMachine.stateMachineArn,
       maxMessageTtl: props.maxMessageTtl,
       webhookQueueUrl: resources.webhookQueue.queueUrl,

@@ -18,6 +18,8 @@ export interface AreaResources {
   sendQueue: sqs.IQueue;
   /** The SES configuration set every send names (its events feed the notifications queue). */
   configurationSet: ses.IConfigurationSet;
+  /** Its twin whose TLS policy is Require, named by sends that must go over TLS. */
+  requireTlsConfigurationSet: ses.IConfigurationSet;
   /** Scheduled delivery: one execution per message sent with o:deliverytime (lib/constructs/scheduling.ts). */
   scheduleStateMachine: sfn.IStateMachine;
   /** Webhook deliveries: filled by fan-out (the event stream), drained by the webhook worker (lib/constructs/webhooks.ts). */
@@ -49,6 +51,9 @@ export const SES_SEND_ACTIONS = ['ses:SendEmail', 'ses:SendRawEmail'] as const;
  * env is known, so the ARN (and the finding id acknowledged with it) reads the same everywhere.
  */
 const sesIdentities = () => `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:identity/*`;
+
+/** What IAM and key policies name a configuration set by. */
+export const configurationSetArn = (set: ses.IConfigurationSet) => `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:configuration-set/${set.configurationSetName}`;
 
 function acknowledgeSesIdentities(grantee: AreaGrantee): void {
   Validations.of(grantee.scope).acknowledge({
@@ -162,7 +167,7 @@ export function grantArea(area: string, grantee: AreaGrantee, resources: AreaRes
  * sends it through SES with the platform's configuration set, and re-queues a retry on its own
  * queue (SendMessage with DelaySeconds).
  */
-export function grantSendWorker(grantee: AreaGrantee, { table, messagesBucket, sendQueue, configurationSet }: AreaResources): void {
+export function grantSendWorker(grantee: AreaGrantee, { table, messagesBucket, sendQueue, configurationSet, requireTlsConfigurationSet }: AreaResources): void {
   grantTableReadWrite(grantee, table);
   grantMessageObjects(grantee, messagesBucket, ['s3:GetObject']);
   grantSendToQueue(grantee, sendQueue);
@@ -170,7 +175,7 @@ export function grantSendWorker(grantee: AreaGrantee, { table, messagesBucket, s
     new iam.PolicyStatement({
       actions: [...SES_SEND_ACTIONS],
       // SES authorizes a send against the sending identity and the configuration set it names.
-      resources: [sesIdentities(), `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:configuration-set/${configurationSet.configurationSetName}`],
+      resources: [sesIdentities(), configurationSetArn(configurationSet), configurationSetArn(requireTlsConfigurationSet)],
     }),
   );
   acknowledgeSesIdentities(grantee);

@@ -20,6 +20,8 @@ export interface PlatformEnvSettings {
   sendQueueUrl?: string;
   /** The SES configuration set every send names, so its events reach the notifications queue. */
   sesConfigurationSet?: string;
+  /** Its twin with TLS required, for messages that must go over TLS. */
+  sesTlsConfigurationSet?: string;
   /** The scheduled-delivery state machine's ARN: the messages area starts an execution per scheduled message. */
   scheduleStateMachineArn?: string;
   /** Upper bound of a domain's message_ttl; the messages bucket must keep objects at least this long. */
@@ -54,6 +56,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     ...(settings.messagesBucket === undefined ? {} : { MESSAGES_BUCKET: settings.messagesBucket }),
     ...(settings.sendQueueUrl === undefined ? {} : { SEND_QUEUE_URL: settings.sendQueueUrl }),
     ...(settings.sesConfigurationSet === undefined ? {} : { SES_CONFIGURATION_SET: settings.sesConfigurationSet }),
+    ...(settings.sesTlsConfigurationSet === undefined ? {} : { SES_TLS_CONFIGURATION_SET: settings.sesTlsConfigurationSet }),
     ...(settings.scheduleStateMachineArn === undefined ? {} : { SCHEDULE_STATE_MACHINE_ARN: settings.scheduleStateMachineArn }),
     // Set explicitly, not left to the handlers' default: the bucket's lifecycle is checked against it.
     MAX_MESSAGE_TTL: String((settings.maxMessageTtl ?? DEFAULT_MAX_MESSAGE_TTL).toSeconds()),

@@ -8,7 +8,7 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
-import { type AreaResources, grantNotificationsWorker, grantSendWorker } from './area-permissions';
+import { type AreaResources, configurationSetArn, grantNotificationsWorker, grantSendWorker } from './area-permissions';
 import type { PlatformRegion } from './platform-env';
 import { PlatformFunction } from './platform-function';
 import { QueueWithDlq } from './queue';
@@ -61,6 +61,11 @@ export interface SendingProps {
 export class Sending extends Construct {
   readonly sendQueue: QueueWithDlq;
   readonly configurationSet: ses.ConfigurationSet;
+  /**
+   * The same with SES's TLS policy Require, for messages that must go over TLS (o:require-tls, a
+   * domain's require_tls): SES sets TLS per configuration set, not per message.
+   */
+  readonly requireTlsConfigurationSet: ses.ConfigurationSet;
   /** Encrypts the SES events topic; SES may use it only for this configuration set. */
   readonly eventsKey: kms.Key;
   readonly eventsTopic: sns.Topic;
@@ -77,7 +82,12 @@ export class Sending extends Construct {
     this.configurationSet = new ses.ConfigurationSet(this, 'ConfigurationSet', {
       configurationSetName: `mailplane-${props.platformRegion}`,
     });
-    const configurationSetArn = `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:configuration-set/${this.configurationSet.configurationSetName}`;
+    this.requireTlsConfigurationSet = new ses.ConfigurationSet(this, 'RequireTlsConfigurationSet', {
+      configurationSetName: `mailplane-${props.platformRegion}-require-tls`,
+      tlsPolicy: ses.ConfigurationSetTlsPolicy.REQUIRE,
+    });
+    const configurationSets = [this.configurationSet, this.requireTlsConfigurationSet];
+    const configurationSetArns = configurationSets.map((set) => configurationSetArn(set));
 
     // A customer managed key, not the AWS managed alias/aws/sns: SES publishes to an encrypted
     // topic only if the key policy lets ses.amazonaws.com use the key, and an AWS managed key's
@@ -98,7 +108,7 @@ export class Sending extends Construct {
         resources: ['*'],
         // Only on behalf of this account's configuration set (the confused-deputy guard the
         // topic policy has too).
-        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID, 'aws:SourceArn': configurationSetArn } },
+        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID, 'aws:SourceArn': configurationSetArns } },
       }),
     );
 
@@ -107,12 +117,14 @@ export class Sending extends Construct {
       masterKey: this.eventsKey,
       enforceSSL: true,
     });
-    // Also grants ses.amazonaws.com sns:Publish in the topic policy, for this configuration set only.
-    new ses.ConfigurationSetEventDestination(this, 'EventDestination', {
-      configurationSet: this.configurationSet,
-      configurationSetEventDestinationName: 'notifications-queue',
-      destination: ses.EventDestination.snsTopic(this.eventsTopic),
-      events: [...NOTIFIED_EVENTS],
+    // Each also grants ses.amazonaws.com sns:Publish in the topic policy, for its configuration set only.
+    configurationSets.forEach((configurationSet, i) => {
+      new ses.ConfigurationSetEventDestination(this, i === 0 ? 'EventDestination' : 'RequireTlsEventDestination', {
+        configurationSet,
+        configurationSetEventDestinationName: 'notifications-queue',
+        destination: ses.EventDestination.snsTopic(this.eventsTopic),
+        events: [...NOTIFIED_EVENTS],
+      });
     });
 
     this.notificationsQueue = new QueueWithDlq(this, 'NotificationsQueue', {

@@ -28,6 +28,9 @@ export type PlatformRegion = 'us' | 'eu';
 export const AWS_REGIONS: Record<PlatformRegion, string> = { us: 'us-east-1', eu: 'eu-west-1' };
 
 const MESSAGES_BUCKET = 'mailplane-messages';
+/** The stack's two configuration sets (lib/constructs/sending.ts): opportunistic TLS, and TLS required. */
+const SES_CONFIGURATION_SET = 'mailplane-events';
+const SES_TLS_CONFIGURATION_SET = 'mailplane-events-require-tls';
 
 export interface RegionHostOptions {
   region: PlatformRegion;
@@ -78,7 +81,10 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   };
   const stream = new DynamoStreamProxy(dynamo.endpoint, tableName, AWS_REGIONS[region], (records) => publishStream(records.map((record) => JSON.stringify(record))));
   const dynamoEndpoint = await stream.listen();
-  const ses = new SesStandIn(dataDir ? join(dataDir, 'ses-identities.json') : undefined);
+  const ses = new SesStandIn(dataDir ? join(dataDir, 'ses-identities.json') : undefined, {
+    [SES_CONFIGURATION_SET]: 'OPTIONAL',
+    [SES_TLS_CONFIGURATION_SET]: 'REQUIRE',
+  });
   const sesEndpoint = await ses.listen();
   // Without a data dir, objects live in a scratch folder removed on close.
   const scratch = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'mailplane-s3-'));
@@ -101,7 +107,8 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
     ENCRYPTION_KEY: options.encryptionKey,
     S3_ENDPOINT: s3.endpoint,
     MESSAGES_BUCKET,
-    SES_CONFIGURATION_SET: 'mailplane-events',
+    SES_CONFIGURATION_SET,
+    SES_TLS_CONFIGURATION_SET,
     PUBLIC_API_URL: url,
     // Receivers on this machine are the point of local mode; and changes to webhooks apply at once.
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',

@@ -26,7 +26,11 @@ export interface SentMessage {
   raw: Buffer;
   tags: Record<string, string[]>;
   configurationSet?: string;
+  /** The TLS policy of that configuration set: REQUIRE means SES delivers only over TLS. */
+  tlsPolicy?: TlsPolicy;
 }
+
+export type TlsPolicy = 'OPTIONAL' | 'REQUIRE';
 
 /** SES's mailbox simulator: these recipients bounce or complain instead of being delivered. */
 const SIMULATOR = {
@@ -43,7 +47,14 @@ export class SesStandIn {
   private sink?: NotificationSink;
   private readonly faults: Array<'throttle' | 'drop-reply'> = [];
 
-  constructor(private readonly stateFile?: string) {
+  /**
+   * @param configurationSets the configuration sets the stack would create, with their TLS
+   *   policies: a send naming any other is refused, as SES refuses it.
+   */
+  constructor(
+    private readonly stateFile: string | undefined,
+    private readonly configurationSets: Readonly<Record<string, TlsPolicy>> = {},
+  ) {
     if (stateFile && existsSync(stateFile)) {
       for (const identity of JSON.parse(readFileSync(stateFile, 'utf8')) as Identity[]) this.identities.set(identity.name, identity);
     }
@@ -103,9 +114,14 @@ export class SesStandIn {
     const from = (/<([^<>\s]+@[^<>\s]+)>/.exec(fromLine)?.[1] ?? /([^\s<>"]+@[^\s<>"]+)/.exec(fromLine)?.[1] ?? '').toLowerCase();
     if (destinations.length > 50) return { status: 400, payload: { message: 'Recipient count exceeds 50.' }, errorType: 'BadRequestException' };
     if (!this.verifiedFor(from)) return { status: 400, payload: { message: `Email address is not verified. The following identities failed the check: ${from}` }, errorType: 'MessageRejected' };
+    const configurationSet = body['ConfigurationSetName'] as string | undefined;
+    const tlsPolicy = configurationSet === undefined ? undefined : this.configurationSets[configurationSet];
+    if (configurationSet !== undefined && !tlsPolicy) return { status: 404, payload: { message: `Configuration set <${configurationSet}> does not exist.` }, errorType: 'NotFoundException' };
     const tags: Record<string, string[]> = {};
     for (const tag of (body['EmailTags'] as Array<{ Name: string; Value: string }>) ?? []) tags[tag.Name] = [tag.Value];
-    const message: SentMessage = { sesMessageId: `${randomBytes(16).toString('hex')}-000000`, destinations, raw, tags, configurationSet: body['ConfigurationSetName'] as string | undefined };
+    // SES adds its own tags to every event record, the configuration set's name among them.
+    if (configurationSet !== undefined) tags['ses:configuration-set'] = [configurationSet];
+    const message: SentMessage = { sesMessageId: `${randomBytes(16).toString('hex')}-000000`, destinations, raw, tags, configurationSet, tlsPolicy };
     this.sent.push(message);
     // SES reports a moment later, as its event destination does.
     setTimeout(() => this.notify(message, from), 20);

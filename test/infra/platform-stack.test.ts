@@ -29,6 +29,17 @@ function only(template: Template, type: string, props: Record<string, unknown> =
   return found[0] as [string, Resource];
 }
 
+function all(template: Template, type: string): Array<[string, Resource]> {
+  return Object.entries(template.findResources(type)) as Array<[string, Resource]>;
+}
+
+const byRef = (a: { Ref: string }, b: { Ref: string }) => a.Ref.localeCompare(b.Ref);
+
+/** The ARN the stack builds for a configuration set (lib/constructs/area-permissions.ts). */
+const configurationSetArnOf = (logicalId: string) => ({
+  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':configuration-set/', { Ref: logicalId }]],
+});
+
 /** Every Allow statement of the policies attached to a function's role, and the role itself. */
 function permissionsOf(template: Template, functionLogicalId: string) {
   const fn = template.toJSON().Resources[functionLogicalId] as Resource;
@@ -64,6 +75,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     notificationsQueue: string;
     notificationsDlq: string;
     configurationSet: string;
+    tlsConfigurationSet: string;
     topic: string;
     eventsKey: string;
     sendWorker: string;
@@ -92,6 +104,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       notificationsQueue: logicalIdOf(stack, stack.sending.notificationsQueue.queue),
       notificationsDlq: logicalIdOf(stack, stack.sending.notificationsQueue.deadLetterQueue),
       configurationSet: logicalIdOf(stack, stack.sending.configurationSet),
+      tlsConfigurationSet: logicalIdOf(stack, stack.sending.requireTlsConfigurationSet),
       topic: logicalIdOf(stack, stack.sending.eventsTopic),
       eventsKey: logicalIdOf(stack, stack.sending.eventsKey),
       sendWorker: logicalIdOf(stack, stack.sendingWorkers.sendWorker.fn),
@@ -244,6 +257,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       MESSAGES_BUCKET: { Ref: ids.bucket },
       SEND_QUEUE_URL: { Ref: ids.sendQueue },
       SES_CONFIGURATION_SET: { Ref: ids.configurationSet },
+      SES_TLS_CONFIGURATION_SET: { Ref: ids.tlsConfigurationSet },
       SCHEDULE_STATE_MACHINE_ARN: { Ref: ids.scheduleMachine },
       MAX_MESSAGE_TTL: '604800',
       LOG_LEVEL: 'INFO',
@@ -376,28 +390,37 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(failures.Properties).toEqual({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
   });
 
-  test("SES publishes the region's delivery, bounce, complaint, reject and delay events to the encrypted events topic", () => {
-    const [, configurationSet] = only(template, 'AWS::SES::ConfigurationSet');
-    expect(configurationSet.Properties).toEqual({ Name: `mailplane-${region}` });
+  test("SES publishes the region's delivery, bounce, complaint, reject and delay events to the encrypted events topic, from both configuration sets", () => {
+    const sets = Object.fromEntries(all(template, 'AWS::SES::ConfigurationSet'));
+    // The opportunistic set, and its twin that delivers only over TLS (o:require-tls, require_tls).
+    expect(sets).toEqual({
+      [ids.configurationSet]: { Type: 'AWS::SES::ConfigurationSet', Properties: { Name: `mailplane-${region}` } },
+      [ids.tlsConfigurationSet]: { Type: 'AWS::SES::ConfigurationSet', Properties: { Name: `mailplane-${region}-require-tls`, DeliveryOptions: { TlsPolicy: 'REQUIRE' } } },
+    });
 
-    const [, destination] = only(template, 'AWS::SES::ConfigurationSetEventDestination');
-    expect(destination.Properties.ConfigurationSetName).toEqual({ Ref: ids.configurationSet });
-    expect(destination.Properties.EventDestination).toMatchObject({ Enabled: true, SnsDestination: { TopicARN: { Ref: ids.topic } } });
-    expect([...destination.Properties.EventDestination.MatchingEventTypes].sort()).toEqual(['bounce', 'complaint', 'delivery', 'deliveryDelay', 'reject']);
+    const destinations = all(template, 'AWS::SES::ConfigurationSetEventDestination');
+    expect(destinations.map(([, d]) => d.Properties.ConfigurationSetName).sort(byRef)).toEqual([{ Ref: ids.configurationSet }, { Ref: ids.tlsConfigurationSet }].sort(byRef));
+    const [policyId, topicPolicy] = only(template, 'AWS::SNS::TopicPolicy');
+    for (const [, destination] of destinations) {
+      expect(destination.Properties.EventDestination).toMatchObject({ Enabled: true, SnsDestination: { TopicARN: { Ref: ids.topic } } });
+      expect([...destination.Properties.EventDestination.MatchingEventTypes].sort()).toEqual(['bounce', 'complaint', 'delivery', 'deliveryDelay', 'reject']);
+      // SES checks it may publish when the destination is created.
+      expect(destination.DependsOn).toContain(policyId);
+    }
 
     const [, topic] = only(template, 'AWS::SNS::Topic');
     expect(topic.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [ids.eventsKey, 'Arn'] });
-    const [policyId, topicPolicy] = only(template, 'AWS::SNS::TopicPolicy');
     expect(topicPolicy.Properties.Topics).toEqual([{ Ref: ids.topic }]);
     const topicStatements = topicPolicy.Properties.PolicyDocument.Statement as Array<Statement & Record<string, unknown>>;
     expect(topicStatements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
-    const sesPublish = topicStatements.find((st) => st.Effect === 'Allow')!;
-    expect(sesPublish).toMatchObject({ Action: 'sns:Publish', Principal: { Service: 'ses.amazonaws.com' }, Resource: { Ref: ids.topic } });
-    expect(JSON.stringify(sesPublish.Condition)).toContain(JSON.stringify({ Ref: ids.configurationSet }));
-    // SES checks it may publish when the destination is created.
-    expect(destination.DependsOn).toContain(policyId);
+    const sesPublish = topicStatements.filter((st) => st.Effect === 'Allow');
+    expect(sesPublish).toHaveLength(2);
+    for (const [i, set] of [ids.configurationSet, ids.tlsConfigurationSet].entries()) {
+      expect(sesPublish[i]).toMatchObject({ Action: 'sns:Publish', Principal: { Service: 'ses.amazonaws.com' }, Resource: { Ref: ids.topic } });
+      expect(JSON.stringify(sesPublish.map((st) => st.Condition))).toContain(JSON.stringify({ Ref: set }));
+    }
 
-    // A customer managed key whose policy lets SES (for this configuration set only) encrypt.
+    // A customer managed key whose policy lets SES (for these configuration sets only) encrypt.
     const key = template.toJSON().Resources[ids.eventsKey] as Resource;
     expect(key.Properties.EnableKeyRotation).toBe(true);
     const keyStatements = key.Properties.KeyPolicy.Statement as Array<Statement & Record<string, unknown>>;
@@ -406,9 +429,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(sesKeyUse.Condition).toEqual({
       StringEquals: {
         'aws:SourceAccount': { Ref: 'AWS::AccountId' },
-        'aws:SourceArn': {
-          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':configuration-set/', { Ref: ids.configurationSet }]],
-        },
+        'aws:SourceArn': [configurationSetArnOf(ids.configurationSet), configurationSetArnOf(ids.tlsConfigurationSet)],
       },
     });
   });
@@ -506,18 +527,18 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(areaActions.filter((a) => !/^(dynamodb|secretsmanager):/.test(a))).toEqual([]);
   });
 
-  test('the send worker reads MIME, re-queues retries, and sends through SES with the configuration set', () => {
+  test('the send worker reads MIME, re-queues retries, and sends through SES with either configuration set', () => {
     const { business, actions } = permissionsOf(template, ids.sendWorker);
     expect(business).toContainEqual({
       Effect: 'Allow',
       Action: [...SES_SEND_ACTIONS].sort(),
       Resource: expect.arrayContaining([
         { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':identity/*']] },
-        {
-          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':configuration-set/', { Ref: ids.configurationSet }]],
-        },
+        configurationSetArnOf(ids.configurationSet),
+        configurationSetArnOf(ids.tlsConfigurationSet),
       ]),
     });
+    expect(business.find((st) => [st.Action].flat().includes('ses:SendEmail'))!.Resource).toHaveLength(3);
     expect(business).toContainEqual({ Effect: 'Allow', Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.bucket, 'Arn'] }, '/*']] } });
     expect(actions.filter((a) => a.startsWith('ses:')).sort()).toEqual([...SES_SEND_ACTIONS].sort());
     expect(actions.filter((a) => a.startsWith('s3:'))).toEqual(['s3:GetObject']);

@@ -122,6 +122,48 @@ it('serves the stored message as parsed JSON or raw MIME, and resends it as a ne
   expect((await call(`${platform.us.url}/v3/domains/${sandbox}/messages/nope`)).status).toBe(404);
 });
 
+describe('TLS', () => {
+  const sendTo = async (recipient: string, extra: Record<string, unknown> = {}) => {
+    const sent = await mg.messages.create(sandbox, { from: `f@${sandbox}`, to: recipient, subject: 'tls', text: 't', ...extra } as never);
+    const events = await settled(sent.id!, 1);
+    const ses = platform.us.ses.sent.find((m) => m.raw.toString().includes(sent.id!))!;
+    return { policy: ses.tlsPolicy, delivered: events.find((e) => e.event === 'delivered') as Ev & { 'delivery-status': Record<string, unknown> } };
+  };
+
+  it('sends o:require-tls messages through the configuration set whose TLS policy is Require', async () => {
+    const required = await sendTo('tls-required@example.com', { 'o:require-tls': true });
+    expect(required.policy).toBe('REQUIRE');
+    // TLS is known only when it was required; SES says nothing of certificates or the MX it reached.
+    expect(required.delivered['delivery-status']).toMatchObject({ tls: true, code: 250 });
+    expect(required.delivered['delivery-status']).not.toHaveProperty('certificate-verified');
+    expect(required.delivered['delivery-status']).not.toHaveProperty('mx-host');
+
+    const opportunistic = await sendTo('tls-optional@example.com');
+    expect(opportunistic.policy).toBe('OPTIONAL');
+    expect(opportunistic.delivered['delivery-status']).not.toHaveProperty('tls');
+  });
+
+  it("follows the domain's require_tls unless the message says otherwise", async () => {
+    await mg.domains.update(sandbox, { require_tls: 'true' } as never);
+    try {
+      expect((await mg.domains.get(sandbox)).require_tls).toBe(true);
+      expect((await sendTo('domain-tls@example.com')).policy).toBe('REQUIRE');
+      expect((await sendTo('domain-tls-off@example.com', { 'o:require-tls': 'no' })).policy).toBe('OPTIONAL');
+    } finally {
+      await mg.domains.update(sandbox, { require_tls: 'false' } as never);
+    }
+  });
+
+  it('refuses a value that is not yes, no, true or false', async () => {
+    for (const option of ['o:require-tls', 'o:skip-verification', 'o:dkim']) {
+      expect(await sdkError(mg.messages.create(sandbox, { from: `f@${sandbox}`, to: 'a@example.com', text: 't', [option]: 'maybe' } as never))).toEqual({
+        status: 400,
+        details: `Invalid parameter '${option}': must be one of yes, no, true or false`,
+      });
+    }
+  });
+});
+
 describe('refusals', () => {
   it.each([
     [{ from: 'f@x.com', subject: 's', text: 't' }, "Missing parameter 'to'."],
