@@ -4,15 +4,15 @@
  *
  *   npx tsx bench/cold-start.ts        (or as part of `npm run bench`)
  */
-import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, type BuildOptions, type Format, type LogLevel, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { areas } from '../functions/routes';
 import { platformEnvironment } from '../lib/constructs/platform-env';
 import { PLATFORM_BUNDLING } from '../lib/constructs/platform-function';
+import { esbuildOptionsOf } from '../lib/esbuild-options';
 import { handlerEntry, REPO_ROOT } from '../lib/paths';
 import { fixed, kb, median, note, passFail, percentile, print, ratio, table, type TargetCheck } from './lib/report';
 
@@ -48,46 +48,6 @@ const SDK_TOUCH: Record<string, { imports: string; make: string }> = {
   },
   '@aws-sdk/client-kms': { imports: "import { KMSClient } from '@aws-sdk/client-kms';", make: 'new KMSClient({})' },
 };
-
-// ---------------------------------------------------------------------------------------------
-// Bundling exactly as NodejsFunction does (aws-lambda-nodejs/lib/bundling.ts, buildEsbuildArgs):
-// `esbuild --bundle <entry> --target=... --platform=node --format=... --outfile=.../index.js
-//  [--minify] [--sourcemap[=mode]] [--external:...] ...`, run in the project root.
-
-const KNOWN_OPTIONS = new Set([
-  'minify', 'sourceMap', 'sourceMapMode', 'sourcesContent', 'target', 'format', 'externalModules', 'loader',
-  'define', 'logLevel', 'keepNames', 'tsconfig', 'banner', 'footer', 'mainFields', 'inject', 'forceDockerBundling',
-]);
-
-export function esbuildOptionsOf(bundling: BundlingOptions): BuildOptions {
-  const unknown = Object.keys(bundling).filter((k) => !KNOWN_OPTIONS.has(k));
-  if (unknown.length) throw new Error(`bench/cold-start.ts does not know how CDK maps bundling option(s) ${unknown.join(', ')} to esbuild`);
-  const sourceMapEnabled = bundling.sourceMapMode ?? bundling.sourceMap;
-  const mode = bundling.sourceMapMode ?? 'default';
-  return {
-    bundle: true,
-    platform: 'node',
-    // CDK derives the target from the runtime when none is given; ours pins it.
-    target: bundling.target ?? 'node22',
-    format: bundling.format as Format | undefined,
-    minify: bundling.minify ?? false,
-    // CDK's `--sourcemap` (mode default) is esbuild's "linked": index.js.map beside index.js.
-    sourcemap: sourceMapEnabled ? (mode === 'default' ? true : (mode as 'external' | 'inline' | 'both')) : false,
-    sourcesContent: bundling.sourcesContent ?? true,
-    // CDK's default for nodejs18+ runtimes is to leave the SDK out; ours passes [] (bundle it).
-    external: bundling.externalModules ?? ['@aws-sdk/*'],
-    loader: bundling.loader as BuildOptions['loader'],
-    define: bundling.define,
-    keepNames: bundling.keepNames,
-    tsconfig: bundling.tsconfig,
-    banner: bundling.banner ? { js: bundling.banner } : undefined,
-    footer: bundling.footer ? { js: bundling.footer } : undefined,
-    mainFields: bundling.mainFields,
-    inject: bundling.inject,
-    logLevel: (bundling.logLevel as LogLevel | undefined) ?? 'warning',
-    absWorkingDir: REPO_ROOT,
-  };
-}
 
 interface Bundle {
   file: string;

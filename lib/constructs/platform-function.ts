@@ -15,6 +15,9 @@ export const PLATFORM_BUNDLING = {
   target: 'node22',
   format: OutputFormat.CJS,
   externalModules: [],
+  // Packages' ES module builds first: esbuild can drop what a handler never imports from them (the
+  // AWS SDK's, above all), which their CommonJS builds do not allow. As AWS advises for SDK v3.
+  mainFields: ['module', 'main'],
   // There is no Docker engine where we synthesize; esbuild is a devDependency.
   forceDockerBundling: false,
   // The bundle-size summary on every synth is noise; real esbuild warnings still show.

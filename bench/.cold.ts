@@ -1,0 +1,2 @@
+import { coldStart, printColdStart } from './cold-start';
+void coldStart().then(printColdStart);
