@@ -80,6 +80,9 @@ describe('bin/app.ts', () => {
       for (const fn of platformFunctions) {
         const bundle = path.join(outdir, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`, 'index.js');
         expect(fs.existsSync(bundle) ? bundle : `missing ${bundle}`).toBe(bundle);
+        // And it loads in a bare Node process, exporting the handler Lambda calls.
+        const load = spawnSync(process.execPath, ['-e', `process.stdout.write(typeof require(${JSON.stringify(bundle)}).handler)`], { encoding: 'utf8' });
+        expect({ bundle, loaded: load.stdout, error: load.stderr.split('\n').slice(0, 5).join('\n') }).toEqual({ bundle, loaded: 'function', error: '' });
       }
     } finally {
       fs.rmSync(outdir, { recursive: true, force: true });
