@@ -34,8 +34,10 @@ export async function signClaims(claims: TrackingClaims): Promise<string> {
 export async function verifyClaims(token: string): Promise<TrackingClaims | undefined> {
   const [payload, signature] = token.split('.');
   if (!payload || !signature) return undefined;
-  const expected = await mac(payload);
-  const given = Buffer.from(signature, 'base64url');
+  // Compared as text: base64url decoding ignores a last character's unused bits, so comparing
+  // decoded bytes would accept several spellings of one signature.
+  const expected = Buffer.from((await mac(payload)).toString('base64url'));
+  const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   try {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as TrackingClaims;

@@ -122,5 +122,12 @@ describe('tracked mail', () => {
     const forged = Buffer.from(JSON.stringify({ ...claims, u: 'https://evil.example/' })).toString('base64url');
     const res = await fetch(`${platform.us.url}/c/${forged}.${signature}`, { redirect: 'manual' });
     expect(res.status).toBe(404);
+    // Another spelling of the same signature bytes (a last character differing in unused bits) is
+    // not the signature either.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const respelled = signature!.slice(0, -1) + alphabet[alphabet.indexOf(signature!.at(-1)!) ^ 1];
+    expect(Buffer.from(respelled, 'base64url').equals(Buffer.from(signature!, 'base64url'))).toBe(true);
+    expect((await fetch(`${platform.us.url}/c/${payload}.${respelled}`, { redirect: 'manual' })).status).toBe(404);
+    expect((await fetch(`${platform.us.url}/c/${payload}.${signature}`, { redirect: 'manual' })).status).toBe(302);
   });
 });
