@@ -8,7 +8,7 @@ import { env } from '../platform/env';
 import { BadRequest, Forbidden } from '../platform/errors';
 import { messageId as newMessageId } from '../platform/ids';
 import { logger } from '../platform/logger';
-import { messageEventFields, type MessageRecord, newStorageKey, storeMessage } from './message-store';
+import { messageEventFields, type MessageRecord, newStorageKey, storeMime, storeRecord } from './message-store';
 import { MAX_RECIPIENTS, parseMailboxes, type Mailbox } from './recipients';
 import type { SendParams } from './send-params';
 
@@ -101,8 +101,8 @@ async function queueForSending(record: MessageRecord): Promise<void> {
 
 /**
  * Stores the message, records an accepted event per recipient, then queues it (or schedules it,
- * with o:deliverytime). If that fails the recipients get a final failed event, so no accepted
- * message is left without one.
+ * with o:deliverytime). If recording or queuing fails, the recipients get a final failed event
+ * (as far as the table takes it), so no accepted event is left without one.
  */
 export async function acceptMessage(record: Omit<MessageRecord, 'size' | 'createdAt' | 'ttl'>, mime: Buffer, domain: DomainItem): Promise<Accepted> {
   const now = Date.now();
@@ -113,12 +113,24 @@ export async function acceptMessage(record: Omit<MessageRecord, 'size' | 'create
   // still there when it is sent.
   const dueAt = deliverAt ? Date.parse(deliverAt) : now;
   const full: MessageRecord = { ...record, deliverAt, size: mime.length, createdAt: new Date(now).toISOString(), ttl: Math.ceil(dueAt / 1000) + domain.messageTtl };
-  await storeMessage(full, mime, eventWrites(full.accountId, full.domain, full.recipients.map((recipient) => acceptedEvent(full, recipient, now))));
+  // Nothing is recorded yet if this fails: the caller's 500 is the whole story.
+  await storeMime(full, mime);
+  await settleOnFailure(full, 'The message could not be recorded', () =>
+    storeRecord(full, eventWrites(full.accountId, full.domain, full.recipients.map((recipient) => acceptedEvent(full, recipient, now)))),
+  );
+  await settleOnFailure(full, deliverAt ? 'The message could not be scheduled' : 'The message could not be queued', () => queueForSending(full));
+  return { id: full.messageId, record: full };
+}
+
+/**
+ * Runs a step after which accepted events may exist; if it fails, gives every recipient a
+ * permanent failed event (best effort: the table may be what failed) and rethrows.
+ */
+async function settleOnFailure(full: MessageRecord, why: string, step: () => Promise<void>): Promise<void> {
   try {
-    await queueForSending(full);
+    await step();
   } catch (error) {
-    logger.error('could not queue an accepted message', { storageKey: full.storageKey, scheduled: Boolean(deliverAt), error: error as Error });
-    const why = deliverAt ? 'The message could not be scheduled' : 'The message could not be queued';
+    logger.error('an accepted message could not be handed on', { storageKey: full.storageKey, why, error: error as Error });
     await recordEvents(
       full.accountId,
       full.domain,
@@ -126,7 +138,6 @@ export async function acceptMessage(record: Omit<MessageRecord, 'size' | 'create
     ).catch(() => undefined);
     throw error;
   }
-  return { id: full.messageId, record: full };
 }
 
 export function newMessageIdentity(domain: string) {

@@ -50,15 +50,23 @@ export function newStorageKey(): string {
 
 const objectKey = (record: Pick<MessageRecord, 'accountId' | 'domain' | 'storageKey'>) => `${record.accountId}/${record.domain}/${record.storageKey}.eml`;
 
-/**
- * Stores the MIME first, then the record together with `alongside` (the accepted events) in one
- * batch write: a record never points at a missing object, and the table costs one round trip.
- * The write is unconditional: a storage key is 144 random bits, so no earlier record holds it.
- */
-export async function storeMessage(record: MessageRecord, mime: Buffer, alongside: ItemWrite[] = []): Promise<void> {
+/** Stores the MIME first, then the record: a record never points at a missing object. */
+export async function storeMessage(record: MessageRecord, mime: Buffer): Promise<void> {
+  await storeMime(record, mime);
+  await storeRecord(record);
+}
+
+export async function storeMime(record: MessageRecord, mime: Buffer): Promise<void> {
   await s3Client().send(
     new PutObjectCommand({ Bucket: env().MESSAGES_BUCKET, Key: objectKey(record), Body: mime, ContentType: 'message/rfc822' }),
   );
+}
+
+/**
+ * The record, with `alongside` (the accepted events) in the same batch write: one round trip.
+ * Unconditional: a storage key is 144 random bits, so no earlier record holds it.
+ */
+export async function storeRecord(record: MessageRecord, alongside: ItemWrite[] = []): Promise<void> {
   await putItems([{ key: messageKey(record.storageKey), item: record }, ...alongside]);
 }
 

@@ -82,6 +82,25 @@ it('gives every recipient a final failed event when the execution cannot be star
   ]);
 });
 
+it('records nothing when the MIME cannot be stored', async () => {
+  s3.on(PutObjectCommand).rejects(new Error('s3 down'));
+  await expect(accept(record('key6'))).rejects.toThrow('s3 down');
+  expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
+  expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
+});
+
+it('gives every recipient a final failed event when the record and accepted events cannot be written', async () => {
+  // The first batch write fails after DynamoDB may have taken part of it; the next one is the settlement.
+  ddb.on(BatchWriteCommand).rejectsOnce(new Error('table unavailable')).resolves({});
+  await expect(accept(record('key7'))).rejects.toThrow('table unavailable');
+  expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
+  const settlement = ddb.commandCalls(BatchWriteCommand)[1]!.args[0].input.RequestItems!;
+  expect(Object.values(settlement).flat().map((w) => [(w.PutRequest!.Item!['data'] as EventData).event, (w.PutRequest!.Item!['data'] as EventData)['delivery-status']?.message])).toEqual([
+    ['failed', 'The message could not be recorded'],
+    ['failed', 'The message could not be recorded'],
+  ]);
+});
+
 it('queues at once, unscheduled, when the delivery time has passed', async () => {
   await accept(record('key4', new Date(Date.now() - 1000)));
   expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
