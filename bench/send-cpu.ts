@@ -26,9 +26,11 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { PutObjectCommand, type PutObjectCommandInput } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, type BatchWriteCommandInput, type GetCommandInput, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import busboy from 'busboy';
@@ -337,6 +339,29 @@ function replayer(calls: SentCall[], env: Readonly<Record<string, string | undef
   const steps = concurrentSteps(calls);
   const totals = steps.map(() => 0);
   let replays = 0;
+  // For scale: the domain GetItem's request without the SDK (JSON body, keep-alive socket, a fixed
+  // unsigned Authorization header, which the stand-in does not check). The least any client can do.
+  const get = calls.find((c) => c.command === 'GetItemCommand');
+  const endpoint = new URL(env['DYNAMODB_ENDPOINT']!);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const bareBody = get ? JSON.stringify({ TableName: get.input['TableName'], Key: marshall(get.input['Key'] as Record<string, unknown>) }) : '';
+  const bareGet = () =>
+    new Promise<void>((resolve, reject) => {
+      const headers = {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amz-target': 'DynamoDB_20120810.GetItem',
+        'x-amz-date': '20260101T000000Z',
+        authorization: 'AWS4-HMAC-SHA256 Credential=S3RVER/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0',
+        'content-length': String(Buffer.byteLength(bareBody)),
+      };
+      const req = http.request({ host: endpoint.hostname, port: endpoint.port, method: 'POST', path: '/', agent, headers }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`bare GetItem answered ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end(bareBody);
+    });
+  let bareTotal = 0;
   return {
     /** Replays the whole request's calls `n` times; `count` false for warm-up. */
     async run(n: number, count = true): Promise<void> {
@@ -347,11 +372,19 @@ function replayer(calls: SentCall[], env: Readonly<Record<string, string | undef
           const c = process.cpuUsage(c0);
           if (count) totals[s]! += c.user + c.system;
         }
+        if (get) {
+          const c0 = process.cpuUsage();
+          await bareGet();
+          const c = process.cpuUsage(c0);
+          if (count) bareTotal += c.user + c.system;
+        }
         if (count) replays++;
       }
     },
     costs: (): CallCost[] => steps.map((step, s) => ({ what: describeCall(step[0]!), calls: step.length, cpuUs: totals[s]! / replays })),
     replays: () => replays,
+    bareGetItemUs: () => bareTotal / replays,
+    close: () => agent.destroy(),
   };
 }
 
@@ -419,7 +452,7 @@ export interface SendCpuResult {
   /** handler only / floor. */
   handlerOnlyRatio: number;
   /** The AWS calls of one request replayed without the handler, step by step. */
-  replay: { replays: number; calls: CallCost[]; totalUs: number };
+  replay: { replays: number; calls: CallCost[]; totalUs: number; bareGetItemUs: number };
   checks: TargetCheck[];
   profile?: ProfileSummary;
   durationSeconds: number;
@@ -484,6 +517,7 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
     const f = summarize(rounds.floor.map(strip));
     const latencies = rounds.ours.flatMap((r) => r.latenciesMs);
     const calls = replay.costs();
+    replay.close();
     const r = o.cpuUs / f.cpuUs;
 
     let profiled: ProfileSummary | undefined;
@@ -546,7 +580,7 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
       floor: { ...f, mimeBytes: floorMime.length },
       ratio: r,
       handlerOnlyRatio: h.cpuUs / f.cpuUs,
-      replay: { replays: replay.replays(), calls, totalUs: calls.reduce((sum, c) => sum + c.cpuUs, 0) },
+      replay: { replays: replay.replays(), calls, totalUs: calls.reduce((sum, c) => sum + c.cpuUs, 0), bareGetItemUs: replay.bareGetItemUs() },
       checks: [
         {
           benchmark: 'send handler CPU',
@@ -608,7 +642,13 @@ export function printSendCpu(result: SendCpuResult): void {
       ['its AWS calls through the SDK (= ours - handler only)', `${fixed(sdkUs, 0)} us`, share(sdkUs)],
       ...result.replay.calls.map((c) => [`  replayed: ${c.what}${c.calls > 1 ? ` x${c.calls} (concurrent)` : ''}`, `${fixed(c.cpuUs, 0)} us`, '']),
       ['  replayed, all steps', `${fixed(result.replay.totalUs, 0)} us`, ''],
+      ['  for scale: the GetItem sent bare (node:http, keep-alive, no SDK)', `${fixed(result.replay.bareGetItemUs, 0)} us`, ''],
     ]),
+  );
+  const budget = MAX_RATIO * fl.cpuUs - ho.cpuUs;
+  print(
+    `The target allows ${fixed(MAX_RATIO * fl.cpuUs, 0)} us per request; the handler's own work leaves ${fixed(budget, 0)} us of it for every AWS call together, ` +
+      `${budget > 0 ? `${fixed(budget / Math.max(1, result.replay.calls.length), 0)} us per step` : 'nothing'}.`,
   );
   print();
   const p = result.profile;
