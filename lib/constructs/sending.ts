@@ -1,7 +1,6 @@
 import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as ses from 'aws-cdk-lib/aws-ses';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -10,8 +9,9 @@ import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
 import { type AreaResources, configurationSetArn, grantNotificationsWorker, grantSendWorker } from './area-permissions';
 import type { PlatformRegion } from './platform-env';
-import { PlatformFunction } from './platform-function';
+import type { PlatformFunction } from './platform-function';
 import { QueueWithDlq } from './queue';
+import { queueWorker } from './queue-worker';
 
 /**
  * The send worker's timeout. A batch is up to 10 jobs handled one after another, each a claim per
@@ -21,8 +21,6 @@ import { QueueWithDlq } from './queue';
 export const SEND_WORKER_TIMEOUT = Duration.minutes(2);
 /** The notifications worker's timeout: a batch is up to 10 notifications, a few table writes each. */
 export const NOTIFICATIONS_WORKER_TIMEOUT = Duration.seconds(30);
-/** SQS event sources: the most messages one invocation receives (the workers report partial failures). */
-export const WORKER_BATCH_SIZE = 10;
 /** Deliveries of a message before its queue parks it in the DLQ. */
 export const MAX_RECEIVE_COUNT = 5;
 /** The SQS event source's maxConcurrency bound: Lambda accepts 2 to 1000. */
@@ -169,32 +167,25 @@ export class SendingWorkers extends Construct {
       throw new Error(`sendConcurrency must be a whole number from ${min} to ${max} (the SQS event source's maxConcurrency); got ${sendConcurrency}`);
     }
 
-    this.sendWorker = new PlatformFunction(this, 'SendWorker', {
+    this.sendWorker = queueWorker(this, 'SendWorker', {
       entry: path.join(REPO_ROOT, 'functions', 'messages', 'send-worker.ts'),
       description: 'Queue worker: sends accepted messages through SES',
       environment: props.environment,
       timeout: SEND_WORKER_TIMEOUT,
+      queue: props.sending.sendQueue.queue,
+      grant: (grantee) => grantSendWorker(grantee, props.resources),
+      // maxConcurrency rather than reserved concurrency: at the bound the poller stops taking
+      // messages, where throttled invocations would count receives and push mail to the DLQ.
+      maxConcurrency: sendConcurrency,
     });
-    grantSendWorker(this.sendWorker.grantee, props.resources);
-    this.sendWorker.fn.addEventSource(
-      new SqsEventSource(props.sending.sendQueue.queue, {
-        batchSize: WORKER_BATCH_SIZE,
-        reportBatchItemFailures: true,
-        // maxConcurrency rather than reserved concurrency: at the bound the poller stops taking
-        // messages, where throttled invocations would count receives and push mail to the DLQ.
-        maxConcurrency: sendConcurrency,
-      }),
-    );
 
-    this.notificationsWorker = new PlatformFunction(this, 'NotificationsWorker', {
+    this.notificationsWorker = queueWorker(this, 'NotificationsWorker', {
       entry: path.join(REPO_ROOT, 'functions', 'events', 'ses-notifications.ts'),
       description: 'Queue worker: turns SES notifications into events',
       environment: props.environment,
       timeout: NOTIFICATIONS_WORKER_TIMEOUT,
+      queue: props.sending.notificationsQueue.queue,
+      grant: (grantee) => grantNotificationsWorker(grantee, props.resources),
     });
-    grantNotificationsWorker(this.notificationsWorker.grantee, props.resources);
-    this.notificationsWorker.fn.addEventSource(
-      new SqsEventSource(props.sending.notificationsQueue.queue, { batchSize: WORKER_BATCH_SIZE, reportBatchItemFailures: true }),
-    );
   }
 }

@@ -1,13 +1,13 @@
 import { Duration } from 'aws-cdk-lib';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Construct } from 'constructs';
 import * as path from 'node:path';
 import { platformEnvSchema } from '../../functions/platform/env';
 import { REPO_ROOT } from '../paths';
 import { type AreaResources, grantWebhookWorker } from './area-permissions';
-import { PlatformFunction } from './platform-function';
+import type { PlatformFunction } from './platform-function';
+import { queueWorker } from './queue-worker';
 import { QueueWithDlq } from './queue';
-import { MAX_RECEIVE_COUNT, visibilityTimeoutFor, WORKER_BATCH_SIZE } from './sending';
+import { MAX_RECEIVE_COUNT, visibilityTimeoutFor } from './sending';
 
 /**
  * The webhook worker's timeout: a batch's POSTs run concurrently, each bounded by
@@ -34,16 +34,15 @@ export class Webhooks extends Construct {
   }
 
   addWorker(environment: Record<string, string>, resources: AreaResources): PlatformFunction {
-    const worker = new PlatformFunction(this, 'DeliveryWorker', {
+    // No maxConcurrency bound: receivers are many and independent, and each POST is bounded by its timeout.
+    this.worker = queueWorker(this, 'DeliveryWorker', {
       entry: path.join(REPO_ROOT, 'functions', 'webhooks', 'delivery-worker.ts'),
       description: 'Queue worker: signs and POSTs webhook deliveries, re-queues retries',
       environment,
       timeout: WEBHOOK_WORKER_TIMEOUT,
+      queue: this.queue.queue,
+      grant: (grantee) => grantWebhookWorker(grantee, resources),
     });
-    grantWebhookWorker(worker.grantee, resources);
-    // No maxConcurrency bound: receivers are many and independent, and each POST is bounded by its timeout.
-    worker.fn.addEventSource(new SqsEventSource(this.queue.queue, { batchSize: WORKER_BATCH_SIZE, reportBatchItemFailures: true }));
-    this.worker = worker;
-    return worker;
+    return this.worker;
   }
 }
