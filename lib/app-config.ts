@@ -1,5 +1,5 @@
 import type { PlatformStackProps } from './platform-stack';
-import type { PlatformRegion } from './constructs/platform-env';
+import { DEFAULT_AWS_REGIONS, type PlatformRegion } from './regions';
 
 /** One stack to synthesize: its id and props. */
 export interface PlatformStackConfig {
@@ -10,7 +10,6 @@ export interface PlatformStackConfig {
 type Context = (key: string) => unknown;
 
 const PLATFORM_REGIONS: readonly PlatformRegion[] = ['us', 'eu'];
-const DEFAULT_AWS_REGIONS: Record<PlatformRegion, string> = { us: 'us-east-1', eu: 'eu-west-1' };
 
 function text(context: Context, key: string): string | undefined {
   const value = context(key);

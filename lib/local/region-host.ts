@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { DEFAULT_AWS_REGIONS, type PlatformRegion } from '../regions';
 import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,9 +24,7 @@ import { SfnStandIn } from './sfn-standin';
 import { SqsStandIn } from './sqs-standin';
 import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from './workflow-runner';
 
-export type PlatformRegion = 'us' | 'eu';
 
-export const AWS_REGIONS: Record<PlatformRegion, string> = { us: 'us-east-1', eu: 'eu-west-1' };
 
 const MESSAGES_BUCKET = 'mailplane-messages';
 /** The stack's two configuration sets (lib/constructs/sending.ts): opportunistic TLS, and TLS required. */
@@ -73,13 +72,13 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   const { region, dataDir } = options;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const tableName = 'mailplane';
-  const dynamo: LocalDynamo = await startDynamo(dataDir ? join(dataDir, 'dynamodb') : undefined, tableName, AWS_REGIONS[region]);
+  const dynamo: LocalDynamo = await startDynamo(dataDir ? join(dataDir, 'dynamodb') : undefined, tableName, DEFAULT_AWS_REGIONS[region]);
   // The handlers reach dynalite through the stream stand-in, which publishes new events to the
   // event-stream queue once that exists (below); nothing records events before then.
   let publishStream: (bodies: string[]) => Promise<void> = async () => {
     throw new Error('the event stream is not wired yet');
   };
-  const stream = new DynamoStreamProxy(dynamo.endpoint, tableName, AWS_REGIONS[region], (records) => publishStream(records.map((record) => JSON.stringify(record))));
+  const stream = new DynamoStreamProxy(dynamo.endpoint, tableName, DEFAULT_AWS_REGIONS[region], (records) => publishStream(records.map((record) => JSON.stringify(record))));
   const dynamoEndpoint = await stream.listen();
   const ses = new SesStandIn(dataDir ? join(dataDir, 'ses-identities.json') : undefined, {
     [SES_CONFIGURATION_SET]: 'OPTIONAL',
@@ -100,7 +99,7 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
 
   const env: Record<string, string | undefined> = {
     PLATFORM_REGION: region,
-    AWS_REGION: AWS_REGIONS[region],
+    AWS_REGION: DEFAULT_AWS_REGIONS[region],
     TABLE_NAME: tableName,
     DYNAMODB_ENDPOINT: dynamoEndpoint,
     SES_ENDPOINT: sesEndpoint,
@@ -120,7 +119,7 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
 
   // Queues as the stack defines them: the send queue feeds the send worker, SES's event
   // destination (SNS) feeds the notifications worker.
-  const sqs = new SqsStandIn(dataDir, AWS_REGIONS[region], run);
+  const sqs = new SqsStandIn(dataDir, DEFAULT_AWS_REGIONS[region], run);
   env.SQS_ENDPOINT = await sqs.listen();
   env.SEND_QUEUE_URL = sqs.createQueue('send', { visibilityTimeoutSeconds: options.sendVisibilitySeconds ?? 60, maxReceiveCount: 5, batchSize: 10 }, sendWorker);
   const notificationsQueue = sqs.createQueue('ses-notifications', { visibilityTimeoutSeconds: 30, maxReceiveCount: 5, batchSize: 10 }, notificationsWorker);
@@ -136,9 +135,9 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   // Webhook deliveries: several batches at once, as Lambda would run them, so a slow receiver holds back no other.
   env.WEBHOOK_QUEUE_URL = sqs.createQueue('webhooks', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 8 }, webhookWorker);
   // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.
-  const sfn = new SfnStandIn(dataDir, AWS_REGIONS[region], (fn) => withEnv(env, fn));
+  const sfn = new SfnStandIn(dataDir, DEFAULT_AWS_REGIONS[region], (fn) => withEnv(env, fn));
   env.SFN_ENDPOINT = await sfn.listen();
-  const undeliveredFunction = `arn:aws:lambda:${AWS_REGIONS[region]}:000000000000:function:schedule-undelivered`;
+  const undeliveredFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:schedule-undelivered`;
   const scheduledDelivery = new LocalWorkflow(
     'scheduled-delivery',
     { SendQueueUrl: sqs.queueUrl('send'), UndeliveredFunctionArn: undeliveredFunction },

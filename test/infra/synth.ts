@@ -3,11 +3,11 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { PlatformRegion } from '../../lib/constructs/platform-env';
 import { REPO_ROOT } from '../../lib/paths';
 import { PlatformStack, type PlatformStackProps } from '../../lib/platform-stack';
+import { DEFAULT_AWS_REGIONS as AWS_REGIONS, type PlatformRegion } from '../../lib/regions';
 
-export const AWS_REGIONS: Record<PlatformRegion, string> = { us: 'us-east-1', eu: 'eu-west-1' };
+export { AWS_REGIONS };
 export const SANDBOX_DOMAIN = 'sandbox.mail.example.com';
 
 // Each synth writes a cloud assembly; keep them under one directory per test file and remove it.
