@@ -171,6 +171,12 @@ interface LoadStats {
 
 const stats = (samplesMs: number[]): LoadStats => ({ samplesMs, p50: median(samplesMs), p90: percentile(samplesMs, 90) });
 
+/**
+ * The two bundling choices PLATFORM_BUNDLING makes beyond CDK's defaults (ES module builds first,
+ * maps without sources' text), undone: what each entry would cost to load without them.
+ */
+const { mainFields: _mainFields, sourcesContent: _sourcesContent, ...CDK_DEFAULTS_BUNDLING } = PLATFORM_BUNDLING;
+
 export interface ColdStartEntry {
   name: string;
   entry: string;
@@ -185,6 +191,8 @@ export interface ColdStartEntry {
   loadLambdaEnv: { ours: LoadStats; floor: LoadStats; ratio: number };
   /** The same bundles without NODE_OPTIONS, for comparison. */
   loadNoSourceMaps: { ours: LoadStats; floor: LoadStats; ratio: number };
+  /** Ours against ours bundled with CDK's defaults for the options we change (Lambda env). */
+  bundlingChoices: { ours: LoadStats; cdkDefaults: LoadStats; cdkDefaultsBytes: number; cdkDefaultsMapBytes: number };
 }
 
 export interface ColdStartResult {
@@ -257,6 +265,7 @@ async function attribute(entries: ColdStartEntry[], options: BuildOptions, dir: 
 
 export async function coldStart(): Promise<ColdStartResult> {
   const options = esbuildOptionsOf(PLATFORM_BUNDLING);
+  const cdkDefaults = esbuildOptionsOf(CDK_DEFAULTS_BUNDLING);
   const dir = mkdtempSync(join(tmpdir(), 'mailplane-bench-'));
   const entries: ColdStartEntry[] = [];
   let attribution: Attribution[];
@@ -281,6 +290,8 @@ export async function coldStart(): Promise<ColdStartResult> {
       note(`cold start: loading ${name} (${RUNS} fresh processes each for ours and floor, with and without NODE_OPTIONS)`);
       const lambda = await measurePair(ours.file, floor.file, lambdaEnv(name, true));
       const plain = await measurePair(ours.file, floor.file, lambdaEnv(name, false));
+      const undone = await bundle(cdkDefaults, { entryPoints: [entry] }, join(dir, name, 'cdk-defaults'));
+      const choices = await measurePair(ours.file, undone.file, lambdaEnv(name, true));
       const pair = (s: { ours: number[]; floor: number[] }) => {
         const o = stats(s.ours);
         const f = stats(s.floor);
@@ -301,6 +312,7 @@ export async function coldStart(): Promise<ColdStartResult> {
         packages: Object.fromEntries(bundledBytes),
         loadLambdaEnv: pair(lambda),
         loadNoSourceMaps: pair(plain),
+        bundlingChoices: { ours: stats(choices.ours), cdkDefaults: stats(choices.floor), cdkDefaultsBytes: undone.bytes, cdkDefaultsMapBytes: undone.mapBytes },
       });
     }
     attribution = await attribute(entries, options, dir);
@@ -382,6 +394,19 @@ export function printColdStart(result: ColdStartResult): void {
       ...entries.map((e) => {
         const l = e.loadNoSourceMaps;
         return [e.name, `${fixed(l.ours.p50)} ms`, `${fixed(l.ours.p90)} ms`, `${fixed(l.floor.p50)} ms`, `${fixed(l.floor.p90)} ms`, ratio(l.ratio)];
+      }),
+    ]),
+  );
+  print();
+  print("What PLATFORM_BUNDLING's choices beyond CDK's defaults (mainFields module-first, sourcesContent false) save: ours against");
+  print(`the same entry bundled without them, Lambda env, ${result.runs} alternating runs (no target):`);
+  print();
+  print(
+    table([
+      ['entry', 'ours p50', 'CDK defaults p50', 'saved', 'ours .js + .map', 'CDK defaults .js + .map'],
+      ...entries.map((e) => {
+        const c = e.bundlingChoices;
+        return [e.name, `${fixed(c.ours.p50)} ms`, `${fixed(c.cdkDefaults.p50)} ms`, `${fixed(c.cdkDefaults.p50 - c.ours.p50)} ms`, `${kb(e.ours.bytes)} + ${kb(e.ours.mapBytes)}`, `${kb(c.cdkDefaultsBytes)} + ${kb(c.cdkDefaultsMapBytes)}`];
       }),
     ]),
   );

@@ -12,6 +12,9 @@ import { REPO_ROOT } from '../paths';
 export const PLATFORM_BUNDLING = {
   minify: true,
   sourceMap: true,
+  // Maps without the sources' text: stack traces still name file and line, and Node reads a third
+  // of the bytes at every cold start (NODE_OPTIONS=--enable-source-maps parses the map on load).
+  sourcesContent: false,
   target: 'node22',
   format: OutputFormat.CJS,
   externalModules: [],

@@ -1,2 +1,0 @@
-import { coldStart, printColdStart } from './cold-start';
-void coldStart().then(printColdStart);
