@@ -1,4 +1,4 @@
-import Handlebars from 'handlebars';
+import type Handlebars from 'handlebars';
 
 /**
  * The Handlebars dialect of Mailgun templates. Mailgun renders with raymond, a Go port of
@@ -15,9 +15,28 @@ import Handlebars from 'handlebars';
  * Missing variables render as empty strings (no `strict`), `{{x}}` HTML-escapes and `{{{x}}}` does
  * not, as in Mailgun.
  */
-const engine = Handlebars.create();
-engine.unregisterHelper('log');
-engine.registerHelper('equal', equal);
+type Engine = typeof Handlebars;
+
+let loaded: { engine: Engine; refuseUnsupported: () => Handlebars.Visitor } | undefined;
+
+/**
+ * The engine, set up on first use: the areas that bundle it mostly answer requests that never
+ * render or check a template (sends without one, template reads), and evaluating handlebars is
+ * about a tenth of their cold start.
+ */
+function handlebars(): NonNullable<typeof loaded> {
+  if (!loaded) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose, see above
+    const root = require('handlebars') as Engine;
+    const engine = root.create();
+    engine.unregisterHelper('log');
+    engine.registerHelper('equal', equal);
+    // Visitor lives on the module's own instance, not on the ones create() makes.
+    const Refuse = refuseUnsupportedOn(root);
+    loaded = { engine, refuseUnsupported: () => new Refuse() };
+  }
+  return loaded;
+}
 
 const COMPILE_OPTIONS = { knownHelpers: { equal: true, log: false }, knownHelpersOnly: true } as const;
 
@@ -44,19 +63,22 @@ function stringForm(value: unknown): string {
   return value === undefined || value === null ? '' : String(value);
 }
 
-class RefuseUnsupported extends Handlebars.Visitor {
-  override PartialStatement(): void {
-    throw new Error('partials are not supported');
-  }
-  override PartialBlockStatement(): void {
-    throw new Error('partials are not supported');
-  }
-  override Decorator(): void {
-    throw new Error('decorators and inline partials are not supported');
-  }
-  override DecoratorBlock(): void {
-    throw new Error('decorators and inline partials are not supported');
-  }
+/** A parse-tree visitor that refuses what Mailgun's dialect lacks. */
+function refuseUnsupportedOn(root: Engine) {
+  return class RefuseUnsupported extends root.Visitor {
+    override PartialStatement(): void {
+      throw new Error('partials are not supported');
+    }
+    override PartialBlockStatement(): void {
+      throw new Error('partials are not supported');
+    }
+    override Decorator(): void {
+      throw new Error('decorators and inline partials are not supported');
+    }
+    override DecoratorBlock(): void {
+      throw new Error('decorators and inline partials are not supported');
+    }
+  };
 }
 
 const HELPERS = 'if, unless, each, with, lookup and equal';
@@ -78,8 +100,9 @@ function explain(message: string): string {
 
 /** Why `source` cannot be stored as a template (or a header value), or undefined when it can. */
 export function templateProblem(source: string): string | undefined {
+  const { engine, refuseUnsupported } = handlebars();
   try {
-    new RefuseUnsupported().accept(engine.parse(source));
+    refuseUnsupported().accept(engine.parse(source));
     // Unknown helpers are found by the compiler, not the parser.
     engine.precompile(source, COMPILE_OPTIONS);
     return undefined;
@@ -90,8 +113,8 @@ export function templateProblem(source: string): string | undefined {
 
 export type Renderer = (variables: Record<string, unknown>) => string;
 
-function compileWith(source: string, options: Parameters<typeof engine.compile>[1]): Renderer {
-  const template = engine.compile(source, options);
+function compileWith(source: string, options: Parameters<Engine['compile']>[1]): Renderer {
+  const template = handlebars().engine.compile(source, options);
   return (variables) => template(variables, RUNTIME_OPTIONS);
 }
 

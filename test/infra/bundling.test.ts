@@ -30,3 +30,11 @@ test('geolocation places IPv4 addresses inside a Lambda bundle, where its table 
   );
   expect(JSON.parse(out)).toEqual(['US', 'GB', 'Unknown', 'Unknown']);
 }, 60_000);
+
+test('templates compile, render and are checked inside a Lambda bundle, where handlebars is required on first use', async () => {
+  const out = await runBundled(
+    "import { compileHtml, templateProblem } from './functions/templates/handlebars-dialect';\n" +
+      "process.stdout.write(JSON.stringify([compileHtml('<p>{{name}}</p>{{#if (equal n 1)}}one{{/if}}')({ name: '<b>', n: 1 }), templateProblem('{{> footer}}'), templateProblem('{{format x}}')]));",
+  );
+  expect(JSON.parse(out)).toEqual(['<p>&lt;b&gt;</p>one', 'partials are not supported', 'unknown helper format: templates may use if, unless, each, with, lookup and equal']);
+}, 60_000);
