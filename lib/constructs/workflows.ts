@@ -5,10 +5,9 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { REPO_ROOT } from '../paths';
+import { WORKFLOWS_DIR } from '../paths';
 
-/** Where the ASL definitions live; the local runner reads the same files. */
-export const WORKFLOWS_DIR = path.join(REPO_ROOT, 'lib', 'workflows');
+export { WORKFLOWS_DIR };
 
 export interface WorkflowProps {
   /** The definition's base name: `<directory>/<name>.asl.json`. */

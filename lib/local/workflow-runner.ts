@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
-import { REPO_ROOT } from '../paths';
+import { WORKFLOWS_DIR } from '../paths';
 
 // aws-local-stepfunctions targets Node 22 and calls Promise.withResolvers (when a Task runs), which
 // Node 20 lacks: installed here, where missing, before any workflow runs.
@@ -23,8 +23,6 @@ if (typeof promiseStatics.withResolvers !== 'function') {
   });
 }
 
-/** The same folder CDK reads (lib/constructs/workflows.ts, WORKFLOWS_DIR). */
-export const LOCAL_WORKFLOWS_DIR = join(REPO_ROOT, 'lib', 'workflows');
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -96,7 +94,7 @@ export class LocalWorkflow {
     readonly name: string,
     substitutions: Readonly<Record<string, string>>,
     tasks: TaskHandlers,
-    directory: string = LOCAL_WORKFLOWS_DIR,
+    directory: string = WORKFLOWS_DIR,
     /** Every Retry waits this long instead of its own intervals (tests: minutes of retries in moments). */
     private readonly retryIntervalMs?: number,
   ) {
