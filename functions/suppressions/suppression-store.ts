@@ -1,6 +1,7 @@
 import { mapLimit } from '../platform/concurrency';
 import { deleteIfPresent, getItem, putItem, queryAll, queryPage, type IndexKey, type Key } from '../data/store';
-import { pivotQuery, type PivotPage } from '../platform/http/paging';
+import type { PivotPage } from '../platform/http/paging';
+import { readPivotPage } from '../data/pivot-page';
 import type { BlockingList, SuppressionList } from './lists';
 
 /**
@@ -108,39 +109,9 @@ export async function deleteEntry(accountId: string, domain: string, list: Suppr
   return deleteIfPresent(suppressionKeys.entry(accountId, domain, list, address));
 }
 
-/**
- * Where a page of a `term`-filtered list starts and ends, as bounds relative to the term. A pivot
- * outside the term's range either leaves that side open or means the page is empty.
- */
-export function termBounds(term: string, plan: { after?: string; before?: string }): { after?: string; before?: string } | 'empty' {
-  const { after, before } = plan;
-  if (after !== undefined && !after.startsWith(term)) return after < term ? {} : 'empty';
-  if (before !== undefined && !before.startsWith(term)) return before > term ? {} : 'empty';
-  return {
-    ...(after !== undefined ? { after: after.slice(term.length) } : {}),
-    ...(before !== undefined ? { before: before.slice(term.length) } : {}),
-  };
-}
-
 /** One page of a list in address order (style-A paging), restricted to addresses starting with `term`. */
-export async function listPage<L extends SuppressionList>(
-  accountId: string,
-  domain: string,
-  list: L,
-  page: PivotPage,
-  term = '',
-): Promise<Array<ItemOf<L>>> {
-  const plan = pivotQuery({ ...page, pivot: page.pivot?.toLowerCase() });
-  const bounds = termBounds(term, plan);
-  if (bounds === 'empty') return [];
-  const items = await queryPage<ItemOf<L>>(suppressionKeys.entry(accountId, domain, list).pk, {
-    prefix: `ADDR#${term}`,
-    ascending: plan.ascending,
-    ...bounds,
-    limit: page.limit,
-  });
-  // Backward pages come nearest-first; clients always see address order.
-  return plan.ascending ? items : items.reverse();
+export function listPage<L extends SuppressionList>(accountId: string, domain: string, list: L, page: PivotPage, term = ''): Promise<Array<ItemOf<L>>> {
+  return readPivotPage<ItemOf<L>>(suppressionKeys.entry(accountId, domain, list).pk, 'ADDR#', page, term);
 }
 
 /** Deletes every entry of a list, a page at a time; answers how many were removed. */

@@ -4,12 +4,12 @@ import { getItem, queryAll } from '../data/store';
 import { requireDomain } from '../domains/domain-store';
 import { env } from '../platform/env';
 import { BadRequest, NotFound } from '../platform/errors';
-import { pivotPaging, pivotQuery } from '../platform/http/paging';
+import { pivotPaging } from '../platform/http/paging';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
 import { accountTagJson, domainTagJson } from './present';
 import { tagRoutes } from './routes';
 import { accountTagInput, domainInput, domainTagInput, listAccountTagsInput, listDomainTagsInput, MAX_DESCRIPTION_LENGTH, noInput, type TagSort } from './schemas';
-import { deleteTag, describeTag, getTag, normaliseTag, tagCount, tagsByName, tagsBySighting, type TagScope } from './tag-store';
+import { deleteTag, describeTag, getTag, normaliseTag, tagCount, tagsByName, tagsBySighting, tagsPage, type TagScope } from './tag-store';
 
 /** The tag a request names, as the registry keys it; a name that cannot be a tag is simply not found. */
 function tagKeyOf(raw: string): string {
@@ -88,10 +88,7 @@ export const handler = areaHandler(tagRoutes, {
   listDomainTags: operation(listDomainTagsInput, async (req, input) => {
     const domain = (await requireDomain(req.accountId, input.domain)).name;
     const prefix = input.prefix === undefined ? '' : (normaliseTag(input.prefix)?.tagKey ?? '');
-    const plan = pivotQuery({ ...input, pivot: input.pivot?.toLowerCase() });
-    const found = await tagsByName({ accountId: req.accountId, domain }, { prefix, ...plan, limit: input.limit });
-    // Backward pages come nearest-first; clients always see name order.
-    const items = plan.ascending ? found : found.reverse();
+    const items = await tagsPage({ accountId: req.accountId, domain }, input, prefix);
     const paging = pivotPaging(
       req.baseUrl,
       `/v3/${domain}/tags`,

@@ -1,7 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { keys } from '../data/db';
 import { addToCounter, deleteIfPresent, deleteItem, getItem, moveAttribute, putItem, queryAll, queryPage, updateItem, type Key } from '../data/store';
+import { readPivotPage } from '../data/pivot-page';
 import { mapLimit } from '../platform/concurrency';
+import type { PivotPage } from '../platform/http/paging';
 
 /**
  * The tag registry: one item per tag per account (the /v1/analytics/tags view) and one per tag per
@@ -95,37 +97,17 @@ export async function tagCount(scope: TagScope): Promise<number> {
 export interface NamePage {
   prefix: string;
   ascending: boolean;
-  /** Exclusive tag keys to resume after or before. */
-  after?: string;
-  before?: string;
   limit: number;
 }
 
-/**
- * Where a pivot falls against the prefix's key range: inside it (as the suffix queryPage wants),
- * or wholly below or above it.
- */
-function placeOf(pivot: string, prefix: string): { inside: string } | 'below' | 'above' {
-  if (pivot.startsWith(prefix)) return { inside: pivot.slice(prefix.length) };
-  return pivot < prefix ? 'below' : 'above';
+/** The first `limit` tags in name order within a prefix, from either end: a key range. */
+export function tagsByName(scope: TagScope, page: NamePage): Promise<TagItem[]> {
+  return queryPage<TagItem>(tagKeyOf(scope, '').pk, page);
 }
 
-/** Tags in name order within a prefix: a key range, so a page costs its own size. */
-export async function tagsByName(scope: TagScope, page: NamePage): Promise<TagItem[]> {
-  const { pk } = tagKeyOf(scope, '');
-  let after: string | undefined;
-  let before: string | undefined;
-  if (page.after !== undefined) {
-    const place = placeOf(page.after, page.prefix);
-    if (place === 'above') return [];
-    if (place !== 'below') after = place.inside;
-  }
-  if (page.before !== undefined) {
-    const place = placeOf(page.before, page.prefix);
-    if (place === 'below') return [];
-    if (place !== 'above') before = place.inside;
-  }
-  return queryPage<TagItem>(pk, { prefix: page.prefix, ascending: page.ascending, after, before, limit: page.limit });
+/** One page of style-A paging (`page`, `tag` pivot, `limit`) over the tags starting with `prefix`, in name order. */
+export function tagsPage(scope: TagScope, page: PivotPage, prefix: string): Promise<TagItem[]> {
+  return readPivotPage<TagItem>(tagKeyOf(scope, '').pk, '', page, prefix);
 }
 
 /** An account's tags by last sighting (gsi1), optionally only those whose key starts with `prefix`. */

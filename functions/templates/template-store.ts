@@ -1,9 +1,10 @@
 import { mapLimit } from '../platform/concurrency';
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { deleteItem, getItem, putItem, queryAll, queryPage, updateItem, type Key } from '../data/store';
+import { deleteItem, getItem, putItem, queryAll, updateItem, type Key } from '../data/store';
 import { NotFound } from '../platform/errors';
-import { pivotQuery, type PivotPage } from '../platform/http/paging';
+import type { PivotPage } from '../platform/http/paging';
+import { readPivotPage } from '../data/pivot-page';
 
 /**
  * Templates and their versions in the single table.
@@ -123,7 +124,7 @@ export async function templatesOf(accountId: string, domain: string): Promise<Te
 /** One page of a domain's templates in name order (style-A paging on `p`). */
 export async function templatesPage(accountId: string, domain: string, page: PivotPage): Promise<TemplateItem[]> {
   const { pk, sk } = templateKeys.template(accountId, domain);
-  return pageOf<TemplateItem>(pk, sk, page);
+  return readPivotPage<TemplateItem>(pk, sk, page);
 }
 
 /** Deletes a template and everything under it: versions first, so an interrupted delete can be retried. */
@@ -152,7 +153,7 @@ export async function versionsOf(template: TemplateRef): Promise<VersionItem[]> 
 /** One page of a template's versions in tag order (style-A paging on `p`). */
 export async function versionsPage(template: TemplateRef, page: PivotPage): Promise<VersionItem[]> {
   const { pk, sk } = templateKeys.version(template);
-  return pageOf<VersionItem>(pk, sk, page);
+  return readPivotPage<VersionItem>(pk, sk, page);
 }
 
 export async function readContent(template: TemplateRef, contentId: string): Promise<string | undefined> {
@@ -194,10 +195,3 @@ export async function removeVersion(template: TemplateRef, version: VersionItem)
   await removeContent(template, version.contentId);
 }
 
-async function pageOf<T>(pk: string, prefix: string, page: PivotPage): Promise<T[]> {
-  // Names and tags are stored lower-case; a pivot typed by hand may not be.
-  const plan = pivotQuery({ ...page, pivot: page.pivot?.toLowerCase() });
-  const items = await queryPage<T>(pk, { prefix, ascending: plan.ascending, after: plan.after, before: plan.before, limit: page.limit });
-  // Backward pages come nearest-first; clients always see key order.
-  return plan.ascending ? items : items.reverse();
-}

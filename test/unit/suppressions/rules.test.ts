@@ -1,23 +1,6 @@
 import { validate } from '../../../functions/platform/http/params';
 import { allowlistRecord, bounceRecord, isEmailAddress, unsubscribeRecord } from '../../../functions/suppressions/schemas';
-import { termBounds } from '../../../functions/suppressions/suppression-store';
 import { unsubscribeCovers } from '../../../functions/suppressions/unsubscribes';
-
-describe('termBounds', () => {
-  it('makes a pivot inside the term relative to it', () => {
-    expect(termBounds('team-', { after: 'team-2@x.com' })).toEqual({ after: '2@x.com' });
-    expect(termBounds('team-', { before: 'team-' })).toEqual({ before: '' });
-    expect(termBounds('', { after: 'a@x.com' })).toEqual({ after: 'a@x.com' });
-  });
-
-  it('opens the range for a pivot on the far side of the term, and empties it on the near side', () => {
-    expect(termBounds('team-', { after: 'a@x.com' })).toEqual({});
-    expect(termBounds('team-', { after: 'tea' })).toEqual({});
-    expect(termBounds('team-', { after: 'zed@x.com' })).toBe('empty');
-    expect(termBounds('team-', { before: 'zed@x.com' })).toEqual({});
-    expect(termBounds('team-', { before: 'a@x.com' })).toBe('empty');
-  });
-});
 
 describe('unsubscribeCovers', () => {
   it('covers everything for * or no tags, else only messages sharing a tag', () => {
