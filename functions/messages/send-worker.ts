@@ -60,7 +60,6 @@ const SUPPRESSED: Record<SuppressionVerdict, string> = {
   'suppress-unsubscribe': 'Not delivering to unsubscribed address',
 };
 
-/** Claims the recipients not yet claimed; those already claimed were handled by an earlier delivery. */
 /**
  * A claim still 'sending' this long after it was made belongs to an invocation that died (the
  * deployed worker times out at 2 minutes): SES may or may not have the message.
@@ -78,19 +77,15 @@ interface Claim {
  * with a final event rather than sent again.
  */
 async function claim(record: MessageRecord): Promise<{ claimed: string[]; stale: string[] }> {
-  const claimed: string[] = [];
-  const stale: string[] = [];
   const now = Date.now();
-  for (const recipient of record.recipients) {
+  const outcomes = await mapLimit(record.recipients, CLAIM_WRITES_AT_ONCE, async (recipient) => {
     const key = claimKey(record.storageKey, recipient);
-    if (await putItem(key, { state: 'sending', at: now, ttl: record.ttl }, { ifAbsent: true })) {
-      claimed.push(recipient);
-      continue;
-    }
+    if (await putItem(key, { state: 'sending', at: now, ttl: record.ttl }, { ifAbsent: true })) return 'claimed';
     const existing = await getItem<Claim>(key, { consistent: true });
-    if (existing?.state === 'sending' && now - existing.at >= STALE_CLAIM_MS) stale.push(recipient);
-  }
-  return { claimed, stale };
+    return existing?.state === 'sending' && now - existing.at >= STALE_CLAIM_MS ? 'stale' : 'handled';
+  });
+  const having = (outcome: string) => record.recipients.filter((_, i) => outcomes[i] === outcome);
+  return { claimed: having('claimed'), stale: having('stale') };
 }
 
 const retryDelay = (attempt: number) => Math.min(900, env().SEND_RETRY_BASE_SECONDS * 2 ** attempt);
@@ -207,10 +202,10 @@ async function sendChunk(job: SendJob, record: MessageRecord, mime: Buffer, conf
 export async function abandonUnsent(storageKey: string, why: string): Promise<number> {
   const record = await findMessage(storageKey);
   if (!record) return 0;
-  const unsent: string[] = [];
-  for (const recipient of record.recipients) {
-    if (await putItem(claimKey(storageKey, recipient), { state: 'done', at: Date.now(), ttl: record.ttl }, { ifAbsent: true })) unsent.push(recipient);
-  }
+  const claims = await mapLimit(record.recipients, CLAIM_WRITES_AT_ONCE, (recipient) =>
+    putItem(claimKey(storageKey, recipient), { state: 'done', at: Date.now(), ttl: record.ttl }, { ifAbsent: true }),
+  );
+  const unsent = record.recipients.filter((_, i) => claims[i]);
   await recordEvents(
     record.accountId,
     record.domain,
