@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isLive } from '../data/store';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItems, isLive, queryAll } from '../data/store';
 import { TABLE_KEYS } from '../data/table';
 import { documentClient } from '../platform/aws-clients';
 import { mapLimit } from '../platform/concurrency';
@@ -113,49 +113,16 @@ export async function getCounters(accountId: string, kind: readonly Attribute[],
     bucketOfPartition.set(pk, bucket);
     return valueSets.map((values) => ({ pk, sk: valuesKey(values) }));
   });
-  const chunks: Array<typeof keys> = [];
-  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100));
-  const rows: CounterRow[] = [];
-  const table = env().TABLE_NAME;
-  await mapLimit(chunks, 4, async (chunk) => {
-    let pending: Array<Record<string, unknown>> | undefined = chunk;
-    while (pending?.length) {
-      const out = await documentClient().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }));
-      for (const item of out.Responses?.[table] ?? []) {
-        if (!isLive(item as { ttl?: number }, now)) continue;
-        const pk = item[TABLE_KEYS.partitionKey] as string;
-        rows.push({ bucket: bucketOfPartition.get(pk)!, values: valuesOfKey(item[TABLE_KEYS.sortKey] as string), counts: countsOf(item) });
-      }
-      // Unprocessed keys (throttling) are asked for again.
-      pending = out.UnprocessedKeys?.[table]?.Keys as Array<Record<string, unknown>> | undefined;
-    }
-  });
-  return rows;
+  const items = await getItems<Record<string, unknown> & { ttl?: number }>(keys);
+  return items.filter((item) => isLive(item, now)).map((item) => ({ bucket: bucketOfPartition.get(item.pk)!, values: valuesOfKey(item.sk), counts: countsOf(item) }));
 }
 
 /** Every counter of a kind in each bucket, optionally only those whose leading values are `prefix`. */
 export async function queryCounters(accountId: string, kind: readonly Attribute[], resolution: Resolution, buckets: number[], prefix: readonly string[] = [], now = Date.now()): Promise<CounterRow[]> {
-  const table = env().TABLE_NAME;
   const skPrefix = prefix.length ? `${valuesKey(prefix)}${prefix.length < kind.length ? '#' : ''}` : '';
   const perBucket = await mapLimit(buckets, 8, async (bucket) => {
-    const rows: CounterRow[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await documentClient().send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: skPrefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': TABLE_KEYS.partitionKey, ...(skPrefix ? { '#sk': TABLE_KEYS.sortKey } : {}) },
-          ExpressionAttributeValues: { ':pk': counterPartition(accountId, kind, resolution, bucket), ...(skPrefix ? { ':prefix': skPrefix } : {}) },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        if (isLive(item as { ttl?: number }, now)) rows.push({ bucket, values: valuesOfKey(item[TABLE_KEYS.sortKey] as string), counts: countsOf(item) });
-      }
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return rows;
+    const items = await queryAll<Record<string, unknown> & { sk: string; ttl?: number }>({ pk: counterPartition(accountId, kind, resolution, bucket) }, skPrefix, { withSortKey: true });
+    return items.filter((item) => isLive(item, now)).map((item) => ({ bucket, values: valuesOfKey(item.sk), counts: countsOf(item) }));
   });
   return perBucket.flat();
 }

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../platform/aws-clients';
+import { mapLimit } from '../platform/concurrency';
 import { env } from '../platform/env';
 import { TABLE_KEYS } from './table';
 
@@ -51,36 +52,66 @@ export async function putItem<T extends object>(key: Key & Partial<IndexKey>, it
   }
 }
 
-/** BatchWriteItem's limit on requests per call. */
+/** BatchWriteItem's and BatchGetItem's limits on requests per call. */
 const BATCH_WRITE_MAX = 25;
+const BATCH_GET_MAX = 100;
 /** Rounds of resending what DynamoDB left unprocessed (throttling) before giving up. */
 const UNPROCESSED_ROUNDS = 8;
 
 /**
- * Writes many new items, 25 a call (BatchWriteItem): one round trip where separate puts would
- * make one each. Unconditional, so only for items whose keys are fresh (events, with their own
- * ids). What DynamoDB leaves unprocessed is resent with backoff; if some still remain, it throws.
+ * Sends a batch's requests, then what DynamoDB left unprocessed (throttling) again with backoff;
+ * if some still remain after UNPROCESSED_ROUNDS, it throws.
  */
+async function untilProcessed<R>(what: string, requests: R[], send: (requests: R[]) => Promise<R[]>): Promise<void> {
+  for (let round = 0; requests.length; round++) {
+    if (round === UNPROCESSED_ROUNDS) throw new Error(`DynamoDB left ${requests.length} ${what} unprocessed after ${round} rounds`);
+    if (round) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
+    requests = await send(requests);
+  }
+}
+
+function chunksOf<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}
+
 /** A new item for putItems: its key and its attributes. */
 export interface ItemWrite {
   key: Key & Partial<IndexKey>;
   item: object;
 }
 
+/**
+ * Writes many new items, 25 a call (BatchWriteItem): one round trip where separate puts would
+ * make one each. Unconditional, so only for items whose keys are fresh (events, with their own
+ * ids).
+ */
 export async function putItems(items: ItemWrite[]): Promise<void> {
-  const chunks = [];
-  for (let i = 0; i < items.length; i += BATCH_WRITE_MAX) chunks.push(items.slice(i, i + BATCH_WRITE_MAX));
   await Promise.all(
-    chunks.map(async (chunk) => {
-      let requests = chunk.map(({ key, item }) => ({ PutRequest: { Item: { ...item, ...key } } }));
-      for (let round = 0; requests.length; round++) {
-        if (round === UNPROCESSED_ROUNDS) throw new Error(`DynamoDB left ${requests.length} writes unprocessed after ${round} rounds`);
-        if (round) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
+    chunksOf(items, BATCH_WRITE_MAX).map((chunk) =>
+      untilProcessed('writes', chunk.map(({ key, item }) => ({ PutRequest: { Item: { ...item, ...key } } })), async (requests) => {
         const out = await documentClient().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }));
-        requests = (out.UnprocessedItems?.[table()] ?? []) as typeof requests;
-      }
+        return (out.UnprocessedItems?.[table()] ?? []) as typeof requests;
+      }),
+    ),
+  );
+}
+
+/**
+ * The items that exist among `keys`, 100 keys a call (BatchGetItem), in no particular order and
+ * with their keys (`pk`, `sk`) so a caller can tell which is which; absent keys yield nothing.
+ */
+export async function getItems<T>(keys: readonly Key[], options: { concurrency?: number } = {}): Promise<Array<T & Key>> {
+  const found: Array<T & Key> = [];
+  await mapLimit(chunksOf(keys, BATCH_GET_MAX), options.concurrency ?? 4, (chunk) =>
+    untilProcessed('reads', [...chunk], async (pending) => {
+      const out = await documentClient().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending } } }));
+      found.push(...((out.Responses?.[table()] ?? []) as Array<T & Key>));
+      return (out.UnprocessedKeys?.[table()]?.Keys ?? []) as Key[];
     }),
   );
+  return found;
 }
 
 /** Sets the given attributes (undefined ones are removed) on an existing item and returns it. */
@@ -116,11 +147,14 @@ export async function deleteItem(key: Key): Promise<void> {
   await documentClient().send(new DeleteCommand({ TableName: table(), Key: key }));
 }
 
-/** Every item of a partition whose sort key starts with `prefix`, in key order (all pages). */
+/**
+ * Every item of a partition whose sort key starts with `prefix`, in key order (all pages); with
+ * `withSortKey`, each carries its sort key as `sk`.
+ */
 export async function queryAll<T>(
   partition: { pk: string } | { gsi1pk: string },
   prefix: string,
-  options: { ascending?: boolean } = {},
+  options: { ascending?: boolean; withSortKey?: boolean } = {},
 ): Promise<T[]> {
   const onIndex = 'gsi1pk' in partition;
   const [pkName, skName] = onIndex ? [TABLE_KEYS.gsi1.partitionKey, TABLE_KEYS.gsi1.sortKey] : [TABLE_KEYS.partitionKey, TABLE_KEYS.sortKey];
@@ -137,7 +171,11 @@ export async function queryAll<T>(
   let start: Record<string, unknown> | undefined;
   do {
     const out = await documentClient().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    for (const item of out.Items ?? []) items.push(withoutKeys<T>(item)!);
+    for (const item of out.Items ?? []) {
+      const attributes = withoutKeys<Record<string, unknown>>(item)!;
+      if (options.withSortKey) attributes['sk'] = item[skName];
+      items.push(attributes as T);
+    }
     start = out.LastEvaluatedKey;
   } while (start);
   return items;
