@@ -16,7 +16,11 @@ export const AGGREGATE_TYPES = {
 export type AggregateType = keyof typeof AGGREGATE_TYPES;
 
 /** The query-style `type` (country, device, provider) to its plural. */
-export const TYPE_BY_SINGULAR: Record<string, AggregateType> = { provider: 'providers', device: 'devices', country: 'countries' };
+export const TYPE_BY_SINGULAR: Record<string, AggregateType> = Object.fromEntries(
+  Object.entries(AGGREGATE_TYPES).map(([type, { singular }]) => [singular, type as AggregateType]),
+);
+/** The query-style types, in order. */
+export const AGGREGATE_SINGULARS = Object.keys(TYPE_BY_SINGULAR).sort() as [string, ...string[]];
 
 const ENGAGEMENT = ['clicked', 'complained', 'opened', 'unique_clicked', 'unique_opened', 'unsubscribed'] as const;
 // Providers (recipient domains) are known for every event, so they also carry sending counts.
@@ -26,7 +30,7 @@ export async function aggregates(accountId: string, domain: string, since: numbe
   const { attribute } = AGGREGATE_TYPES[type];
   const filters: Predicate[] = [{ field: { attribute: 'domain' }, comparator: '=', values: [domain] }];
   if (tag !== undefined) filters.push({ field: { attribute: 'tag' }, comparator: '=', values: [tag] });
-  const { groups } = await runCounterQuery({ accountId, resolution: 'month', from: since, to: now + 1, byTime: false, groupBy: [{ attribute }], filters });
+  const groups = await runCounterQuery({ accountId, resolution: 'month', from: since, to: now + 1, byTime: false, groupBy: [{ attribute }], filters });
   const names = type === 'providers' ? [...SENDING, ...ENGAGEMENT].sort() : ENGAGEMENT;
   groups.sort((a, b) => a.labels[0]!.localeCompare(b.labels[0]!));
   const byValue: Record<string, Record<string, number>> = {};

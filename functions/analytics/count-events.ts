@@ -32,10 +32,11 @@ export async function countEvents(events: RecordedEvent[]): Promise<void> {
     if (!counts.length) return;
     const values = eventValues(event);
     const at = Math.round(event.data.timestamp * 1000);
+    const buckets = RESOLUTIONS.map((resolution) => ({ resolution, bucket: bucketStart(at, resolution) }));
     for (const kind of KINDS) {
       for (const combination of combinations(kind, values)) {
-        for (const resolution of RESOLUTIONS) {
-          const slice = { accountId: event.accountId, kind, values: combination, resolution, bucket: bucketStart(at, resolution) };
+        for (const { resolution, bucket } of buckets) {
+          const slice = { accountId: event.accountId, kind, values: combination, resolution, bucket };
           const key = deltaKey(slice);
           let delta = deltas.get(key);
           if (!delta) deltas.set(key, (delta = { ...slice, counts: {} }));

@@ -4,7 +4,7 @@ import { parseDateInput } from '../platform/dates';
 import { BadRequest, NotFound } from '../platform/errors';
 import { oneOfValues, text, validate } from '../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
-import { aggregates, AGGREGATE_TYPES, TYPE_BY_SINGULAR, type AggregateType } from './aggregates';
+import { AGGREGATE_SINGULARS, aggregates, AGGREGATE_TYPES, TYPE_BY_SINGULAR, type AggregateType } from './aggregates';
 import { metricsQuery, queryMetrics, SENDING_METRICS, USAGE_METRICS } from './metrics';
 import { analyticsRoutes } from './routes';
 import { filteredStats, STATS_FIELDS, statsFilterInput, statsRange, statsSeries, totalDomainsInput, totalsByDomain } from './stats';
@@ -26,7 +26,7 @@ const tagStatsInput = z.object({
   country: text().optional(),
 });
 const aggregateInput = z.object({ ...domainInput, type: z.string() });
-const tagAggregateQueryInput = z.object({ ...domainInput, tag: text(), type: oneOfValues(['country', 'device', 'provider'] as const) });
+const tagAggregateQueryInput = z.object({ ...domainInput, tag: text(), type: oneOfValues(AGGREGATE_SINGULARS) });
 
 function aggregateType(type: string): AggregateType {
   if (!Object.hasOwn(AGGREGATE_TYPES, type)) throw new NotFound('Not Found');

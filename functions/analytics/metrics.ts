@@ -109,9 +109,8 @@ export const SENDING_METRICS: MetricSet = {
 export const USAGE_METRICS: MetricSet = {
   names: ['processed_count'],
   dimensions: ['time'],
-  valuesOf(counts, wanted) {
-    return Object.fromEntries(wanted.map((name) => [name, derivedCounts(counts)[name.slice(0, -'_count'.length)]!]));
-  },
+  // The same reading as sending metrics: processed_count is one of them.
+  valuesOf: SENDING_METRICS.valuesOf,
 };
 
 interface Row {
@@ -148,7 +147,7 @@ export async function queryMetrics(accountId: string, query: MetricsQuery, set: 
     values: p.values.map((v) => v.value),
   }));
   const byTime = dimensions.includes('time');
-  const { groups } = await runCounterQuery({ accountId, resolution, from: range.from, to: range.to, byTime, groupBy, filters });
+  const groups = await runCounterQuery({ accountId, resolution, from: range.from, to: range.to, byTime, groupBy, filters });
 
   const [sortKey, direction] = (query.pagination?.sort ?? '').split(':');
   const sortBy = sortKey || dimensions[0] || '';

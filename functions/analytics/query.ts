@@ -3,7 +3,7 @@ import { BadRequest } from '../platform/errors';
 import { bucketsBetween, type Resolution } from './buckets';
 import { getCounters, queryCounters, type CounterRow } from './counter-store';
 import { addCounts, type Counts } from './counts';
-import { smallestKindWith, type Attribute } from './slices';
+import { cartesian, smallestKindWith, type Attribute } from './slices';
 
 /**
  * Reads counters for a question asked by metrics, stats or aggregates: which buckets, grouped by
@@ -79,10 +79,6 @@ function pinned(p: Predicate | undefined): string[] | undefined {
   }
 }
 
-function cartesian(sets: string[][]): string[][] {
-  return sets.reduce<string[][]>((acc, set) => acc.flatMap((prefix) => set.map((v) => [...prefix, v])), [[]]);
-}
-
 /** The counters a question covers, before grouping. */
 async function rowsFor(q: CounterQuery, buckets: number[]): Promise<{ kind: readonly Attribute[]; rows: CounterRow[] }> {
   const named = [...q.groupBy.map((f) => f.attribute), ...q.filters.map((p) => p.field.attribute)];
@@ -107,9 +103,9 @@ async function rowsFor(q: CounterQuery, buckets: number[]): Promise<{ kind: read
 /** Mailgun's largest time series page; also bounds what one request may read. */
 export const MAX_BUCKETS = 1500;
 
-export async function runCounterQuery(q: CounterQuery): Promise<{ buckets: number[]; groups: Group[] }> {
+export async function runCounterQuery(q: CounterQuery): Promise<Group[]> {
   const buckets = bucketsBetween(q.from, q.to, q.resolution, MAX_BUCKETS);
-  if (!buckets.length) return { buckets, groups: [] };
+  if (!buckets.length) return [];
   if (buckets.length > MAX_BUCKETS) throw new BadRequest(`The window covers more than ${MAX_BUCKETS} ${q.resolution}s, which one query cannot answer: use a coarser resolution or a shorter window`);
   const { kind, rows } = await rowsFor(q, buckets);
   const index = (field: Field) => kind.indexOf(field.attribute);
@@ -130,5 +126,5 @@ export async function runCounterQuery(q: CounterQuery): Promise<{ buckets: numbe
       if (!groups.has(key)) groups.set(key, { bucket, labels: [], counts: {} });
     }
   }
-  return { buckets, groups: [...groups.values()] };
+  return [...groups.values()];
 }

@@ -29,12 +29,6 @@ export const KINDS: ReadonlyArray<readonly Attribute[]> = (() => {
 
 export const kindName = (kind: readonly Attribute[]) => (kind.length ? kind.join('+') : 'total');
 
-/** The kept kind with exactly these attributes (in any order), if there is one. */
-export function kindWith(attributes: Iterable<Attribute>): readonly Attribute[] | undefined {
-  const wanted = new Set(attributes);
-  return KINDS.find((kind) => kind.length === wanted.size && kind.every((a) => wanted.has(a)));
-}
-
 /** The smallest kept kind that has all these attributes (extra ones are summed over when read). */
 export function smallestKindWith(attributes: Iterable<Attribute>): readonly Attribute[] | undefined {
   const wanted = [...new Set(attributes)];
@@ -62,11 +56,14 @@ export function eventValues(e: RecordedEvent): Record<Attribute, string[]> {
   };
 }
 
+/** Every way to pick one value from each set, in order (none when a set is empty). */
+export function cartesian(sets: readonly string[][]): string[][] {
+  return sets.reduce<string[][]>((acc, set) => acc.flatMap((prefix) => set.map((v) => [...prefix, v])), [[]]);
+}
+
 /** Every combination of values of `kind` the event has (none when it lacks one of the attributes). */
 export function combinations(kind: readonly Attribute[], values: Record<Attribute, string[]>): string[][] {
-  let out: string[][] = [[]];
-  for (const attribute of kind) out = out.flatMap((prefix) => values[attribute].map((v) => [...prefix, v]));
-  return out;
+  return cartesian(kind.map((attribute) => values[attribute]));
 }
 
 /*

@@ -71,7 +71,7 @@ export interface StatsQuestion {
 export async function statsSeries(q: StatsQuestion, now = Date.now()) {
   const range = timeRange(q, now);
   const resolution = q.resolution ?? 'day';
-  const { groups } = await runCounterQuery({ accountId: q.accountId, resolution, from: range.from, to: range.to, byTime: true, groupBy: [], filters: q.filters ?? [] });
+  const groups = await runCounterQuery({ accountId: q.accountId, resolution, from: range.from, to: range.to, byTime: true, groupBy: [], filters: q.filters ?? [] });
   groups.sort((a, b) => a.bucket! - b.bucket!);
   return {
     start: statsDate(bucketStart(range.from, resolution)),
@@ -123,7 +123,7 @@ export async function filteredStats(accountId: string, input: z.infer<typeof sta
   const range = timeRange(input, now);
   const resolution = input.resolution ?? 'day';
   const groupBy = group === 'total' ? [] : [STATS_FIELDS[group]!];
-  const { groups } = await runCounterQuery({ accountId, resolution, from: range.from, to: range.to, byTime: false, groupBy, filters });
+  const groups = await runCounterQuery({ accountId, resolution, from: range.from, to: range.to, byTime: false, groupBy, filters });
   const start = bucketStart(range.from, resolution);
   if (group === 'total' && !groups.length) groups.push({ labels: [], counts: {} });
   groups.sort((a, b) => (a.labels[0] ?? '').localeCompare(b.labels[0] ?? ''));
@@ -147,7 +147,7 @@ export const totalDomainsInput = z.object({
 export async function totalsByDomain(accountId: string, input: z.infer<typeof totalDomainsInput>, parse: (value: string) => number) {
   const resolution = input.resolution ?? 'day';
   const at = bucketStart(parse(input.timestamp), resolution);
-  const { groups } = await runCounterQuery({ accountId, resolution, from: at, to: at + 1, byTime: false, groupBy: [STATS_FIELDS['domain']!], filters: [] });
+  const groups = await runCounterQuery({ accountId, resolution, from: at, to: at + 1, byTime: false, groupBy: [STATS_FIELDS['domain']!], filters: [] });
   groups.sort((a, b) => a.labels[0]!.localeCompare(b.labels[0]!));
   const skip = input.skip ?? 0;
   const page = groups.slice(skip, skip + (input.limit ?? 100));

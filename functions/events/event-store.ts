@@ -111,19 +111,15 @@ export async function readEvents(accountId: string, domain: string, range: Event
   if (!range.ascending) days.reverse();
   const low = eventSortKey(range.from, '');
   const high = eventSortKey(range.to, '\uffff');
+  const afterDay = range.after ? dayOf(Number(range.after.slice(0, 13))) : undefined;
   for (const day of days) {
-    const afterDay = range.after ? dayOf(Number(range.after.slice(0, 13))) : undefined;
     // Days before (or, descending, after) the resume position hold nothing left to read.
     if (afterDay && (range.ascending ? day < afterDay : day > afterDay)) continue;
-    const bounds = {
-      after: range.ascending ? maxKey(low, range.after) : undefined,
-      before: range.ascending ? undefined : minKey(high, range.after),
-    };
     const items = await queryPage<{ data: EventData; ttl: number; sk?: string }>(eventPartition(accountId, domain, day), {
       prefix: '',
       ascending: range.ascending,
-      after: range.ascending ? bounds.after : low,
-      before: range.ascending ? high : bounds.before,
+      after: range.ascending ? maxKey(low, range.after) : low,
+      before: range.ascending ? high : minKey(high, range.after),
       limit: range.limit - found.length,
       keep: (item) => isLive(item as { ttl?: number }, now) && (!range.keep || range.keep(item['data'] as EventData)),
       withSortKey: true,
@@ -134,5 +130,6 @@ export async function readEvents(accountId: string, domain: string, range: Event
   return found;
 }
 
-const maxKey = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);
-const minKey = (a: string, b: string | undefined) => (b !== undefined && b < a ? b : a);
+/** The later (or earlier) of a range's end and a resume position, if there is one. */
+export const maxKey = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);
+export const minKey = (a: string, b: string | undefined) => (b !== undefined && b < a ? b : a);

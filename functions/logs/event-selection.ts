@@ -37,12 +37,23 @@ const NEEDS_HISTORY = ['unique_opened', 'unique_clicked'];
  * metrics agree on what, say, `sent` or `processed` means. Every count is a sum of stored counts,
  * so each metric is worked out once here as the stored counts that feed it.
  */
+/**
+ * An event's stored counts, worked out once per event however many metric tests (the page filter,
+ * then each metric's total) ask.
+ */
+const countsCache = new WeakMap<EventData, ReturnType<typeof countsOfEvent>>();
+function storedCountsOf(data: EventData): ReturnType<typeof countsOfEvent> {
+  let counts = countsCache.get(data);
+  if (!counts) countsCache.set(data, (counts = countsOfEvent(data)));
+  return counts;
+}
+
 const METRIC_EVENTS: Record<string, Test> = Object.fromEntries(
   Object.keys(derivedCounts({}))
     .filter((name) => !NEEDS_HISTORY.includes(name))
     .map((name): [string, Test] => {
       const feeding = new Set(STORED_COUNTS.filter((stored) => (derivedCounts({ [stored]: 1 })[name] ?? 0) > 0));
-      return [name, (data) => countsOfEvent(data).some((count) => feeding.has(count))];
+      return [name, (data) => storedCountsOf(data).some((count) => feeding.has(count))];
     }),
 );
 

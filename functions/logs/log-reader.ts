@@ -1,4 +1,4 @@
-import { accountLogPartition, eventSortKey, hourOf, type EventItem, type RecordedEvent } from '../events/event-store';
+import { accountLogPartition, eventSortKey, hourOf, maxKey, minKey, type EventItem, type RecordedEvent } from '../events/event-store';
 import { isLive, queryPage } from '../data/store';
 
 /**
@@ -36,9 +36,6 @@ export interface LogRead {
 }
 
 type Row = EventItem & { sk: string };
-
-const maxKey = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);
-const minKey = (a: string, b: string | undefined) => (b !== undefined && b < a ? b : a);
 
 /** The hour partitions of the range, in reading order, from the resume position's hour on. */
 function hoursOf(range: LogRange): string[] {

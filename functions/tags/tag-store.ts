@@ -76,7 +76,7 @@ export async function describeTag(scope: TagScope, tagKey: string, description: 
 /** Removes a tag and gives its place back under the limit; false when there was no such tag. */
 export async function deleteTag(scope: TagScope, tagKey: string): Promise<boolean> {
   if (!(await deleteIfPresent(tagKeyOf(scope, tagKey)))) return false;
-  await addToCounter(keys.tagCount(scope.accountId, scope.domain), 'count', -1);
+  await releasePlace(scope);
   return true;
 }
 

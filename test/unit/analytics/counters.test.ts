@@ -3,7 +3,7 @@ import { countsOfEvent, derivedCounts, type Counts } from '../../../functions/an
 import { geolocate } from '../../../functions/analytics/geolocation';
 import { providerOf } from '../../../functions/analytics/providers';
 import { RATES } from '../../../functions/analytics/rates';
-import { combinations, eventValues, KINDS, kindWith, smallestKindWith, valuesKey, valuesOfKey } from '../../../functions/analytics/slices';
+import { combinations, eventValues, KINDS, smallestKindWith, valuesKey, valuesOfKey } from '../../../functions/analytics/slices';
 import { parseDuration, rfc2822, timeRange } from '../../../functions/analytics/time-range';
 import type { EventData, EventName } from '../../../functions/events/event-store';
 
@@ -107,7 +107,7 @@ describe('slices', () => {
     expect(smallestKindWith(['country'])).toEqual(['country']);
     expect(smallestKindWith(['tag', 'domain'])).toEqual(['domain', 'tag']);
     expect(smallestKindWith(['device', 'country'])).toBeUndefined();
-    expect(kindWith([])).toEqual([]);
+    expect(smallestKindWith([])).toEqual([]);
   });
 
   it('encodes values so a # in a tag stays a value', () => {
