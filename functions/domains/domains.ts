@@ -259,14 +259,19 @@ async function signingOf(domain: DomainItem): Promise<DkimSigning> {
 export async function verifyDomain(domain: DomainItem): Promise<DomainItem> {
   if (domain.type === 'sandbox') return domain;
   let current = domain;
-  let ses = await identityStatus(domain.name);
+  // DNS and SES are asked at once; the records are looked up again only if registering the
+  // identity anew changed them (new SES-managed DKIM tokens).
+  let records = expectedRecords(domain);
+  let [ses, checks] = await Promise.all([identityStatus(domain.name), checkRecords(records)]);
   if (!ses) {
     const tokens = await registerIdentity(domain.name, domain.mailfromHost, await signingOf(domain));
     if (domain.useAutomaticSenderSecurity) current = { ...domain, dkimTokens: tokens ?? [] };
     ses = await identityStatus(domain.name);
+    if (current !== domain) {
+      records = expectedRecords(current);
+      checks = await checkRecords(records);
+    }
   }
-  const records = expectedRecords(current);
-  const checks = await checkRecords(records);
   const dnsOk = records.filter((r) => r.required).every((r) => checks[r.id]?.valid === 'valid');
   const sesVerified = ses?.verifiedForSending ?? false;
   return patchDomain(domain, {

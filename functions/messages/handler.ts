@@ -1,7 +1,7 @@
 import { z } from 'zod/v3';
-import { patchDomain } from '../domains/domain-store';
-import { requireDomain } from '../domains/domain-store';
+import { patchDomain, requireDomain } from '../domains/domain-store';
 import { BadRequest } from '../platform/errors';
+import { messageId as newMessageId } from '../platform/ids';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } from './accept';
 import { composeMime } from './compose';
@@ -61,7 +61,8 @@ export const handler = areaHandler(messageRoutes, {
       : tracked
         ? recipients.all.map((address) => ({ to: recipients.to, cc: recipients.cc, all: [address] }))
         : [{ to: recipients.to, cc: recipients.cc, all: recipients.all, values: undefined }];
-    const { messageId } = newMessageIdentity(domain.name);
+    // One id for every copy; each copy is stored under its own key.
+    const messageId = newMessageId(domain.name);
     const base = trackingBase(domain);
     await mapLimit(copies, 16, async (copy) => {
       const fill = (text: string | undefined) => (text !== undefined && copy.values ? substitute(text, copy.values) : text);

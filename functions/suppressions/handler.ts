@@ -4,13 +4,13 @@ import { pivotPaging } from '../platform/http/paging';
 import { validate } from '../platform/http/params';
 import { areaHandler, operation, type ApiRequest, type Operation } from '../platform/http/pipeline';
 import { addEntries } from './add-entries';
-import { isAllowlisted } from './allowlist';
 import { importCsv } from './csv-import';
 import { LIST_TEXTS, type SuppressionList } from './lists';
 import { entryJson } from './present';
 import { suppressionRoutes } from './routes';
 import { batchOf, deleteEntryInput, domainInput, entryInput, listInput, RECORD_SCHEMAS } from './schemas';
 import { clearList, deleteEntry, getEntry, listPage, putEntry, toItem, type EntryRecord } from './suppression-store';
+import { addBounce, addComplaint } from './sending';
 import { addUnsubscribe, removeUnsubscribeTag } from './unsubscribes';
 
 type Verb = 'list' | 'get' | 'create' | 'import' | 'delete' | 'clear';
@@ -20,10 +20,9 @@ async function addOne(req: ApiRequest, domain: string, record: EntryRecord) {
   const { addedOne } = LIST_TEXTS[record.list];
   switch (record.list) {
     case 'bounces':
-      if (await isAllowlisted(req.accountId, domain, record.address)) {
+      if (!(await addBounce(req.accountId, domain, { ...record, createdAt: new Date(record.createdAt) }))) {
         throw new BadRequest(`${record.address} is on the allowlist: it cannot be added to the bounces table`);
       }
-      await putEntry(toItem(req.accountId, domain, record));
       break;
     case 'unsubscribes':
       await addUnsubscribe(req.accountId, domain, record.address, record.tags, new Date(record.createdAt));
@@ -32,7 +31,7 @@ async function addOne(req: ApiRequest, domain: string, record: EntryRecord) {
       await putEntry(toItem(req.accountId, domain, record));
       return { message: addedOne, type: record.type, value: record.address };
     case 'complaints':
-      await putEntry(toItem(req.accountId, domain, record));
+      await addComplaint(req.accountId, domain, { address: record.address, createdAt: new Date(record.createdAt) });
       break;
   }
   return { message: addedOne, address: record.address };

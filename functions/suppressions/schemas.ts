@@ -40,8 +40,8 @@ export const emailAddress = () => checkedText('must be a valid email address', i
 
 const boundedText = (max: number) => checkedText(`must be at most ${max} characters`, (value) => value.length <= max);
 
-/** A record's schema: validate() drops a request's blank fields, but the items of a JSON batch need it each. */
-const form = <T extends z.ZodRawShape>(shape: T) => z.preprocess(dropBlankFields, z.object(shape));
+/** A record's schema, as one form or CSV row (validate() has dropped its blank fields). */
+const form = <T extends z.ZodRawShape>(shape: T) => z.object(shape);
 
 /** `created_at`: RFC 2822 (or RFC 3339, epoch seconds), kept as ISO; records default it to now. */
 const createdAt = () =>
@@ -125,7 +125,8 @@ export const RECORD_SCHEMAS: { [L in SuppressionList]: z.ZodType<EntryRecord<L>,
 
 /** A JSON array of records, as mailgun.js always sends for bounces and complaints. */
 export const batchOf = <L extends SuppressionList>(list: L) =>
-  z.array(RECORD_SCHEMAS[list]).max(MAX_BATCH, { message: `Batch size should be less than ${MAX_BATCH}` });
+  // validate() drops the blank fields of the request, not of each item of a JSON batch.
+  z.array(z.preprocess(dropBlankFields, RECORD_SCHEMAS[list])).max(MAX_BATCH, { message: `Batch size should be less than ${MAX_BATCH}` });
 
 /** Path parameters are percent-decoded by the pipeline; suppression keys are lower-case. */
 const lowered = () => z.string().transform((value) => value.trim().toLowerCase());

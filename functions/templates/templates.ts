@@ -1,3 +1,4 @@
+import { mapLimit } from '../platform/concurrency';
 import { BadRequest, Conflict, NotFound } from '../platform/errors';
 import {
   findTemplate,
@@ -141,9 +142,7 @@ export async function deleteTemplate(template: TemplateItem): Promise<void> {
 /** Deletes every template of a domain with its versions; answers how many templates went. */
 export async function deleteAllTemplates(accountId: string, domain: string): Promise<number> {
   const templates = await templatesOf(accountId, domain);
-  for (let i = 0; i < templates.length; i += DELETE_CONCURRENCY) {
-    await Promise.all(templates.slice(i, i + DELETE_CONCURRENCY).map(removeTemplate));
-  }
+  await mapLimit(templates, DELETE_CONCURRENCY, removeTemplate);
   return templates.length;
 }
 
