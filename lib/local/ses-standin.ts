@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from './http';
 
 interface Identity {
   name: string;
@@ -160,9 +161,7 @@ export class SesStandIn {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const text = (await readBody(req)).toString('utf8');
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const reply = (status: number, payload: unknown, errorType?: string) => {
