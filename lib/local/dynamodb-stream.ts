@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { TABLE_KEYS } from '../../functions/data/table';
 import { compareSequence } from '../../functions/event-stream/process-batch';
 import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
 import { awsJsonOperation, replyAwsJson } from './aws-json';
-import { readBody } from './http';
+import { closeServer, listenOnLoopback, readBody } from './http';
 
 type Item = Record<string, AttributeValue>;
 
@@ -42,13 +41,12 @@ export class DynamoStreamProxy {
         else replyAwsJson(res, 500, payload);
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return listenOnLoopback(this.server);
   }
 
   async close(): Promise<void> {
     this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closeServer(this.server);
     this.agent.destroy();
   }
 
