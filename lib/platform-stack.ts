@@ -5,10 +5,11 @@ import type { AreaResources } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
 import { Data } from './constructs/data';
 import { EventStream } from './constructs/event-stream';
-import { DEFAULT_MAX_MESSAGE_TTL, type PlatformRegion } from './constructs/platform-env';
+import { DEFAULT_MAX_MESSAGE_TTL } from './constructs/platform-env';
 import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
 import { Webhooks } from './constructs/webhooks';
+import type { PlatformRegion } from './regions';
 
 export interface PlatformStackProps extends StackProps {
   platformRegion: PlatformRegion;

@@ -12,7 +12,6 @@ import { deadLetterQueue } from './queue';
 
 /** A batch is a few hundred events turned into counter updates and queued webhooks. */
 export const EVENT_STREAM_TIMEOUT = Duration.minutes(1);
-export { EVENT_STREAM_BATCH_SIZE };
 /** With the large batches (process-batch.ts), a short window: up to this much delay. */
 export const EVENT_STREAM_BATCHING_WINDOW = Duration.seconds(2);
 

@@ -1,9 +1,6 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import { platformEnvSchema, type PlatformEnv } from '../../functions/platform/env';
-
 import type { PlatformRegion } from '../regions';
-
-export type { PlatformRegion };
 
 /** The handlers' own default upper bound of a domain's message_ttl (functions/domains/domains.ts). */
 export const DEFAULT_MAX_MESSAGE_TTL = Duration.seconds(platformEnvSchema.shape.MAX_MESSAGE_TTL.parse(undefined));
