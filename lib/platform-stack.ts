@@ -3,12 +3,13 @@ import type { Construct } from 'constructs';
 import { Api, type CustomDomainProps } from './constructs/api';
 import type { AreaResources } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
-import { Data, messageRetentionDays } from './constructs/data';
+import { Data } from './constructs/data';
 import { EventStream } from './constructs/event-stream';
-import { DEFAULT_MAX_MESSAGE_TTL, type PlatformRegion } from './constructs/platform-env';
+import { DEFAULT_MAX_MESSAGE_TTL } from './constructs/platform-env';
 import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
 import { Webhooks } from './constructs/webhooks';
+import type { PlatformRegion } from './regions';
 
 export interface PlatformStackProps extends StackProps {
   platformRegion: PlatformRegion;
@@ -47,8 +48,7 @@ export class PlatformStack extends Stack {
 
     // A scheduled message is kept for message_ttl from its delivery time, which is up to
     // SCHEDULE_HORIZON after its MIME is written: the bucket keeps objects that much longer.
-    const messageRetention = Duration.days(messageRetentionDays(maxMessageTtl.plus(SCHEDULE_HORIZON)));
-    this.data = new Data(this, 'Data', { maxMessageTtl, messageRetention });
+    this.data = new Data(this, 'Data', { messageHorizon: maxMessageTtl.plus(SCHEDULE_HORIZON) });
     this.sending = new Sending(this, 'Sending', { platformRegion: props.platformRegion });
     this.scheduling = new Scheduling(this, 'Scheduling', { sendQueue: this.sending.sendQueue.queue });
     this.webhooks = new Webhooks(this, 'Webhooks');

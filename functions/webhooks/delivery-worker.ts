@@ -68,13 +68,13 @@ async function attempt(job: DeliveryJob): Promise<{ status?: number; outcome: st
   }
 }
 
-export async function deliver(job: DeliveryJob, now = () => Date.now()): Promise<void> {
+async function deliver(job: DeliveryJob): Promise<void> {
   const { status, outcome } = await attempt(job);
   if (status !== undefined && status >= 200 && status < 300) return;
-  if (status === 406) return recordFailedDelivery(job, 'rejected', outcome, now());
+  if (status === 406) return recordFailedDelivery(job, 'rejected', outcome, Date.now());
   const delay = retryDelayMs(job.attempt, env().WEBHOOK_RETRY_SCALE);
-  if (delay === undefined) return recordFailedDelivery(job, 'retries-exhausted', outcome, now());
-  const at = now();
+  if (delay === undefined) return recordFailedDelivery(job, 'retries-exhausted', outcome, Date.now());
+  const at = Date.now();
   await enqueue({ ...job, attempt: job.attempt + 1, notBefore: at + delay, firstAttemptAt: job.firstAttemptAt ?? at, lastOutcome: outcome });
 }
 

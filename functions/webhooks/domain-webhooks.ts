@@ -47,7 +47,7 @@ export async function getHook(accountId: string, domainName: string, rawName: st
 async function setHookUrls(accountId: string, domainName: string, rawName: string, rawUrls: string[], mode: 'create' | 'update') {
   const domain = (await requireDomain(accountId, domainName)).name;
   const name = parseName(rawName);
-  const urls = distinct(await checkWebhookUrls(rawUrls));
+  const urls = await checkWebhookUrls(distinct(rawUrls));
   checkCount(name, urls);
   await changeDomainHooks(accountId, domain, (hooks) => {
     const exists = Boolean(hooks[name]?.length);

@@ -8,9 +8,10 @@ import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS } from '../../functions/authorizer/cache';
 import { areas, routes } from '../../functions/routes';
 import { handlerEntry } from '../paths';
+import type { PlatformRegion } from '../regions';
 import { type AreaResources, grantArea, grantKeyLookup } from './area-permissions';
 import { PlatformFunction } from './platform-function';
-import { platformEnvironment, type PlatformRegion } from './platform-env';
+import { platformEnvironment } from './platform-env';
 
 export interface CustomDomainProps {
   domainName: string;

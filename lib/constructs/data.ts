@@ -8,31 +8,32 @@ import { DEFAULT_MAX_MESSAGE_TTL } from './platform-env';
 
 export interface DataProps {
   /**
-   * The longest message_ttl a domain may have (MAX_MESSAGE_TTL of the handlers' environment): a
-   * stored message is readable through the API until its record's ttl, so its MIME must be kept
-   * at least that long. Default: the handlers' own default (7 days).
+   * How long after its MIME is written a stored message may still be read: a message is readable
+   * through the API until its record's ttl, which is the longest message_ttl a domain may have
+   * (MAX_MESSAGE_TTL of the handlers' environment) after its delivery time, so the stack passes
+   * that plus the scheduling horizon. Default: the handlers' own default message_ttl (7 days).
    */
-  maxMessageTtl?: Duration;
+  messageHorizon?: Duration;
   /**
    * How long stored MIME messages are kept (the S3 lifecycle is the retention policy), in whole
-   * days, at least maxMessageTtl. Default: maxMessageTtl rounded up to whole days, plus one.
+   * days, at least messageHorizon. Default: messageHorizon rounded up to whole days, plus one.
    */
   messageRetention?: Duration;
 }
 
 /**
  * The messages bucket's expiration: whole days (an S3 lifecycle counts days), never shorter than
- * the longest message_ttl. The default adds a day so an object written just before its record
- * never expires before the record does; nothing reads a message past its record's ttl (the
- * table entry is the API's only way to it), so keeping MIME longer would only keep mail content
- * around with no way to reach it.
+ * `horizon`, how long a stored message may still be read (at least the longest message_ttl). The
+ * default adds a day so an object written just before its record never expires before the
+ * record does; nothing reads a message past its record's ttl (the table entry is the API's only
+ * way to it), so keeping MIME longer would only keep mail content around with no way to reach it.
  */
-export function messageRetentionDays(maxMessageTtl: Duration, messageRetention?: Duration): number {
-  const floor = Math.ceil(maxMessageTtl.toSeconds() / 86_400);
+export function messageRetentionDays(horizon: Duration, messageRetention?: Duration): number {
+  const floor = Math.ceil(horizon.toSeconds() / 86_400);
   if (messageRetention === undefined) return floor + 1;
   const days = messageRetention.toDays({ integral: false });
   if (!Number.isInteger(days) || days < floor) {
-    throw new Error(`messageRetention must be a whole number of days of at least ${floor} (the longest message_ttl); got ${messageRetention.toHumanString()}`);
+    throw new Error(`messageRetention must be a whole number of days of at least ${floor} (how long a stored message stays readable); got ${messageRetention.toHumanString()}`);
   }
   return days;
 }
@@ -43,12 +44,10 @@ export class Data extends Construct {
   readonly messages: s3.Bucket;
   readonly accessLogs: s3.Bucket;
   readonly encryptionKey: secretsmanager.Secret;
-  /** How long the messages bucket keeps an object, in days. */
-  readonly messageRetentionDays: number;
 
   constructor(scope: Construct, id: string, props: DataProps = {}) {
     super(scope, id);
-    this.messageRetentionDays = messageRetentionDays(props.maxMessageTtl ?? DEFAULT_MAX_MESSAGE_TTL, props.messageRetention);
+    const retentionDays = messageRetentionDays(props.messageHorizon ?? DEFAULT_MAX_MESSAGE_TTL, props.messageRetention);
 
     const { partitionKey, sortKey, gsi1, ttl } = TABLE_KEYS;
     this.table = new dynamodb.Table(this, 'Table', {
@@ -90,7 +89,7 @@ export class Data extends Construct {
       serverAccessLogsPrefix: 'messages/',
       lifecycleRules: [
         {
-          expiration: Duration.days(this.messageRetentionDays),
+          expiration: Duration.days(retentionDays),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
         },
       ],

@@ -8,10 +8,10 @@ import { EVENT_STREAM_BATCH_SIZE } from '../../functions/event-stream/process-ba
 import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
 import { type AreaResources, grantEventStreamWorker } from './area-permissions';
 import { PlatformFunction } from './platform-function';
+import { deadLetterQueue } from './queue';
 
 /** A batch is a few hundred events turned into counter updates and queued webhooks. */
 export const EVENT_STREAM_TIMEOUT = Duration.minutes(1);
-export { EVENT_STREAM_BATCH_SIZE };
 /** With the large batches (process-batch.ts), a short window: up to this much delay. */
 export const EVENT_STREAM_BATCHING_WINDOW = Duration.seconds(2);
 
@@ -43,11 +43,7 @@ export class EventStream extends Construct {
     });
     grantEventStreamWorker(this.worker.grantee, props.resources);
 
-    this.failures = new sqs.Queue(this, 'Failures', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
+    this.failures = deadLetterQueue(this, 'Failures');
     Validations.of(this.failures).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason: 'This queue is itself the dead end of the stream: it receives descriptions of batches that failed every retry, for an operator to replay from the stream.',

@@ -1,9 +1,6 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import { platformEnvSchema, type PlatformEnv } from '../../functions/platform/env';
-
 import type { PlatformRegion } from '../regions';
-
-export type { PlatformRegion };
 
 /** The handlers' own default upper bound of a domain's message_ttl (functions/domains/domains.ts). */
 export const DEFAULT_MAX_MESSAGE_TTL = Duration.seconds(platformEnvSchema.shape.MAX_MESSAGE_TTL.parse(undefined));
@@ -49,24 +46,25 @@ const TOKEN_STAND_INS: Partial<Record<keyof PlatformEnv, string>> = {
  * (functions/platform/env.ts). AWS_REGION is Lambda's to set, not ours.
  */
 export function platformEnvironment(settings: PlatformEnvSettings): Record<string, string> {
-  const contract: Partial<Record<keyof PlatformEnv, string>> = {
+  const contract: Partial<Record<keyof PlatformEnv, string | undefined>> = {
     PLATFORM_REGION: settings.platformRegion,
     TABLE_NAME: settings.tableName,
     ENCRYPTION_KEY_SECRET_ID: settings.encryptionKeySecretId,
     SANDBOX_DOMAIN: settings.sandboxDomain,
     TRACKING_CNAME_TARGET: settings.trackingCnameTarget,
-    ...(settings.messagesBucket === undefined ? {} : { MESSAGES_BUCKET: settings.messagesBucket }),
-    ...(settings.sendQueueUrl === undefined ? {} : { SEND_QUEUE_URL: settings.sendQueueUrl }),
-    ...(settings.sesConfigurationSet === undefined ? {} : { SES_CONFIGURATION_SET: settings.sesConfigurationSet }),
-    ...(settings.sesTlsConfigurationSet === undefined ? {} : { SES_TLS_CONFIGURATION_SET: settings.sesTlsConfigurationSet }),
-    ...(settings.scheduleStateMachineArn === undefined ? {} : { SCHEDULE_STATE_MACHINE_ARN: settings.scheduleStateMachineArn }),
+    MESSAGES_BUCKET: settings.messagesBucket,
+    SEND_QUEUE_URL: settings.sendQueueUrl,
+    SES_CONFIGURATION_SET: settings.sesConfigurationSet,
+    SES_TLS_CONFIGURATION_SET: settings.sesTlsConfigurationSet,
+    SCHEDULE_STATE_MACHINE_ARN: settings.scheduleStateMachineArn,
     // Set explicitly, not left to the handlers' default: the bucket's lifecycle is checked against it.
     MAX_MESSAGE_TTL: String((settings.maxMessageTtl ?? DEFAULT_MAX_MESSAGE_TTL).toSeconds()),
     LOG_LEVEL: settings.logLevel ?? 'INFO',
-    ...(settings.webhookQueueUrl === undefined ? {} : { WEBHOOK_QUEUE_URL: settings.webhookQueueUrl }),
+    WEBHOOK_QUEUE_URL: settings.webhookQueueUrl,
   };
-  // A value the handlers would reject fails the synth, not the first request after a deploy.
-  const entries = Object.entries(contract) as Array<[keyof PlatformEnv, string]>;
+  // Settings left out are left out of the environment. A value the handlers would reject fails
+  // the synth, not the first request after a deploy.
+  const entries = Object.entries(contract).filter(([, value]) => value !== undefined) as Array<[keyof PlatformEnv, string]>;
   const checkable = Object.fromEntries(entries.map(([key, value]) => [key, Token.isUnresolved(value) ? (TOKEN_STAND_INS[key] ?? 'resolved-at-deploy') : value]));
   platformEnvSchema.parse(checkable);
   return { ...Object.fromEntries(entries), POWERTOOLS_SERVICE_NAME: 'mailplane', NODE_OPTIONS: '--enable-source-maps' };

@@ -10,6 +10,18 @@ export interface QueueWithDlqProps {
   retentionPeriod?: Duration;
 }
 
+/**
+ * A queue where failed work is parked: encrypted, TLS-only, and kept as long as SQS allows, so
+ * someone has time to look before a failed message is gone.
+ */
+export function deadLetterQueue(scope: Construct, id: string): sqs.Queue {
+  return new sqs.Queue(scope, id, {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+}
+
 /** An SQS queue with its dead-letter queue: encrypted, TLS-only, poison messages parked after a few tries. */
 export class QueueWithDlq extends Construct {
   readonly queue: sqs.Queue;
@@ -18,12 +30,7 @@ export class QueueWithDlq extends Construct {
   constructor(scope: Construct, id: string, props: QueueWithDlqProps) {
     super(scope, id);
 
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetters', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // The longest SQS allows: time for someone to look before a failed message is gone.
-      retentionPeriod: Duration.days(14),
-    });
+    this.deadLetterQueue = deadLetterQueue(this, 'DeadLetters');
 
     this.queue = new sqs.Queue(this, 'Queue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,

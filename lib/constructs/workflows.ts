@@ -7,8 +7,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { WORKFLOWS_DIR } from '../paths';
 
-export { WORKFLOWS_DIR };
-
 export interface WorkflowProps {
   /** The definition's base name: `<directory>/<name>.asl.json`. */
   name: string;

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { TABLE_KEYS } from '../../functions/data/table';
 import { compareSequence } from '../../functions/event-stream/process-batch';
 import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
+import { awsJsonOperation, replyAwsJson } from './aws-json';
+import { closeServer, listenOnLoopback, readBody } from './http';
 
 type Item = Record<string, AttributeValue>;
 
@@ -35,34 +36,34 @@ export class DynamoStreamProxy {
     this.server = createServer((req, res) => {
       // A failure to publish must fail the write as DynamoDB would, not the whole process.
       this.forward(req, res).catch((error: Error) => {
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
-        res.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb#InternalServerError', message: error.message }));
+        const payload = { __type: 'com.amazonaws.dynamodb#InternalServerError', message: error.message };
+        if (res.headersSent) res.end(JSON.stringify(payload));
+        else replyAwsJson(res, 500, payload);
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return listenOnLoopback(this.server);
   }
 
   async close(): Promise<void> {
     this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closeServer(this.server);
     this.agent.destroy();
   }
 
   private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readAll(req);
+    const body = await readBody(req);
     const target = this.target;
     const upstream = await new Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }>((resolve, reject) => {
       const call = request(
         { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers, agent: this.agent },
-        (reply) => void readAll(reply).then((data) => resolve({ status: reply.statusCode ?? 500, headers: reply.headers, body: data }), reject),
+        (reply) => void readBody(reply).then((data) => resolve({ status: reply.statusCode ?? 500, headers: reply.headers, body: data }), reject),
       );
       call.on('error', reject);
       call.end(body);
     }).catch((error: Error) => ({ status: 500, headers: {}, body: Buffer.from(JSON.stringify({ __type: 'com.amazonaws.dynamodb#InternalFailure', message: error.message })) }));
 
     if (upstream.status === 200) {
-      const inserted = this.insertedItems(String(req.headers['x-amz-target'] ?? ''), body, upstream.body);
+      const inserted = this.insertedItems(awsJsonOperation(req), body, upstream.body);
       if (inserted.length) await this.publish(inserted.map((item) => this.recordOf(item)));
     }
     res.writeHead(upstream.status, upstream.headers);
@@ -70,8 +71,7 @@ export class DynamoStreamProxy {
   }
 
   /** The streamed items a successful write call created. */
-  private insertedItems(target: string, body: Buffer, reply: Buffer): Item[] {
-    const operation = target.split('.').pop();
+  private insertedItems(operation: string, body: Buffer, reply: Buffer): Item[] {
     if (operation !== 'PutItem' && operation !== 'BatchWriteItem') return [];
     let input: { TableName?: string; Item?: Item; RequestItems?: Record<string, Array<{ PutRequest?: { Item: Item } }>> };
     try {
@@ -124,12 +124,6 @@ function unprocessedOf(reply: Buffer, tableName: string): string[] {
   } catch {
     return [];
   }
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createTableInput } from '../../functions/data/table';
+import { closeServer, listenOnLoopback } from './http';
 
 // dynalite ships no types; this is the part of its API we use.
 type Dynalite = (options: { path?: string; createTableMs?: number; deleteTableMs?: number; updateTableMs?: number }) => Server;
@@ -16,8 +16,7 @@ export interface LocalDynamo {
 /** dynalite on loopback, on LevelDB under `path` (or in memory), with the platform table created. */
 export async function startDynamo(path: string | undefined, tableName: string, region: string): Promise<LocalDynamo> {
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const endpoint = await listenOnLoopback(server);
   const client = new DynamoDBClient({ region, endpoint });
   try {
     await client.send(new DescribeTableCommand({ TableName: tableName }));
@@ -29,5 +28,5 @@ export async function startDynamo(path: string | undefined, tableName: string, r
   } finally {
     client.destroy();
   }
-  return { endpoint, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { endpoint, close: () => closeServer(server) };
 }

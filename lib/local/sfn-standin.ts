@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { readAwsJsonRequest, replyAwsJson } from './aws-json';
+import { closeServer, listenOnLoopback } from './http';
 import type { Json, LocalWorkflow, WorkflowExecution } from './workflow-runner';
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
@@ -74,8 +74,7 @@ export class SfnStandIn {
 
   async listen(): Promise<string> {
     this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return listenOnLoopback(this.server);
   }
 
   stateMachineArn(name: string): string {
@@ -113,7 +112,7 @@ export class SfnStandIn {
       execution.abort();
     }
     await Promise.all(pending.map((e) => e.done));
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closeServer(this.server);
   }
 
   private persist(): void {

@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readAwsJsonRequest, replyAwsJson } from './aws-json';
+import { closeServer, listenOnLoopback } from './http';
 
 /** A queue's Lambda consumer, as an event source mapping with ReportBatchItemFailures runs it. */
 export type QueueWorker = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
@@ -64,8 +64,7 @@ export class SqsStandIn {
 
   async listen(): Promise<string> {
     this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.baseUrl = await listenOnLoopback(this.server);
     this.timer = setInterval(() => this.pump(), 50);
     return this.baseUrl;
   }
@@ -75,7 +74,7 @@ export class SqsStandIn {
     clearInterval(this.timer);
     // Let in-flight batches finish so their outcome is recorded.
     while ([...this.queues.values()].some((q) => q.running > 0)) await new Promise((resolve) => setTimeout(resolve, 10));
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await closeServer(this.server);
   }
 
   /** Creates (or reopens) a queue and returns its URL. */

@@ -88,7 +88,8 @@ export interface WorkflowExecution {
 export class LocalWorkflow {
   readonly definition: StateMachineDefinition;
   private readonly machine: StateMachine;
-  private readonly overrides: Record<string, (input: never) => Promise<Json>>;
+  /** The Task handlers and retry intervals every run uses, fixed when the workflow is loaded. */
+  private readonly overrides: NonNullable<RunOptions['overrides']>;
 
   constructor(
     readonly name: string,
@@ -96,7 +97,7 @@ export class LocalWorkflow {
     tasks: TaskHandlers,
     directory: string = WORKFLOWS_DIR,
     /** Every Retry waits this long instead of its own intervals (tests: minutes of retries in moments). */
-    private readonly retryIntervalMs?: number,
+    retryIntervalMs?: number,
   ) {
     const file = join(directory, `${name}.asl.json`);
     let text: string;
@@ -107,23 +108,20 @@ export class LocalWorkflow {
     }
     this.definition = JSON.parse(text) as StateMachineDefinition;
     const states = (this.definition as unknown as { States: Record<string, StateLike> }).States;
-    this.overrides = {};
+    const handlers: Record<string, (input: never) => Promise<Json>> = {};
     for (const [stateName, resource] of taskStates(states)) {
       const handler = tasks[resource];
       if (!handler) throw new Error(`Workflow ${name}: no local handler for the resource ${resource} of Task state ${stateName}`);
-      this.overrides[stateName] = (input: never) => handler(input as Json);
+      handlers[stateName] = (input: never) => handler(input as Json);
     }
+    const retryIntervalOverrides = retryIntervalMs === undefined ? undefined : Object.fromEntries(Object.keys(handlers).map((state) => [state, retryIntervalMs]));
+    this.overrides = { taskResourceLocalHandlers: handlers as NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers'], retryIntervalOverrides };
     // Validated as Step Functions would when the state machine is created.
     this.machine = new StateMachine(this.definition);
   }
 
   run(input: Json, context: Record<string, unknown> = {}): WorkflowExecution {
-    const retryIntervalOverrides = this.retryIntervalMs === undefined ? undefined : Object.fromEntries(Object.keys(this.overrides).map((state) => [state, this.retryIntervalMs!]));
-    const options: RunOptions = {
-      overrides: { taskResourceLocalHandlers: this.overrides as NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers'], retryIntervalOverrides },
-      noThrowOnAbort: true,
-      context,
-    };
+    const options: RunOptions = { overrides: this.overrides, noThrowOnAbort: true, context };
     const execution = this.machine.run(input as never, options);
     return { abort: () => execution.abort(), result: execution.result as Promise<Json> };
   }

@@ -3,7 +3,7 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import type { PlatformRegion } from '../../lib/constructs/platform-env';
+import type { PlatformRegion } from '../../lib/regions';
 import { PlatformStack } from '../../lib/platform-stack';
 import { AWS_REGIONS, removeSynthOutput, SANDBOX_DOMAIN, type SynthesizedPlatform, synthPlatform, testApp } from './synth';
 

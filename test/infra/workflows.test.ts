@@ -3,8 +3,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { REPO_ROOT } from '../../lib/paths';
-import { placeholdersOf, Workflow, WORKFLOWS_DIR } from '../../lib/constructs/workflows';
+import { REPO_ROOT, WORKFLOWS_DIR } from '../../lib/paths';
+import { placeholdersOf, Workflow } from '../../lib/constructs/workflows';
 import { logicalIdOf, removeSynthOutput, scratchStack } from './synth';
 
 afterAll(removeSynthOutput);

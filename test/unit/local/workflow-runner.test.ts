@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { placeholdersOf, WORKFLOWS_DIR } from '../../../lib/constructs/workflows';
+import { placeholdersOf } from '../../../lib/constructs/workflows';
+import { WORKFLOWS_DIR } from '../../../lib/paths';
 import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask, substitute, type Json } from '../../../lib/local/workflow-runner';
 
 const definitions = fs.readdirSync(WORKFLOWS_DIR).filter((f) => f.endsWith('.asl.json'));
