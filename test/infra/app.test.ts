@@ -63,7 +63,7 @@ describe('bin/app.ts', () => {
       });
       if (run.status !== 0) throw new Error(`bin/app.ts exited with ${run.status}:\n${run.stderr}`);
       // An esbuild warning marks code that may work from source (local mode) and fail bundled.
-      const warnings = [...run.stderr.matchAll(/\[WARNING\] .*? \[([a-z-]+)\]\s+(\S+?):\d+:\d+:/g)].map(([, id, file]) => `${id} ${file}`);
+      const warnings = [...run.stderr.matchAll(/\[WARNING\] .*? \[([a-z-]+)\]\s+(\S+?):\d+:\d+:/g)].map(([, id, file]) => `${id} ${file!.replace(/^.*?(?=node_modules\/)/, '')}`);
       expect([...new Set(warnings)].filter((w) => !UNDERSTOOD_BUNDLE_WARNINGS.has(w))).toEqual([]);
       const manifest = JSON.parse(fs.readFileSync(path.join(outdir, 'manifest.json'), 'utf8'));
       const stacks = Object.entries(manifest.artifacts as Record<string, { type: string; environment: string }>).filter(
