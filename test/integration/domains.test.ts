@@ -203,9 +203,9 @@ describe('delete', () => {
 describe('delete takes what the domain owns with it', () => {
   it('removes its templates, suppression lists and webhooks, so a re-created domain starts empty', async () => {
     await create('owned.example.com');
-    await call(`${platform.us.url}/v3/owned.example.com/templates`, { method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'name=t1&template=hi' });
+    expect((await call(`${platform.us.url}/v3/owned.example.com/templates`, { method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'name=t1&template=hi' })).status).toBe(200);
     expect(await mg.webhooks.create('owned.example.com', 'delivered', 'http://127.0.0.1:9/hook', false)).toMatchObject({ urls: ['http://127.0.0.1:9/hook'] });
-    await call(`${platform.us.url}/v3/owned.example.com/bounces`, { method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'address=b@example.com' });
+    expect((await call(`${platform.us.url}/v3/owned.example.com/bounces`, { method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'address=b@example.com' })).status).toBe(200);
     await mg.domains.destroy('owned.example.com');
     await create('owned.example.com');
     expect((await call(`${platform.us.url}/v3/owned.example.com/templates`)).json.items).toEqual([]);
