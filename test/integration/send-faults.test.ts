@@ -63,12 +63,6 @@ it('does not resend when the reply is lost after SES sent, and still ends with a
 });
 
 describe('the domain queue', () => {
-  it('reports the regular and scheduled queues', async () => {
-    // mailgun.js has getMessagesQueueStatus at run time; its IMessagesClient interface omits it.
-    const queues = await (mg.messages as unknown as { getMessagesQueueStatus(d: string): Promise<unknown> }).getMessagesQueueStatus(sandbox);
-    expect(queues).toMatchObject({ regular: { is_disabled: false }, scheduled: { is_disabled: false } });
-  });
-
   it('cancels undelivered mail when cleared, with a final event per recipient', async () => {
     // With its consumer paused, the message waits in the queue, undelivered, when the queue is cleared.
     platform.us.sqs.pause('send');
