@@ -1,5 +1,5 @@
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, eventually, eventsOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 
 // Sending through the official SDK, from acceptance to SES and back as events (contract §2, §6).
 let platform: LocalPlatform;
@@ -15,15 +15,9 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-async function eventsFor(messageId: string): Promise<Ev[]> {
-  const id = messageId.replace(/^<|>$/g, '');
-  const res = await call(`${platform.us.url}/v3/${sandbox}/events?message-id=${encodeURIComponent(id)}&limit=300`);
-  return res.json.items as Ev[];
-}
-
 const settled = (messageId: string, count: number) =>
   eventually(async () => {
-    const events = await eventsFor(messageId);
+    const events = await eventsOf<Ev>(platform.us.url, sandbox, messageId);
     return events.filter((e) => e.event !== 'accepted').length >= count ? events : undefined;
   }, 15_000);
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LocalPlatform } from '../../lib/local/platform';
 import type { ExecutionRecord } from '../../lib/local/sfn-standin';
-import { call, eventually, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, eventually, eventsOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 import { scanTable } from '../support/table';
 
 // Scheduled delivery (o:deliverytime) through the official SDK: the message waits in a
@@ -30,8 +30,6 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-const eventsOf = async (target: LocalPlatform, messageId: string, domain = sandbox) =>
-  (await call(`${target.us.url}/v3/${domain}/events?message-id=${encodeURIComponent(messageId.slice(1, -1))}&limit=300`)).json.items as Ev[];
 const sesSendsOf = (target: LocalPlatform, messageId: string) => target.us.ses.sent.filter((m) => m.raw.toString().includes(messageId));
 const executions = (target: LocalPlatform) => target.us.sfn.list(target.us.env.SCHEDULE_STATE_MACHINE_ARN);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -50,7 +48,7 @@ it('accepts a scheduled message at once, sends nothing before its time, then del
   const id = await schedule(mg, 'later@example.com', at);
   // Accepted before its time, with the time in the accepted event (contract §6.2, epoch seconds).
   expect(Date.now()).toBeLessThan(at.getTime());
-  const accepted = (await eventsOf(platform, id)).find((e) => e.event === 'accepted')!;
+  const accepted = (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'accepted')!;
   expect(accepted).toMatchObject({ recipient: 'later@example.com', message: { 'scheduled-for': at.getTime() / 1000 } });
   const execution = executions(platform).find((e) => e.name === `deliver-${accepted.storage!.key}`)!;
   expect(execution).toMatchObject({ status: 'RUNNING' });
@@ -59,10 +57,10 @@ it('accepts a scheduled message at once, sends nothing before its time, then del
   // Nothing reaches SES while the message waits.
   while (Date.now() < at.getTime() - 150) {
     expect(sesSendsOf(platform, id)).toHaveLength(0);
-    expect((await eventsOf(platform, id)).map((e) => e.event)).toEqual(['accepted']);
+    expect((await eventsOf<Ev>(platform.us.url, sandbox, id)).map((e) => e.event)).toEqual(['accepted']);
     await sleep(100);
   }
-  const delivered = await eventually(async () => (await eventsOf(platform, id)).find((e) => e.event === 'delivered'));
+  const delivered = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'delivered'));
   expect(delivered.timestamp * 1000).toBeGreaterThanOrEqual(at.getTime());
   expect(sesSendsOf(platform, id)).toHaveLength(1);
   await eventually(async () => executions(platform).find((e) => e.executionArn === execution.executionArn)!.status === 'SUCCEEDED');
@@ -72,7 +70,7 @@ it('sends at once when the delivery time has passed, without a workflow', async 
   const before = executions(platform).length;
   const id = await schedule(mg, 'past@example.com', new Date(Date.now() - 3600_000));
   const events = await eventually(async () => {
-    const found = await eventsOf(platform, id);
+    const found = await eventsOf<Ev>(platform.us.url, sandbox, id);
     return found.some((e) => e.event === 'delivered') ? found : undefined;
   });
   expect(events.find((e) => e.event === 'accepted')!.message['scheduled-for']).toBeUndefined();
@@ -107,7 +105,7 @@ it('schedules each copy of a batch send', async () => {
     'o:deliverytime': at.toUTCString(),
   } as never);
   const delivered = await eventually(async () => {
-    const found = (await eventsOf(platform, sent.id!)).filter((e) => e.event === 'delivered');
+    const found = (await eventsOf<Ev>(platform.us.url, sandbox, sent.id!)).filter((e) => e.event === 'delivered');
     return found.length === 2 ? found : undefined;
   });
   expect(Math.min(...delivered.map((e) => e.timestamp)) * 1000).toBeGreaterThanOrEqual(at.getTime());
@@ -118,16 +116,16 @@ it('cancels a scheduled message when the queue is cleared, with a final failed e
   const at = soon();
   const id = await schedule(mg, 'cleared@example.com', at, 'to be cleared');
   expect(await call(`${platform.us.url}/v3/${sandbox}/envelopes`, { method: 'DELETE' })).toMatchObject({ status: 200, json: { message: 'done' } });
-  const failed = await eventually(async () => (await eventsOf(platform, id)).find((e) => e.event === 'failed'));
+  const failed = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'failed'));
   expect(failed).toMatchObject({ recipient: 'cleared@example.com', severity: 'permanent', 'delivery-status': { message: "Cancelled: the domain's queue was cleared" } });
   expect(failed.timestamp * 1000).toBeGreaterThanOrEqual(at.getTime());
   await sleep(200);
   expect(sesSendsOf(platform, id)).toHaveLength(0);
-  expect((await eventsOf(platform, id)).map((e) => e.event).sort()).toEqual(['accepted', 'failed']);
+  expect((await eventsOf<Ev>(platform.us.url, sandbox, id)).map((e) => e.event).sort()).toEqual(['accepted', 'failed']);
 
   // Mail scheduled after the clear goes out as usual.
   const after = await schedule(mg, 'after-clear@example.com', soon(), 'after the clear');
-  await eventually(async () => (await eventsOf(platform, after)).some((e) => e.event === 'delivered'));
+  await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, after)).some((e) => e.event === 'delivered'));
 });
 
 describe('when the send queue refuses the job', () => {
@@ -145,7 +143,7 @@ describe('when the send queue refuses the job', () => {
   it('retries, and a job queued on a later attempt is delivered', async () => {
     flaky.us.sqs.refuseSends('send', 3);
     const id = await schedule(client, 'retried@example.com', soon(300), 'retried', domain);
-    await eventually(async () => (await eventsOf(flaky, id, domain)).some((e) => e.event === 'delivered'));
+    await eventually(async () => (await eventsOf<Ev>(flaky.us.url, domain, id)).some((e) => e.event === 'delivered'));
     expect(sesSendsOf(flaky, id)).toHaveLength(1);
   });
 
@@ -154,12 +152,12 @@ describe('when the send queue refuses the job', () => {
     const at = soon(300);
     const id = await client.messages.create(domain, { from: `s@${domain}`, to: ['lost1@example.com', 'lost2@example.com'], subject: 'lost', text: 'x', 'o:deliverytime': at.toUTCString() } as never).then((r) => r.id!);
     const failed = await eventually(async () => {
-      const found = (await eventsOf(flaky, id, domain)).filter((e) => e.event === 'failed');
+      const found = (await eventsOf<Ev>(flaky.us.url, domain, id)).filter((e) => e.event === 'failed');
       return found.length === 2 && found;
     });
     expect(failed.map((e) => e.recipient).sort()).toEqual(['lost1@example.com', 'lost2@example.com']);
     for (const event of failed) expect(event).toMatchObject({ severity: 'permanent', 'delivery-status': { message: 'The scheduled message could not be queued for sending' } });
-    const storageKey = (await eventsOf(flaky, id, domain)).find((e) => e.event === 'accepted')!.storage!.key;
+    const storageKey = (await eventsOf<Ev>(flaky.us.url, domain, id)).find((e) => e.event === 'accepted')!.storage!.key;
     const execution = await eventually(async () => executions(flaky).find((e) => e.name === `deliver-${storageKey}` && e.status !== 'RUNNING'));
     expect(execution).toMatchObject({ status: 'FAILED', error: 'SendJobNotQueued' });
     flaky.us.sqs.refuseSends('send', 0);
@@ -194,7 +192,7 @@ describe('across a restart', () => {
 
     const second = await startTestPlatform({ dataDir });
     try {
-      const delivered = await eventually(async () => (await eventsOf(second, id, domain)).find((e) => e.event === 'delivered'), 8000);
+      const delivered = await eventually(async () => (await eventsOf<Ev>(second.us.url, domain, id)).find((e) => e.event === 'delivered'), 8000);
       expect(delivered.timestamp * 1000).toBeGreaterThanOrEqual(at.getTime());
       expect(sesSendsOf(second, id)).toHaveLength(1);
       await eventually(async () => executions(second).every((e) => e.status === 'SUCCEEDED'));

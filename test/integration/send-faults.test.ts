@@ -1,6 +1,6 @@
 import { putItem } from '../../functions/data/store';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, sdk, startTestPlatform } from '../support/platform';
+import { call, eventually, eventsOf, sdk, startTestPlatform } from '../support/platform';
 
 // The failures the send path must survive without losing or duplicating mail, injected into the
 // real stand-ins: a worker that dies after sending, SES throttling, and a reply lost after SES sent.
@@ -17,8 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-const events = async (messageId: string) =>
-  (await call(`${platform.us.url}/v3/${sandbox}/events?message-id=${encodeURIComponent(messageId.slice(1, -1))}&limit=300`)).json.items as Ev[];
 const sesSendsOf = (messageId: string) => platform.us.ses.sent.filter((m) => m.raw.toString().includes(messageId));
 const send = (to: string[], subject: string) => mg.messages.create(sandbox, { from: `f@${sandbox}`, to, subject, text: 'x' } as never).then((r) => r.id!);
 
@@ -28,7 +26,7 @@ it('delivers each recipient exactly once when the worker dies after sending and 
   await eventually(async () => platform.us.sqs.depth('send').visible + platform.us.sqs.depth('send').inFlight === 0 && platform.us.sqs.depth('send').dead === 0, 8000);
   for (const id of ids) {
     const all = await eventually(async () => {
-      const found = await events(id);
+      const found = await eventsOf<Ev>(platform.us.url, sandbox, id);
       return found.filter((e) => e.event === 'delivered').length === found.filter((e) => e.event === 'accepted').length ? found : undefined;
     });
     const recipients = all.filter((e) => e.event === 'accepted').map((e) => e.recipient);
@@ -41,7 +39,7 @@ it('retries a throttled send and delivers it once, after a temporary failure', a
   platform.us.ses.failNextSend('throttle');
   const id = await send(['throttled@example.com'], 'throttled');
   const all = await eventually(async () => {
-    const found = await events(id);
+    const found = await eventsOf<Ev>(platform.us.url, sandbox, id);
     return found.some((e) => e.event === 'delivered') ? found : undefined;
   });
   expect(all.filter((e) => e.event === 'failed').map((e) => e.severity)).toEqual(['temporary']);
@@ -52,7 +50,7 @@ it('does not resend when the reply is lost after SES sent, and still ends with a
   platform.us.ses.failNextSend('drop-reply');
   const id = await send(['lost-reply@example.com'], 'lost reply');
   const all = await eventually(async () => {
-    const found = await events(id);
+    const found = await eventsOf<Ev>(platform.us.url, sandbox, id);
     return found.some((e) => e.event === 'failed') && found.some((e) => e.event === 'delivered') ? found : undefined;
   });
   const failed = all.find((e) => e.event === 'failed')!;
@@ -70,14 +68,14 @@ describe('the domain queue', () => {
     expect(await call(`${platform.us.url}/v3/${sandbox}/envelopes`, { method: 'DELETE' })).toMatchObject({ status: 200, json: { message: 'done' } });
     platform.us.sqs.resume('send');
     const all = await eventually(async () => {
-      const found = await events(id);
+      const found = await eventsOf<Ev>(platform.us.url, sandbox, id);
       return found.some((e) => e.event === 'failed' && e.severity === 'permanent') ? found : undefined;
     });
     expect(all.find((e) => e.severity === 'permanent')!['delivery-status']!.message).toBe("Cancelled: the domain's queue was cleared");
     expect(sesSendsOf(id)).toHaveLength(0);
     // Mail accepted after the clear goes out as usual.
     const after = await send(['later@example.com'], 'after clear');
-    await eventually(async () => (await events(after)).some((e) => e.event === 'delivered'));
+    await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, after)).some((e) => e.event === 'delivered'));
   });
 });
 
@@ -86,11 +84,11 @@ describe('a worker that died between claiming and sending', () => {
     platform.us.sqs.pause('send');
     const id = await send(['stale@example.com'], 'stale claim');
     // What the dead invocation left behind: the recipient claimed 'sending', long ago.
-    const accepted = await eventually(async () => (await events(id)).find((e) => e.event === 'accepted'));
+    const accepted = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'accepted'));
     const storageKey = (accepted as unknown as { storage: { key: string } }).storage.key;
     await platform.us.run(() => putItem({ pk: `MSG#${storageKey}`, sk: 'RCPT#stale@example.com' }, { state: 'sending', at: Date.now() - 10 * 60_000 }));
     platform.us.sqs.resume('send');
-    const failed = await eventually(async () => (await events(id)).find((e) => e.event === 'failed'));
+    const failed = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'failed'));
     expect(failed).toMatchObject({ severity: 'permanent' });
     expect(failed['delivery-status']!.message).toContain('an earlier attempt stopped while sending');
     expect(sesSendsOf(id)).toHaveLength(0);

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import Mailgun from 'mailgun.js';
+import type { EventData } from '../../functions/events/event-store';
 import { startLocal, type LocalOptions, type LocalPlatform } from '../../lib/local/platform';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
@@ -79,4 +80,14 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * The events of one message, as the events API lists them (newest first unless `ascending`).
+ * `messageId` is the id mailgun.js returns, in angle brackets.
+ */
+export async function eventsOf<E = EventData>(url: string, domain: string, messageId: string, options: { ascending?: boolean } = {}): Promise<E[]> {
+  const id = encodeURIComponent(messageId.replace(/^<|>$/g, ''));
+  const res = await call(`${url}/v3/${domain}/events?message-id=${id}${options.ascending ? '&ascending=yes' : ''}&limit=300`);
+  return res.json.items as E[];
 }
