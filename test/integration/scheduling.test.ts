@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LocalPlatform } from '../../lib/local/platform';
 import type { ExecutionRecord } from '../../lib/local/sfn-standin';
-import { call, eventually, eventsOf, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, eventually, eventsOf, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
 import { scanTable } from '../support/table';
 
 // Scheduled delivery (o:deliverytime) through the official SDK: the message waits in a
@@ -30,7 +30,6 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-const sesSendsOf = (target: LocalPlatform, messageId: string) => target.us.ses.sent.filter((m) => m.raw.toString().includes(messageId));
 const executions = (target: LocalPlatform) => target.us.sfn.list(target.us.env.SCHEDULE_STATE_MACHINE_ARN);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,13 +55,13 @@ it('accepts a scheduled message at once, sends nothing before its time, then del
 
   // Nothing reaches SES while the message waits.
   while (Date.now() < at.getTime() - 150) {
-    expect(sesSendsOf(platform, id)).toHaveLength(0);
+    expect(sesSendsOf(platform.us, id)).toHaveLength(0);
     expect((await eventsOf<Ev>(platform.us.url, sandbox, id)).map((e) => e.event)).toEqual(['accepted']);
     await sleep(100);
   }
   const delivered = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'delivered'));
   expect(delivered.timestamp * 1000).toBeGreaterThanOrEqual(at.getTime());
-  expect(sesSendsOf(platform, id)).toHaveLength(1);
+  expect(sesSendsOf(platform.us, id)).toHaveLength(1);
   await eventually(async () => executions(platform).find((e) => e.executionArn === execution.executionArn)!.status === 'SUCCEEDED');
 });
 
@@ -109,7 +108,7 @@ it('schedules each copy of a batch send', async () => {
     return found.length === 2 ? found : undefined;
   });
   expect(Math.min(...delivered.map((e) => e.timestamp)) * 1000).toBeGreaterThanOrEqual(at.getTime());
-  expect(sesSendsOf(platform, sent.id!).map((m) => m.destinations[0]).sort()).toEqual(['one@batch.example', 'two@batch.example']);
+  expect(sesSendsOf(platform.us, sent.id!).map((m) => m.destinations[0]).sort()).toEqual(['one@batch.example', 'two@batch.example']);
 });
 
 it('cancels a scheduled message when the queue is cleared, with a final failed event when it comes due', async () => {
@@ -120,7 +119,7 @@ it('cancels a scheduled message when the queue is cleared, with a final failed e
   expect(failed).toMatchObject({ recipient: 'cleared@example.com', severity: 'permanent', 'delivery-status': { message: "Cancelled: the domain's queue was cleared" } });
   expect(failed.timestamp * 1000).toBeGreaterThanOrEqual(at.getTime());
   await sleep(200);
-  expect(sesSendsOf(platform, id)).toHaveLength(0);
+  expect(sesSendsOf(platform.us, id)).toHaveLength(0);
   expect((await eventsOf<Ev>(platform.us.url, sandbox, id)).map((e) => e.event).sort()).toEqual(['accepted', 'failed']);
 
   // Mail scheduled after the clear goes out as usual.
@@ -144,7 +143,7 @@ describe('when the send queue refuses the job', () => {
     flaky.us.sqs.refuseSends('send', 3);
     const id = await schedule(client, 'retried@example.com', soon(300), 'retried', domain);
     await eventually(async () => (await eventsOf<Ev>(flaky.us.url, domain, id)).some((e) => e.event === 'delivered'));
-    expect(sesSendsOf(flaky, id)).toHaveLength(1);
+    expect(sesSendsOf(flaky.us, id)).toHaveLength(1);
   });
 
   it('gives every recipient a final failed event once the retries run out, and sends nothing', async () => {
@@ -162,7 +161,7 @@ describe('when the send queue refuses the job', () => {
     expect(execution).toMatchObject({ status: 'FAILED', error: 'SendJobNotQueued' });
     flaky.us.sqs.refuseSends('send', 0);
     await sleep(200);
-    expect(sesSendsOf(flaky, id)).toHaveLength(0);
+    expect(sesSendsOf(flaky.us, id)).toHaveLength(0);
   });
 });
 
@@ -185,7 +184,7 @@ describe('across a restart', () => {
     } finally {
       await first.close();
     }
-    expect(sesSendsOf(first, id)).toHaveLength(0);
+    expect(sesSendsOf(first.us, id)).toHaveLength(0);
     // The waiting execution is on disk with its input, still running.
     const saved = JSON.parse(readFileSync(join(dataDir, 'us', 'sfn-executions.json'), 'utf8')) as ExecutionRecord[];
     expect(saved.map((e) => [e.status, JSON.parse(e.input).deliverAt])).toEqual([['RUNNING', at.toISOString()]]);
@@ -194,7 +193,7 @@ describe('across a restart', () => {
     try {
       const delivered = await eventually(async () => (await eventsOf<Ev>(second.us.url, domain, id)).find((e) => e.event === 'delivered'), 8000);
       expect(delivered.timestamp * 1000).toBeGreaterThanOrEqual(at.getTime());
-      expect(sesSendsOf(second, id)).toHaveLength(1);
+      expect(sesSendsOf(second.us, id)).toHaveLength(1);
       await eventually(async () => executions(second).every((e) => e.status === 'SUCCEEDED'));
     } finally {
       await second.close();

@@ -1,6 +1,6 @@
 import { putItem } from '../../functions/data/store';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, eventsOf, sdk, startTestPlatform } from '../support/platform';
+import { call, eventually, eventsOf, sdk, sesSendsOf, startTestPlatform } from '../support/platform';
 
 // The failures the send path must survive without losing or duplicating mail, injected into the
 // real stand-ins: a worker that dies after sending, SES throttling, and a reply lost after SES sent.
@@ -17,7 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-const sesSendsOf = (messageId: string) => platform.us.ses.sent.filter((m) => m.raw.toString().includes(messageId));
 const send = (to: string[], subject: string) => mg.messages.create(sandbox, { from: `f@${sandbox}`, to, subject, text: 'x' } as never).then((r) => r.id!);
 
 it('delivers each recipient exactly once when the worker dies after sending and the queue redelivers the batch', async () => {
@@ -31,7 +30,7 @@ it('delivers each recipient exactly once when the worker dies after sending and 
     });
     const recipients = all.filter((e) => e.event === 'accepted').map((e) => e.recipient);
     expect(all.filter((e) => e.event === 'delivered').map((e) => e.recipient).sort()).toEqual(recipients.sort());
-    expect(sesSendsOf(id)).toHaveLength(1);
+    expect(sesSendsOf(platform.us, id)).toHaveLength(1);
   }
 });
 
@@ -43,7 +42,7 @@ it('retries a throttled send and delivers it once, after a temporary failure', a
     return found.some((e) => e.event === 'delivered') ? found : undefined;
   });
   expect(all.filter((e) => e.event === 'failed').map((e) => e.severity)).toEqual(['temporary']);
-  expect(sesSendsOf(id)).toHaveLength(1);
+  expect(sesSendsOf(platform.us, id)).toHaveLength(1);
 });
 
 it('does not resend when the reply is lost after SES sent, and still ends with a final event', async () => {
@@ -57,7 +56,7 @@ it('does not resend when the reply is lost after SES sent, and still ends with a
   expect(failed.severity).toBe('permanent');
   expect(failed['delivery-status']!.message).toContain('not retried to avoid a duplicate');
   await new Promise((resolve) => setTimeout(resolve, 500));
-  expect(sesSendsOf(id)).toHaveLength(1);
+  expect(sesSendsOf(platform.us, id)).toHaveLength(1);
 });
 
 describe('the domain queue', () => {
@@ -72,7 +71,7 @@ describe('the domain queue', () => {
       return found.some((e) => e.event === 'failed' && e.severity === 'permanent') ? found : undefined;
     });
     expect(all.find((e) => e.severity === 'permanent')!['delivery-status']!.message).toBe("Cancelled: the domain's queue was cleared");
-    expect(sesSendsOf(id)).toHaveLength(0);
+    expect(sesSendsOf(platform.us, id)).toHaveLength(0);
     // Mail accepted after the clear goes out as usual.
     const after = await send(['later@example.com'], 'after clear');
     await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, after)).some((e) => e.event === 'delivered'));
@@ -91,6 +90,6 @@ describe('a worker that died between claiming and sending', () => {
     const failed = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'failed'));
     expect(failed).toMatchObject({ severity: 'permanent' });
     expect(failed['delivery-status']!.message).toContain('an earlier attempt stopped while sending');
-    expect(sesSendsOf(id)).toHaveLength(0);
+    expect(sesSendsOf(platform.us, id)).toHaveLength(0);
   });
 });

@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import Mailgun from 'mailgun.js';
 import type { EventData } from '../../functions/events/event-store';
 import { startLocal, type LocalOptions, type LocalPlatform } from '../../lib/local/platform';
+import type { RegionHost } from '../../lib/local/region-host';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
@@ -90,4 +91,9 @@ export async function eventsOf<E = EventData>(url: string, domain: string, messa
   const id = encodeURIComponent(messageId.replace(/^<|>$/g, ''));
   const res = await call(`${url}/v3/${domain}/events?message-id=${id}${options.ascending ? '&ascending=yes' : ''}&limit=300`);
   return res.json.items as E[];
+}
+
+/** What a region's SES stand-in was handed for one message (its id appears in the raw MIME), in order. */
+export function sesSendsOf(region: RegionHost, messageId: string) {
+  return region.ses.sent.filter((m) => m.raw.toString().includes(messageId));
 }
