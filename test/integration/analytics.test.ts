@@ -2,6 +2,7 @@ import { ensurePrimaryAccount } from '../../functions/accounts/bootstrap';
 import { countEvents } from '../../functions/analytics/count-events';
 import { readEvents } from '../../functions/events/event-store';
 import type { LocalPlatform } from '../../lib/local/platform';
+import { IPHONE, linksIn, mimeOf } from '../support/mail';
 import { ADMIN_KEY, call, eventually, sdk, startTestPlatform } from '../support/platform';
 
 /*
@@ -16,11 +17,6 @@ let accountId: string;
 const startedAt = Date.now();
 
 const eventCount = async (query: string) => ((await call(`${platform.us.url}/v3/${sandbox}/events?${query}&limit=300`)).json.items as unknown[]).length;
-const mimeOf = async (id: string, recipient: string) =>
-  (await eventually(async () => platform.us.ses.sent.find((m) => m.raw.toString().includes(id) && m.destinations.includes(recipient)))).raw.toString();
-const decoded = (mime: string) => mime.replace(/=\r?\n/g, '').replace(/=3D/g, '=').replace(/\r?\n[ \t]+/g, ' ');
-const linksIn = (mime: string, kind: string) => [...decoded(mime).matchAll(new RegExp(`${platform.us.url}/${kind}/[A-Za-z0-9_.-]+`, 'g'))].map((m) => m[0]);
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 
 /** A number at a dotted path of a JSON reply (`failed.permanent.bounce`). */
 type Json = Record<string, unknown>;
@@ -41,11 +37,11 @@ beforeAll(async () => {
   await mg.messages.create(sandbox, { from: `s@${sandbox}`, to: ['bounce@simulator.amazonses.com', 'complaint@simulator.amazonses.com'], subject: 'Sim', text: 'hi', 'o:tag': 'sim' } as never);
   // A tracked message, opened twice and clicked once from an iPhone at a US address.
   const tracked = await mg.messages.create(sandbox, { from: `s@${sandbox}`, to: 'reader@gmail.com', subject: 'Tracked', html: '<a href="https://example.com/x">x</a>', 'o:tag': 'launch', 'o:tracking': 'yes' } as never);
-  const mime = await mimeOf(tracked.id!, 'reader@gmail.com');
+  const mime = await mimeOf(platform.us, tracked.id!, 'reader@gmail.com');
   const headers = { 'user-agent': IPHONE, 'x-forwarded-for': '8.8.8.8' };
-  await fetch(linksIn(mime, 'o')[0]!, { headers });
-  await fetch(linksIn(mime, 'o')[0]!, { headers });
-  expect((await fetch(linksIn(mime, 'c')[0]!, { headers, redirect: 'manual' })).status).toBe(302);
+  await fetch(linksIn(platform.us, mime, 'o')[0]!, { headers });
+  await fetch(linksIn(platform.us, mime, 'o')[0]!, { headers });
+  expect((await fetch(linksIn(platform.us, mime, 'c')[0]!, { headers, redirect: 'manual' })).status).toBe(302);
 
   // Everything has been recorded: 6 accepted, 5 delivered, 1 failed, 1 complaint, 2 opens, 1 click.
   await eventually(async () => (await eventCount('event=delivered')) === 5 && (await eventCount('event=failed')) === 1 && (await eventCount('event=complained')) === 1, 15_000);
