@@ -2,7 +2,7 @@ import { keys, type DomainClaimItem } from '../../functions/data/db';
 import { getItem, putItem, updateItem } from '../../functions/data/store';
 import { deleteIdentity } from '../../functions/domains/ses-identity';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, primaryAccountId, sdk, sdkError, startTestPlatform } from '../support/platform';
 import { scanTable } from '../support/table';
 
 // Domain management through the official SDK, as contract §3.1 describes it.
@@ -266,8 +266,8 @@ describe('delete refusals', () => {
 describe('X-Mailgun-On-Behalf-Of', () => {
   it('acts on a subaccount of the caller, and only on one', async () => {
     const subaccountId = 'a1b2c3d4e5f6a1b2c3d4e5f6';
+    const parentId = await primaryAccountId(platform.us);
     await platform.us.run(async () => {
-      const parentId = (await getItem<{ value: string }>(keys.system('primary-account')))!.value;
       await putItem(keys.account(subaccountId), { accountId: subaccountId, name: 'sub', parentId, status: 'open', createdAt: new Date().toISOString() });
     });
     const asSub = { headers: { 'X-Mailgun-On-Behalf-Of': subaccountId } };

@@ -5,7 +5,7 @@ import { dayOf, type EventData, type RecordedEvent } from '../../functions/event
 import { failedDeliveries } from '../../functions/webhooks/failed-deliveries';
 import { fanOutWebhooks } from '../../functions/webhooks/fan-out';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, eventually, primaryAccountId, sdk, sdkError, startTestPlatform } from '../support/platform';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Webhooks from configuration to signed deliveries: domain level (v3 through mailgun.js, v4),
@@ -25,7 +25,7 @@ beforeAll(async () => {
   mg = sdk(platform.us.url);
   base = platform.us.url;
   sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
-  accountId = await platform.us.run(async () => (await getItem<{ value: string }>(keys.system('primary-account')))!.value);
+  accountId = await primaryAccountId(platform.us);
   receiver = await new WebhookReceiver().start();
 });
 afterAll(async () => {

@@ -1,5 +1,7 @@
 import { request } from 'node:http';
 import Mailgun from 'mailgun.js';
+import { keys } from '../../functions/data/db';
+import { getItem } from '../../functions/data/store';
 import type { EventData } from '../../functions/events/event-store';
 import { startLocal, type LocalOptions, type LocalPlatform } from '../../lib/local/platform';
 import type { RegionHost } from '../../lib/local/region-host';
@@ -96,4 +98,9 @@ export async function eventsOf<E = EventData>(url: string, domain: string, messa
 /** What a region's SES stand-in was handed for one message (its id appears in the raw MIME), in order. */
 export function sesSendsOf(region: RegionHost, messageId: string) {
   return region.ses.sent.filter((m) => m.raw.toString().includes(messageId));
+}
+
+/** The id of a region's primary account (the one the admin key belongs to), as stored at bootstrap. */
+export function primaryAccountId(region: RegionHost): Promise<string> {
+  return region.run(async () => (await getItem<{ value: string }>(keys.system('primary-account')))!.value);
 }
