@@ -3,7 +3,7 @@ import { countEvents } from '../../functions/analytics/count-events';
 import { readEvents } from '../../functions/events/event-store';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { IPHONE, linksIn, mimeOf } from '../support/mail';
-import { ADMIN_KEY, call, eventually, sdk, startTestPlatform } from '../support/platform';
+import { ADMIN_KEY, call, eventually, sandboxOf, sdk, startTestPlatform } from '../support/platform';
 
 /*
  * Counts in stats, metrics and aggregates equal what was sent: test-mode sends (delivered without
@@ -28,7 +28,7 @@ const metrics = (body: Record<string, unknown>) => call(`${platform.us.url}/v1/a
 beforeAll(async () => {
   platform = await startTestPlatform();
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
   accountId = (await platform.us.run(() => ensurePrimaryAccount({ adminKey: ADMIN_KEY }))).accountId;
 
   // 3 recipients in test mode: accepted and delivered, never handed to SES.

@@ -1,5 +1,5 @@
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, eventsOf, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
+import { call, eventsOf, eventually, sandboxOf, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
 
 // Sending through the official SDK, from acceptance to SES and back as events (contract §2, §6).
 let platform: LocalPlatform;
@@ -11,7 +11,7 @@ type Ev = Record<string, unknown> & { event: string; recipient?: string; severit
 beforeAll(async () => {
   platform = await startTestPlatform();
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
 });
 afterAll(() => platform.close());
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LocalPlatform } from '../../lib/local/platform';
 import type { ExecutionRecord } from '../../lib/local/sfn-standin';
-import { call, eventually, eventsOf, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
+import { call, eventsOf, eventually, sandboxOf, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
 import { scanTable } from '../support/table';
 
 // Scheduled delivery (o:deliverytime) through the official SDK: the message waits in a
@@ -26,7 +26,7 @@ type Ev = {
 beforeAll(async () => {
   platform = await startTestPlatform();
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
 });
 afterAll(() => platform.close());
 
@@ -135,7 +135,7 @@ describe('when the send queue refuses the job', () => {
   beforeAll(async () => {
     flaky = await startTestPlatform({ workflowRetryIntervalMs: 5 });
     client = sdk(flaky.us.url);
-    domain = (await client.domains.list()).find((d) => d.type === 'sandbox')!.name;
+    domain = await sandboxOf(client);
   });
   afterAll(() => flaky.close());
 
@@ -178,7 +178,7 @@ describe('across a restart', () => {
     let at: Date;
     let domain: string;
     try {
-      domain = (await sdk(first.us.url).domains.list()).find((d) => d.type === 'sandbox')!.name;
+      domain = await sandboxOf(sdk(first.us.url));
       at = soon(2000);
       id = await schedule(sdk(first.us.url), 'survivor@example.com', at, 'survives a restart', domain);
     } finally {

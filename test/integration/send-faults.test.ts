@@ -1,6 +1,6 @@
 import { putItem } from '../../functions/data/store';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, eventsOf, sdk, sesSendsOf, startTestPlatform } from '../support/platform';
+import { call, eventsOf, eventually, sandboxOf, sdk, sesSendsOf, startTestPlatform } from '../support/platform';
 
 // The failures the send path must survive without losing or duplicating mail, injected into the
 // real stand-ins: a worker that dies after sending, SES throttling, and a reply lost after SES sent.
@@ -13,7 +13,7 @@ type Ev = { event: string; recipient: string; severity?: string; 'delivery-statu
 beforeAll(async () => {
   platform = await startTestPlatform({ sendVisibilitySeconds: 0.3, env: { SEND_RETRY_BASE_SECONDS: '0' } });
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
 });
 afterAll(() => platform.close());
 

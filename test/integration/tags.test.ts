@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../../functions/events/event-store';
 import { registerTags } from '../../functions/tags/tag-registry';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventsOf, eventually, primaryAccountId, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, eventsOf, eventually, primaryAccountId, sandboxOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 
 // The tag registry, fed by the events of real sends, and its two views: account-wide
 // /v1/analytics/tags and the legacy per-domain /v3/{domain}/tags, with their limits.
@@ -17,7 +17,7 @@ beforeAll(async () => {
   jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   platform = await startTestPlatform({ env: { TAG_LIMIT_ACCOUNT: String(ACCOUNT_LIMIT), TAG_LIMIT_DOMAIN: String(DOMAIN_LIMIT) } });
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
   accountId = await primaryAccountId(platform.us);
 });
 afterAll(async () => {

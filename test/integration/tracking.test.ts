@@ -1,6 +1,6 @@
 import type { LocalPlatform } from '../../lib/local/platform';
 import { decoded, IPHONE, linksIn, mimeOf } from '../support/mail';
-import { call, eventually, sdk, startTestPlatform } from '../support/platform';
+import { call, eventually, sandboxOf, sdk, startTestPlatform } from '../support/platform';
 
 // Open, click and unsubscribe tracking, from the domain settings to the events the links record.
 let platform: LocalPlatform;
@@ -12,7 +12,7 @@ type Ev = { event: string; recipient: string; url?: string; 'client-info'?: Reco
 beforeAll(async () => {
   platform = await startTestPlatform();
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
 });
 afterAll(() => platform.close());
 

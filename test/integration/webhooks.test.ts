@@ -5,7 +5,7 @@ import { dayOf, type EventData, type RecordedEvent } from '../../functions/event
 import { failedDeliveries } from '../../functions/webhooks/failed-deliveries';
 import { fanOutWebhooks } from '../../functions/webhooks/fan-out';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, primaryAccountId, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, eventually, primaryAccountId, sandboxOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Webhooks from configuration to signed deliveries: domain level (v3 through mailgun.js, v4),
@@ -24,7 +24,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ env: { WEBHOOK_RETRY_SCALE: '0.0001' } });
   mg = sdk(platform.us.url);
   base = platform.us.url;
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
   accountId = await primaryAccountId(platform.us);
   receiver = await new WebhookReceiver().start();
 });

@@ -18,6 +18,11 @@ export function sdk(url: string, key = ADMIN_KEY) {
   return new Mailgun(FormData).client({ username: 'api', key, url });
 }
 
+/** The name of the sandbox domain of the account a client signs in as. */
+export async function sandboxOf(client: ReturnType<typeof sdk>): Promise<string> {
+  return (await client.domains.list()).find((d) => d.type === 'sandbox')!.name;
+}
+
 /** The API keys client: mailgun.js has it at run time, its TypeScript interface does not list it. */
 export function apiKeys(client: ReturnType<typeof sdk>) {
   return (client as unknown as { apiKeys: ApiKeysClient }).apiKeys;
