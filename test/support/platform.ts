@@ -6,6 +6,8 @@ import type { EventData } from '../../functions/events/event-store';
 import { startLocal, type LocalOptions, type LocalPlatform } from '../../lib/local/platform';
 import type { RegionHost } from '../../lib/local/region-host';
 
+export { eventually } from './eventually';
+
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
 /** Both regions in-process on ephemeral ports, in memory unless a data dir is given. */
@@ -77,17 +79,6 @@ export async function sdkError(promise: Promise<unknown>): Promise<{ status: num
     return { status: e.status, details: e.details };
   }
   throw new Error('expected the SDK call to fail');
-}
-
-/** Polls until `check` returns a value (asynchronous pipelines settle in a few hundred ms). */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /**
