@@ -56,6 +56,17 @@ function permissionsOf(template: Template, functionLogicalId: string) {
   return { role, statements, business, actions: business.flatMap(actions) };
 }
 
+/** What every platform Lambda is built with; only its timeout differs. */
+const platformLambdaProperties = (timeoutSeconds: number) => ({
+  Runtime: 'nodejs22.x',
+  Architectures: ['arm64'],
+  Handler: 'index.handler',
+  MemorySize: 512,
+  Timeout: timeoutSeconds,
+  TracingConfig: { Mode: 'Active' },
+  LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
+});
+
 function functionIdByDescription(template: Template, description: string): string {
   return only(template, 'AWS::Lambda::Function', { Description: description })[0];
 }
@@ -167,15 +178,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   test('one Lambda per area, nodejs22.x on arm64, traced, with its own log group', () => {
     for (const area of areas) {
       const id = functionIdByDescription(template, `API area: ${area}`);
-      expect(template.toJSON().Resources[id].Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
-        Architectures: ['arm64'],
-        Handler: 'index.handler',
-        MemorySize: 512,
-        Timeout: 29,
-        TracingConfig: { Mode: 'Active' },
-        LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
-      });
+      expect(template.toJSON().Resources[id].Properties).toMatchObject(platformLambdaProperties(29));
     }
     // The areas, the authorizer, the bootstrap handler, the three queue workers (send,
     // notifications, webhooks), the stream worker and scheduled delivery's undelivered handler;
@@ -191,15 +194,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     ] as const;
     for (const [id, description, timeout] of workers) {
       expect(functionIdByDescription(template, description)).toBe(id);
-      expect(template.toJSON().Resources[id].Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
-        Architectures: ['arm64'],
-        Handler: 'index.handler',
-        MemorySize: 512,
-        Timeout: timeout,
-        TracingConfig: { Mode: 'Active' },
-        LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
-      });
+      expect(template.toJSON().Resources[id].Properties).toMatchObject(platformLambdaProperties(timeout));
     }
   });
 

@@ -2,7 +2,7 @@ import { keys, type DomainClaimItem } from '../../functions/data/db';
 import { getItem, putItem, updateItem } from '../../functions/data/store';
 import { deleteIdentity } from '../../functions/domains/ses-identity';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, primaryAccountId, sdk, sdkError, startTestPlatform } from '../support/platform';
 import { scanTable } from '../support/table';
 
 // Domain management through the official SDK, as contract §3.1 describes it.
@@ -203,9 +203,9 @@ describe('delete', () => {
 describe('delete takes what the domain owns with it', () => {
   it('removes its templates, suppression lists and webhooks, so a re-created domain starts empty', async () => {
     await create('owned.example.com');
-    await call(`${platform.us.url}/v3/owned.example.com/templates`, { method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'name=t1&template=hi' });
+    expect((await call(`${platform.us.url}/v3/owned.example.com/templates`, { method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'name=t1&template=hi' })).status).toBe(200);
     expect(await mg.webhooks.create('owned.example.com', 'delivered', 'http://127.0.0.1:9/hook', false)).toMatchObject({ urls: ['http://127.0.0.1:9/hook'] });
-    await call(`${platform.us.url}/v3/owned.example.com/bounces`, { method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'address=b@example.com' });
+    expect((await call(`${platform.us.url}/v3/owned.example.com/bounces`, { method: 'POST', contentType: 'application/x-www-form-urlencoded', body: 'address=b@example.com' })).status).toBe(200);
     await mg.domains.destroy('owned.example.com');
     await create('owned.example.com');
     expect((await call(`${platform.us.url}/v3/owned.example.com/templates`)).json.items).toEqual([]);
@@ -266,8 +266,8 @@ describe('delete refusals', () => {
 describe('X-Mailgun-On-Behalf-Of', () => {
   it('acts on a subaccount of the caller, and only on one', async () => {
     const subaccountId = 'a1b2c3d4e5f6a1b2c3d4e5f6';
+    const parentId = await primaryAccountId(platform.us);
     await platform.us.run(async () => {
-      const parentId = (await getItem<{ value: string }>(keys.system('primary-account')))!.value;
       await putItem(keys.account(subaccountId), { accountId: subaccountId, name: 'sub', parentId, status: 'open', createdAt: new Date().toISOString() });
     });
     const asSub = { headers: { 'X-Mailgun-On-Behalf-Of': subaccountId } };

@@ -2,7 +2,7 @@ import { EVENT_CONSUMERS } from '../../functions/event-stream/handler';
 import { streamHandler, type EventConsumer } from '../../functions/event-stream/process-batch';
 import type { RecordedEvent } from '../../functions/events/event-store';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { eventually, sdk, startTestPlatform } from '../support/platform';
+import { eventually, sandboxOf, sdk, startTestPlatform } from '../support/platform';
 
 // Every recorded event reaches the stream's consumers (analytics, tags, webhooks) once, through
 // the local stand-in for DynamoDB Streams, with the stream's retry semantics.
@@ -31,7 +31,7 @@ beforeAll(async () => {
   EVENT_CONSUMERS.push(recorder, flaky);
   platform = await startTestPlatform();
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
 });
 afterAll(async () => {
   await platform.close();

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocal } from '../../lib/local/platform';
-import { call, sdk } from '../support/platform';
+import { call, sandboxOf, sdk } from '../support/platform';
 
 // What a new user meets with `npm start`: the data dir, the admin key, restarts and stopping.
 let dataDir: string;
@@ -20,7 +20,7 @@ it('generates an admin key on first start, saves it owner-only, and keeps data a
   expect(readFileSync(keyFile, 'utf8').trim()).toBe(first.adminKey);
   expect(statSync(keyFile).mode & 0o777).toBe(0o600);
   await sdk(first.us.url, first.adminKey).domains.create({ name: 'kept.example.com', dkim_key_size: '1024' } as never);
-  const sandbox = (await sdk(first.us.url, first.adminKey).domains.list()).find((d) => d.type === 'sandbox')!.name;
+  const sandbox = await sandboxOf(sdk(first.us.url, first.adminKey));
   await first.close();
 
   const second = await startLocal({ port: 0, dataDir });

@@ -1,7 +1,7 @@
 import { newEvent, recordEvent } from '../../functions/events/event-store';
 import { readLog } from '../../functions/logs/log-reader';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, eventually, sandboxOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 
 // POST /v1/analytics/logs: the account's events across domains, read from the hourly account
 // index, with the SDK's query shape, AND filters, ordering and token paging.
@@ -18,7 +18,7 @@ const messageIdOf = (item: { message?: { headers?: { 'message-id': string } } })
 beforeAll(async () => {
   platform = await startTestPlatform();
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
   // Five test-mode messages: each records accepted and delivered events (ten in all).
   for (let i = 0; i < 5; i++) {
     const sent = await mg.messages.create(sandbox, {

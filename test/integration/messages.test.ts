@@ -1,5 +1,5 @@
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, eventsOf, eventually, sandboxOf, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
 
 // Sending through the official SDK, from acceptance to SES and back as events (contract §2, §6).
 let platform: LocalPlatform;
@@ -11,19 +11,13 @@ type Ev = Record<string, unknown> & { event: string; recipient?: string; severit
 beforeAll(async () => {
   platform = await startTestPlatform();
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
 });
 afterAll(() => platform.close());
 
-async function eventsFor(messageId: string): Promise<Ev[]> {
-  const id = messageId.replace(/^<|>$/g, '');
-  const res = await call(`${platform.us.url}/v3/${sandbox}/events?message-id=${encodeURIComponent(id)}&limit=300`);
-  return res.json.items as Ev[];
-}
-
 const settled = (messageId: string, count: number) =>
   eventually(async () => {
-    const events = await eventsFor(messageId);
+    const events = await eventsOf<Ev>(platform.us.url, sandbox, messageId);
     return events.filter((e) => e.event !== 'accepted').length >= count ? events : undefined;
   }, 15_000);
 
@@ -61,7 +55,7 @@ it('accepts a message, sends it through SES and records accepted then delivered 
   expect(accepted.storage!.url).toBe(`${platform.us.url}/v3/domains/${sandbox}/messages/${accepted.storage!.key}`);
 
   // One SES call for the message; Bcc travels in the envelope only.
-  const raw = platform.us.ses.sent.find((m) => m.raw.toString().includes(sent.id!))!;
+  const raw = sesSendsOf(platform.us, sent.id!)[0]!;
   expect(raw.destinations.sort()).toEqual(everyone);
   const mime = raw.raw.toString();
   expect(mime).toContain('X-Campaign: spring');
@@ -126,7 +120,7 @@ describe('TLS', () => {
   const sendTo = async (recipient: string, extra: Record<string, unknown> = {}) => {
     const sent = await mg.messages.create(sandbox, { from: `f@${sandbox}`, to: recipient, subject: 'tls', text: 't', ...extra } as never);
     const events = await settled(sent.id!, 1);
-    const ses = platform.us.ses.sent.find((m) => m.raw.toString().includes(sent.id!))!;
+    const ses = sesSendsOf(platform.us, sent.id!)[0]!;
     return { policy: ses.tlsPolicy, delivered: events.find((e) => e.event === 'delivered') as Ev & { 'delivery-status': Record<string, unknown> } };
   };
 
@@ -182,7 +176,7 @@ describe('refusals', () => {
     const to = Array.from({ length: 120 }, (_, i) => `many${i}@example.com`).join(',');
     const sent = await mg.messages.create(sandbox, { from: `f@${sandbox}`, to, subject: 'many', text: 't' } as never);
     await settled(sent.id!, 120);
-    const calls = platform.us.ses.sent.filter((m) => m.raw.toString().includes(sent.id!));
+    const calls = sesSendsOf(platform.us, sent.id!);
     expect(calls.map((m) => m.destinations.length)).toEqual([50, 50, 20]);
   });
 
@@ -248,7 +242,7 @@ describe('batch sending', () => {
     } as never);
     const events = await settled(sent.id!, 3);
     expect(events.filter((e) => e.event === 'delivered').map((e) => e.recipient).sort()).toEqual(['ann@batch.example', 'bob@batch.example', 'cy@batch.example']);
-    const copies = platform.us.ses.sent.filter((m) => m.raw.toString().includes(sent.id!));
+    const copies = sesSendsOf(platform.us, sent.id!);
     expect(copies).toHaveLength(3);
     const ann = copies.find((m) => m.destinations[0] === 'ann@batch.example')!.raw.toString();
     expect(ann).toMatch(/^To: ann@batch\.example$/m);
@@ -326,7 +320,7 @@ describe('templates', () => {
     const sent = await mg.messages.create(sandbox, { to: 'tpl@example.com', template: 'welcome', 't:variables': JSON.stringify({ name: '<Ann>', raw: '<i>ok</i>' }), 't:text': 'yes' } as never);
     const events = await settled(sent.id!, 1);
     expect(events.find((e) => e.event === 'accepted')).toMatchObject({ template: { name: 'welcome', version: 'v1', 'is-text': true }, message: { headers: { subject: 'Welcome <Ann>' } } });
-    const mime = platform.us.ses.sent.find((m) => m.raw.toString().includes(sent.id!))!.raw.toString();
+    const mime = sesSendsOf(platform.us, sent.id!)[0]!.raw.toString();
     expect(mime).toContain('Subject: Welcome <Ann>');
     expect(mime).toMatch(/^Reply-To: help@example\.com$/m);
     expect(mime).toContain('team@');
@@ -338,7 +332,7 @@ describe('templates', () => {
   it("lets the message's own headers win over the template's", async () => {
     const sent = await mg.messages.create(sandbox, { from: `me@${sandbox}`, to: 'tpl2@example.com', subject: 'Mine', template: 'welcome', 'h:Reply-To': 'me@example.com', 'h:X-Mailgun-Variables': JSON.stringify({ name: 'Go' }) } as never);
     await settled(sent.id!, 1);
-    const mime = platform.us.ses.sent.find((m) => m.raw.toString().includes(sent.id!))!.raw.toString();
+    const mime = sesSendsOf(platform.us, sent.id!)[0]!.raw.toString();
     expect(mime).toContain('Subject: Mine');
     expect(mime).toMatch(/^Reply-To: me@example\.com$/m);
     expect(mime).toContain('Hi Go');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LocalPlatform } from '../../lib/local/platform';
 import type { ExecutionRecord } from '../../lib/local/sfn-standin';
-import { call, eventually, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, eventsOf, eventually, sandboxOf, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
 import { scanTable } from '../support/table';
 
 // Scheduled delivery (o:deliverytime) through the official SDK: the message waits in a
@@ -26,13 +26,10 @@ type Ev = {
 beforeAll(async () => {
   platform = await startTestPlatform();
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
 });
 afterAll(() => platform.close());
 
-const eventsOf = async (target: LocalPlatform, messageId: string, domain = sandbox) =>
-  (await call(`${target.us.url}/v3/${domain}/events?message-id=${encodeURIComponent(messageId.slice(1, -1))}&limit=300`)).json.items as Ev[];
-const sesSendsOf = (target: LocalPlatform, messageId: string) => target.us.ses.sent.filter((m) => m.raw.toString().includes(messageId));
 const executions = (target: LocalPlatform) => target.us.sfn.list(target.us.env.SCHEDULE_STATE_MACHINE_ARN);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -50,7 +47,7 @@ it('accepts a scheduled message at once, sends nothing before its time, then del
   const id = await schedule(mg, 'later@example.com', at);
   // Accepted before its time, with the time in the accepted event (contract §6.2, epoch seconds).
   expect(Date.now()).toBeLessThan(at.getTime());
-  const accepted = (await eventsOf(platform, id)).find((e) => e.event === 'accepted')!;
+  const accepted = (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'accepted')!;
   expect(accepted).toMatchObject({ recipient: 'later@example.com', message: { 'scheduled-for': at.getTime() / 1000 } });
   const execution = executions(platform).find((e) => e.name === `deliver-${accepted.storage!.key}`)!;
   expect(execution).toMatchObject({ status: 'RUNNING' });
@@ -58,13 +55,13 @@ it('accepts a scheduled message at once, sends nothing before its time, then del
 
   // Nothing reaches SES while the message waits.
   while (Date.now() < at.getTime() - 150) {
-    expect(sesSendsOf(platform, id)).toHaveLength(0);
-    expect((await eventsOf(platform, id)).map((e) => e.event)).toEqual(['accepted']);
+    expect(sesSendsOf(platform.us, id)).toHaveLength(0);
+    expect((await eventsOf<Ev>(platform.us.url, sandbox, id)).map((e) => e.event)).toEqual(['accepted']);
     await sleep(100);
   }
-  const delivered = await eventually(async () => (await eventsOf(platform, id)).find((e) => e.event === 'delivered'));
+  const delivered = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'delivered'));
   expect(delivered.timestamp * 1000).toBeGreaterThanOrEqual(at.getTime());
-  expect(sesSendsOf(platform, id)).toHaveLength(1);
+  expect(sesSendsOf(platform.us, id)).toHaveLength(1);
   await eventually(async () => executions(platform).find((e) => e.executionArn === execution.executionArn)!.status === 'SUCCEEDED');
 });
 
@@ -72,7 +69,7 @@ it('sends at once when the delivery time has passed, without a workflow', async 
   const before = executions(platform).length;
   const id = await schedule(mg, 'past@example.com', new Date(Date.now() - 3600_000));
   const events = await eventually(async () => {
-    const found = await eventsOf(platform, id);
+    const found = await eventsOf<Ev>(platform.us.url, sandbox, id);
     return found.some((e) => e.event === 'delivered') ? found : undefined;
   });
   expect(events.find((e) => e.event === 'accepted')!.message['scheduled-for']).toBeUndefined();
@@ -107,27 +104,27 @@ it('schedules each copy of a batch send', async () => {
     'o:deliverytime': at.toUTCString(),
   } as never);
   const delivered = await eventually(async () => {
-    const found = (await eventsOf(platform, sent.id!)).filter((e) => e.event === 'delivered');
+    const found = (await eventsOf<Ev>(platform.us.url, sandbox, sent.id!)).filter((e) => e.event === 'delivered');
     return found.length === 2 ? found : undefined;
   });
   expect(Math.min(...delivered.map((e) => e.timestamp)) * 1000).toBeGreaterThanOrEqual(at.getTime());
-  expect(sesSendsOf(platform, sent.id!).map((m) => m.destinations[0]).sort()).toEqual(['one@batch.example', 'two@batch.example']);
+  expect(sesSendsOf(platform.us, sent.id!).map((m) => m.destinations[0]).sort()).toEqual(['one@batch.example', 'two@batch.example']);
 });
 
 it('cancels a scheduled message when the queue is cleared, with a final failed event when it comes due', async () => {
   const at = soon();
   const id = await schedule(mg, 'cleared@example.com', at, 'to be cleared');
   expect(await call(`${platform.us.url}/v3/${sandbox}/envelopes`, { method: 'DELETE' })).toMatchObject({ status: 200, json: { message: 'done' } });
-  const failed = await eventually(async () => (await eventsOf(platform, id)).find((e) => e.event === 'failed'));
+  const failed = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'failed'));
   expect(failed).toMatchObject({ recipient: 'cleared@example.com', severity: 'permanent', 'delivery-status': { message: "Cancelled: the domain's queue was cleared" } });
   expect(failed.timestamp * 1000).toBeGreaterThanOrEqual(at.getTime());
   await sleep(200);
-  expect(sesSendsOf(platform, id)).toHaveLength(0);
-  expect((await eventsOf(platform, id)).map((e) => e.event).sort()).toEqual(['accepted', 'failed']);
+  expect(sesSendsOf(platform.us, id)).toHaveLength(0);
+  expect((await eventsOf<Ev>(platform.us.url, sandbox, id)).map((e) => e.event).sort()).toEqual(['accepted', 'failed']);
 
   // Mail scheduled after the clear goes out as usual.
   const after = await schedule(mg, 'after-clear@example.com', soon(), 'after the clear');
-  await eventually(async () => (await eventsOf(platform, after)).some((e) => e.event === 'delivered'));
+  await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, after)).some((e) => e.event === 'delivered'));
 });
 
 describe('when the send queue refuses the job', () => {
@@ -138,15 +135,15 @@ describe('when the send queue refuses the job', () => {
   beforeAll(async () => {
     flaky = await startTestPlatform({ workflowRetryIntervalMs: 5 });
     client = sdk(flaky.us.url);
-    domain = (await client.domains.list()).find((d) => d.type === 'sandbox')!.name;
+    domain = await sandboxOf(client);
   });
   afterAll(() => flaky.close());
 
   it('retries, and a job queued on a later attempt is delivered', async () => {
     flaky.us.sqs.refuseSends('send', 3);
     const id = await schedule(client, 'retried@example.com', soon(300), 'retried', domain);
-    await eventually(async () => (await eventsOf(flaky, id, domain)).some((e) => e.event === 'delivered'));
-    expect(sesSendsOf(flaky, id)).toHaveLength(1);
+    await eventually(async () => (await eventsOf<Ev>(flaky.us.url, domain, id)).some((e) => e.event === 'delivered'));
+    expect(sesSendsOf(flaky.us, id)).toHaveLength(1);
   });
 
   it('gives every recipient a final failed event once the retries run out, and sends nothing', async () => {
@@ -154,17 +151,17 @@ describe('when the send queue refuses the job', () => {
     const at = soon(300);
     const id = await client.messages.create(domain, { from: `s@${domain}`, to: ['lost1@example.com', 'lost2@example.com'], subject: 'lost', text: 'x', 'o:deliverytime': at.toUTCString() } as never).then((r) => r.id!);
     const failed = await eventually(async () => {
-      const found = (await eventsOf(flaky, id, domain)).filter((e) => e.event === 'failed');
+      const found = (await eventsOf<Ev>(flaky.us.url, domain, id)).filter((e) => e.event === 'failed');
       return found.length === 2 && found;
     });
     expect(failed.map((e) => e.recipient).sort()).toEqual(['lost1@example.com', 'lost2@example.com']);
     for (const event of failed) expect(event).toMatchObject({ severity: 'permanent', 'delivery-status': { message: 'The scheduled message could not be queued for sending' } });
-    const storageKey = (await eventsOf(flaky, id, domain)).find((e) => e.event === 'accepted')!.storage!.key;
+    const storageKey = (await eventsOf<Ev>(flaky.us.url, domain, id)).find((e) => e.event === 'accepted')!.storage!.key;
     const execution = await eventually(async () => executions(flaky).find((e) => e.name === `deliver-${storageKey}` && e.status !== 'RUNNING'));
     expect(execution).toMatchObject({ status: 'FAILED', error: 'SendJobNotQueued' });
     flaky.us.sqs.refuseSends('send', 0);
     await sleep(200);
-    expect(sesSendsOf(flaky, id)).toHaveLength(0);
+    expect(sesSendsOf(flaky.us, id)).toHaveLength(0);
   });
 });
 
@@ -181,22 +178,22 @@ describe('across a restart', () => {
     let at: Date;
     let domain: string;
     try {
-      domain = (await sdk(first.us.url).domains.list()).find((d) => d.type === 'sandbox')!.name;
+      domain = await sandboxOf(sdk(first.us.url));
       at = soon(2000);
       id = await schedule(sdk(first.us.url), 'survivor@example.com', at, 'survives a restart', domain);
     } finally {
       await first.close();
     }
-    expect(sesSendsOf(first, id)).toHaveLength(0);
+    expect(sesSendsOf(first.us, id)).toHaveLength(0);
     // The waiting execution is on disk with its input, still running.
     const saved = JSON.parse(readFileSync(join(dataDir, 'us', 'sfn-executions.json'), 'utf8')) as ExecutionRecord[];
     expect(saved.map((e) => [e.status, JSON.parse(e.input).deliverAt])).toEqual([['RUNNING', at.toISOString()]]);
 
     const second = await startTestPlatform({ dataDir });
     try {
-      const delivered = await eventually(async () => (await eventsOf(second, id, domain)).find((e) => e.event === 'delivered'), 8000);
+      const delivered = await eventually(async () => (await eventsOf<Ev>(second.us.url, domain, id)).find((e) => e.event === 'delivered'), 8000);
       expect(delivered.timestamp * 1000).toBeGreaterThanOrEqual(at.getTime());
-      expect(sesSendsOf(second, id)).toHaveLength(1);
+      expect(sesSendsOf(second.us, id)).toHaveLength(1);
       await eventually(async () => executions(second).every((e) => e.status === 'SUCCEEDED'));
     } finally {
       await second.close();

@@ -1,6 +1,6 @@
 import { putItem } from '../../functions/data/store';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, sdk, startTestPlatform } from '../support/platform';
+import { call, eventsOf, eventually, sandboxOf, sdk, sesSendsOf, startTestPlatform } from '../support/platform';
 
 // The failures the send path must survive without losing or duplicating mail, injected into the
 // real stand-ins: a worker that dies after sending, SES throttling, and a reply lost after SES sent.
@@ -13,13 +13,10 @@ type Ev = { event: string; recipient: string; severity?: string; 'delivery-statu
 beforeAll(async () => {
   platform = await startTestPlatform({ sendVisibilitySeconds: 0.3, env: { SEND_RETRY_BASE_SECONDS: '0' } });
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
 });
 afterAll(() => platform.close());
 
-const events = async (messageId: string) =>
-  (await call(`${platform.us.url}/v3/${sandbox}/events?message-id=${encodeURIComponent(messageId.slice(1, -1))}&limit=300`)).json.items as Ev[];
-const sesSendsOf = (messageId: string) => platform.us.ses.sent.filter((m) => m.raw.toString().includes(messageId));
 const send = (to: string[], subject: string) => mg.messages.create(sandbox, { from: `f@${sandbox}`, to, subject, text: 'x' } as never).then((r) => r.id!);
 
 it('delivers each recipient exactly once when the worker dies after sending and the queue redelivers the batch', async () => {
@@ -28,12 +25,12 @@ it('delivers each recipient exactly once when the worker dies after sending and 
   await eventually(async () => platform.us.sqs.depth('send').visible + platform.us.sqs.depth('send').inFlight === 0 && platform.us.sqs.depth('send').dead === 0, 8000);
   for (const id of ids) {
     const all = await eventually(async () => {
-      const found = await events(id);
+      const found = await eventsOf<Ev>(platform.us.url, sandbox, id);
       return found.filter((e) => e.event === 'delivered').length === found.filter((e) => e.event === 'accepted').length ? found : undefined;
     });
     const recipients = all.filter((e) => e.event === 'accepted').map((e) => e.recipient);
     expect(all.filter((e) => e.event === 'delivered').map((e) => e.recipient).sort()).toEqual(recipients.sort());
-    expect(sesSendsOf(id)).toHaveLength(1);
+    expect(sesSendsOf(platform.us, id)).toHaveLength(1);
   }
 });
 
@@ -41,34 +38,28 @@ it('retries a throttled send and delivers it once, after a temporary failure', a
   platform.us.ses.failNextSend('throttle');
   const id = await send(['throttled@example.com'], 'throttled');
   const all = await eventually(async () => {
-    const found = await events(id);
+    const found = await eventsOf<Ev>(platform.us.url, sandbox, id);
     return found.some((e) => e.event === 'delivered') ? found : undefined;
   });
   expect(all.filter((e) => e.event === 'failed').map((e) => e.severity)).toEqual(['temporary']);
-  expect(sesSendsOf(id)).toHaveLength(1);
+  expect(sesSendsOf(platform.us, id)).toHaveLength(1);
 });
 
 it('does not resend when the reply is lost after SES sent, and still ends with a final event', async () => {
   platform.us.ses.failNextSend('drop-reply');
   const id = await send(['lost-reply@example.com'], 'lost reply');
   const all = await eventually(async () => {
-    const found = await events(id);
+    const found = await eventsOf<Ev>(platform.us.url, sandbox, id);
     return found.some((e) => e.event === 'failed') && found.some((e) => e.event === 'delivered') ? found : undefined;
   });
   const failed = all.find((e) => e.event === 'failed')!;
   expect(failed.severity).toBe('permanent');
   expect(failed['delivery-status']!.message).toContain('not retried to avoid a duplicate');
   await new Promise((resolve) => setTimeout(resolve, 500));
-  expect(sesSendsOf(id)).toHaveLength(1);
+  expect(sesSendsOf(platform.us, id)).toHaveLength(1);
 });
 
 describe('the domain queue', () => {
-  it('reports the regular and scheduled queues', async () => {
-    // mailgun.js has getMessagesQueueStatus at run time; its IMessagesClient interface omits it.
-    const queues = await (mg.messages as unknown as { getMessagesQueueStatus(d: string): Promise<unknown> }).getMessagesQueueStatus(sandbox);
-    expect(queues).toMatchObject({ regular: { is_disabled: false }, scheduled: { is_disabled: false } });
-  });
-
   it('cancels undelivered mail when cleared, with a final event per recipient', async () => {
     // With its consumer paused, the message waits in the queue, undelivered, when the queue is cleared.
     platform.us.sqs.pause('send');
@@ -76,14 +67,14 @@ describe('the domain queue', () => {
     expect(await call(`${platform.us.url}/v3/${sandbox}/envelopes`, { method: 'DELETE' })).toMatchObject({ status: 200, json: { message: 'done' } });
     platform.us.sqs.resume('send');
     const all = await eventually(async () => {
-      const found = await events(id);
+      const found = await eventsOf<Ev>(platform.us.url, sandbox, id);
       return found.some((e) => e.event === 'failed' && e.severity === 'permanent') ? found : undefined;
     });
     expect(all.find((e) => e.severity === 'permanent')!['delivery-status']!.message).toBe("Cancelled: the domain's queue was cleared");
-    expect(sesSendsOf(id)).toHaveLength(0);
+    expect(sesSendsOf(platform.us, id)).toHaveLength(0);
     // Mail accepted after the clear goes out as usual.
     const after = await send(['later@example.com'], 'after clear');
-    await eventually(async () => (await events(after)).some((e) => e.event === 'delivered'));
+    await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, after)).some((e) => e.event === 'delivered'));
   });
 });
 
@@ -92,13 +83,13 @@ describe('a worker that died between claiming and sending', () => {
     platform.us.sqs.pause('send');
     const id = await send(['stale@example.com'], 'stale claim');
     // What the dead invocation left behind: the recipient claimed 'sending', long ago.
-    const accepted = await eventually(async () => (await events(id)).find((e) => e.event === 'accepted'));
+    const accepted = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'accepted'));
     const storageKey = (accepted as unknown as { storage: { key: string } }).storage.key;
     await platform.us.run(() => putItem({ pk: `MSG#${storageKey}`, sk: 'RCPT#stale@example.com' }, { state: 'sending', at: Date.now() - 10 * 60_000 }));
     platform.us.sqs.resume('send');
-    const failed = await eventually(async () => (await events(id)).find((e) => e.event === 'failed'));
+    const failed = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'failed'));
     expect(failed).toMatchObject({ severity: 'permanent' });
     expect(failed['delivery-status']!.message).toContain('an earlier attempt stopped while sending');
-    expect(sesSendsOf(id)).toHaveLength(0);
+    expect(sesSendsOf(platform.us, id)).toHaveLength(0);
   });
 });

@@ -1,8 +1,6 @@
-import { keys } from '../../functions/data/db';
-import { getItem } from '../../functions/data/store';
 import { addBounce, addComplaint, addUnsubscribe, isAllowlisted, suppressionFor } from '../../functions/suppressions/sending';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, primaryAccountId, sdk, sdkError, startTestPlatform } from '../support/platform';
 import { scanTable } from '../support/table';
 
 // Bounces, complaints, unsubscribes and the allowlist through mailgun.js (contract §8), and the
@@ -18,7 +16,7 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   mg = sdk(platform.us.url);
   for (const name of DOMAINS) await mg.domains.create({ name, dkim_key_size: '1024' } as never);
-  accountId = await platform.us.run(async () => (await getItem<{ value: string }>(keys.system('primary-account')))!.value);
+  accountId = await primaryAccountId(platform.us);
 });
 afterAll(() => platform.close());
 

@@ -1,9 +1,7 @@
-import { keys } from '../../functions/data/db';
-import { getItem } from '../../functions/data/store';
-import type { EventData, RecordedEvent } from '../../functions/events/event-store';
+import type { RecordedEvent } from '../../functions/events/event-store';
 import { registerTags } from '../../functions/tags/tag-registry';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, eventsOf, eventually, primaryAccountId, sandboxOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 
 // The tag registry, fed by the events of real sends, and its two views: account-wide
 // /v1/analytics/tags and the legacy per-domain /v3/{domain}/tags, with their limits.
@@ -19,8 +17,8 @@ beforeAll(async () => {
   jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   platform = await startTestPlatform({ env: { TAG_LIMIT_ACCOUNT: String(ACCOUNT_LIMIT), TAG_LIMIT_DOMAIN: String(DOMAIN_LIMIT) } });
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
-  accountId = (await platform.us.run(() => getItem<{ value: string }>(keys.system('primary-account'))))!.value;
+  sandbox = await sandboxOf(mg);
+  accountId = await primaryAccountId(platform.us);
 });
 afterAll(async () => {
   await platform.close();
@@ -28,10 +26,8 @@ afterAll(async () => {
 
 /** The events a message recorded, as the event stream hands them over (accepted and delivered in test mode). */
 async function recordedEvents(messageId: string): Promise<RecordedEvent[]> {
-  const id = encodeURIComponent(messageId.replace(/^<|>$/g, ''));
   const items = await eventually(async () => {
-    const res = await call(`${platform.us.url}/v3/${sandbox}/events?message-id=${id}&ascending=yes&limit=300`);
-    const found = res.json.items as EventData[];
+    const found = await eventsOf(platform.us.url, sandbox, messageId, { ascending: true });
     return found.some((e) => e.event === 'delivered') && found;
   });
   return items.map((data) => ({ accountId, domain: sandbox, data }));

@@ -1,8 +1,6 @@
-import { keys } from '../../functions/data/db';
-import { getItem } from '../../functions/data/store';
 import { renderTemplate } from '../../functions/templates/render';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, primaryAccountId, sdk, sdkError, startTestPlatform } from '../support/platform';
 import { scanTable } from '../support/table';
 
 // Stored templates and versions through the official SDK (contract §11), and what sends render.
@@ -16,7 +14,7 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   mg = sdk(platform.us.url);
   templates = mg.domains.domainTemplates;
-  accountId = (await platform.us.run(() => getItem<{ value: string }>(keys.system('primary-account'))))!.value;
+  accountId = await primaryAccountId(platform.us);
   for (const name of [DOMAIN, 'paging.example.com', 'wipe.example.com']) await mg.domains.create({ name, dkim_key_size: '1024' } as never);
 });
 afterAll(() => platform.close());

@@ -1,5 +1,6 @@
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, sdk, startTestPlatform } from '../support/platform';
+import { decoded, IPHONE, linksIn, mimeOf } from '../support/mail';
+import { call, eventually, sandboxOf, sdk, startTestPlatform } from '../support/platform';
 
 // Open, click and unsubscribe tracking, from the domain settings to the events the links record.
 let platform: LocalPlatform;
@@ -11,15 +12,10 @@ type Ev = { event: string; recipient: string; url?: string; 'client-info'?: Reco
 beforeAll(async () => {
   platform = await startTestPlatform();
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
 });
 afterAll(() => platform.close());
 
-const mimeOf = async (id: string, recipient: string) =>
-  (await eventually(async () => platform.us.ses.sent.find((m) => m.raw.toString().includes(id) && m.destinations.includes(recipient)))).raw.toString();
-/** Undo quoted-printable soft breaks and =3D, and unfold header lines, before reading links. */
-const decoded = (mime: string) => mime.replace(/=\r?\n/g, '').replace(/=3D/g, '=').replace(/\r?\n[ \t]+/g, ' ');
-const linksIn = (mime: string, kind: string) => [...decoded(mime).matchAll(new RegExp(`${platform.us.url}/${kind}/[A-Za-z0-9_.-]+`, 'g'))].map((m) => m[0]);
 const eventsOf = async (name: string, recipient: string) =>
   ((await call(`${platform.us.url}/v3/${sandbox}/events?event=${name}&recipient=${encodeURIComponent(recipient)}`)).json.items as Ev[]);
 
@@ -51,19 +47,18 @@ describe('tracked mail', () => {
       'o:tracking': 'yes',
       'o:tag': 'promo',
     } as never);
-    const one = await mimeOf(sent.id!, 'one@track.example');
-    const two = await mimeOf(sent.id!, 'two@track.example');
+    const one = await mimeOf(platform.us, sent.id!, 'one@track.example');
+    const two = await mimeOf(platform.us, sent.id!, 'two@track.example');
     // Each recipient's copy has its own links, and both still show both recipients in To.
-    expect(linksIn(one, 'c')[0]).not.toBe(linksIn(two, 'c')[0]);
+    expect(linksIn(platform.us, one, 'c')[0]).not.toBe(linksIn(platform.us, two, 'c')[0]);
     expect(decoded(one)).toMatch(/^To: one@track\.example, two@track\.example$/m);
     expect(decoded(one)).not.toContain('href="https://example.com/page');
-    expect(linksIn(one, 'c')).toHaveLength(2);
-    expect(linksIn(one, 'o')).toHaveLength(1);
+    expect(linksIn(platform.us, one, 'c')).toHaveLength(2);
+    expect(linksIn(platform.us, one, 'o')).toHaveLength(1);
 
-    const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
     const locations = [];
-    for (const link of linksIn(one, 'c')) {
-      const click = await fetch(link, { redirect: 'manual', headers: { 'user-agent': iphone } });
+    for (const link of linksIn(platform.us, one, 'c')) {
+      const click = await fetch(link, { redirect: 'manual', headers: { 'user-agent': IPHONE } });
       expect(click.status).toBe(302);
       locations.push(click.headers.get('location'));
     }
@@ -72,7 +67,7 @@ describe('tracked mail', () => {
     const clicked = await eventually(async () => (await eventsOf('clicked', 'one@track.example')).find((e) => e.url?.includes('page')));
     expect(clicked).toMatchObject({ url: 'https://example.com/page?a=1&b=2', tags: ['promo'], 'client-info': { 'device-type': 'mobile', 'client-os': 'iOS' } });
 
-    const pixel = await fetch(linksIn(two, 'o')[0]!);
+    const pixel = await fetch(linksIn(platform.us, two, 'o')[0]!);
     expect(pixel.headers.get('content-type')).toBe('image/gif');
     expect(Buffer.from(await pixel.arrayBuffer()).subarray(0, 3).toString()).toBe('GIF');
     await eventually(async () => (await eventsOf('opened', 'two@track.example')).length === 1);
@@ -87,7 +82,7 @@ describe('tracked mail', () => {
       text: 'Stop all: %unsubscribe_url% Stop news: %tag_unsubscribe_url%',
       'o:tag': 'news',
     } as never);
-    const links = linksIn(await mimeOf(sent.id!, 'leaver@track.example'), 'u');
+    const links = linksIn(platform.us, await mimeOf(platform.us, sent.id!, 'leaver@track.example'), 'u');
     expect(links).toHaveLength(2);
     const page = await fetch(links[1]!);
     expect(page.status).toBe(200);
@@ -107,16 +102,16 @@ describe('tracked mail', () => {
   it('adds the footer and one-click List-Unsubscribe headers when unsubscribe tracking is on', async () => {
     await mg.domains.domainTracking.updateTracking(sandbox, 'unsubscribe', { active: true } as never);
     const sent = await mg.messages.create(sandbox, { from: `t@${sandbox}`, to: 'footer@track.example', subject: 'F', html: '<p>hello</p>' } as never);
-    const mime = decoded(await mimeOf(sent.id!, 'footer@track.example'));
+    const mime = decoded(await mimeOf(platform.us, sent.id!, 'footer@track.example'));
     expect(mime).toMatch(/^List-Unsubscribe:\s+<http:\/\/127\.0\.0\.1:\d+\/u\/[^>]+>\s*$/m);
     expect(mime).toContain('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
-    expect(linksIn(mime, 'u').length).toBeGreaterThanOrEqual(2);
+    expect(linksIn(platform.us, mime, 'u').length).toBeGreaterThanOrEqual(2);
     await mg.domains.domainTracking.updateTracking(sandbox, 'unsubscribe', { active: false } as never);
   });
 
   it('refuses an altered link', async () => {
     const sent = await mg.messages.create(sandbox, { from: `t@${sandbox}`, to: 'alter@track.example', html: '<a href="https://example.com/x">x</a>', 'o:tracking-clicks': 'yes' } as never);
-    const link = linksIn(await mimeOf(sent.id!, 'alter@track.example'), 'c')[0]!;
+    const link = linksIn(platform.us, await mimeOf(platform.us, sent.id!, 'alter@track.example'), 'c')[0]!;
     const [payload, signature] = link.split('/c/')[1]!.split('.');
     const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as Record<string, unknown>;
     const forged = Buffer.from(JSON.stringify({ ...claims, u: 'https://evil.example/' })).toString('base64url');

@@ -1,5 +1,5 @@
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, sandboxOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 
 // As deployed on AWS (WEBHOOK_ALLOW_PRIVATE_URLS off): webhook URLs that reach into the
 // platform's own network are refused at every level, and nothing is stored.
@@ -10,7 +10,7 @@ let sandbox: string;
 beforeAll(async () => {
   platform = await startTestPlatform({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' } });
   mg = sdk(platform.us.url);
-  sandbox = (await mg.domains.list()).find((d) => d.type === 'sandbox')!.name;
+  sandbox = await sandboxOf(mg);
 });
 afterAll(() => platform.close());
 

@@ -1,6 +1,12 @@
 import { request } from 'node:http';
 import Mailgun from 'mailgun.js';
+import { keys } from '../../functions/data/db';
+import { getItem } from '../../functions/data/store';
+import type { EventData } from '../../functions/events/event-store';
 import { startLocal, type LocalOptions, type LocalPlatform } from '../../lib/local/platform';
+import type { RegionHost } from '../../lib/local/region-host';
+
+export { eventually } from './eventually';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
@@ -12,6 +18,11 @@ export function startTestPlatform(options: LocalOptions = {}): Promise<LocalPlat
 /** The official JS SDK pointed at a local region, as a user would configure it. */
 export function sdk(url: string, key = ADMIN_KEY) {
   return new Mailgun(FormData).client({ username: 'api', key, url });
+}
+
+/** The name of the sandbox domain of the account a client signs in as. */
+export async function sandboxOf(client: ReturnType<typeof sdk>): Promise<string> {
+  return (await client.domains.list()).find((d) => d.type === 'sandbox')!.name;
 }
 
 /** The API keys client: mailgun.js has it at run time, its TypeScript interface does not list it. */
@@ -70,13 +81,22 @@ export async function sdkError(promise: Promise<unknown>): Promise<{ status: num
   throw new Error('expected the SDK call to fail');
 }
 
-/** Polls until `check` returns a value (asynchronous pipelines settle in a few hundred ms). */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/**
+ * The events of one message, as the events API lists them (newest first unless `ascending`).
+ * `messageId` is the id mailgun.js returns, in angle brackets.
+ */
+export async function eventsOf<E = EventData>(url: string, domain: string, messageId: string, options: { ascending?: boolean } = {}): Promise<E[]> {
+  const id = encodeURIComponent(messageId.replace(/^<|>$/g, ''));
+  const res = await call(`${url}/v3/${domain}/events?message-id=${id}${options.ascending ? '&ascending=yes' : ''}&limit=300`);
+  return res.json.items as E[];
+}
+
+/** What a region's SES stand-in was handed for one message (its id appears in the raw MIME), in order. */
+export function sesSendsOf(region: RegionHost, messageId: string) {
+  return region.ses.sent.filter((m) => m.raw.toString().includes(messageId));
+}
+
+/** The id of a region's primary account (the one the admin key belongs to), as stored at bootstrap. */
+export function primaryAccountId(region: RegionHost): Promise<string> {
+  return region.run(async () => (await getItem<{ value: string }>(keys.system('primary-account')))!.value);
 }

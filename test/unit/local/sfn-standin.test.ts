@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SfnStandIn } from '../../../lib/local/sfn-standin';
 import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from '../../../lib/local/workflow-runner';
+import { eventually } from '../../support/eventually';
 
 // The Step Functions stand-in as the handlers meet it: through the real SDK client.
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -36,6 +37,12 @@ async function start(dir: string | undefined = dataDir) {
 
 const input = (storageKey: string, deliverAt: Date) => JSON.stringify({ storageKey, attempt: 0, deliverAt: deliverAt.toISOString() });
 const errorOf = (promise: Promise<unknown>) => promise.then(() => 'no error', (e: Error) => e.name);
+/** DescribeExecution once the execution has ended (whatever its end). */
+const ended = (client: SFNClient, executionArn: string | undefined) =>
+  eventually(async () => {
+    const described = await client.send(new DescribeExecutionCommand({ executionArn }));
+    return described.status !== 'RUNNING' && described;
+  });
 
 test('StartExecution runs the ASL: the job is queued at deliverAt, and DescribeExecution follows it', async () => {
   const { client, stateMachineArn } = await start();
@@ -47,10 +54,9 @@ test('StartExecution runs the ASL: the job is queued at deliverAt, and DescribeE
 
   await sleep(100);
   expect(sends).toEqual([]);
-  await sleep(400);
+  const done = await ended(client, started.executionArn);
   expect(sends).toEqual([{ body: JSON.stringify({ storageKey: 'k1', attempt: 0 }), at: expect.any(Number) }]);
   expect(sends[0]!.at).toBeGreaterThanOrEqual(deliverAt.getTime());
-  const done = await client.send(new DescribeExecutionCommand({ executionArn: started.executionArn }));
   expect(done).toMatchObject({ status: 'SUCCEEDED', stopDate: expect.any(Date) });
   expect(JSON.parse(done.output!)).toEqual(JSON.parse(input('k1', deliverAt)));
 });
@@ -63,7 +69,7 @@ test('one execution per name: the same name and input while running is the same 
   expect(again.executionArn).toBe(first.executionArn);
   expect(await errorOf(client.send(new StartExecutionCommand({ stateMachineArn, name: 'deliver-k2', input: input('other', deliverAt) })))).toBe('ExecutionAlreadyExists');
   expect(host.list(stateMachineArn)).toHaveLength(1);
-  await sleep(400);
+  await ended(client, first.executionArn);
   expect(sends).toHaveLength(1);
   // Ended: the name stays taken.
   expect(await errorOf(client.send(new StartExecutionCommand({ stateMachineArn, name: 'deliver-k2', input: input('k2', deliverAt) })))).toBe('ExecutionAlreadyExists');
@@ -102,8 +108,7 @@ test('a failing execution ends FAILED with the state error', async () => {
   const write = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
   try {
     const { executionArn } = await client.send(new StartExecutionCommand({ stateMachineArn, input: '{}' }));
-    await sleep(100);
-    expect(await client.send(new DescribeExecutionCommand({ executionArn }))).toMatchObject({ status: 'FAILED', error: 'SQS.QueueDoesNotExist', cause: 'queue is gone' });
+    expect(await ended(client, executionArn)).toMatchObject({ status: 'FAILED', error: 'SQS.QueueDoesNotExist', cause: 'queue is gone' });
   } finally {
     write.mockRestore();
   }
@@ -122,7 +127,10 @@ test('waiting executions survive a restart: saved before StartExecution answers,
   expect(sends).toEqual([]);
 
   const second = await start();
-  await sleep(100);
+  await eventually(async () => {
+    const executions = second.host.list(second.stateMachineArn);
+    return executions.length > 0 && executions.every((e) => e.status !== 'RUNNING');
+  });
   expect(sends.map((s) => JSON.parse(s.body))).toEqual([{ storageKey: 'k4', attempt: 0 }]);
   expect(second.host.list(second.stateMachineArn)).toMatchObject([{ name: 'deliver-k4', status: 'SUCCEEDED' }]);
 });

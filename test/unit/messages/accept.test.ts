@@ -118,4 +118,6 @@ it('refuses a scheduled message, storing nothing, where no scheduling workflow i
   await expect(accept(record('key5', new Date(Date.now() + 60_000)), unscheduled as typeof env)).rejects.toMatchObject({ status: 400 });
   expect(s3.commandCalls(PutObjectCommand)).toHaveLength(0);
   expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+  // The record and accepted events go in batch writes: none may have been made either.
+  expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
 });
