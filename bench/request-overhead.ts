@@ -10,13 +10,17 @@
  * measured one after the other, never at the same time.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { keys } from '../functions/data/db';
+import type { Key } from '../functions/data/store';
 import { startLocal, type LocalPlatform } from '../lib/local/platform';
+import { describeCalls } from './lib/aws-calls';
 import { load, type LoadOptions, type LoadRun } from './lib/load';
+import { basicAuth, primaryPrincipal } from './lib/principal';
 import { profile, selfTimes } from './lib/profile';
 import { fixed, note, passFail, print, ratio, table, type TargetCheck } from './lib/report';
 import { silenceStdout } from './lib/stdout';
@@ -32,7 +36,7 @@ const MAX_REQUESTS = 400_000;
 const MAX_RATIO = 1.5;
 const OUT_DIR = join(__dirname, '.out');
 
-const authorization = `Basic ${Buffer.from(`api:${KEY}`).toString('base64')}`;
+const authorization = basicAuth(KEY);
 
 export interface RequestOverheadResult {
   connections: number;
@@ -90,31 +94,8 @@ async function call(url: string, init: RequestInit = {}): Promise<{ status: numb
   return { status: res.status, text: await res.text() };
 }
 
-/** The domain's own item (pk/sk) in the table, found once at setup; the timed loop never scans. */
-async function domainKey(doc: DynamoDBDocumentClient, tableName: string): Promise<{ pk: string; sk: string }> {
-  const found: Array<Record<string, unknown>> = [];
-  let start: Record<string, unknown> | undefined;
-  for (let page = 0; page < 100; page++) {
-    const out = await doc.send(
-      new ScanCommand({
-        TableName: tableName,
-        // The domain item is the one whose sort key names it (the claim item carries the name too).
-        FilterExpression: '#sk = :sk',
-        ExpressionAttributeNames: { '#sk': 'sk' },
-        ExpressionAttributeValues: { ':sk': `DOMAIN#${DOMAIN}` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    found.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-    if (!start) break;
-  }
-  if (found.length !== 1) throw new Error(`expected one domain item named ${DOMAIN}, found ${found.length}`);
-  return { pk: String(found[0]!.pk), sk: String(found[0]!.sk) };
-}
-
 /** The floor: a bare node:http server whose every request is one GetItem (same consistency as ours) and a JSON reply. */
-async function startFloor(doc: DynamoDBDocumentClient, tableName: string, key: { pk: string; sk: string }): Promise<{ url: string; server: Server }> {
+async function startFloor(doc: DynamoDBDocumentClient, tableName: string, key: Key): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     req.resume();
     doc
@@ -165,8 +146,9 @@ export async function requestOverhead(options: { profile?: boolean } = {}): Prom
     doc = DynamoDBDocumentClient.from(
       new DynamoDBClient({ region: 'us-east-1', endpoint: us.env.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } }),
     );
-    const key = await domainKey(doc, tableName);
-    const floor = await startFloor(doc, tableName, key);
+    // The domain's own item, the one ours reads for this request.
+    const { principal } = await primaryPrincipal(us.env, authorization);
+    const floor = await startFloor(doc, tableName, keys.domain(principal.accountId, DOMAIN));
     floorServer = floor.server;
     const floorProbe = await call(floor.url);
     if (floorProbe.status !== 200 || (JSON.parse(floorProbe.text) as { domain: { name: string } }).domain.name !== DOMAIN) {
@@ -302,8 +284,7 @@ export function printRequestOverhead(result: RequestOverheadResult): void {
   );
   print();
   print(`All runs (req/s): ours ${ours.runs.map((r) => fixed(r.requestsPerSecond, 0)).join(', ')}; floor ${floor.runs.map((r) => fixed(r.requestsPerSecond, 0)).join(', ')}.`);
-  const calls = (c: Record<string, number>) => Object.entries(c).map(([k, n]) => `${fixed(n, 2)} ${k}`).join(' + ') || 'none';
-  print(`DynamoDB calls per request (50 sequential requests each, counted at dynalite): ours ${calls(ours.dynamoCallsPerRequest)}, floor ${calls(floor.dynamoCallsPerRequest)}.`);
+  print(`DynamoDB calls per request (50 sequential requests each, counted at dynalite): ours ${describeCalls(ours.dynamoCallsPerRequest)}, floor ${describeCalls(floor.dynamoCallsPerRequest)}.`);
   print(`ours wrote ${fixed(ours.logLinesPerRequest, 2)} log line(s) per request to stdout (formatted, then dropped by the bench).`);
   print();
   const p = result.profile;
