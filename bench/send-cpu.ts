@@ -44,7 +44,7 @@ import { routeKey } from '../functions/platform/http/route';
 import type { Principal } from '../functions/platform/principal';
 import { concurrentSteps, describeCalls, perUnit, watchCalls, type SentCall } from './lib/aws-calls';
 import { startLocalChild, type LocalChild } from './lib/local-child';
-import { basicAuth, localCredentials, primaryPrincipal } from './lib/principal';
+import { basicAuth, primaryPrincipal } from './lib/principal';
 import { profile, selfTimes, type CpuProfile } from './lib/profile';
 import { fixed, kb, median, note, passFail, percentile, print, ratio, table, type TargetCheck } from './lib/report';
 import { silenceStdout } from './lib/stdout';
@@ -465,7 +465,6 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
   try {
     note('send handler CPU: starting local mode in a child process (stand-ins only)');
     local = await startLocalChild(KEY);
-    localCredentials();
     const env = local.env;
     const authorization = basicAuth(KEY);
     const { principal, sandbox } = await primaryPrincipal(env, authorization);
