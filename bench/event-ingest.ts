@@ -24,15 +24,12 @@ import { messageKey, newStorageKey, storeMessage, type MessageRecord } from '../
 import { TAG_ACCOUNT, TAG_STORAGE } from '../functions/messages/send-worker';
 import { documentClient } from '../functions/platform/aws-clients';
 import { messageId as newMessageId } from '../functions/platform/ids';
-import { startLocal, type LocalPlatform } from '../lib/local/platform';
 import { REPO_ROOT } from '../lib/paths';
 import { describeCalls, perUnit, watchCalls } from './lib/aws-calls';
-import { basicAuth, primaryPrincipal } from './lib/principal';
+import { withLocalMode } from './lib/local';
 import { profile, selfTimes, type CpuProfile } from './lib/profile';
 import { fixed, median, note, percentile, print, ratio, table, type TargetCheck } from './lib/report';
-import { silenceStdout } from './lib/stdout';
 
-const KEY = 'bench-admin-key-0123456789abcdef';
 const BATCH_SIZE = 10;
 /** Measured batches per variant (ours, floor, peer). */
 const BATCHES = 200;
@@ -262,14 +259,7 @@ export interface EventIngestResult {
 
 export async function eventIngest(options: { profile?: boolean } = {}): Promise<EventIngestResult> {
   const started = performance.now();
-  const stdout = silenceStdout();
-  let platform: LocalPlatform | undefined;
-  let raw: DynamoDBClient | undefined;
-  try {
-    note('event ingest: starting local mode (in-process, in-memory)');
-    platform = await startLocal({ port: 0, dataDir: null, bootstrapApiKey: KEY });
-    const us = platform.us;
-    const { principal, sandbox } = await primaryPrincipal(us.env, basicAuth(KEY));
+  return withLocalMode({ bench: 'event ingest' }, async ({ us, principal, sandbox, atClose }) => {
     const tableName = us.env.TABLE_NAME!;
     const sending = 'a8-1.smtp-out.amazonses.com';
 
@@ -318,7 +308,8 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
     const eventItemBytes = Buffer.byteLength(JSON.stringify(template));
 
     // The floor and the peer: a plain DynamoDBClient on the same dynalite, items marshalled up front.
-    raw = new DynamoDBClient({ region: us.env.AWS_REGION, endpoint: us.env.DYNAMODB_ENDPOINT });
+    const raw = new DynamoDBClient({ region: us.env.AWS_REGION, endpoint: us.env.DYNAMODB_ENDPOINT });
+    atClose(() => raw.destroy());
     const templateSk = template['sk']!.S!;
     let serial = 0;
     const floorItem = (): Record<string, AttributeValue> => {
@@ -330,13 +321,13 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
     const floorBatches = measuredBatches.map(floorItems);
     const peerBatches = measuredBatches.map((batch) => batch.map((n) => ({ key: messageKey(n.record.storageKey), item: floorItem() })));
     const floor = async (items: Array<Record<string, AttributeValue>>) => {
-      for (const Item of items) await raw!.send(new PutItemCommand({ TableName: tableName, Item }));
+      for (const Item of items) await raw.send(new PutItemCommand({ TableName: tableName, Item }));
     };
     const peer = async (pairs: Array<{ key: { pk: string; sk: string }; item: Record<string, AttributeValue> }>) => {
       for (const { key, item } of pairs) {
-        const got = await raw!.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } } }));
+        const got = await raw.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } } }));
         if (!got.Item) throw new Error(`peer: message ${key.pk} not found`);
-        await raw!.send(new PutItemCommand({ TableName: tableName, Item: item }));
+        await raw.send(new PutItemCommand({ TableName: tableName, Item: item }));
       }
     };
 
@@ -408,11 +399,7 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
       setupSeconds,
       durationSeconds: (performance.now() - started) / 1000,
     };
-  } finally {
-    raw?.destroy();
-    await platform?.close();
-    stdout.restore();
-  }
+  });
 }
 
 export function printEventIngest(result: EventIngestResult): void {

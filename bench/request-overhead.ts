@@ -17,15 +17,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { keys } from '../functions/data/db';
 import type { Key } from '../functions/data/store';
-import { startLocal, type LocalPlatform } from '../lib/local/platform';
 import { describeCalls } from './lib/aws-calls';
 import { load, type LoadOptions, type LoadRun } from './lib/load';
-import { basicAuth, primaryPrincipal } from './lib/principal';
+import { BENCH_KEY, withLocalMode } from './lib/local';
+import { basicAuth } from './lib/principal';
 import { profile, selfTimes } from './lib/profile';
 import { fixed, note, passFail, print, ratio, table, type TargetCheck } from './lib/report';
-import { silenceStdout } from './lib/stdout';
 
-const KEY = 'bench-admin-key-0123456789abcdef';
 const DOMAIN = 'bench.example.com';
 const CONNECTIONS = 16;
 const WARMUP_SECONDS = 2;
@@ -36,7 +34,7 @@ const MAX_REQUESTS = 400_000;
 const MAX_RATIO = 1.5;
 const OUT_DIR = join(__dirname, '.out');
 
-const authorization = basicAuth(KEY);
+const authorization = basicAuth(BENCH_KEY);
 
 export interface RequestOverheadResult {
   connections: number;
@@ -124,14 +122,7 @@ function checkRun(label: string, run: LoadRun): void {
 }
 
 export async function requestOverhead(options: { profile?: boolean } = {}): Promise<RequestOverheadResult> {
-  const stdout = silenceStdout();
-  let platform: LocalPlatform | undefined;
-  let floorServer: Server | undefined;
-  let doc: DynamoDBDocumentClient | undefined;
-  try {
-    note('request overhead: starting local mode (in-process, in-memory)');
-    platform = await startLocal({ port: 0, dataDir: null, bootstrapApiKey: KEY });
-    const { us } = platform;
+  return withLocalMode({ bench: 'request overhead' }, async ({ us, principal, stdout, atClose }) => {
     const created = await call(`${us.url}/v4/domains`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -143,13 +134,16 @@ export async function requestOverhead(options: { profile?: boolean } = {}): Prom
     if (oursProbe.status !== 200) throw new Error(`GET ${oursUrl}: ${oursProbe.status} ${oursProbe.text}`);
 
     const tableName = us.env.TABLE_NAME!;
-    doc = DynamoDBDocumentClient.from(
+    const doc = DynamoDBDocumentClient.from(
       new DynamoDBClient({ region: 'us-east-1', endpoint: us.env.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } }),
     );
+    atClose(() => doc.destroy());
     // The domain's own item, the one ours reads for this request.
-    const { principal } = await primaryPrincipal(us.env, authorization);
     const floor = await startFloor(doc, tableName, keys.domain(principal.accountId, DOMAIN));
-    floorServer = floor.server;
+    atClose(async () => {
+      floor.server.closeAllConnections();
+      await new Promise<void>((resolve) => floor.server.close(() => resolve()));
+    });
     const floorProbe = await call(floor.url);
     if (floorProbe.status !== 200 || (JSON.parse(floorProbe.text) as { domain: { name: string } }).domain.name !== DOMAIN) {
       throw new Error(`floor probe: ${floorProbe.status} ${floorProbe.text.slice(0, 200)}`);
@@ -257,13 +251,7 @@ export async function requestOverhead(options: { profile?: boolean } = {}): Prom
       ],
       profile: profiled,
     };
-  } finally {
-    floorServer?.closeAllConnections();
-    await new Promise<void>((resolve) => (floorServer ? floorServer.close(() => resolve()) : resolve()));
-    doc?.destroy();
-    await platform?.close();
-    stdout.restore();
-  }
+  });
 }
 
 export function printRequestOverhead(result: RequestOverheadResult): void {

@@ -43,13 +43,13 @@ import type { ApiEvent } from '../functions/platform/http/pipeline';
 import { routeKey } from '../functions/platform/http/route';
 import type { Principal } from '../functions/platform/principal';
 import { concurrentSteps, describeCalls, perUnit, watchCalls, type SentCall } from './lib/aws-calls';
+import { BENCH_KEY } from './lib/local';
 import { startLocalChild, type LocalChild } from './lib/local-child';
 import { basicAuth, primaryPrincipal } from './lib/principal';
 import { profile, selfTimes, type CpuProfile } from './lib/profile';
 import { fixed, kb, median, note, passFail, percentile, print, ratio, table, type TargetCheck } from './lib/report';
 import { silenceStdout } from './lib/stdout';
 
-const KEY = 'bench-admin-key-0123456789abcdef';
 const ATTACHMENT_BYTES = 50 * 1024;
 /** JIT warm-up: with fewer, both sides still get faster from round to round. */
 const WARMUP = 300;
@@ -464,9 +464,9 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
   let local: LocalChild | undefined;
   try {
     note('send handler CPU: starting local mode in a child process (stand-ins only)');
-    local = await startLocalChild(KEY);
+    local = await startLocalChild(BENCH_KEY);
     const env = local.env;
-    const authorization = basicAuth(KEY);
+    const authorization = basicAuth(BENCH_KEY);
     const { principal, sandbox } = await primaryPrincipal(env, authorization);
     const { body, contentType } = await multipartBody(sandbox);
     const fixture: Fixture = { body: body.toString('base64'), bodyBytes: body.length, contentType, domain: sandbox, principal, authorization, host: '127.0.0.1' };
