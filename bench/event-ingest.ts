@@ -17,7 +17,7 @@
 import { DynamoDBClient, GetItemCommand, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handler as ingestWorker } from '../functions/events/ses-notifications';
 import { messageKey, newStorageKey, storeMessage, type MessageRecord } from '../functions/messages/message-store';
@@ -27,8 +27,8 @@ import { messageId as newMessageId } from '../functions/platform/ids';
 import { REPO_ROOT } from '../lib/paths';
 import { describeCalls, perUnit, watchCalls } from './lib/aws-calls';
 import { withLocalMode } from './lib/local';
-import { profile, selfTimes, type CpuProfile } from './lib/profile';
-import { fixed, median, note, percentile, print, ratio, table, type TargetCheck } from './lib/report';
+import { layerOf, profile, saveProfile, selfTimes, topFunctions } from './lib/profile';
+import { fixed, median, note, OUT_DIR, percentile, print, ratio, table, type TargetCheck } from './lib/report';
 
 const BATCH_SIZE = 10;
 /** Measured batches per variant (ours, floor, peer). */
@@ -41,7 +41,6 @@ const PROFILE_BATCHES = 30;
 const MESSAGES = 500;
 /** Stored messages written concurrently during setup. */
 const SETUP_CONCURRENCY = 16;
-const OUT_DIR = join(__dirname, '.out');
 
 interface Notification {
   body: string;
@@ -210,20 +209,14 @@ function dependencyClosure(root: string): Set<string> {
   return out;
 }
 
+/** The layers of this bench beyond the common ones: the stand-in shares the process. */
 function groupOf(bucket: string, standIn: Set<string>): string {
-  if (standIn.has(bucket)) return 'dynalite + its packages (the stand-in, same process)';
-  if (/^@(aws-sdk|smithy|aws-crypto)\//.test(bucket) || ['fast-xml-parser', 'strnum', 'bowser', 'tslib', 'uuid'].includes(bucket)) return 'AWS SDK (@aws-sdk, @smithy, @aws-crypto)';
-  if (bucket.startsWith('functions/')) return 'our code (functions/)';
-  if (bucket.startsWith('lib/')) return 'local host (lib/)';
-  if (bucket.startsWith('@aws-lambda-powertools/') || bucket === 'zod') return 'powertools logger, zod';
-  if (bucket === '(garbage collector)') return 'garbage collector';
-  if (bucket.startsWith('node:')) return 'node internals (node:*)';
-  if (bucket === '(writev)') return 'native: socket writes';
-  if (bucket === '(runMicrotasks)') return 'native: microtask queue';
-  if (bucket === '(program)') return 'V8 / native (program)';
-  if (bucket.startsWith('(')) return 'native: other (hashing, buffers, ...)';
-  if (bucket.startsWith('bench/')) return 'bench harness';
-  return 'other';
+  return layerOf(bucket, (b) => {
+    if (standIn.has(b)) return 'dynalite + its packages (the stand-in, same process)';
+    if (b.startsWith('lib/')) return 'local host (lib/)';
+    if (b.startsWith('@aws-lambda-powertools/') || b === 'zod') return 'powertools logger, zod';
+    return undefined;
+  });
 }
 
 interface IngestProfile {
@@ -358,9 +351,8 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
       // Events the measured runs already recorded, again: the same ids overwrite themselves.
       note(`event ingest: V8 profile of ours (${PROFILE_BATCHES} batches, not used for the figures)`);
       const { profile: p } = await profile(() => runBatches(measuredBatches.slice(0, PROFILE_BATCHES), ours));
-      mkdirSync(OUT_DIR, { recursive: true });
-      writeFileSync(join(OUT_DIR, 'event-ingest-ours.cpuprofile'), JSON.stringify(p));
-      const s = selfTimes(p as CpuProfile, { weight: 'samples' });
+      saveProfile('event-ingest-ours', p);
+      const s = selfTimes(p, { weight: 'samples' });
       const events = PROFILE_BATCHES * BATCH_SIZE;
       const standIn = dependencyClosure('dynalite');
       const groups = new Map<string, number>();
@@ -369,11 +361,7 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
         batches: PROFILE_BATCHES,
         busyUsPerEvent: (s.totalUs - (s.buckets.get('(idle)') ?? 0)) / events,
         groups: [...groups.entries()].map(([name, v]) => ({ name, usPerEvent: v / events })).sort((a, b) => b.usPerEvent - a.usPerEvent),
-        topFunctions: [...s.functions.entries()]
-          .filter(([name]) => name !== '(idle)')
-          .sort((a, b) => b[1] - a[1])
-          .slice(0, 10)
-          .map(([name, v]) => ({ name, usPerEvent: v / events })),
+        topFunctions: topFunctions(s.functions, events).map(({ name, us: usPerEvent }) => ({ name, usPerEvent })),
       };
     }
 

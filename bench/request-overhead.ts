@@ -11,18 +11,16 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { keys } from '../functions/data/db';
 import type { Key } from '../functions/data/store';
 import { describeCalls } from './lib/aws-calls';
 import { load, type LoadOptions, type LoadRun } from './lib/load';
 import { BENCH_KEY, withLocalMode } from './lib/local';
 import { basicAuth } from './lib/principal';
-import { profile, selfTimes } from './lib/profile';
-import { fixed, note, passFail, print, ratio, table, type TargetCheck } from './lib/report';
+import { profile, saveProfile, selfTimes, topFunctions } from './lib/profile';
+import { fixed, note, OUT_DIR, passFail, print, ratio, table, type TargetCheck } from './lib/report';
 
 const DOMAIN = 'bench.example.com';
 const CONNECTIONS = 16;
@@ -32,7 +30,6 @@ const ROUNDS = 2;
 /** Per measured phase; far above what this machine reaches in 8 s, so only a runaway hits it. */
 const MAX_REQUESTS = 400_000;
 const MAX_RATIO = 1.5;
-const OUT_DIR = join(__dirname, '.out');
 
 const authorization = basicAuth(BENCH_KEY);
 
@@ -195,12 +192,11 @@ export async function requestOverhead(options: { profile?: boolean } = {}): Prom
 
     let profiled: ProfileSummary | undefined;
     if (options.profile) {
-      mkdirSync(OUT_DIR, { recursive: true });
       const one = async (label: 'ours' | 'floor', url: string) => {
         note(`request overhead: CPU profile of ${label} (${DURATION_SECONDS} s, not used for the figures)`);
         const { result, profile: p } = await profile(() => load({ ...base, url, warmupSeconds: 0 }));
         checkRun(`${label} (profiled)`, result);
-        writeFileSync(join(OUT_DIR, `request-overhead-${label}.cpuprofile`), JSON.stringify(p));
+        saveProfile(`request-overhead-${label}`, p);
         return { requests: result.total, ...selfTimes(p) };
       };
       const o = await one('ours', oursUrl);
@@ -219,10 +215,8 @@ export async function requestOverhead(options: { profile?: boolean } = {}): Prom
           })
           .sort((a, b) => b.extraUs - a.extraUs)
           .slice(0, 15),
-        oursTopFunctions: [...o.functions.entries()]
-          .sort((a, b) => b[1] - a[1])
-          .slice(0, 10)
-          .map(([name, us]) => ({ name, us: us / o.requests })),
+        // Idle included, as in the per-request totals above.
+        oursTopFunctions: topFunctions(o.functions, o.requests, { withIdle: true }),
       };
     }
 

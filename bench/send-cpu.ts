@@ -25,9 +25,7 @@
  *   split the SDK's share by call. The handler's log line is formatted as usual, then dropped.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { join } from 'node:path';
 import { PutObjectCommand, type PutObjectCommandInput } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { marshall } from '@aws-sdk/util-dynamodb';
@@ -46,8 +44,8 @@ import { concurrentSteps, describeCalls, perUnit, watchCalls, type SentCall } fr
 import { BENCH_KEY } from './lib/local';
 import { startLocalChild, type LocalChild } from './lib/local-child';
 import { basicAuth, primaryPrincipal } from './lib/principal';
-import { profile, selfTimes, type CpuProfile } from './lib/profile';
-import { fixed, kb, median, note, passFail, percentile, print, ratio, table, type TargetCheck } from './lib/report';
+import { layerOf, profile, saveProfile, selfTimes, topFunctions } from './lib/profile';
+import { fixed, kb, median, note, OUT_DIR, passFail, percentile, print, ratio, table, type TargetCheck } from './lib/report';
 import { silenceStdout } from './lib/stdout';
 
 const ATTACHMENT_BYTES = 50 * 1024;
@@ -59,7 +57,6 @@ const PROFILE_REQUESTS = 150;
 /** Replays of the handler's AWS calls per round, for the decomposition (so ROUNDS x this in all). */
 const REPLAYS_PER_ROUND = 4;
 const MAX_RATIO = 1.5;
-const OUT_DIR = join(__dirname, '.out');
 
 const SEND_ROUTE = messageRoutes.find((r) => r.operation === 'sendMessage')!;
 const RECIPIENTS = ['Ann Example <ann@example.com>', 'bob@example.com', '"Carol C." <carol@example.net>'];
@@ -420,21 +417,14 @@ interface ProfileSummary {
   oursTopFunctions: Array<{ name: string; us: number }>;
 }
 
-/** Coarse groups for the attribution: which layer of the stack a sampled frame belongs to. */
+/** Coarse groups for the attribution: which layer of the stack a sampled frame belongs to (this bench's own, then the common ones). */
 function groupOf(bucket: string): string {
-  if (/^@(aws-sdk|smithy|aws-crypto)\//.test(bucket) || ['fast-xml-parser', 'strnum', 'bowser', 'tslib', 'uuid'].includes(bucket)) return 'AWS SDK (@aws-sdk, @smithy, @aws-crypto)';
-  if (['nodemailer', 'busboy', 'streamsearch'].includes(bucket)) return 'MIME parse + compose (busboy, nodemailer)';
-  if (bucket.startsWith('functions/')) return 'our code (functions/)';
-  if (bucket.startsWith('@middy/') || bucket.startsWith('@aws-lambda-powertools/') || bucket === 'zod') return 'middy, powertools logger, zod';
-  if (bucket === '(garbage collector)') return 'garbage collector';
-  if (bucket === '(program)') return 'V8 / native (program)';
-  if (bucket === '(writev)') return 'native: socket writes';
-  if (bucket === '(runMicrotasks)') return 'native: microtask queue';
-  if (bucket.startsWith('(')) return 'native: other (hashing, buffers, ...)';
-  if (bucket === 'node:internal/async_hooks') return 'async_hooks (AsyncLocalStorage of withEnv)';
-  if (bucket.startsWith('node:')) return 'node internals (node:*)';
-  if (bucket.startsWith('bench/')) return 'bench harness';
-  return 'other';
+  return layerOf(bucket, (b) => {
+    if (['nodemailer', 'busboy', 'streamsearch'].includes(b)) return 'MIME parse + compose (busboy, nodemailer)';
+    if (b.startsWith('@middy/') || b.startsWith('@aws-lambda-powertools/') || b === 'zod') return 'middy, powertools logger, zod';
+    if (b === 'node:internal/async_hooks') return 'async_hooks (AsyncLocalStorage of withEnv)';
+    return undefined;
+  });
 }
 
 export interface SendCpuResult {
@@ -521,13 +511,12 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
 
     let profiled: ProfileSummary | undefined;
     if (options.profile) {
-      mkdirSync(OUT_DIR, { recursive: true });
       const times = {} as Record<Variant, ReturnType<typeof selfTimes>>;
       for (const v of VARIANTS) {
         note(`send handler CPU: V8 profile of ${LABEL[v]} (${PROFILE_REQUESTS} requests, not used for the figures)`);
         const { profile: p } = await profile(() => runs[v](PROFILE_REQUESTS));
-        writeFileSync(join(OUT_DIR, `send-cpu-${v}.cpuprofile`), JSON.stringify(p));
-        times[v] = selfTimes(p as CpuProfile, { weight: 'samples' });
+        saveProfile(`send-cpu-${v}`, p);
+        times[v] = selfTimes(p, { weight: 'samples' });
       }
       const per = (v: Variant, bucket: string) => (times[v].buckets.get(bucket) ?? 0) / PROFILE_REQUESTS;
       const names = [...new Set(VARIANTS.flatMap((v) => [...times[v].buckets.keys()]))].filter((n) => n !== '(idle)');
@@ -545,11 +534,7 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
           .map((name) => ({ name, handlerOnlyUs: per('handlerOnly', name), floorUs: per('floor', name), extraUs: per('handlerOnly', name) - per('floor', name) }))
           .sort((a, b) => b.extraUs - a.extraUs)
           .slice(0, 12),
-        oursTopFunctions: [...times.ours.functions.entries()]
-          .filter(([name]) => name !== '(idle)')
-          .sort((a, b) => b[1] - a[1])
-          .slice(0, 10)
-          .map(([name, us]) => ({ name, us: us / PROFILE_REQUESTS })),
+        oursTopFunctions: topFunctions(times.ours.functions, PROFILE_REQUESTS),
       };
     }
 
