@@ -28,7 +28,7 @@ import { REPO_ROOT } from '../lib/paths';
 import { describeCalls, perUnit, watchCalls } from './lib/aws-calls';
 import { withLocalMode } from './lib/local';
 import { layerOf, profile, saveProfile, selfTimes, topFunctions } from './lib/profile';
-import { fixed, median, note, OUT_DIR, percentile, print, ratio, table, type TargetCheck } from './lib/report';
+import { fixed, median, note, OUT_DIR, percentile, print, ratio, table } from './lib/report';
 
 const BATCH_SIZE = 10;
 /** Measured batches per variant (ours, floor, peer). */
@@ -240,8 +240,6 @@ export interface EventIngestResult {
   /** floor events/s over ours. */
   ratio: number;
   peerRatio: number;
-  /** Report-only figures, for the summary. */
-  checks: TargetCheck[];
   profile?: IngestProfile;
   /** Stored messages the notifications name. */
   messages: number;
@@ -311,8 +309,10 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
       return { ...template, sk: { S: `${String(Date.now()).padStart(13, '0')}#${id}`.padEnd(templateSk.length, '0') } };
     };
     const floorItems = (batch: Notification[]) => batch.map(() => floorItem());
+    // The peer looks up the message each notification names, then writes as the floor does.
+    const peerPairs = (batch: Notification[]) => batch.map((n) => ({ key: messageKey(n.record.storageKey), item: floorItem() }));
     const floorBatches = measuredBatches.map(floorItems);
-    const peerBatches = measuredBatches.map((batch) => batch.map((n) => ({ key: messageKey(n.record.storageKey), item: floorItem() })));
+    const peerBatches = measuredBatches.map(peerPairs);
     const floor = async (items: Array<Record<string, AttributeValue>>) => {
       for (const Item of items) await raw.send(new PutItemCommand({ TableName: tableName, Item }));
     };
@@ -328,10 +328,7 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
     const warmBatches = chunk(warmNotifications.slice(BATCH_SIZE));
     await runBatches(warmBatches, ours);
     await runBatches(warmBatches.map(floorItems), floor);
-    await runBatches(
-      warmBatches.map((batch) => batch.map((n) => ({ key: messageKey(n.record.storageKey), item: floorItem() }))),
-      peer,
-    );
+    await runBatches(warmBatches.map(peerPairs), peer);
 
     const perRound = BATCHES / ROUNDS;
     const phases = { ours: [] as Phase[], floor: [] as Phase[], peer: [] as Phase[] };
@@ -356,7 +353,11 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
       const events = PROFILE_BATCHES * BATCH_SIZE;
       const standIn = dependencyClosure('dynalite');
       const groups = new Map<string, number>();
-      for (const [bucket, us2] of s.buckets) if (bucket !== '(idle)') groups.set(groupOf(bucket, standIn), (groups.get(groupOf(bucket, standIn)) ?? 0) + us2);
+      for (const [bucket, us2] of s.buckets) {
+        if (bucket === '(idle)') continue;
+        const group = groupOf(bucket, standIn);
+        groups.set(group, (groups.get(group) ?? 0) + us2);
+      }
       profiled = {
         batches: PROFILE_BATCHES,
         busyUsPerEvent: (s.totalUs - (s.buckets.get('(idle)') ?? 0)) / events,
@@ -381,7 +382,6 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
       peer: pe,
       ratio: r,
       peerRatio: pe.eventsPerSecond / o.eventsPerSecond,
-      checks: [],
       profile: profiled,
       messages: MESSAGES,
       setupSeconds,
