@@ -26,10 +26,10 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { PutObjectCommand, type PutObjectCommandInput } from '@aws-sdk/client-s3';
-import { SendMessageCommand, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
+import { PutObjectCommand, type PutObjectCommandInput, type S3Client } from '@aws-sdk/client-s3';
+import { SendMessageCommand, type SendMessageCommandInput, type SQSClient } from '@aws-sdk/client-sqs';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { BatchWriteCommand, GetCommand, PutCommand, type BatchWriteCommandInput, type GetCommandInput, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, type BatchWriteCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import busboy from 'busboy';
 import MailComposer from 'nodemailer/lib/mail-composer';
@@ -298,14 +298,16 @@ function describeCall(call: SentCall): string {
   }
 }
 
+/** The handler's three SDK clients (memoised per region and endpoint: the very ones it sends with). */
+type HandlerClients = readonly [DynamoDBDocumentClient, S3Client, SQSClient];
+
 /**
  * Replays, through the handler's own clients, the AWS calls one request made: same inputs (fresh
  * keys, so conditional writes still succeed), same order, concurrent where the handler's were.
  * Each step is timed alone with process.cpuUsage (nothing else runs meanwhile): what the SDK side
  * of each call costs without the handler around it. Run within the rounds, beside the others.
  */
-function replayer(calls: SentCall[], env: Readonly<Record<string, string | undefined>>) {
-  const [doc, s3, sqs] = withEnv(env, () => [documentClient(), s3Client(), sqsClient()] as const);
+function replayer(calls: SentCall[], [doc, s3, sqs]: HandlerClients, env: Readonly<Record<string, string | undefined>>) {
   let serial = 0;
   const send = (call: SentCall): Promise<unknown> => {
     const fresh = `bench-replay-${++serial}`;
@@ -461,7 +463,7 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
     const { body, contentType } = await multipartBody(sandbox);
     const fixture: Fixture = { body: body.toString('base64'), bodyBytes: body.length, contentType, domain: sandbox, principal, authorization, host: '127.0.0.1' };
     const make = () => apiEvent(fixture);
-    const clients = withEnv(env, () => [documentClient(), s3Client(), sqsClient()]);
+    const clients: HandlerClients = withEnv(env, () => [documentClient(), s3Client(), sqsClient()] as const);
 
     const ours = async (event: ApiEvent) => {
       const result = (await withEnv(env, () => handler(event, lambdaContext(event.requestContext.requestId)))) as APIGatewayProxyStructuredResultV2;
@@ -484,7 +486,7 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
       handlerOnly: (n) => answeringInProcess(clients, answers, () => measure(n, make, ours)),
       floor: (n) => measure(n, make, floorOne),
     };
-    const replay = replayer(single.calls, env);
+    const replay = replayer(single.calls, clients, env);
 
     note(`send handler CPU: warm-up (${WARMUP} requests each)`);
     for (const v of VARIANTS) await runs[v](WARMUP);
@@ -522,9 +524,10 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
       const names = [...new Set(VARIANTS.flatMap((v) => [...times[v].buckets.keys()]))].filter((n) => n !== '(idle)');
       const groups = new Map<string, Record<Variant, number>>();
       for (const name of names) {
-        const g = groups.get(groupOf(name)) ?? { ours: 0, handlerOnly: 0, floor: 0 };
+        const group = groupOf(name);
+        const g = groups.get(group) ?? { ours: 0, handlerOnly: 0, floor: 0 };
         for (const v of VARIANTS) g[v] += per(v, name);
-        groups.set(groupOf(name), g);
+        groups.set(group, g);
       }
       profiled = {
         requests: PROFILE_REQUESTS,
