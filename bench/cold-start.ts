@@ -4,7 +4,6 @@
  *
  *   npx tsx bench/cold-start.ts        (or as part of `npm run bench`)
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { PLATFORM_BUNDLING } from '../lib/constructs/platform-function';
 import { esbuildOptionsOf } from '../lib/esbuild-options';
 import { handlerEntry, REPO_ROOT } from '../lib/paths';
 import { fixed, kb, median, note, passFail, percentile, print, ratio, table, type TargetCheck } from './lib/report';
+import { runNodeJson } from './lib/run-node';
 
 /** Module loads per bundle and per mode; ours and the floor alternate. */
 const RUNS = 15;
@@ -104,25 +104,8 @@ const LOADER = [
   'process.stdout.write(JSON.stringify({ ms: t1 - t0 }));',
 ].join('\n');
 
-function loadOnce(file: string, env: NodeJS.ProcessEnv): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', LOADER, file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), LOAD_TIMEOUT_MS);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`loading ${file} exited with ${code}: ${stderr.trim().slice(0, 500)}`));
-      try {
-        resolve((JSON.parse(stdout) as { ms: number }).ms);
-      } catch {
-        reject(new Error(`unexpected output loading ${file}: ${stdout.slice(0, 200)} ${stderr.slice(0, 500)}`));
-      }
-    });
-  });
+async function loadOnce(file: string, env: NodeJS.ProcessEnv): Promise<number> {
+  return (await runNodeJson<{ ms: number }>(LOADER, file, { what: `loading ${file}`, env, timeoutMs: LOAD_TIMEOUT_MS })).ms;
 }
 
 /** ours and floor loaded alternately (order flipped every round), after one discarded load each. */

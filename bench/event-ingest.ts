@@ -17,22 +17,19 @@
 import { DynamoDBClient, GetItemCommand, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handler as ingestWorker } from '../functions/events/ses-notifications';
 import { messageKey, newStorageKey, storeMessage, type MessageRecord } from '../functions/messages/message-store';
 import { TAG_ACCOUNT, TAG_STORAGE } from '../functions/messages/send-worker';
 import { documentClient } from '../functions/platform/aws-clients';
 import { messageId as newMessageId } from '../functions/platform/ids';
-import { startLocal, type LocalPlatform } from '../lib/local/platform';
 import { REPO_ROOT } from '../lib/paths';
 import { describeCalls, perUnit, watchCalls } from './lib/aws-calls';
-import { basicAuth, primaryPrincipal } from './lib/principal';
-import { profile, selfTimes, type CpuProfile } from './lib/profile';
-import { fixed, median, note, percentile, print, ratio, table, type TargetCheck } from './lib/report';
-import { silenceStdout } from './lib/stdout';
+import { withLocalMode } from './lib/local';
+import { layerOf, profile, saveProfile, selfTimes, topFunctions } from './lib/profile';
+import { fixed, median, note, OUT_DIR, percentile, print, ratio, table } from './lib/report';
 
-const KEY = 'bench-admin-key-0123456789abcdef';
 const BATCH_SIZE = 10;
 /** Measured batches per variant (ours, floor, peer). */
 const BATCHES = 200;
@@ -44,7 +41,6 @@ const PROFILE_BATCHES = 30;
 const MESSAGES = 500;
 /** Stored messages written concurrently during setup. */
 const SETUP_CONCURRENCY = 16;
-const OUT_DIR = join(__dirname, '.out');
 
 interface Notification {
   body: string;
@@ -213,20 +209,14 @@ function dependencyClosure(root: string): Set<string> {
   return out;
 }
 
+/** The layers of this bench beyond the common ones: the stand-in shares the process. */
 function groupOf(bucket: string, standIn: Set<string>): string {
-  if (standIn.has(bucket)) return 'dynalite + its packages (the stand-in, same process)';
-  if (/^@(aws-sdk|smithy|aws-crypto)\//.test(bucket) || ['fast-xml-parser', 'strnum', 'bowser', 'tslib', 'uuid'].includes(bucket)) return 'AWS SDK (@aws-sdk, @smithy, @aws-crypto)';
-  if (bucket.startsWith('functions/')) return 'our code (functions/)';
-  if (bucket.startsWith('lib/')) return 'local host (lib/)';
-  if (bucket.startsWith('@aws-lambda-powertools/') || bucket === 'zod') return 'powertools logger, zod';
-  if (bucket === '(garbage collector)') return 'garbage collector';
-  if (bucket.startsWith('node:')) return 'node internals (node:*)';
-  if (bucket === '(writev)') return 'native: socket writes';
-  if (bucket === '(runMicrotasks)') return 'native: microtask queue';
-  if (bucket === '(program)') return 'V8 / native (program)';
-  if (bucket.startsWith('(')) return 'native: other (hashing, buffers, ...)';
-  if (bucket.startsWith('bench/')) return 'bench harness';
-  return 'other';
+  return layerOf(bucket, (b) => {
+    if (standIn.has(b)) return 'dynalite + its packages (the stand-in, same process)';
+    if (b.startsWith('lib/')) return 'local host (lib/)';
+    if (b.startsWith('@aws-lambda-powertools/') || b === 'zod') return 'powertools logger, zod';
+    return undefined;
+  });
 }
 
 interface IngestProfile {
@@ -250,8 +240,6 @@ export interface EventIngestResult {
   /** floor events/s over ours. */
   ratio: number;
   peerRatio: number;
-  /** Report-only figures, for the summary. */
-  checks: TargetCheck[];
   profile?: IngestProfile;
   /** Stored messages the notifications name. */
   messages: number;
@@ -262,14 +250,7 @@ export interface EventIngestResult {
 
 export async function eventIngest(options: { profile?: boolean } = {}): Promise<EventIngestResult> {
   const started = performance.now();
-  const stdout = silenceStdout();
-  let platform: LocalPlatform | undefined;
-  let raw: DynamoDBClient | undefined;
-  try {
-    note('event ingest: starting local mode (in-process, in-memory)');
-    platform = await startLocal({ port: 0, dataDir: null, bootstrapApiKey: KEY });
-    const us = platform.us;
-    const { principal, sandbox } = await primaryPrincipal(us.env, basicAuth(KEY));
+  return withLocalMode({ bench: 'event ingest' }, async ({ us, principal, sandbox, atClose }) => {
     const tableName = us.env.TABLE_NAME!;
     const sending = 'a8-1.smtp-out.amazonses.com';
 
@@ -318,7 +299,8 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
     const eventItemBytes = Buffer.byteLength(JSON.stringify(template));
 
     // The floor and the peer: a plain DynamoDBClient on the same dynalite, items marshalled up front.
-    raw = new DynamoDBClient({ region: us.env.AWS_REGION, endpoint: us.env.DYNAMODB_ENDPOINT });
+    const raw = new DynamoDBClient({ region: us.env.AWS_REGION, endpoint: us.env.DYNAMODB_ENDPOINT });
+    atClose(() => raw.destroy());
     const templateSk = template['sk']!.S!;
     let serial = 0;
     const floorItem = (): Record<string, AttributeValue> => {
@@ -327,16 +309,18 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
       return { ...template, sk: { S: `${String(Date.now()).padStart(13, '0')}#${id}`.padEnd(templateSk.length, '0') } };
     };
     const floorItems = (batch: Notification[]) => batch.map(() => floorItem());
+    // The peer looks up the message each notification names, then writes as the floor does.
+    const peerPairs = (batch: Notification[]) => batch.map((n) => ({ key: messageKey(n.record.storageKey), item: floorItem() }));
     const floorBatches = measuredBatches.map(floorItems);
-    const peerBatches = measuredBatches.map((batch) => batch.map((n) => ({ key: messageKey(n.record.storageKey), item: floorItem() })));
+    const peerBatches = measuredBatches.map(peerPairs);
     const floor = async (items: Array<Record<string, AttributeValue>>) => {
-      for (const Item of items) await raw!.send(new PutItemCommand({ TableName: tableName, Item }));
+      for (const Item of items) await raw.send(new PutItemCommand({ TableName: tableName, Item }));
     };
     const peer = async (pairs: Array<{ key: { pk: string; sk: string }; item: Record<string, AttributeValue> }>) => {
       for (const { key, item } of pairs) {
-        const got = await raw!.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } } }));
+        const got = await raw.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: key.pk }, sk: { S: key.sk } } }));
         if (!got.Item) throw new Error(`peer: message ${key.pk} not found`);
-        await raw!.send(new PutItemCommand({ TableName: tableName, Item: item }));
+        await raw.send(new PutItemCommand({ TableName: tableName, Item: item }));
       }
     };
 
@@ -344,10 +328,7 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
     const warmBatches = chunk(warmNotifications.slice(BATCH_SIZE));
     await runBatches(warmBatches, ours);
     await runBatches(warmBatches.map(floorItems), floor);
-    await runBatches(
-      warmBatches.map((batch) => batch.map((n) => ({ key: messageKey(n.record.storageKey), item: floorItem() }))),
-      peer,
-    );
+    await runBatches(warmBatches.map(peerPairs), peer);
 
     const perRound = BATCHES / ROUNDS;
     const phases = { ours: [] as Phase[], floor: [] as Phase[], peer: [] as Phase[] };
@@ -367,22 +348,21 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
       // Events the measured runs already recorded, again: the same ids overwrite themselves.
       note(`event ingest: V8 profile of ours (${PROFILE_BATCHES} batches, not used for the figures)`);
       const { profile: p } = await profile(() => runBatches(measuredBatches.slice(0, PROFILE_BATCHES), ours));
-      mkdirSync(OUT_DIR, { recursive: true });
-      writeFileSync(join(OUT_DIR, 'event-ingest-ours.cpuprofile'), JSON.stringify(p));
-      const s = selfTimes(p as CpuProfile, { weight: 'samples' });
+      saveProfile('event-ingest-ours', p);
+      const s = selfTimes(p, { weight: 'samples' });
       const events = PROFILE_BATCHES * BATCH_SIZE;
       const standIn = dependencyClosure('dynalite');
       const groups = new Map<string, number>();
-      for (const [bucket, us2] of s.buckets) if (bucket !== '(idle)') groups.set(groupOf(bucket, standIn), (groups.get(groupOf(bucket, standIn)) ?? 0) + us2);
+      for (const [bucket, us2] of s.buckets) {
+        if (bucket === '(idle)') continue;
+        const group = groupOf(bucket, standIn);
+        groups.set(group, (groups.get(group) ?? 0) + us2);
+      }
       profiled = {
         batches: PROFILE_BATCHES,
         busyUsPerEvent: (s.totalUs - (s.buckets.get('(idle)') ?? 0)) / events,
         groups: [...groups.entries()].map(([name, v]) => ({ name, usPerEvent: v / events })).sort((a, b) => b.usPerEvent - a.usPerEvent),
-        topFunctions: [...s.functions.entries()]
-          .filter(([name]) => name !== '(idle)')
-          .sort((a, b) => b[1] - a[1])
-          .slice(0, 10)
-          .map(([name, v]) => ({ name, usPerEvent: v / events })),
+        topFunctions: topFunctions(s.functions, events).map(({ name, us: usPerEvent }) => ({ name, usPerEvent })),
       };
     }
 
@@ -402,17 +382,12 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
       peer: pe,
       ratio: r,
       peerRatio: pe.eventsPerSecond / o.eventsPerSecond,
-      checks: [],
       profile: profiled,
       messages: MESSAGES,
       setupSeconds,
       durationSeconds: (performance.now() - started) / 1000,
     };
-  } finally {
-    raw?.destroy();
-    await platform?.close();
-    stdout.restore();
-  }
+  });
 }
 
 export function printEventIngest(result: EventIngestResult): void {

@@ -20,13 +20,11 @@ import { addToCounters, type CounterDelta } from '../functions/analytics/counter
 import type { Counts } from '../functions/analytics/counts';
 import type { Attribute } from '../functions/analytics/slices';
 import { documentClient } from '../functions/platform/aws-clients';
-import { startLocal, type LocalPlatform } from '../lib/local/platform';
 import { perUnit, watchCalls, describeCalls } from './lib/aws-calls';
-import { basicAuth, primaryPrincipal } from './lib/principal';
+import { BENCH_KEY, withLocalMode } from './lib/local';
+import { basicAuth } from './lib/principal';
 import { fixed, median, note, percentile, print, ratio, table, type TargetCheck } from './lib/report';
-import { silenceStdout } from './lib/stdout';
 
-const KEY = 'bench-admin-key-0123456789abcdef';
 const DAY_MS = 86_400_000;
 const DAYS = 30;
 const WARMUP = 30;
@@ -103,7 +101,7 @@ function seedDeltas(accountId: string, s: Scenario): CounterDelta[] {
 function post(url: string, body: string): Promise<{ status: number; ms: number; text: string }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: false, headers: { authorization: basicAuth(KEY), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    const req = request(url, { method: 'POST', agent: false, headers: { authorization: basicAuth(BENCH_KEY), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started, text: Buffer.concat(chunks).toString() }));
@@ -133,13 +131,7 @@ export interface MetricsQueryResult {
 }
 
 export async function metricsQuery(): Promise<MetricsQueryResult> {
-  const stdout = silenceStdout();
-  let platform: LocalPlatform | undefined;
-  try {
-    note('metrics query: starting local mode (in-process, in-memory)');
-    platform = await startLocal({ port: 0, dataDir: null, bootstrapApiKey: KEY });
-    const us = platform.us;
-    const { principal } = await primaryPrincipal(us.env, basicAuth(KEY));
+  return withLocalMode({ bench: 'metrics query' }, async ({ us, principal }) => {
     const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
     const scenarios: Scenario[] = [
       { label: '1,000 events', events: 1_000, domains: 1, tags: 3, recipientDomains: 10, from: today - 90 * DAY_MS },
@@ -214,10 +206,7 @@ export async function metricsQuery(): Promise<MetricsQueryResult> {
       seedSeconds,
       checks: [{ benchmark: 'metrics query', subject: '30 days at day resolution: 1M events vs 1k (p50)', figure: ratio(series.ratio), target: `<= ${MAX_RATIO}x`, pass }],
     };
-  } finally {
-    await platform?.close();
-    stdout.restore();
-  }
+  });
 }
 
 export function printMetricsQuery(r: MetricsQueryResult): void {

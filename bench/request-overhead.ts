@@ -10,18 +10,18 @@
  * measured one after the other, never at the same time.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { startLocal, type LocalPlatform } from '../lib/local/platform';
+import { keys } from '../functions/data/db';
+import type { Key } from '../functions/data/store';
+import { describeCalls } from './lib/aws-calls';
 import { load, type LoadOptions, type LoadRun } from './lib/load';
-import { profile, selfTimes } from './lib/profile';
-import { fixed, note, passFail, print, ratio, table, type TargetCheck } from './lib/report';
-import { silenceStdout } from './lib/stdout';
+import { BENCH_KEY, withLocalMode } from './lib/local';
+import { basicAuth } from './lib/principal';
+import { profile, saveProfile, selfTimes, topFunctions } from './lib/profile';
+import { fixed, note, OUT_DIR, passFail, print, ratio, table, type TargetCheck } from './lib/report';
 
-const KEY = 'bench-admin-key-0123456789abcdef';
 const DOMAIN = 'bench.example.com';
 const CONNECTIONS = 16;
 const WARMUP_SECONDS = 2;
@@ -30,9 +30,8 @@ const ROUNDS = 2;
 /** Per measured phase; far above what this machine reaches in 8 s, so only a runaway hits it. */
 const MAX_REQUESTS = 400_000;
 const MAX_RATIO = 1.5;
-const OUT_DIR = join(__dirname, '.out');
 
-const authorization = `Basic ${Buffer.from(`api:${KEY}`).toString('base64')}`;
+const authorization = basicAuth(BENCH_KEY);
 
 export interface RequestOverheadResult {
   connections: number;
@@ -90,31 +89,8 @@ async function call(url: string, init: RequestInit = {}): Promise<{ status: numb
   return { status: res.status, text: await res.text() };
 }
 
-/** The domain's own item (pk/sk) in the table, found once at setup; the timed loop never scans. */
-async function domainKey(doc: DynamoDBDocumentClient, tableName: string): Promise<{ pk: string; sk: string }> {
-  const found: Array<Record<string, unknown>> = [];
-  let start: Record<string, unknown> | undefined;
-  for (let page = 0; page < 100; page++) {
-    const out = await doc.send(
-      new ScanCommand({
-        TableName: tableName,
-        // The domain item is the one whose sort key names it (the claim item carries the name too).
-        FilterExpression: '#sk = :sk',
-        ExpressionAttributeNames: { '#sk': 'sk' },
-        ExpressionAttributeValues: { ':sk': `DOMAIN#${DOMAIN}` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    found.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-    if (!start) break;
-  }
-  if (found.length !== 1) throw new Error(`expected one domain item named ${DOMAIN}, found ${found.length}`);
-  return { pk: String(found[0]!.pk), sk: String(found[0]!.sk) };
-}
-
 /** The floor: a bare node:http server whose every request is one GetItem (same consistency as ours) and a JSON reply. */
-async function startFloor(doc: DynamoDBDocumentClient, tableName: string, key: { pk: string; sk: string }): Promise<{ url: string; server: Server }> {
+async function startFloor(doc: DynamoDBDocumentClient, tableName: string, key: Key): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     req.resume();
     doc
@@ -143,14 +119,7 @@ function checkRun(label: string, run: LoadRun): void {
 }
 
 export async function requestOverhead(options: { profile?: boolean } = {}): Promise<RequestOverheadResult> {
-  const stdout = silenceStdout();
-  let platform: LocalPlatform | undefined;
-  let floorServer: Server | undefined;
-  let doc: DynamoDBDocumentClient | undefined;
-  try {
-    note('request overhead: starting local mode (in-process, in-memory)');
-    platform = await startLocal({ port: 0, dataDir: null, bootstrapApiKey: KEY });
-    const { us } = platform;
+  return withLocalMode({ bench: 'request overhead' }, async ({ us, principal, stdout, atClose }) => {
     const created = await call(`${us.url}/v4/domains`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -162,12 +131,16 @@ export async function requestOverhead(options: { profile?: boolean } = {}): Prom
     if (oursProbe.status !== 200) throw new Error(`GET ${oursUrl}: ${oursProbe.status} ${oursProbe.text}`);
 
     const tableName = us.env.TABLE_NAME!;
-    doc = DynamoDBDocumentClient.from(
+    const doc = DynamoDBDocumentClient.from(
       new DynamoDBClient({ region: 'us-east-1', endpoint: us.env.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' } }),
     );
-    const key = await domainKey(doc, tableName);
-    const floor = await startFloor(doc, tableName, key);
-    floorServer = floor.server;
+    atClose(() => doc.destroy());
+    // The domain's own item, the one ours reads for this request.
+    const floor = await startFloor(doc, tableName, keys.domain(principal.accountId, DOMAIN));
+    atClose(async () => {
+      floor.server.closeAllConnections();
+      await new Promise<void>((resolve) => floor.server.close(() => resolve()));
+    });
     const floorProbe = await call(floor.url);
     if (floorProbe.status !== 200 || (JSON.parse(floorProbe.text) as { domain: { name: string } }).domain.name !== DOMAIN) {
       throw new Error(`floor probe: ${floorProbe.status} ${floorProbe.text.slice(0, 200)}`);
@@ -219,12 +192,11 @@ export async function requestOverhead(options: { profile?: boolean } = {}): Prom
 
     let profiled: ProfileSummary | undefined;
     if (options.profile) {
-      mkdirSync(OUT_DIR, { recursive: true });
       const one = async (label: 'ours' | 'floor', url: string) => {
         note(`request overhead: CPU profile of ${label} (${DURATION_SECONDS} s, not used for the figures)`);
         const { result, profile: p } = await profile(() => load({ ...base, url, warmupSeconds: 0 }));
         checkRun(`${label} (profiled)`, result);
-        writeFileSync(join(OUT_DIR, `request-overhead-${label}.cpuprofile`), JSON.stringify(p));
+        saveProfile(`request-overhead-${label}`, p);
         return { requests: result.total, ...selfTimes(p) };
       };
       const o = await one('ours', oursUrl);
@@ -243,10 +215,8 @@ export async function requestOverhead(options: { profile?: boolean } = {}): Prom
           })
           .sort((a, b) => b.extraUs - a.extraUs)
           .slice(0, 15),
-        oursTopFunctions: [...o.functions.entries()]
-          .sort((a, b) => b[1] - a[1])
-          .slice(0, 10)
-          .map(([name, us]) => ({ name, us: us / o.requests })),
+        // Idle included, as in the per-request totals above.
+        oursTopFunctions: topFunctions(o.functions, o.requests, { withIdle: true }),
       };
     }
 
@@ -275,13 +245,7 @@ export async function requestOverhead(options: { profile?: boolean } = {}): Prom
       ],
       profile: profiled,
     };
-  } finally {
-    floorServer?.closeAllConnections();
-    await new Promise<void>((resolve) => (floorServer ? floorServer.close(() => resolve()) : resolve()));
-    doc?.destroy();
-    await platform?.close();
-    stdout.restore();
-  }
+  });
 }
 
 export function printRequestOverhead(result: RequestOverheadResult): void {
@@ -302,8 +266,7 @@ export function printRequestOverhead(result: RequestOverheadResult): void {
   );
   print();
   print(`All runs (req/s): ours ${ours.runs.map((r) => fixed(r.requestsPerSecond, 0)).join(', ')}; floor ${floor.runs.map((r) => fixed(r.requestsPerSecond, 0)).join(', ')}.`);
-  const calls = (c: Record<string, number>) => Object.entries(c).map(([k, n]) => `${fixed(n, 2)} ${k}`).join(' + ') || 'none';
-  print(`DynamoDB calls per request (50 sequential requests each, counted at dynalite): ours ${calls(ours.dynamoCallsPerRequest)}, floor ${calls(floor.dynamoCallsPerRequest)}.`);
+  print(`DynamoDB calls per request (50 sequential requests each, counted at dynalite): ours ${describeCalls(ours.dynamoCallsPerRequest)}, floor ${describeCalls(floor.dynamoCallsPerRequest)}.`);
   print(`ours wrote ${fixed(ours.logLinesPerRequest, 2)} log line(s) per request to stdout (formatted, then dropped by the bench).`);
   print();
   const p = result.profile;

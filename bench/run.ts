@@ -11,13 +11,11 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { coldStart, printColdStart, type ColdStartResult } from './cold-start';
 import { eventIngest, printEventIngest, type EventIngestResult } from './event-ingest';
-import { fixed, print, ratio, table, type TargetCheck } from './lib/report';
+import { fixed, OUT_DIR, print, ratio, table, type TargetCheck } from './lib/report';
 import { metricsQuery, printMetricsQuery, type MetricsQueryResult } from './metrics-query';
 import { printRequestOverhead, requestOverhead, type RequestOverheadResult } from './request-overhead';
 import { printSendCpu, sendCpu, type SendCpuResult } from './send-cpu';
 import { printWebhookDispatch, webhookDispatch, type WebhookDispatchResult } from './webhook-dispatch';
-
-const OUT_DIR = join(__dirname, '.out');
 
 /** Share of all cores busy over `ms` (from the kernel's per-core counters): other work skews every figure. */
 async function machineBusy(ms = 1000): Promise<number> {

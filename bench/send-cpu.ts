@@ -25,13 +25,11 @@
  *   split the SDK's share by call. The handler's log line is formatted as usual, then dropped.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { join } from 'node:path';
-import { PutObjectCommand, type PutObjectCommandInput } from '@aws-sdk/client-s3';
-import { SendMessageCommand, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
+import { PutObjectCommand, type PutObjectCommandInput, type S3Client } from '@aws-sdk/client-s3';
+import { SendMessageCommand, type SendMessageCommandInput, type SQSClient } from '@aws-sdk/client-sqs';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { BatchWriteCommand, GetCommand, PutCommand, type BatchWriteCommandInput, type GetCommandInput, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, type BatchWriteCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import busboy from 'busboy';
 import MailComposer from 'nodemailer/lib/mail-composer';
@@ -43,13 +41,13 @@ import type { ApiEvent } from '../functions/platform/http/pipeline';
 import { routeKey } from '../functions/platform/http/route';
 import type { Principal } from '../functions/platform/principal';
 import { concurrentSteps, describeCalls, perUnit, watchCalls, type SentCall } from './lib/aws-calls';
+import { BENCH_KEY } from './lib/local';
 import { startLocalChild, type LocalChild } from './lib/local-child';
-import { basicAuth, localCredentials, primaryPrincipal } from './lib/principal';
-import { profile, selfTimes, type CpuProfile } from './lib/profile';
-import { fixed, kb, median, note, passFail, percentile, print, ratio, table, type TargetCheck } from './lib/report';
+import { basicAuth, primaryPrincipal } from './lib/principal';
+import { layerOf, profile, saveProfile, selfTimes, topFunctions } from './lib/profile';
+import { fixed, kb, median, note, OUT_DIR, passFail, percentile, print, ratio, table, type TargetCheck } from './lib/report';
 import { silenceStdout } from './lib/stdout';
 
-const KEY = 'bench-admin-key-0123456789abcdef';
 const ATTACHMENT_BYTES = 50 * 1024;
 /** JIT warm-up: with fewer, both sides still get faster from round to round. */
 const WARMUP = 300;
@@ -59,7 +57,6 @@ const PROFILE_REQUESTS = 150;
 /** Replays of the handler's AWS calls per round, for the decomposition (so ROUNDS x this in all). */
 const REPLAYS_PER_ROUND = 4;
 const MAX_RATIO = 1.5;
-const OUT_DIR = join(__dirname, '.out');
 
 const SEND_ROUTE = messageRoutes.find((r) => r.operation === 'sendMessage')!;
 const RECIPIENTS = ['Ann Example <ann@example.com>', 'bob@example.com', '"Carol C." <carol@example.net>'];
@@ -301,14 +298,16 @@ function describeCall(call: SentCall): string {
   }
 }
 
+/** The handler's three SDK clients (memoised per region and endpoint: the very ones it sends with). */
+type HandlerClients = readonly [DynamoDBDocumentClient, S3Client, SQSClient];
+
 /**
  * Replays, through the handler's own clients, the AWS calls one request made: same inputs (fresh
  * keys, so conditional writes still succeed), same order, concurrent where the handler's were.
  * Each step is timed alone with process.cpuUsage (nothing else runs meanwhile): what the SDK side
  * of each call costs without the handler around it. Run within the rounds, beside the others.
  */
-function replayer(calls: SentCall[], env: Readonly<Record<string, string | undefined>>) {
-  const [doc, s3, sqs] = withEnv(env, () => [documentClient(), s3Client(), sqsClient()] as const);
+function replayer(calls: SentCall[], [doc, s3, sqs]: HandlerClients, env: Readonly<Record<string, string | undefined>>) {
   let serial = 0;
   const send = (call: SentCall): Promise<unknown> => {
     const fresh = `bench-replay-${++serial}`;
@@ -420,21 +419,14 @@ interface ProfileSummary {
   oursTopFunctions: Array<{ name: string; us: number }>;
 }
 
-/** Coarse groups for the attribution: which layer of the stack a sampled frame belongs to. */
+/** Coarse groups for the attribution: which layer of the stack a sampled frame belongs to (this bench's own, then the common ones). */
 function groupOf(bucket: string): string {
-  if (/^@(aws-sdk|smithy|aws-crypto)\//.test(bucket) || ['fast-xml-parser', 'strnum', 'bowser', 'tslib', 'uuid'].includes(bucket)) return 'AWS SDK (@aws-sdk, @smithy, @aws-crypto)';
-  if (['nodemailer', 'busboy', 'streamsearch'].includes(bucket)) return 'MIME parse + compose (busboy, nodemailer)';
-  if (bucket.startsWith('functions/')) return 'our code (functions/)';
-  if (bucket.startsWith('@middy/') || bucket.startsWith('@aws-lambda-powertools/') || bucket === 'zod') return 'middy, powertools logger, zod';
-  if (bucket === '(garbage collector)') return 'garbage collector';
-  if (bucket === '(program)') return 'V8 / native (program)';
-  if (bucket === '(writev)') return 'native: socket writes';
-  if (bucket === '(runMicrotasks)') return 'native: microtask queue';
-  if (bucket.startsWith('(')) return 'native: other (hashing, buffers, ...)';
-  if (bucket === 'node:internal/async_hooks') return 'async_hooks (AsyncLocalStorage of withEnv)';
-  if (bucket.startsWith('node:')) return 'node internals (node:*)';
-  if (bucket.startsWith('bench/')) return 'bench harness';
-  return 'other';
+  return layerOf(bucket, (b) => {
+    if (['nodemailer', 'busboy', 'streamsearch'].includes(b)) return 'MIME parse + compose (busboy, nodemailer)';
+    if (b.startsWith('@middy/') || b.startsWith('@aws-lambda-powertools/') || b === 'zod') return 'middy, powertools logger, zod';
+    if (b === 'node:internal/async_hooks') return 'async_hooks (AsyncLocalStorage of withEnv)';
+    return undefined;
+  });
 }
 
 export interface SendCpuResult {
@@ -464,15 +456,14 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
   let local: LocalChild | undefined;
   try {
     note('send handler CPU: starting local mode in a child process (stand-ins only)');
-    local = await startLocalChild(KEY);
-    localCredentials();
+    local = await startLocalChild(BENCH_KEY);
     const env = local.env;
-    const authorization = basicAuth(KEY);
+    const authorization = basicAuth(BENCH_KEY);
     const { principal, sandbox } = await primaryPrincipal(env, authorization);
     const { body, contentType } = await multipartBody(sandbox);
     const fixture: Fixture = { body: body.toString('base64'), bodyBytes: body.length, contentType, domain: sandbox, principal, authorization, host: '127.0.0.1' };
     const make = () => apiEvent(fixture);
-    const clients = withEnv(env, () => [documentClient(), s3Client(), sqsClient()]);
+    const clients: HandlerClients = withEnv(env, () => [documentClient(), s3Client(), sqsClient()] as const);
 
     const ours = async (event: ApiEvent) => {
       const result = (await withEnv(env, () => handler(event, lambdaContext(event.requestContext.requestId)))) as APIGatewayProxyStructuredResultV2;
@@ -495,7 +486,7 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
       handlerOnly: (n) => answeringInProcess(clients, answers, () => measure(n, make, ours)),
       floor: (n) => measure(n, make, floorOne),
     };
-    const replay = replayer(single.calls, env);
+    const replay = replayer(single.calls, clients, env);
 
     note(`send handler CPU: warm-up (${WARMUP} requests each)`);
     for (const v of VARIANTS) await runs[v](WARMUP);
@@ -522,21 +513,21 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
 
     let profiled: ProfileSummary | undefined;
     if (options.profile) {
-      mkdirSync(OUT_DIR, { recursive: true });
       const times = {} as Record<Variant, ReturnType<typeof selfTimes>>;
       for (const v of VARIANTS) {
         note(`send handler CPU: V8 profile of ${LABEL[v]} (${PROFILE_REQUESTS} requests, not used for the figures)`);
         const { profile: p } = await profile(() => runs[v](PROFILE_REQUESTS));
-        writeFileSync(join(OUT_DIR, `send-cpu-${v}.cpuprofile`), JSON.stringify(p));
-        times[v] = selfTimes(p as CpuProfile, { weight: 'samples' });
+        saveProfile(`send-cpu-${v}`, p);
+        times[v] = selfTimes(p, { weight: 'samples' });
       }
       const per = (v: Variant, bucket: string) => (times[v].buckets.get(bucket) ?? 0) / PROFILE_REQUESTS;
       const names = [...new Set(VARIANTS.flatMap((v) => [...times[v].buckets.keys()]))].filter((n) => n !== '(idle)');
       const groups = new Map<string, Record<Variant, number>>();
       for (const name of names) {
-        const g = groups.get(groupOf(name)) ?? { ours: 0, handlerOnly: 0, floor: 0 };
+        const group = groupOf(name);
+        const g = groups.get(group) ?? { ours: 0, handlerOnly: 0, floor: 0 };
         for (const v of VARIANTS) g[v] += per(v, name);
-        groups.set(groupOf(name), g);
+        groups.set(group, g);
       }
       profiled = {
         requests: PROFILE_REQUESTS,
@@ -546,11 +537,7 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
           .map((name) => ({ name, handlerOnlyUs: per('handlerOnly', name), floorUs: per('floor', name), extraUs: per('handlerOnly', name) - per('floor', name) }))
           .sort((a, b) => b.extraUs - a.extraUs)
           .slice(0, 12),
-        oursTopFunctions: [...times.ours.functions.entries()]
-          .filter(([name]) => name !== '(idle)')
-          .sort((a, b) => b[1] - a[1])
-          .slice(0, 10)
-          .map(([name, us]) => ({ name, us: us / PROFILE_REQUESTS })),
+        oursTopFunctions: topFunctions(times.ours.functions, PROFILE_REQUESTS),
       };
     }
 

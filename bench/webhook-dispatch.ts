@@ -23,12 +23,9 @@ import { createAccountWebhook } from '../functions/webhooks/account-webhooks';
 import { createHook } from '../functions/webhooks/domain-webhooks';
 import { fanOutWebhooks } from '../functions/webhooks/fan-out';
 import { signingKey } from '../functions/webhooks/signing-key';
-import { startLocal, type LocalPlatform } from '../lib/local/platform';
-import { basicAuth, primaryPrincipal } from './lib/principal';
+import { withLocalMode } from './lib/local';
 import { fixed, median, note, print, ratio, table } from './lib/report';
-import { silenceStdout } from './lib/stdout';
 
-const KEY = 'bench-admin-key-0123456789abcdef';
 const EVENTS = 1000;
 const STREAM_BATCH = 100;
 const POSTS_PER_EVENT = 2;
@@ -92,85 +89,80 @@ function deliveredEvents(accountId: string, domain: string, count: number): Reco
 
 export async function webhookDispatch(): Promise<WebhookDispatchResult> {
   const started = performance.now();
-  const stdout = silenceStdout();
-  let platform: LocalPlatform | undefined;
   const hook = await receiver();
-  const agent = new Agent({ keepAlive: true, maxSockets: PEER_IN_FLIGHT });
   try {
-    note('webhook dispatch: starting local mode (in-process, in-memory)');
-    platform = await startLocal({ port: 0, dataDir: null, bootstrapApiKey: KEY, env: { WEBHOOK_CONFIG_CACHE_SECONDS: '60' } });
-    const us = platform.us;
-    const { principal, sandbox } = await primaryPrincipal(us.env, basicAuth(KEY));
-    const accountId = principal.accountId;
-    await us.run(async () => {
-      await createHook(accountId, sandbox, 'delivered', [`${hook.url}/domain`]);
-      await createAccountWebhook(accountId, { url: `${hook.url}/domain`, event_types: ['delivered'] });
-      await createAccountWebhook(accountId, { url: `${hook.url}/account`, event_types: ['delivered', 'opened'] });
-    });
-    const key = await us.run(() => signingKey(accountId));
-
-    const ours = async (events: RecordedEvent[]): Promise<number> => {
-      const target = hook.count() + events.length * POSTS_PER_EVENT;
-      const t0 = performance.now();
-      const batches = Array.from({ length: Math.ceil(events.length / STREAM_BATCH) }, (_, i) => events.slice(i * STREAM_BATCH, (i + 1) * STREAM_BATCH));
-      await Promise.all(batches.map((batch) => us.run(() => fanOutWebhooks(batch))));
-      await hook.waitFor(target);
-      return (events.length * POSTS_PER_EVENT) / ((performance.now() - t0) / 1000);
-    };
-
-    const post = (path: string, body: string) =>
-      new Promise<void>((resolve, reject) => {
-        const req = request(`${hook.url}${path}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-          res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`peer got ${res.statusCode}`))));
-        });
-        req.on('error', reject);
-        req.end(body);
+    // Local mode closes first: its delivery workers stop before the receiver does.
+    return await withLocalMode({ bench: 'webhook dispatch', env: { WEBHOOK_CONFIG_CACHE_SECONDS: '60' } }, async ({ us, principal, sandbox, atClose }) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: PEER_IN_FLIGHT });
+      atClose(() => agent.destroy());
+      const accountId = principal.accountId;
+      await us.run(async () => {
+        await createHook(accountId, sandbox, 'delivered', [`${hook.url}/domain`]);
+        await createAccountWebhook(accountId, { url: `${hook.url}/domain`, event_types: ['delivered'] });
+        await createAccountWebhook(accountId, { url: `${hook.url}/account`, event_types: ['delivered', 'opened'] });
       });
-    const peer = async (events: RecordedEvent[]): Promise<number> => {
-      const jobs = events.flatMap((e) => ['/domain', '/account'].map((path) => ({ path, data: e.data })));
-      const t0 = performance.now();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: PEER_IN_FLIGHT }, async () => {
-          while (next < jobs.length) {
-            const job = jobs[next++]!;
-            const timestamp = String(Math.floor(Date.now() / 1000));
-            const token = randomBytes(25).toString('hex');
-            const signature = createHmac('sha256', key).update(timestamp + token).digest('hex');
-            await post(job.path, JSON.stringify({ signature: { timestamp, token, signature }, 'event-data': job.data }));
-          }
-        }),
-      );
-      return jobs.length / ((performance.now() - t0) / 1000);
-    };
+      const key = await us.run(() => signingKey(accountId));
 
-    note('webhook dispatch: warm-up');
-    await ours(deliveredEvents(accountId, sandbox, 100));
-    await peer(deliveredEvents(accountId, sandbox, 100));
-    const oursRounds: number[] = [];
-    const peerRounds: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      note(`webhook dispatch: round ${round + 1} of ${ROUNDS} (${EVENTS} events, ${EVENTS * POSTS_PER_EVENT} deliveries each)`);
-      oursRounds.push(await ours(deliveredEvents(accountId, sandbox, EVENTS)));
-      peerRounds.push(await peer(deliveredEvents(accountId, sandbox, EVENTS)));
-    }
-    const oursRate = median(oursRounds);
-    const peerRate = median(peerRounds);
-    return {
-      events: EVENTS,
-      deliveries: EVENTS * POSTS_PER_EVENT,
-      ours: { label: 'ours: fanOutWebhooks -> queue -> delivery worker', deliveriesPerSecond: oursRate, rounds: oursRounds },
-      peer: { label: `peer: signed POSTs with node:http, ${PEER_IN_FLIGHT} in flight`, deliveriesPerSecond: peerRate, rounds: peerRounds },
-      ratio: peerRate / oursRate,
-      durationSeconds: (performance.now() - started) / 1000,
-    };
+      const ours = async (events: RecordedEvent[]): Promise<number> => {
+        const target = hook.count() + events.length * POSTS_PER_EVENT;
+        const t0 = performance.now();
+        const batches = Array.from({ length: Math.ceil(events.length / STREAM_BATCH) }, (_, i) => events.slice(i * STREAM_BATCH, (i + 1) * STREAM_BATCH));
+        await Promise.all(batches.map((batch) => us.run(() => fanOutWebhooks(batch))));
+        await hook.waitFor(target);
+        return (events.length * POSTS_PER_EVENT) / ((performance.now() - t0) / 1000);
+      };
+
+      const post = (path: string, body: string) =>
+        new Promise<void>((resolve, reject) => {
+          const req = request(`${hook.url}${path}`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+            res.resume();
+            res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`peer got ${res.statusCode}`))));
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+      const peer = async (events: RecordedEvent[]): Promise<number> => {
+        const jobs = events.flatMap((e) => ['/domain', '/account'].map((path) => ({ path, data: e.data })));
+        const t0 = performance.now();
+        let next = 0;
+        await Promise.all(
+          Array.from({ length: PEER_IN_FLIGHT }, async () => {
+            while (next < jobs.length) {
+              const job = jobs[next++]!;
+              const timestamp = String(Math.floor(Date.now() / 1000));
+              const token = randomBytes(25).toString('hex');
+              const signature = createHmac('sha256', key).update(timestamp + token).digest('hex');
+              await post(job.path, JSON.stringify({ signature: { timestamp, token, signature }, 'event-data': job.data }));
+            }
+          }),
+        );
+        return jobs.length / ((performance.now() - t0) / 1000);
+      };
+
+      note('webhook dispatch: warm-up');
+      await ours(deliveredEvents(accountId, sandbox, 100));
+      await peer(deliveredEvents(accountId, sandbox, 100));
+      const oursRounds: number[] = [];
+      const peerRounds: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        note(`webhook dispatch: round ${round + 1} of ${ROUNDS} (${EVENTS} events, ${EVENTS * POSTS_PER_EVENT} deliveries each)`);
+        oursRounds.push(await ours(deliveredEvents(accountId, sandbox, EVENTS)));
+        peerRounds.push(await peer(deliveredEvents(accountId, sandbox, EVENTS)));
+      }
+      const oursRate = median(oursRounds);
+      const peerRate = median(peerRounds);
+      return {
+        events: EVENTS,
+        deliveries: EVENTS * POSTS_PER_EVENT,
+        ours: { label: 'ours: fanOutWebhooks -> queue -> delivery worker', deliveriesPerSecond: oursRate, rounds: oursRounds },
+        peer: { label: `peer: signed POSTs with node:http, ${PEER_IN_FLIGHT} in flight`, deliveriesPerSecond: peerRate, rounds: peerRounds },
+        ratio: peerRate / oursRate,
+        durationSeconds: (performance.now() - started) / 1000,
+      };
+    });
   } finally {
-    agent.destroy();
-    await platform?.close();
     hook.server.closeAllConnections();
     await new Promise((resolve) => hook.server.close(resolve));
-    stdout.restore();
   }
 }
 

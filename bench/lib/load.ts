@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runNodeJson } from './run-node';
 
 /** What one load run measured. */
 export interface LoadRun {
@@ -51,19 +51,8 @@ export function load(options: LoadOptions): Promise<LoadRun> {
   const url = new URL(options.url);
   if (url.hostname !== '127.0.0.1') throw new Error(`benchmarks only send traffic to 127.0.0.1, not ${url.hostname}`);
   const limitMs = (options.warmupSeconds + options.durationSeconds + 30) * 1000;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', RUNNER, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`load generator exited with ${code}: ${stderr.trim().slice(0, 1000)}`));
-      const r = JSON.parse(stdout) as Omit<LoadRun, 'requestsPerSecond'>;
-      resolve({ ...r, requestsPerSecond: r.total / r.durationSeconds });
-    });
-  });
+  return runNodeJson<Omit<LoadRun, 'requestsPerSecond'>>(RUNNER, JSON.stringify(options), { what: 'load generator', timeoutMs: limitMs }).then((r) => ({
+    ...r,
+    requestsPerSecond: r.total / r.durationSeconds,
+  }));
 }

@@ -1,12 +1,13 @@
 /**
  * Local mode in a child process, so that its stand-ins (dynalite, s3rver, the SQS and SES
  * stand-ins) spend their CPU outside the process a benchmark measures. The parent gets the US
- * region's handler environment (endpoints on 127.0.0.1) and runs the handlers itself against it.
+ * region's handler environment (endpoints on 127.0.0.1) and the stand-ins' credentials, and runs
+ * the handlers itself against them.
  *
  * The send queue's consumer is paused: the child serves the stand-ins and runs no handler work.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { startLocal, type LocalPlatform } from '../../lib/local/platform';
+import { startLocal, useStandInCredentials, type LocalPlatform } from '../../lib/local/platform';
 
 type FromChild = { ready: true; env: Record<string, string | undefined> } | { error: string };
 
@@ -42,6 +43,8 @@ export function startLocalChild(adminKey: string): Promise<LocalChild> {
         child.kill('SIGKILL');
         return reject(new Error(`local mode failed in the child process: ${message.error}`));
       }
+      // What startLocal sets in the child: this process's SDK clients talk to the same stand-ins.
+      useStandInCredentials();
       resolve({
         env: Object.freeze(message.env),
         pid: child.pid!,

@@ -20,11 +20,3 @@ export async function primaryPrincipal(env: Record<string, string | undefined>, 
     return { principal: context, sandbox: sandbox.name };
   });
 }
-
-/** startLocal() does this for its own process: the stand-ins take only their fixed credentials, never real ones. */
-export function localCredentials(): void {
-  process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
-  process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
-  delete process.env.AWS_SESSION_TOKEN;
-  delete process.env.AWS_PROFILE;
-}

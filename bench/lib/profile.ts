@@ -1,4 +1,7 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
+import { OUT_DIR } from './report';
 
 /** The V8 CPU profile format (what `node --cpu-prof` writes). */
 export interface CpuProfile {
@@ -86,4 +89,38 @@ export function selfTimes(p: CpuProfile, options: { weight?: 'time' | 'samples' 
     functions.set(fnKey, (functions.get(fnKey) ?? 0) + us);
   }
   return { totalUs, buckets, functions };
+}
+
+/** Saves a profile as OUT_DIR/`name`.cpuprofile, for Chrome DevTools. */
+export function saveProfile(name: string, p: CpuProfile): void {
+  mkdirSync(OUT_DIR, { recursive: true });
+  writeFileSync(join(OUT_DIR, `${name}.cpuprofile`), JSON.stringify(p));
+}
+
+/**
+ * The coarse layer of the stack a bucket (from selfTimes) belongs to. `own` names a benchmark's
+ * own layers and is asked first; what it leaves (undefined) goes to the layers every benchmark has.
+ */
+export function layerOf(bucket: string, own?: (bucket: string) => string | undefined): string {
+  const layer = own?.(bucket);
+  if (layer !== undefined) return layer;
+  if (/^@(aws-sdk|smithy|aws-crypto)\//.test(bucket) || ['fast-xml-parser', 'strnum', 'bowser', 'tslib', 'uuid'].includes(bucket)) return 'AWS SDK (@aws-sdk, @smithy, @aws-crypto)';
+  if (bucket.startsWith('functions/')) return 'our code (functions/)';
+  if (bucket === '(garbage collector)') return 'garbage collector';
+  if (bucket === '(program)') return 'V8 / native (program)';
+  if (bucket === '(writev)') return 'native: socket writes';
+  if (bucket === '(runMicrotasks)') return 'native: microtask queue';
+  if (bucket.startsWith('(')) return 'native: other (hashing, buffers, ...)';
+  if (bucket.startsWith('node:')) return 'node internals (node:*)';
+  if (bucket.startsWith('bench/')) return 'bench harness';
+  return 'other';
+}
+
+/** The 10 functions with the most self time (from selfTimes), each divided by `per`; `(idle)` left out unless `withIdle`. */
+export function topFunctions(functions: Map<string, number>, per: number, options: { withIdle?: boolean } = {}): Array<{ name: string; us: number }> {
+  return [...functions.entries()]
+    .filter(([name]) => options.withIdle || name !== '(idle)')
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([name, us]) => ({ name, us: us / per }));
 }

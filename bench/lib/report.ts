@@ -1,4 +1,8 @@
 /** Small statistics and table helpers shared by the benchmarks. */
+import { join } from 'node:path';
+
+/** Where the benchmarks write results.json and their CPU profiles (git-ignored). */
+export const OUT_DIR = join(__dirname, '..', '.out');
 
 export function sorted(values: readonly number[]): number[] {
   return [...values].sort((a, b) => a - b);

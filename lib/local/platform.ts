@@ -66,14 +66,21 @@ function lockDataDir(dataDir: string): void {
 
 const newApiKey = () => `${randomBytes(16).toString('hex')}-${randomBytes(4).toString('hex')}-${randomBytes(4).toString('hex')}`;
 
-/** Both regions on one machine, each over its own stand-ins, with the very handlers Lambda runs. */
-export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatform> {
-  // Local mode never talks to AWS. The SDK clients still sign, the stand-ins ignore it, and
-  // s3rver accepts only its own fixed credentials; real ones from the shell are not wanted here.
+/**
+ * Local mode never talks to AWS. The SDK clients still sign, the stand-ins ignore it, and s3rver
+ * accepts only its own fixed credentials; real ones from the shell are not wanted here. startLocal
+ * sets them for its process; a process that only talks to another's stand-ins calls this itself.
+ */
+export function useStandInCredentials(): void {
   process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
   process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
   delete process.env.AWS_SESSION_TOKEN;
   delete process.env.AWS_PROFILE;
+}
+
+/** Both regions on one machine, each over its own stand-ins, with the very handlers Lambda runs. */
+export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatform> {
+  useStandInCredentials();
   const dataDir = options.dataDir === null ? null : resolve(options.dataDir ?? '.data');
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
