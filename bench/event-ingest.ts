@@ -20,7 +20,8 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handler as ingestWorker } from '../functions/events/ses-notifications';
-import { messageKey, newStorageKey, storeMessage, type MessageRecord } from '../functions/messages/message-store';
+import { mapLimit } from '../functions/platform/concurrency';
+import { messageKey, newStorageKey, storeMime, storeRecord, type MessageRecord } from '../functions/messages/message-store';
 import { TAG_ACCOUNT, TAG_STORAGE } from '../functions/messages/send-worker';
 import { documentClient } from '../functions/platform/aws-clients';
 import { messageId as newMessageId } from '../functions/platform/ids';
@@ -256,17 +257,14 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
 
     // The messages the notifications name: the worker reads one per event. Consecutive events name different messages.
     const measured = BATCHES * BATCH_SIZE;
-    note(`event ingest: storing ${MESSAGES} messages (storeMessage: S3 + DynamoDB, ${SETUP_CONCURRENCY} at a time)`);
+    note(`event ingest: storing ${MESSAGES} messages (storeMime + storeRecord: S3 + DynamoDB, ${SETUP_CONCURRENCY} at a time)`);
     const setupStarted = performance.now();
     const mime = Buffer.from(`From: billing@${sandbox}\r\nTo: someone@example.com\r\nSubject: Your statement\r\n\r\n${'x'.repeat(1000)}\r\n`);
     const records: MessageRecord[] = Array.from({ length: MESSAGES }, (_, i) => messageRecord(principal.accountId, sandbox, i, mime.length));
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: SETUP_CONCURRENCY }, async () => {
-        while (next < records.length) {
-          const record = records[next++]!;
-          await us.run(() => storeMessage(record, mime));
-        }
+    await mapLimit(records, SETUP_CONCURRENCY, (record) =>
+      us.run(async () => {
+        await storeMime(record, mime);
+        await storeRecord(record);
       }),
     );
     const setupSeconds = (performance.now() - setupStarted) / 1000;

@@ -50,12 +50,7 @@ export function newStorageKey(): string {
 
 const objectKey = (record: Pick<MessageRecord, 'accountId' | 'domain' | 'storageKey'>) => `${record.accountId}/${record.domain}/${record.storageKey}.eml`;
 
-/** Stores the MIME first, then the record: a record never points at a missing object. */
-export async function storeMessage(record: MessageRecord, mime: Buffer): Promise<void> {
-  await storeMime(record, mime);
-  await storeRecord(record);
-}
-
+/** Stores the MIME; its record comes after (storeRecord), so a record never points at a missing object. */
 export async function storeMime(record: MessageRecord, mime: Buffer): Promise<void> {
   await s3Client().send(
     new PutObjectCommand({ Bucket: env().MESSAGES_BUCKET, Key: objectKey(record), Body: mime, ContentType: 'message/rfc822' }),
