@@ -59,14 +59,17 @@ interface ProfileSummary {
 }
 
 /**
- * DynamoDB API calls per request (by X-Amz-Target, as dynalite receives them), over a few sequential
- * requests before the timed runs: shows what each side does per request. The hook is removed after.
+ * DynamoDB API calls per request (by X-Amz-Target), over a few sequential requests before the timed
+ * runs: shows what each side does per request. Counted at the endpoint both sides call (local mode's
+ * stream proxy), not again where it forwards them (dynalite). The hook is removed after.
  */
-async function dynamoCallsPerRequest(url: string, requests: number): Promise<Record<string, number>> {
+async function dynamoCallsPerRequest(url: string, dynamoEndpoint: string, requests: number): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
+  const port = Number(new URL(dynamoEndpoint).port);
   const emit = Server.prototype.emit;
   Server.prototype.emit = function (this: Server, event: string | symbol, ...args: unknown[]) {
-    const target = event === 'request' ? (args[0] as { headers: Record<string, string | undefined> }).headers['x-amz-target'] : undefined;
+    const atEndpoint = event === 'request' && (this.address() as AddressInfo | null)?.port === port;
+    const target = atEndpoint ? (args[0] as { headers: Record<string, string | undefined> }).headers['x-amz-target'] : undefined;
     if (target) {
       const operation = target.replace(/^DynamoDB_\d+\./, '');
       counts[operation] = (counts[operation] ?? 0) + 1;
@@ -146,8 +149,8 @@ export async function requestOverhead(options: { profile?: boolean } = {}): Prom
       throw new Error(`floor probe: ${floorProbe.status} ${floorProbe.text.slice(0, 200)}`);
     }
 
-    const oursCalls = await dynamoCallsPerRequest(oursUrl, 50);
-    const floorCalls = await dynamoCallsPerRequest(floor.url, 50);
+    const oursCalls = await dynamoCallsPerRequest(oursUrl, us.env.DYNAMODB_ENDPOINT!, 50);
+    const floorCalls = await dynamoCallsPerRequest(floor.url, us.env.DYNAMODB_ENDPOINT!, 50);
 
     const base: Omit<LoadOptions, 'url'> = {
       headers: { authorization },
@@ -266,7 +269,7 @@ export function printRequestOverhead(result: RequestOverheadResult): void {
   );
   print();
   print(`All runs (req/s): ours ${ours.runs.map((r) => fixed(r.requestsPerSecond, 0)).join(', ')}; floor ${floor.runs.map((r) => fixed(r.requestsPerSecond, 0)).join(', ')}.`);
-  print(`DynamoDB calls per request (50 sequential requests each, counted at dynalite): ours ${describeCalls(ours.dynamoCallsPerRequest)}, floor ${describeCalls(floor.dynamoCallsPerRequest)}.`);
+  print(`DynamoDB calls per request (50 sequential requests each, counted where the handlers send them): ours ${describeCalls(ours.dynamoCallsPerRequest)}, floor ${describeCalls(floor.dynamoCallsPerRequest)}.`);
   print(`ours wrote ${fixed(ours.logLinesPerRequest, 2)} log line(s) per request to stdout (formatted, then dropped by the bench).`);
   print();
   const p = result.profile;
