@@ -114,8 +114,8 @@ export async function getItems<T>(keys: readonly Key[], options: { concurrency?:
   return found;
 }
 
-/** Sets the given attributes (undefined ones are removed) on an existing item and returns it. */
-export async function updateItem<T>(key: Key, changes: Record<string, unknown>): Promise<T> {
+/** An update expression setting the given attributes and removing the undefined ones. */
+function updateExpression(changes: Record<string, unknown>) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
@@ -129,6 +129,24 @@ export async function updateItem<T>(key: Key, changes: Record<string, unknown>):
     }
   });
   const expression = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim();
+  return { expression, names, values };
+}
+
+/** A condition that each attribute has the given value (equality only). */
+function equalities(expected: Record<string, unknown>) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const terms = Object.entries(expected).map(([name, value], i) => {
+    names[`#e${i}`] = name;
+    values[`:e${i}`] = value;
+    return `#e${i} = :e${i}`;
+  });
+  return { condition: terms.join(' AND '), names, values };
+}
+
+/** Sets the given attributes (undefined ones are removed) on an existing item and returns it. */
+export async function updateItem<T>(key: Key, changes: Record<string, unknown>): Promise<T> {
+  const { expression, names, values } = updateExpression(changes);
   const out = await documentClient().send(
     new UpdateCommand({
       TableName: table(),
@@ -141,6 +159,45 @@ export async function updateItem<T>(key: Key, changes: Record<string, unknown>):
     }),
   );
   return withoutKeys<T>(out.Attributes)!;
+}
+
+/**
+ * Changes an item only while its attributes still hold the `expected` values: a compare-and-set
+ * that answers false when another writer got there first (or the item is gone).
+ */
+export async function updateItemIf(key: Key, expected: Record<string, unknown>, changes: Record<string, unknown>): Promise<boolean> {
+  const update = updateExpression(changes);
+  const when = equalities(expected);
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: update.expression,
+        ConditionExpression: when.condition,
+        ExpressionAttributeNames: { ...update.names, ...when.names },
+        ExpressionAttributeValues: { ...update.values, ...when.values },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** Deletes an item only while its attributes still hold the `expected` values. */
+export async function deleteItemIf(key: Key, expected: Record<string, unknown>): Promise<boolean> {
+  const when = equalities(expected);
+  try {
+    await documentClient().send(
+      new DeleteCommand({ TableName: table(), Key: key, ConditionExpression: when.condition, ExpressionAttributeNames: when.names, ExpressionAttributeValues: when.values }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 export async function deleteItem(key: Key): Promise<void> {

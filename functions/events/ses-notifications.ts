@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { findMessage, messageEventFields, type MessageRecord } from '../messages/message-store';
-import { TAG_STORAGE } from '../messages/send-worker';
+import { settleClaims, TAG_STORAGE } from '../messages/send-worker';
 import { addBounce, addComplaint } from '../suppressions/sending';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
@@ -118,6 +118,9 @@ function eventsOf(record: MessageRecord, ses: SesEvent): Array<{ data: EventData
   }
 }
 
+/** Notifications that say SES took the message and reached an outcome for these recipients. */
+const FINAL_FOR_SENDER = new Set(['Delivery', 'Bounce', 'Reject']);
+
 /** Reads an SQS body: an SNS envelope (raw delivery off) or the SES record itself (raw delivery on). */
 export function sesEventOf(body: string): SesEvent {
   const parsed = JSON.parse(body) as { Type?: string; Message?: string } & Partial<SesEvent>;
@@ -134,6 +137,8 @@ export async function ingest(ses: SesEvent): Promise<void> {
   const items = eventsOf(record, ses);
   // Events have ids derived from the notification, so a redelivered one overwrites, not duplicates.
   await recordEvents(record.accountId, record.domain, items.map((item) => item.data));
+  // SES has the message: a claim its send left 'sending' (the worker died before marking it) is settled.
+  if (FINAL_FOR_SENDER.has(ses.eventType)) await settleClaims(record.storageKey, items.map((item) => item.recipient));
   for (const item of items) {
     // Hard bounces join the domain's bounce list (unless allowlisted), complaints its complaint list.
     if (item.hardBounce) await addBounce(record.accountId, record.domain, { address: item.recipient, code: item.hardBounce.code, error: item.hardBounce.error });

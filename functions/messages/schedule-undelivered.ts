@@ -15,7 +15,9 @@ export interface UndeliveredInput {
  */
 export async function handler(input: UndeliveredInput): Promise<{ failed: number }> {
   if (!input || typeof input.storageKey !== 'string') throw new Error('storageKey is required');
-  const failed = await abandonUnsent(input.storageKey, 'The scheduled message could not be queued for sending');
+  const { failed, busyUntil } = await abandonUnsent(input.storageKey, 'The scheduled message could not be queued for sending');
+  // A send job did reach the queue after all and holds some recipients: the workflow retries this task.
+  if (busyUntil !== undefined) throw new Error(`recipients of ${input.storageKey} are being sent; retry after ${new Date(busyUntil).toISOString()}`);
   logger.error('scheduled message not queued; unsent recipients failed', { storageKey: input.storageKey, failed, error: input.error?.Error });
   return { failed };
 }

@@ -1,7 +1,8 @@
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { deleteItem, getItem, putItem, updateItem } from '../data/store';
+import { randomUUID } from 'node:crypto';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { deleteItemIf, getItem, putItem, updateItem, updateItemIf } from '../data/store';
 import { findDomain } from '../domains/domain-store';
 import { suppressionFor, type SuppressionVerdict } from '../suppressions/sending';
 import { newEvent, recordEvents, type EventData } from '../events/event-store';
@@ -11,6 +12,7 @@ import { env } from '../platform/env';
 import { logger } from '../platform/logger';
 import type { SendJob } from './accept';
 import { findMessage, loadMime, messageEventFields, type MessageRecord } from './message-store';
+import { chunkReserveMs, CLAIM_GRACE_MS, SEND_WORKER_TIMEOUT_SECONDS } from './send-timing';
 
 /**
  * Consumes the send queue. Each recipient is claimed with a conditional write before SES is
@@ -61,62 +63,126 @@ const SUPPRESSED: Record<SuppressionVerdict, string> = {
 };
 
 /**
- * A claim still 'sending' this long after it was made belongs to an invocation that died (the
- * deployed worker times out at 2 minutes): SES may or may not have the message.
+ * Claims written before claims carried their invocation's deadline: dead 5 minutes after they
+ * were made, as the worker then assumed.
  */
-export const STALE_CLAIM_MS = 5 * 60_000;
+const LEGACY_CLAIM_LIFETIME_MS = 5 * 60_000;
 
+/**
+ * A recipient's claim. 'claimed': an invocation has taken it and not yet called SES, so if that
+ * invocation dies it may be sent again. 'sending': SES is being (or was) called for it, so if its
+ * invocation dies the outcome is unknown. 'done': it has its final event, or SES has it.
+ */
 interface Claim {
-  state: 'sending' | 'done';
+  state: 'claimed' | 'sending' | 'done';
   at: number;
+  /** The invocation that holds it, and that invocation's deadline (ms since the epoch). */
+  owner?: string;
+  until?: number;
+}
+
+/** One run of the worker: who it is, and when Lambda (or local mode) will stop it. */
+export interface Invocation {
+  owner: string;
+  deadline: number;
+  /** Time kept back before the deadline for one SES chunk. */
+  reserveMs: number;
+}
+
+export function invocationOf(remainingMs: number): Invocation {
+  return { owner: randomUUID(), deadline: Date.now() + remainingMs, reserveMs: chunkReserveMs(remainingMs) };
+}
+
+/** When a claim is certainly abandoned: its invocation's deadline has passed, with a margin. */
+const deadAt = (claim: Claim) => (claim.until ?? claim.at + LEGACY_CLAIM_LIFETIME_MS) + CLAIM_GRACE_MS;
+
+interface Claims {
+  /** Taken by this invocation: not yet sent by anyone. */
+  claimed: string[];
+  /** Left 'sending' by a dead invocation, now taken over: SES may or may not have them. */
+  ambiguous: string[];
+  /** When the claims another invocation still holds will be dead, if there are any. */
+  busyUntil?: number;
+}
+
+type ClaimOutcome = { kind: 'claimed' | 'ambiguous' | 'handled' } | { kind: 'busy'; until: number };
+
+/** Takes one recipient's claim for `invocation`, or says why not. */
+async function claimOne(record: MessageRecord, recipient: string, invocation: Invocation): Promise<ClaimOutcome> {
+  const key = claimKey(record.storageKey, recipient);
+  const mine = { state: 'claimed', at: Date.now(), owner: invocation.owner, until: invocation.deadline };
+  if (await putItem(key, { ...mine, ttl: record.ttl }, { ifAbsent: true })) return { kind: 'claimed' };
+  const existing = await getItem<Claim>(key, { consistent: true });
+  // Released between the two calls: whoever released it re-queued the job, which will take it.
+  if (!existing) return { kind: 'busy', until: Date.now() };
+  if (existing.state === 'done') return { kind: 'handled' };
+  if (Date.now() < deadAt(existing)) return { kind: 'busy', until: deadAt(existing) };
+  // Dead: taken over only if nobody else took it over first.
+  const expected = { state: existing.state, at: existing.at };
+  if (existing.state === 'claimed') return (await updateItemIf(key, expected, mine)) ? { kind: 'claimed' } : { kind: 'busy', until: Date.now() };
+  return (await updateItemIf(key, expected, { state: 'done', at: Date.now() })) ? { kind: 'ambiguous' } : { kind: 'busy', until: Date.now() };
 }
 
 /**
- * Claims the recipients not yet claimed. Those claimed and done were handled by an earlier
- * delivery; those left 'sending' by a dead invocation are returned as `stale`, to be settled
- * with a final event rather than sent again.
+ * Claims every recipient it can. Those done were handled by an earlier delivery; those another
+ * invocation holds are left to it until its deadline has passed, and the job comes back then.
  */
-async function claim(record: MessageRecord): Promise<{ claimed: string[]; stale: string[] }> {
-  const now = Date.now();
-  const outcomes = await mapLimit(record.recipients, CLAIM_WRITES_AT_ONCE, async (recipient) => {
-    const key = claimKey(record.storageKey, recipient);
-    if (await putItem(key, { state: 'sending', at: now, ttl: record.ttl }, { ifAbsent: true })) return 'claimed';
-    const existing = await getItem<Claim>(key, { consistent: true });
-    return existing?.state === 'sending' && now - existing.at >= STALE_CLAIM_MS ? 'stale' : 'handled';
-  });
-  const having = (outcome: string) => record.recipients.filter((_, i) => outcomes[i] === outcome);
-  return { claimed: having('claimed'), stale: having('stale') };
+async function claim(record: MessageRecord, invocation: Invocation): Promise<Claims> {
+  const outcomes = await mapLimit(record.recipients, CLAIM_WRITES_AT_ONCE, (recipient) => claimOne(record, recipient, invocation));
+  const having = (kind: ClaimOutcome['kind']) => record.recipients.filter((_, i) => outcomes[i]!.kind === kind);
+  const busy = outcomes.flatMap((outcome) => (outcome.kind === 'busy' ? [outcome.until] : []));
+  return { claimed: having('claimed'), ambiguous: having('ambiguous'), busyUntil: busy.length ? Math.max(...busy) : undefined };
+}
+
+/** Gives claims back unsent, so that the job, queued again, can take them. */
+const release = (storageKey: string, recipients: string[], invocation: Invocation) =>
+  mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => deleteItemIf(claimKey(storageKey, recipient), { owner: invocation.owner }));
+
+/** The claims SES has a final word on are settled, so a dead invocation's claim is not failed as unknown. */
+export async function settleClaims(storageKey: string, recipients: string[]): Promise<void> {
+  await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => updateItemIf(claimKey(storageKey, recipient.toLowerCase()), { state: 'sending' }, { state: 'done' }));
 }
 
 const retryDelay = (attempt: number) => Math.min(900, env().SEND_RETRY_BASE_SECONDS * 2 ** attempt);
 
-async function retryLater(job: SendJob): Promise<void> {
-  const delay = retryDelay(job.attempt);
-  const next: SendJob = { ...job, attempt: job.attempt + 1, firstAttemptAt: job.firstAttemptAt ?? Date.now() };
-  await sqsClient().send(new SendMessageCommand({ QueueUrl: env().SEND_QUEUE_URL!, MessageBody: JSON.stringify(next), DelaySeconds: delay }));
+/** SQS delays a message by at most 15 minutes. */
+const MAX_DELAY_SECONDS = 900;
+
+async function requeue(job: SendJob, delaySeconds: number): Promise<void> {
+  const DelaySeconds = Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds)));
+  await sqsClient().send(new SendMessageCommand({ QueueUrl: env().SEND_QUEUE_URL!, MessageBody: JSON.stringify(job), DelaySeconds }));
 }
 
-async function sendOne(job: SendJob): Promise<void> {
+const retryLater = (job: SendJob) => requeue({ ...job, attempt: job.attempt + 1, firstAttemptAt: job.firstAttemptAt ?? Date.now() }, retryDelay(job.attempt));
+
+const UNKNOWN_OUTCOME = 'Delivery outcome unknown: an earlier attempt stopped while sending; not retried to avoid a duplicate';
+
+const failedEvent = (record: MessageRecord, recipient: string, why: string, attempt: number) =>
+  outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: why, description: why, 'attempt-no': attempt } });
+
+async function sendOne(job: SendJob, invocation: Invocation): Promise<void> {
   const record = await findMessage(job.storageKey);
   if (!record) {
     logger.warn('send job for a message that no longer exists', { storageKey: job.storageKey });
     return;
   }
-  const { claimed: recipients, stale } = await claim(record);
+  const { claimed: recipients, ambiguous, busyUntil } = await claim(record, invocation);
+  // Another invocation holds some recipients: the job comes back once its claims are certainly
+  // dead, never dropping a recipient that may still need sending.
+  if (busyUntil !== undefined) await requeue(job, (busyUntil - Date.now()) / 1000);
   const done = (recipient: string) => updateItem(claimKey(record.storageKey, recipient), { state: 'done' });
   /** Final events for these recipients in as few writes as the table allows, then their claims done. */
   const settle = async (targets: string[], eventOf: (recipient: string) => EventData) => {
     await recordEvents(record.accountId, record.domain, targets.map(eventOf));
     await mapLimit(targets, CLAIM_WRITES_AT_ONCE, done);
   };
-  const unknown = 'Delivery outcome unknown: an earlier attempt stopped while sending; not retried to avoid a duplicate';
-  await settle(stale, (recipient) => outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: unknown, description: unknown, 'attempt-no': job.attempt + 1 } }));
+  await recordEvents(record.accountId, record.domain, ambiguous.map((recipient) => failedEvent(record, recipient, UNKNOWN_OUTCOME, job.attempt + 1)));
   if (!recipients.length) return;
 
   const domain = await findDomain(record.accountId, record.domain);
   if (!domain || (domain.queueClearedAt && record.createdAt <= domain.queueClearedAt)) {
     const why = domain ? "Cancelled: the domain's queue was cleared" : 'Cancelled: the domain was deleted';
-    await settle(recipients, (recipient) => outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: why, description: why, 'attempt-no': 0 } }));
+    await settle(recipients, (recipient) => failedEvent(record, recipient, why, 0));
     return;
   }
 
@@ -140,7 +206,16 @@ async function sendOne(job: SendJob): Promise<void> {
   const configurationSet = configurationSetFor(record.requireTls ?? domain.requireTls);
   // SES takes at most 50 recipients per call; each chunk succeeds or fails on its own.
   for (let i = 0; i < sendable.length; i += SES_MAX_RECIPIENTS) {
-    await sendChunk(job, record, mime, configurationSet, sendable.slice(i, i + SES_MAX_RECIPIENTS), done);
+    // Too close to the deadline for another SES call: what is left goes back, unsent, to a fresh
+    // invocation, so no claim is ever 'sending' past its deadline.
+    if (Date.now() + invocation.reserveMs > invocation.deadline) {
+      await release(record.storageKey, sendable.slice(i), invocation);
+      await requeue(job, 0);
+      return;
+    }
+    const chunk = sendable.slice(i, i + SES_MAX_RECIPIENTS);
+    await mapLimit(chunk, CLAIM_WRITES_AT_ONCE, (recipient) => updateItem(claimKey(record.storageKey, recipient), { state: 'sending' }));
+    await sendChunk(job, record, mime, configurationSet, chunk, done, invocation);
   }
 }
 
@@ -156,7 +231,15 @@ function configurationSetFor(requireTls: boolean): string | undefined {
   return name;
 }
 
-async function sendChunk(job: SendJob, record: MessageRecord, mime: Buffer, configurationSet: string | undefined, recipients: string[], done: (recipient: string) => Promise<unknown>): Promise<void> {
+async function sendChunk(
+  job: SendJob,
+  record: MessageRecord,
+  mime: Buffer,
+  configurationSet: string | undefined,
+  recipients: string[],
+  done: (recipient: string) => Promise<unknown>,
+  invocation: Invocation,
+): Promise<void> {
   try {
     await sesSendClient().send(
       new SendEmailCommand({
@@ -189,36 +272,41 @@ async function sendChunk(job: SendJob, record: MessageRecord, mime: Buffer, conf
       ),
     );
     // A recipient to retry is released, so the retry can claim it again.
-    await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => (giveUp ? done(recipient) : deleteItem(claimKey(record.storageKey, recipient))));
-    if (!giveUp) await retryLater(job);
+    if (giveUp) await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, done);
+    else {
+      await release(record.storageKey, recipients, invocation);
+      await retryLater(job);
+    }
   }
 }
 
 /**
- * Gives every recipient that no delivery has claimed a final failed event, claiming it so a late
- * send job cannot send it after all. For a message that could not be handed to the send queue
- * (functions/messages/schedule-undelivered.ts).
+ * Gives every recipient not yet sent a final failed event, claiming it so that a late send job
+ * cannot send it after all; a recipient a dead invocation left 'sending' fails as unknown. For a
+ * message that could not be handed to the send queue (schedule-undelivered.ts) or whose job the
+ * queue gave up on (send-dead-letters.ts). `busyUntil` says another invocation still holds some
+ * recipients, and when its claims will be dead: ask again then.
  */
-export async function abandonUnsent(storageKey: string, why: string): Promise<number> {
+export async function abandonUnsent(storageKey: string, why: string): Promise<{ failed: number; busyUntil?: number }> {
   const record = await findMessage(storageKey);
-  if (!record) return 0;
-  const claims = await mapLimit(record.recipients, CLAIM_WRITES_AT_ONCE, (recipient) =>
-    putItem(claimKey(storageKey, recipient), { state: 'done', at: Date.now(), ttl: record.ttl }, { ifAbsent: true }),
-  );
-  const unsent = record.recipients.filter((_, i) => claims[i]);
-  await recordEvents(
-    record.accountId,
-    record.domain,
-    unsent.map((recipient) => outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: why, description: why, 'attempt-no': 0 } })),
-  );
-  return unsent.length;
+  if (!record) return { failed: 0 };
+  const invocation = invocationOf(SEND_WORKER_TIMEOUT_SECONDS * 1000);
+  const { claimed, ambiguous, busyUntil } = await claim(record, invocation);
+  await recordEvents(record.accountId, record.domain, [
+    ...claimed.map((recipient) => failedEvent(record, recipient, why, 0)),
+    ...ambiguous.map((recipient) => failedEvent(record, recipient, UNKNOWN_OUTCOME, 0)),
+  ]);
+  await mapLimit(claimed, CLAIM_WRITES_AT_ONCE, (recipient) => updateItem(claimKey(storageKey, recipient), { state: 'done' }));
+  return { failed: claimed.length + ambiguous.length, busyUntil };
 }
 
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+export async function handler(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
+  // Without a Lambda context (a direct call), the deployed timeout is assumed.
+  const invocation = invocationOf(context?.getRemainingTimeInMillis() ?? SEND_WORKER_TIMEOUT_SECONDS * 1000);
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const message of event.Records as SQSRecord[]) {
     try {
-      await sendOne(JSON.parse(message.body) as SendJob);
+      await sendOne(JSON.parse(message.body) as SendJob, invocation);
     } catch (error) {
       logger.error('send job failed; the queue will redeliver it', { messageId: message.messageId, error: error as Error });
       failures.push({ itemIdentifier: message.messageId });

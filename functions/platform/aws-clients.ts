@@ -34,12 +34,21 @@ export function sesClient(): SESv2Client {
 }
 
 /**
+ * How long one SES send may take before the client gives up on it. It bounds how long a
+ * recipient's claim can stay 'sending' (functions/messages/send-timing.ts).
+ */
+export const SES_REQUEST_TIMEOUT_MS = 10_000;
+
+/**
  * SES for sending only: one attempt per call. The SDK's automatic retries would resend a message
  * whose first attempt reached SES but whose reply was lost; the send worker decides on retries.
  */
 export function sesSendClient(): SESv2Client {
   const { AWS_REGION: region, SES_ENDPOINT: endpoint } = env();
-  return memo(`ses-send|${region}|${endpoint ?? ''}`, () => new SESv2Client({ region, endpoint, maxAttempts: 1 }));
+  return memo(
+    `ses-send|${region}|${endpoint ?? ''}`,
+    () => new SESv2Client({ region, endpoint, maxAttempts: 1, requestHandler: { connectionTimeout: 3_000, requestTimeout: SES_REQUEST_TIMEOUT_MS } }),
+  );
 }
 
 export function s3Client(): S3Client {

@@ -196,8 +196,11 @@ export function grantEventStreamWorker(grantee: AreaGrantee, { table, webhookQue
   grantSendToQueue(grantee, webhookQueue);
 }
 
-/** Scheduled delivery's last resort: claims the unsent recipients and records their failed events. */
-export function grantScheduleUndelivered(grantee: AreaGrantee, { table }: AreaResources): void {
+/**
+ * Giving up on a message (scheduled delivery's last resort, the send queue's dead-letter consumer):
+ * claims the unsent recipients and records their failed events.
+ */
+export function grantAbandonUnsent(grantee: AreaGrantee, { table }: AreaResources): void {
   grantTableReadWrite(grantee, table);
 }
 

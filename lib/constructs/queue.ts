@@ -8,14 +8,17 @@ export interface QueueWithDlqProps {
   /** Deliveries before a message is parked in the DLQ. */
   maxReceiveCount?: number;
   retentionPeriod?: Duration;
+  /** The dead-letter queue's own, when a consumer reads it (six times that consumer's timeout). */
+  deadLetterVisibilityTimeout?: Duration;
 }
 
 /**
  * A queue where failed work is parked: encrypted, TLS-only, and kept as long as SQS allows, so
  * someone has time to look before a failed message is gone.
  */
-export function deadLetterQueue(scope: Construct, id: string): sqs.Queue {
+export function deadLetterQueue(scope: Construct, id: string, visibilityTimeout?: Duration): sqs.Queue {
   return new sqs.Queue(scope, id, {
+    visibilityTimeout,
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
     retentionPeriod: Duration.days(14),
@@ -30,7 +33,7 @@ export class QueueWithDlq extends Construct {
   constructor(scope: Construct, id: string, props: QueueWithDlqProps) {
     super(scope, id);
 
-    this.deadLetterQueue = deadLetterQueue(this, 'DeadLetters');
+    this.deadLetterQueue = deadLetterQueue(this, 'DeadLetters', props.deadLetterVisibilityTimeout);
 
     this.queue = new sqs.Queue(this, 'Queue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,

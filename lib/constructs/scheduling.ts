@@ -5,7 +5,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
-import { type AreaResources, grantScheduleUndelivered, grantSendToQueue } from './area-permissions';
+import { type AreaResources, grantAbandonUnsent, grantSendToQueue } from './area-permissions';
 import { PlatformFunction } from './platform-function';
 import { Workflow } from './workflows';
 
@@ -70,7 +70,7 @@ export class Scheduling extends Construct {
       environment: withoutMachine,
       timeout: Duration.seconds(30),
     });
-    grantScheduleUndelivered(this.undelivered.grantee, resources);
+    grantAbandonUnsent(this.undelivered.grantee, resources);
     this.stateMachine.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.undelivered.fn.functionArn] }));
     return this.undelivered;
   }

@@ -8,17 +8,26 @@ import { Construct } from 'constructs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
 import type { PlatformRegion } from '../regions';
-import { type AreaResources, configurationSetArn, grantNotificationsWorker, grantSendWorker } from './area-permissions';
+import { sendQueueTiming } from '../../functions/messages/send-timing';
+import { type AreaResources, configurationSetArn, grantAbandonUnsent, grantNotificationsWorker, grantSendWorker } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
 import { QueueWithDlq } from './queue';
 import { queueWorker } from './queue-worker';
 
 /**
- * The send worker's timeout. A batch is up to 10 jobs handled one after another, each a claim per
- * recipient, a read of the MIME and one SES call; two minutes leaves room for jobs with many
- * recipients, since a batch cut short by the timeout is redelivered whole.
+ * The send queue's clocks (functions/messages/send-timing.ts): the worker's timeout, the
+ * visibility timeout six times that, and the receive count, derived together so that a claim is
+ * always dead by the time its job can be redelivered.
  */
-export const SEND_WORKER_TIMEOUT = Duration.minutes(2);
+const SEND_TIMING = sendQueueTiming();
+/**
+ * The send worker's timeout. A batch is up to 10 jobs handled one after another, each a claim per
+ * recipient, a read of the MIME and one SES call per 50 recipients; the worker hands back what it
+ * cannot send before the timeout, so nothing is cut off mid-call.
+ */
+export const SEND_WORKER_TIMEOUT = Duration.seconds(SEND_TIMING.workerTimeoutSeconds);
+/** The send dead-letter consumer's timeout: a few table writes per recipient of up to 10 jobs. */
+export const SEND_DEAD_LETTER_WORKER_TIMEOUT = Duration.seconds(60);
 /** The notifications worker's timeout: a batch is up to 10 notifications, a few table writes each. */
 export const NOTIFICATIONS_WORKER_TIMEOUT = Duration.seconds(30);
 /** Deliveries of a message before its queue parks it in the DLQ. */
@@ -73,8 +82,9 @@ export class Sending extends Construct {
     super(scope, id);
 
     this.sendQueue = new QueueWithDlq(this, 'SendQueue', {
-      visibilityTimeout: visibilityTimeoutFor(SEND_WORKER_TIMEOUT),
-      maxReceiveCount: MAX_RECEIVE_COUNT,
+      visibilityTimeout: Duration.seconds(SEND_TIMING.visibilityTimeoutSeconds),
+      maxReceiveCount: SEND_TIMING.maxReceiveCount,
+      deadLetterVisibilityTimeout: visibilityTimeoutFor(SEND_DEAD_LETTER_WORKER_TIMEOUT),
     });
 
     this.configurationSet = new ses.ConfigurationSet(this, 'ConfigurationSet', {
@@ -154,10 +164,12 @@ export interface SendingWorkersProps {
   sendConcurrency?: number;
 }
 
-/** The two queue workers of the sending pipeline, on the same build as every platform Lambda. */
+/** The queue workers of the sending pipeline, on the same build as every platform Lambda. */
 export class SendingWorkers extends Construct {
   readonly sendWorker: PlatformFunction;
   readonly notificationsWorker: PlatformFunction;
+  /** Gives the recipients of a send job the queue gave up on their final failed events. */
+  readonly sendDeadLetterWorker: PlatformFunction;
 
   constructor(scope: Construct, id: string, props: SendingWorkersProps) {
     super(scope, id);
@@ -177,6 +189,15 @@ export class SendingWorkers extends Construct {
       // maxConcurrency rather than reserved concurrency: at the bound the poller stops taking
       // messages, where throttled invocations would count receives and push mail to the DLQ.
       maxConcurrency: sendConcurrency,
+    });
+
+    this.sendDeadLetterWorker = queueWorker(this, 'SendDeadLetterWorker', {
+      entry: path.join(REPO_ROOT, 'functions', 'messages', 'send-dead-letters.ts'),
+      description: 'Queue worker: gives the unsent recipients of dead-lettered send jobs a final event',
+      environment: props.environment,
+      timeout: SEND_DEAD_LETTER_WORKER_TIMEOUT,
+      queue: props.sending.sendQueue.deadLetterQueue,
+      grant: (grantee) => grantAbandonUnsent(grantee, props.resources),
     });
 
     this.notificationsWorker = queueWorker(this, 'NotificationsWorker', {
