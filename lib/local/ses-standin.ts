@@ -17,8 +17,14 @@ interface Identity {
  * own, and the platform's verification does its own DNS checks anyway. Sending comes with the
  * sending pipeline.
  */
-/** What SES publishes to a configuration set's event destination, as an SNS notification body. */
-export type NotificationSink = (snsEnvelope: string) => void;
+/**
+ * What SES publishes to a configuration set's event destination, as an SNS notification body,
+ * and how long after the send it is to arrive.
+ */
+export type NotificationSink = (snsEnvelope: string, delaySeconds: number) => void;
+
+/** SES reports a moment after it accepts a message, as its event destination does. */
+const NOTIFICATION_DELAY_SECONDS = 0.02;
 
 export interface SentMessage {
   sesMessageId: string;
@@ -122,8 +128,9 @@ export class SesStandIn {
     if (configurationSet !== undefined) tags['ses:configuration-set'] = [configurationSet];
     const message: SentMessage = { sesMessageId: `${randomBytes(16).toString('hex')}-000000`, destinations, raw, tags, configurationSet, tlsPolicy };
     this.sent.push(message);
-    // SES reports a moment later, as its event destination does.
-    setTimeout(() => this.notify(message, from), 20);
+    // Handed over before SES answers: once SES has a message its outcome is reported, even if
+    // the process that sent it dies the next moment.
+    this.notify(message, from);
     return { status: 200, payload: { MessageId: message.sesMessageId } };
   }
 
@@ -132,7 +139,10 @@ export class SesStandIn {
     const now = new Date().toISOString();
     const mail = { timestamp: now, messageId: message.sesMessageId, source, destination: message.destinations, tags: message.tags };
     const publish = (record: Record<string, unknown>) =>
-      this.sink!(JSON.stringify({ Type: 'Notification', MessageId: randomBytes(16).toString('hex'), TopicArn: 'arn:aws:sns:local:000000000000:ses-events', Message: JSON.stringify({ ...record, mail }), Timestamp: now }));
+      this.sink!(
+        JSON.stringify({ Type: 'Notification', MessageId: randomBytes(16).toString('hex'), TopicArn: 'arn:aws:sns:local:000000000000:ses-events', Message: JSON.stringify({ ...record, mail }), Timestamp: now }),
+        NOTIFICATION_DELAY_SECONDS,
+      );
     const delivered = message.destinations.filter((d) => d !== SIMULATOR.bounce && d !== SIMULATOR.suppressionList);
     if (delivered.length) {
       publish({ eventType: 'Delivery', delivery: { timestamp: now, recipients: delivered, smtpResponse: '250 2.0.0 OK', reportingMTA: 'a8-1.smtp-out.amazonses.com', processingTimeMillis: 20 } });

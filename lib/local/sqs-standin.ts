@@ -2,17 +2,27 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readAwsJsonRequest, replyAwsJson } from './aws-json';
 import { closeServer, listenOnLoopback } from './http';
 
 /** A queue's Lambda consumer, as an event source mapping with ReportBatchItemFailures runs it. */
-export type QueueWorker = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+export type QueueWorker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
 export interface QueueOptions {
   visibilityTimeoutSeconds: number;
-  /** Receives before a message moves to the dead-letter queue. */
-  maxReceiveCount: number;
+  /** Receives before a message moves to the dead-letter queue; never, when absent. */
+  maxReceiveCount?: number;
+  /**
+   * The queue (created here too) that takes messages past maxReceiveCount, as a redrive policy
+   * names one; without it they are parked where only depth() sees them.
+   */
+  deadLetterQueue?: string;
+  /**
+   * The consumer Lambda's timeout: its context's getRemainingTimeInMillis counts down from this.
+   * Nothing stops an invocation that overruns it here, so workers must watch it themselves.
+   */
+  functionTimeoutSeconds?: number;
   batchSize: number;
   /**
    * When a failed message is offered again. SQS waits out the visibility timeout (the default);
@@ -34,6 +44,28 @@ interface StoredMessage {
 interface QueueState {
   messages: StoredMessage[];
   dlq: StoredMessage[];
+}
+
+/** Lambda's own default timeout, for a queue whose consumer names none. */
+const DEFAULT_FUNCTION_TIMEOUT_SECONDS = 3;
+
+/** The parts of Lambda's context a worker reads: its request id and its time left. */
+function invocationContext(name: string, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `mailplane-${name}-worker`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:mailplane-${name}-worker`,
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/mailplane-${name}-worker`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
 }
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
@@ -62,11 +94,16 @@ export class SqsStandIn {
     private readonly scope: <T>(fn: () => Promise<T>) => Promise<T>,
   ) {}
 
+  /** Opens the SQS API: producers may send from now on, while no worker runs yet. */
   async listen(): Promise<string> {
     this.server = createServer((req, res) => void this.handle(req, res));
     this.baseUrl = await listenOnLoopback(this.server);
-    this.timer = setInterval(() => this.pump(), 50);
     return this.baseUrl;
+  }
+
+  /** Starts invoking the workers, once everything they use is in place. */
+  start(): void {
+    this.timer ??= setInterval(() => this.pump(), 50);
   }
 
   async close(): Promise<void> {
@@ -136,8 +173,9 @@ export class SqsStandIn {
   }
 
   /** Sends as a producer inside the host would (SNS delivering to a subscribed queue). */
-  async send(queueUrl: string, body: string): Promise<void> {
-    await this.sendAll(queueUrl, [body]);
+  async send(queueUrl: string, body: string, delaySeconds = 0): Promise<void> {
+    const name = queueUrl.split('/').pop()!;
+    if (!this.accept(name, [{ body, delaySeconds }])) throw Object.assign(new Error(INTERNAL_ERROR), { name: 'SQS.InternalError' });
   }
 
   /** Several messages at once, written to disk once (the table stream's records of one write call). */
@@ -211,7 +249,7 @@ export class SqsStandIn {
     };
     let failed: Set<string>;
     try {
-      const result = await this.scope(() => worker(event));
+      const result = await this.scope(() => worker(event, invocationContext(name, (queue.options.functionTimeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS) * 1000)));
       failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
       if (this.crashes.delete(name)) failed = new Set(batch.map((m) => m.id));
     } catch (error) {
@@ -223,12 +261,23 @@ export class SqsStandIn {
     queue.state.messages = queue.state.messages.filter((m) => !done.has(m.id));
     for (const message of batch.filter((m) => failed.has(m.id))) {
       if (queue.options.retryDelaySeconds !== undefined) message.visibleAt = Date.now() + queue.options.retryDelaySeconds * 1000;
-      if (message.receiveCount >= queue.options.maxReceiveCount) {
+      if (queue.options.maxReceiveCount !== undefined && message.receiveCount >= queue.options.maxReceiveCount) {
         queue.state.messages = queue.state.messages.filter((m) => m.id !== message.id);
-        queue.state.dlq.push(message);
+        this.deadLetter(name, message);
       }
     }
     this.persist(name);
+  }
+
+  /** Moves a message to the queue's dead-letter queue, keeping its id and body as SQS does. */
+  private deadLetter(name: string, message: StoredMessage): void {
+    const target = this.queues.get(name)!.options.deadLetterQueue;
+    if (!target) {
+      this.queues.get(name)!.state.dlq.push(message);
+      return;
+    }
+    this.queues.get(target)!.state.messages.push({ ...message, receiveCount: 0, visibleAt: Date.now() });
+    this.persist(target);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
