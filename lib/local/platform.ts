@@ -15,8 +15,8 @@ export interface LocalOptions {
   bootstrapApiKey?: string;
   /** Reuse of authorizer verdicts per Authorization header; defaults to the deployed API's. */
   authorizerCacheSeconds?: number;
-  /** Send-queue visibility timeout in seconds (tests shorten it to observe redelivery). */
-  sendVisibilitySeconds?: number;
+  /** The send worker's timeout in seconds, from which the send queue's clocks follow (tests shorten it). */
+  sendWorkerTimeoutSeconds?: number;
   /** Step Functions Retry intervals in ms (tests); default: as the definitions say. */
   workflowRetryIntervalMs?: number;
   /** Environment passed to the handlers of both regions (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
@@ -104,7 +104,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       adminKey: admin.value,
       encryptionKey,
       authorizerCacheSeconds: options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS,
-      sendVisibilitySeconds: options.sendVisibilitySeconds,
+      sendWorkerTimeoutSeconds: options.sendWorkerTimeoutSeconds,
       workflowRetryIntervalMs: options.workflowRetryIntervalMs,
       env: options.env ?? {},
     });

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { DEFAULT_AWS_REGIONS, type PlatformRegion } from '../regions';
 import { tmpdir } from 'node:os';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ensurePrimaryAccount } from '../../functions/accounts/bootstrap';
@@ -9,12 +9,16 @@ import { handler as authorizer } from '../../functions/authorizer/handler';
 import { handler as eventStreamHandler } from '../../functions/event-stream/handler';
 import { EVENT_STREAM_BATCH_SIZE } from '../../functions/event-stream/process-batch';
 import { handler as notificationsWorker } from '../../functions/events/ses-notifications';
+import { handler as sendDeadLetters } from '../../functions/messages/send-dead-letters';
+import { sendQueueTiming } from '../../functions/messages/send-timing';
 import { handler as sendWorker } from '../../functions/messages/send-worker';
 import { handler as scheduleUndelivered } from '../../functions/messages/schedule-undelivered';
 import { handler as webhookWorker } from '../../functions/webhooks/delivery-worker';
 import { withEnv } from '../../functions/platform/env';
 import { routes } from '../../functions/routes';
 import { gateway } from './api-gateway';
+import { startDnsServer, type DnsServer } from './dns-server';
+import { domainZone } from './domain-zone';
 import { startDynamo, type LocalDynamo } from './dynamodb';
 import { DynamoStreamProxy, streamQueueWorker } from './dynamodb-stream';
 import { RouteMatcher } from './route-matcher';
@@ -23,8 +27,6 @@ import { SesStandIn } from './ses-standin';
 import { SfnStandIn } from './sfn-standin';
 import { SqsStandIn } from './sqs-standin';
 import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from './workflow-runner';
-
-
 
 const MESSAGES_BUCKET = 'mailplane-messages';
 /** The stack's two configuration sets (lib/constructs/sending.ts): opportunistic TLS, and TLS required. */
@@ -40,8 +42,13 @@ export interface RegionHostOptions {
   adminKey: string;
   encryptionKey: string;
   authorizerCacheSeconds: number;
-  /** Visibility timeout of the send queue (deployed: 6x the worker's timeout); tests shorten it to see redelivery. */
-  sendVisibilitySeconds?: number;
+  /**
+   * The send worker's timeout, from which the send queue's visibility timeout and the lifetime of
+   * a recipient's claim follow (functions/messages/send-timing.ts); tests shorten it.
+   */
+  sendWorkerTimeoutSeconds?: number;
+  /** How long a shutdown waits for requests in flight before cutting their connections. */
+  drainTimeoutMs?: number;
   /** Step Functions Retry intervals, overridden (tests); default: as the definitions say. */
   workflowRetryIntervalMs?: number;
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
@@ -67,12 +74,110 @@ function loadAreaHandler(area: string) {
   return (require(join(__dirname, '..', '..', 'functions', area, 'handler')) as { handler: never }).handler;
 }
 
+/**
+ * Local mode's send worker timeout. Shorter than the deployed one (SEND_WORKER_TIMEOUT_SECONDS)
+ * because claims left by a host that was killed are taken over once it has passed: a restarted
+ * host then finishes what the old one had in hand within about a minute.
+ */
+const LOCAL_SEND_WORKER_TIMEOUT_SECONDS = 60;
+/** The send dead-letter consumer's timeout, as the stack sets it (lib/constructs/sending.ts). */
+const SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS = 60;
+const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+
+/**
+ * The region's HTTP server, open before the region is ready (its address is part of the
+ * configuration the handlers get) but answering nothing until then: a request that arrives early
+ * waits and is answered, or gets a 503 if the region fails to start. It counts requests in flight
+ * so a shutdown can let them finish.
+ */
+function gatedServer() {
+  let serve: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  let failed = false;
+  const waiting: Array<() => void> = [];
+  let inFlight = 0;
+  const idle: Array<() => void> = [];
+  const server: Server = createServer((req, res) => {
+    inFlight += 1;
+    res.once('close', () => {
+      inFlight -= 1;
+      if (inFlight === 0) idle.splice(0).forEach((resolve) => resolve());
+    });
+    const answer = () => {
+      if (serve) return serve(req, res);
+      req.resume();
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ message: 'Service Unavailable' }));
+    };
+    if (serve || failed) answer();
+    else waiting.push(answer);
+  });
+  return {
+    server,
+    open(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+      serve = handler;
+      waiting.splice(0).forEach((answer) => answer());
+    },
+    fail() {
+      failed = true;
+      waiting.splice(0).forEach((answer) => answer());
+    },
+    /** Resolves once no request is in flight, or after `timeoutMs`. */
+    drained(timeoutMs: number): Promise<void> {
+      if (inFlight === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        idle.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}
+
+/** Things to stop, in the reverse of the order they were started. */
+class Stack {
+  private readonly closers: Array<() => Promise<void> | void> = [];
+  add(close: () => Promise<void> | void): void {
+    this.closers.push(close);
+  }
+  async closeAll(): Promise<void> {
+    for (const close of this.closers.splice(0).reverse()) await close();
+  }
+}
+
 /** One region: its own dynalite, SES stand-in and HTTP API, all on loopback, sharing nothing. */
 export async function startRegion(options: RegionHostOptions): Promise<RegionHost> {
+  const opened = new Stack();
+  try {
+    return await startRegionOn(options, opened);
+  } catch (error) {
+    await opened.closeAll();
+    throw error;
+  }
+}
+
+async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise<RegionHost> {
   const { region, dataDir } = options;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const tableName = 'mailplane';
+
+  // The API's port first, so its address can be given to the handlers; it answers once all is ready.
+  const gate = gatedServer();
+  const server = gate.server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  opened.add(async () => {
+    gate.fail();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}`;
+
   const dynamo: LocalDynamo = await startDynamo(dataDir ? join(dataDir, 'dynamodb') : undefined, tableName, DEFAULT_AWS_REGIONS[region]);
+  opened.add(() => dynamo.close());
   // The handlers reach dynalite through the stream stand-in, which publishes new events to the
   // event-stream queue once that exists (below); nothing records events before then.
   let publishStream: (bodies: string[]) => Promise<void> = async () => {
@@ -80,22 +185,18 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   };
   const stream = new DynamoStreamProxy(dynamo.endpoint, tableName, DEFAULT_AWS_REGIONS[region], (records) => publishStream(records.map((record) => JSON.stringify(record))));
   const dynamoEndpoint = await stream.listen();
+  opened.add(() => stream.close());
   const ses = new SesStandIn(dataDir ? join(dataDir, 'ses-identities.json') : undefined, {
     [SES_CONFIGURATION_SET]: 'OPTIONAL',
     [SES_TLS_CONFIGURATION_SET]: 'REQUIRE',
   });
   const sesEndpoint = await ses.listen();
+  opened.add(() => ses.close());
   // Without a data dir, objects live in a scratch folder removed on close.
   const scratch = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'mailplane-s3-'));
+  if (scratch) opened.add(() => rmSync(scratch, { recursive: true, force: true }));
   const s3: LocalS3 = await startS3(dataDir ? join(dataDir, 's3') : scratch!, MESSAGES_BUCKET);
-
-  const server: Server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${port}`;
+  opened.add(() => s3.close());
 
   const env: Record<string, string | undefined> = {
     PLATFORM_REGION: region,
@@ -117,13 +218,38 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   };
   const run = <T>(fn: () => Promise<T>) => withEnv(env, fn);
 
-  // Queues as the stack defines them: the send queue feeds the send worker, SES's event
-  // destination (SNS) feeds the notifications worker.
+  // Public DNS for the domains created here, unless the user named real resolvers.
+  if (!env.DNS_SERVERS) {
+    const dns: DnsServer = await startDnsServer(domainZone(run));
+    opened.add(() => dns.close());
+    env.DNS_SERVERS = dns.address;
+  }
+
+  // Queues as the stack defines them: the send queue feeds the send worker (and its dead letters
+  // the consumer that settles them), SES's event destination (SNS) feeds the notifications worker.
   const sqs = new SqsStandIn(dataDir, DEFAULT_AWS_REGIONS[region], run);
   env.SQS_ENDPOINT = await sqs.listen();
-  env.SEND_QUEUE_URL = sqs.createQueue('send', { visibilityTimeoutSeconds: options.sendVisibilitySeconds ?? 60, maxReceiveCount: 5, batchSize: 10 }, sendWorker);
+  // Closed before the stores: in-flight batches finish and record their outcome first.
+  opened.add(() => sqs.close());
+  const sendTiming = sendQueueTiming(options.sendWorkerTimeoutSeconds ?? LOCAL_SEND_WORKER_TIMEOUT_SECONDS);
+  sqs.createQueue(
+    'send-dead-letters',
+    { visibilityTimeoutSeconds: 6 * SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, batchSize: 10, functionTimeoutSeconds: SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS },
+    sendDeadLetters,
+  );
+  env.SEND_QUEUE_URL = sqs.createQueue(
+    'send',
+    {
+      visibilityTimeoutSeconds: sendTiming.visibilityTimeoutSeconds,
+      maxReceiveCount: sendTiming.maxReceiveCount,
+      deadLetterQueue: 'send-dead-letters',
+      functionTimeoutSeconds: sendTiming.workerTimeoutSeconds,
+      batchSize: 10,
+    },
+    sendWorker,
+  );
   const notificationsQueue = sqs.createQueue('ses-notifications', { visibilityTimeoutSeconds: 30, maxReceiveCount: 5, batchSize: 10 }, notificationsWorker);
-  ses.onNotification((body) => void sqs.send(notificationsQueue, body));
+  ses.onNotification((body, delaySeconds) => void sqs.send(notificationsQueue, body, delaySeconds));
   // The table's stream (new events) feeds analytics, the tag registry and webhooks, in batches as
   // large as the deployed event source's (EVENT_STREAM_BATCH_SIZE) so counters aggregate as much.
   const eventStreamQueue = sqs.createQueue(
@@ -137,6 +263,8 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.
   const sfn = new SfnStandIn(dataDir, DEFAULT_AWS_REGIONS[region], (fn) => withEnv(env, fn));
   env.SFN_ENDPOINT = await sfn.listen();
+  // Closed before the queues: an execution's last step may still be putting a job on one.
+  opened.add(() => sfn.close());
   const undeliveredFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:schedule-undelivered`;
   const scheduledDelivery = new LocalWorkflow(
     'scheduled-delivery',
@@ -154,14 +282,14 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
   ses.verifyDomain(env.SANDBOX_DOMAIN ?? 'sandbox.localhost');
 
   await run(() => ensurePrimaryAccount({ adminKey: options.adminKey }));
-  // Executions that were waiting when the host last stopped carry on.
+  // Work left from the last run carries on only now that everything it uses is in place:
+  // queued jobs, and executions that were waiting when the host last stopped.
+  sqs.start();
   sfn.resume();
 
-  const matcher = new RouteMatcher(routes);
-  server.on(
-    'request',
+  gate.open(
     gateway({
-      matcher,
+      matcher: new RouteMatcher(routes),
       authorizer,
       authorizerCacheSeconds: options.authorizerCacheSeconds,
       scope: run,
@@ -169,6 +297,7 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
     }),
   );
 
+  let closing: Promise<void> | undefined;
   return {
     region,
     url,
@@ -177,16 +306,18 @@ export async function startRegion(options: RegionHostOptions): Promise<RegionHos
     sqs,
     sfn,
     run,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await sfn.close();
-      await sqs.close();
-      await ses.close();
-      await s3.close();
-      await stream.close();
-      await dynamo.close();
-      if (scratch) rmSync(scratch, { recursive: true, force: true });
+    close() {
+      closing ??= (async () => {
+        // No new connections; requests in flight finish (up to the drain timeout) before anything
+        // they use is stopped, and idle keep-alive connections are let go at once.
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await gate.drained(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
+        server.closeAllConnections();
+        await closed;
+        await opened.closeAll();
+      })();
+      return closing;
     },
   };
 }

@@ -11,7 +11,7 @@ let sandbox: string;
 type Ev = { event: string; recipient: string; severity?: string; 'delivery-status'?: { message?: string } };
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ sendVisibilitySeconds: 0.3, env: { SEND_RETRY_BASE_SECONDS: '0' } });
+  platform = await startTestPlatform({ sendWorkerTimeoutSeconds: 0.2, env: { SEND_RETRY_BASE_SECONDS: '0' } });
   mg = sdk(platform.us.url);
   sandbox = await sandboxOf(mg);
 });
