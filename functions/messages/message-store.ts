@@ -48,7 +48,7 @@ export function newStorageKey(): string {
   return randomBytes(18).toString('base64url');
 }
 
-const objectKey = (record: Pick<MessageRecord, 'accountId' | 'domain' | 'storageKey'>) => `${record.accountId}/${record.domain}/${record.storageKey}.eml`;
+export const objectKey = (record: Pick<MessageRecord, 'accountId' | 'domain' | 'storageKey'>) => `${record.accountId}/${record.domain}/${record.storageKey}.eml`;
 
 /** Stores the MIME; its record comes after (storeRecord), so a record never points at a missing object. */
 export async function storeMime(record: MessageRecord, mime: Buffer): Promise<void> {

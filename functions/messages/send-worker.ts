@@ -120,7 +120,8 @@ async function claimOne(record: MessageRecord, recipient: string, invocation: In
   // Dead: taken over only if nobody else took it over first.
   const expected = { state: existing.state, at: existing.at };
   if (existing.state === 'claimed') return (await updateItemIf(key, expected, mine)) ? { kind: 'claimed' } : { kind: 'busy', until: Date.now() };
-  return (await updateItemIf(key, expected, { state: 'done', at: Date.now() })) ? { kind: 'ambiguous' } : { kind: 'busy', until: Date.now() };
+  // Still 'sending', now ours: if recording its failure fails, it dies again and is retried.
+  return (await updateItemIf(key, expected, { ...mine, state: 'sending' })) ? { kind: 'ambiguous' } : { kind: 'busy', until: Date.now() };
 }
 
 /**
@@ -134,9 +135,12 @@ async function claim(record: MessageRecord, invocation: Invocation): Promise<Cla
   return { claimed: having('claimed'), ambiguous: having('ambiguous'), busyUntil: busy.length ? Math.max(...busy) : undefined };
 }
 
-/** Gives claims back unsent, so that the job, queued again, can take them. */
-const release = (storageKey: string, recipients: string[], invocation: Invocation) =>
-  mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => deleteItemIf(claimKey(storageKey, recipient), { owner: invocation.owner }));
+/**
+ * Gives claims back unsent, so that the job, queued (or delivered) again, can take them: only
+ * claims this invocation still holds in the given state.
+ */
+const release = (storageKey: string, recipients: string[], invocation: Invocation, state: Claim['state']) =>
+  mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => deleteItemIf(claimKey(storageKey, recipient), { owner: invocation.owner, state }));
 
 /** The claims SES has a final word on are settled, so a dead invocation's claim is not failed as unknown. */
 export async function settleClaims(storageKey: string, recipients: string[]): Promise<void> {
@@ -166,17 +170,35 @@ async function sendOne(job: SendJob, invocation: Invocation): Promise<void> {
     logger.warn('send job for a message that no longer exists', { storageKey: job.storageKey });
     return;
   }
-  const { claimed: recipients, ambiguous, busyUntil } = await claim(record, invocation);
+  const { claimed, ambiguous, busyUntil } = await claim(record, invocation);
   // Another invocation holds some recipients: the job comes back once its claims are certainly
   // dead, never dropping a recipient that may still need sending.
   if (busyUntil !== undefined) await requeue(job, (busyUntil - Date.now()) / 1000);
+  await failUnknown(record, ambiguous, job.attempt + 1);
+  try {
+    await sendClaimed(job, record, claimed, invocation);
+  } catch (error) {
+    // What was claimed and never handed to SES goes back at once, so the queue's redelivery
+    // (and in the end its dead-letter consumer) finds it free, not held until the deadline.
+    await release(record.storageKey, claimed, invocation, 'claimed');
+    throw error;
+  }
+}
+
+/** Recipients a dead invocation left 'sending': SES may or may not have them, so they are not sent again. */
+async function failUnknown(record: MessageRecord, recipients: string[], attempt: number): Promise<void> {
+  await recordEvents(record.accountId, record.domain, recipients.map((recipient) => failedEvent(record, recipient, UNKNOWN_OUTCOME, attempt)));
+  await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => updateItem(claimKey(record.storageKey, recipient), { state: 'done' }));
+}
+
+/** Settles or sends the recipients this invocation claimed. */
+async function sendClaimed(job: SendJob, record: MessageRecord, recipients: string[], invocation: Invocation): Promise<void> {
   const done = (recipient: string) => updateItem(claimKey(record.storageKey, recipient), { state: 'done' });
   /** Final events for these recipients in as few writes as the table allows, then their claims done. */
   const settle = async (targets: string[], eventOf: (recipient: string) => EventData) => {
     await recordEvents(record.accountId, record.domain, targets.map(eventOf));
     await mapLimit(targets, CLAIM_WRITES_AT_ONCE, done);
   };
-  await recordEvents(record.accountId, record.domain, ambiguous.map((recipient) => failedEvent(record, recipient, UNKNOWN_OUTCOME, job.attempt + 1)));
   if (!recipients.length) return;
 
   const domain = await findDomain(record.accountId, record.domain);
@@ -209,7 +231,7 @@ async function sendOne(job: SendJob, invocation: Invocation): Promise<void> {
     // Too close to the deadline for another SES call: what is left goes back, unsent, to a fresh
     // invocation, so no claim is ever 'sending' past its deadline.
     if (Date.now() + invocation.reserveMs > invocation.deadline) {
-      await release(record.storageKey, sendable.slice(i), invocation);
+      await release(record.storageKey, sendable.slice(i), invocation, 'claimed');
       await requeue(job, 0);
       return;
     }
@@ -274,7 +296,8 @@ async function sendChunk(
     // A recipient to retry is released, so the retry can claim it again.
     if (giveUp) await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, done);
     else {
-      await release(record.storageKey, recipients, invocation);
+      // SES answered that it did not send them.
+      await release(record.storageKey, recipients, invocation, 'sending');
       await retryLater(job);
     }
   }
@@ -292,10 +315,8 @@ export async function abandonUnsent(storageKey: string, why: string): Promise<{ 
   if (!record) return { failed: 0 };
   const invocation = invocationOf(SEND_WORKER_TIMEOUT_SECONDS * 1000);
   const { claimed, ambiguous, busyUntil } = await claim(record, invocation);
-  await recordEvents(record.accountId, record.domain, [
-    ...claimed.map((recipient) => failedEvent(record, recipient, why, 0)),
-    ...ambiguous.map((recipient) => failedEvent(record, recipient, UNKNOWN_OUTCOME, 0)),
-  ]);
+  await failUnknown(record, ambiguous, 0);
+  await recordEvents(record.accountId, record.domain, claimed.map((recipient) => failedEvent(record, recipient, why, 0)));
   await mapLimit(claimed, CLAIM_WRITES_AT_ONCE, (recipient) => updateItem(claimKey(storageKey, recipient), { state: 'done' }));
   return { failed: claimed.length + ambiguous.length, busyUntil };
 }

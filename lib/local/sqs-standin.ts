@@ -157,6 +157,11 @@ export class SqsStandIn {
     this.paused.delete(name);
   }
 
+  /** How a queue was created, for tests and inspection. */
+  queueOptions(name: string): Readonly<QueueOptions> {
+    return this.queues.get(name)!.options;
+  }
+
   /** What a queue holds, for tests and inspection. */
   depth(name: string): { visible: number; inFlight: number; dead: number } {
     const queue = this.queues.get(name)!;

@@ -5,7 +5,8 @@ import { createTableInput } from '../../functions/data/table';
 import { platformEnvSchema } from '../../functions/platform/env';
 import { areas, routes } from '../../functions/routes';
 import { SES_IDENTITY_ACTIONS, SES_SEND_ACTIONS } from '../../lib/constructs/area-permissions';
-import { DEFAULT_SEND_CONCURRENCY, NOTIFICATIONS_WORKER_TIMEOUT, SEND_WORKER_TIMEOUT } from '../../lib/constructs/sending';
+import { sendQueueTiming } from '../../functions/messages/send-timing';
+import { DEFAULT_SEND_CONCURRENCY, NOTIFICATIONS_WORKER_TIMEOUT, SEND_DEAD_LETTER_WORKER_TIMEOUT, SEND_WORKER_TIMEOUT } from '../../lib/constructs/sending';
 import { messageRetentionDays } from '../../lib/constructs/data';
 import { DEFAULT_MAX_MESSAGE_TTL, platformEnvironment } from '../../lib/constructs/platform-env';
 import type { PlatformRegion } from '../../lib/regions';
@@ -91,6 +92,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     topic: string;
     eventsKey: string;
     sendWorker: string;
+    sendDeadLetterWorker: string;
     notificationsWorker: string;
     scheduleMachine: string;
     streamWorker: string;
@@ -120,6 +122,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       topic: logicalIdOf(stack, stack.sending.eventsTopic),
       eventsKey: logicalIdOf(stack, stack.sending.eventsKey),
       sendWorker: logicalIdOf(stack, stack.sendingWorkers.sendWorker.fn),
+      sendDeadLetterWorker: logicalIdOf(stack, stack.sendingWorkers.sendDeadLetterWorker.fn),
       notificationsWorker: logicalIdOf(stack, stack.sendingWorkers.notificationsWorker.fn),
       scheduleMachine: logicalIdOf(stack, stack.scheduling.stateMachine),
       streamWorker: logicalIdOf(stack, stack.eventStream.worker.fn),
@@ -180,15 +183,16 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       const id = functionIdByDescription(template, `API area: ${area}`);
       expect(template.toJSON().Resources[id].Properties).toMatchObject(platformLambdaProperties(29));
     }
-    // The areas, the authorizer, the bootstrap handler, the three queue workers (send,
-    // notifications, webhooks), the stream worker and scheduled delivery's undelivered handler;
-    // the provider framework runs its own runtime.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 7);
+    // The areas, the authorizer, the bootstrap handler, the four queue workers (send, send dead
+    // letters, notifications, webhooks), the stream worker and scheduled delivery's undelivered
+    // handler; the provider framework runs its own runtime.
+    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 8);
   });
 
   test('the queue workers are built like every platform Lambda, with their own timeouts', () => {
     const workers = [
       [ids.sendWorker, 'Queue worker: sends accepted messages through SES', SEND_WORKER_TIMEOUT.toSeconds()],
+      [ids.sendDeadLetterWorker, 'Queue worker: gives the unsent recipients of dead-lettered send jobs a final event', SEND_DEAD_LETTER_WORKER_TIMEOUT.toSeconds()],
       [ids.notificationsWorker, 'Queue worker: turns SES notifications into events', NOTIFICATIONS_WORKER_TIMEOUT.toSeconds()],
       [ids.webhookWorker, 'Queue worker: signs and POSTs webhook deliveries, re-queues retries', WEBHOOK_WORKER_TIMEOUT.toSeconds()],
     ] as const;
@@ -328,7 +332,10 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         // AWS's guidance: at least six times the consuming function's timeout.
         VisibilityTimeout: 6 * workerTimeout,
       });
-      expect(resources[dlqId]!.Properties).toEqual({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+      // The send queue's dead letters are consumed (their recipients still need a final event):
+      // that queue's visibility follows its consumer's timeout.
+      const dlqVisibility = dlqId === ids.sendDlq ? { VisibilityTimeout: 6 * resources[ids.sendDeadLetterWorker]!.Properties.Timeout } : {};
+      expect(resources[dlqId]!.Properties).toEqual({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true, ...dlqVisibility });
       for (const id of [queueId, dlqId]) {
         template.hasResourceProperties('AWS::SQS::QueuePolicy', {
           Queues: [{ Ref: id }],
@@ -338,6 +345,16 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     }
     // Plus the stream's failure destination (tested with the stream).
     expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(7);
+  });
+
+  test("the send queue's clocks are the ones the send worker reasons with (functions/messages/send-timing.ts)", () => {
+    const resources = template.toJSON().Resources as Record<string, Resource>;
+    const timing = sendQueueTiming();
+    expect(resources[ids.sendWorker]!.Properties.Timeout).toBe(timing.workerTimeoutSeconds);
+    expect(resources[ids.sendQueue]!.Properties.VisibilityTimeout).toBe(timing.visibilityTimeoutSeconds);
+    expect(resources[ids.sendQueue]!.Properties.RedrivePolicy.maxReceiveCount).toBe(timing.maxReceiveCount);
+    // A job redelivered after a visibility timeout finds the claims of the invocation before it dead.
+    expect(timing.visibilityTimeoutSeconds * 1000).toBeGreaterThan(timing.claimLifetimeMs);
   });
 
   test('each worker consumes its queue in batches of 10 with partial batch failures; the send worker is bounded by sendConcurrency', () => {
@@ -350,6 +367,12 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
           BatchSize: 10,
           FunctionResponseTypes: ['ReportBatchItemFailures'],
           ScalingConfig: { MaximumConcurrency: DEFAULT_SEND_CONCURRENCY },
+        },
+        {
+          FunctionName: { Ref: ids.sendDeadLetterWorker },
+          EventSourceArn: { 'Fn::GetAtt': [ids.sendDlq, 'Arn'] },
+          BatchSize: 10,
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
         },
         {
           FunctionName: { Ref: ids.notificationsWorker },

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,4 +102,61 @@ it('serves both regions from `npm start` and stops cleanly on SIGTERM', async ()
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   expect(code).toBe(0);
   expect(() => statSync(join(dataDir, 'local.pid'))).toThrow();
+});
+
+/** A port that was free a moment ago, for a host that must be reached before it says where it is. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+it('answers a request that arrives while the host is still starting', async () => {
+  const [port, euPort] = [await freePort(), await freePort()];
+  const starting = startLocal({ port, euPort, dataDir: null, bootstrapApiKey: 'early-key' });
+  // Knock from the moment the port opens: the first connection accepted must get an answer.
+  let first: { status: number } | undefined;
+  const knocking = Date.now();
+  while (!first) {
+    if (Date.now() - knocking > 30_000) throw new Error('the port never opened');
+    first = await call(`http://127.0.0.1:${port}/v4/domains`, { key: 'early-key' }).catch(() => undefined);
+    if (!first) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const platform = await starting;
+  try {
+    expect(first.status).toBe(200);
+  } finally {
+    await platform.close();
+  }
+});
+
+it('lets a request in flight finish before it stops', async () => {
+  const platform = await startLocal({ port: 0, dataDir: null, bootstrapApiKey: 'drain-key' });
+  const sandbox = await sandboxOf(sdk(platform.us.url, 'drain-key'));
+  const body = new URLSearchParams({ from: `f@${sandbox}`, to: 'drain@example.com', subject: 'in flight', text: 'x' }).toString();
+  // Half the body is sent, then the host is told to stop, then the rest follows.
+  const reply = new Promise<number>((resolve, reject) => {
+    const req = request(`${platform.us.url}/v3/${sandbox}/messages`, {
+      method: 'POST',
+      agent: false,
+      headers: { authorization: `Basic ${Buffer.from('api:drain-key').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, 10));
+    setTimeout(() => {
+      closing = platform.close();
+      setTimeout(() => req.end(body.slice(10)), 200);
+    }, 200);
+  });
+  let closing: Promise<void> | undefined;
+  expect(await reply).toBe(200);
+  await closing;
+  // And nothing new is taken once it has stopped.
+  await expect(call(`${platform.us.url}/v4/domains`, { key: 'drain-key' })).rejects.toThrow();
 });

@@ -1,4 +1,8 @@
 import { putItem } from '../../functions/data/store';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { findMessage, objectKey } from '../../functions/messages/message-store';
+import { sendQueueTiming } from '../../functions/messages/send-timing';
+import { s3Client } from '../../functions/platform/aws-clients';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, eventsOf, eventually, sandboxOf, sdk, sesSendsOf, startTestPlatform } from '../support/platform';
 
@@ -18,6 +22,16 @@ beforeAll(async () => {
 afterAll(() => platform.close());
 
 const send = (to: string[], subject: string) => mg.messages.create(sandbox, { from: `f@${sandbox}`, to, subject, text: 'x' } as never).then((r) => r.id!);
+
+it("runs the send queue on the clocks the worker's timeout implies, dead letters to their consumer", () => {
+  const timing = sendQueueTiming(0.2);
+  expect(platform.us.sqs.queueOptions('send')).toMatchObject({
+    functionTimeoutSeconds: timing.workerTimeoutSeconds,
+    visibilityTimeoutSeconds: timing.visibilityTimeoutSeconds,
+    maxReceiveCount: timing.maxReceiveCount,
+    deadLetterQueue: 'send-dead-letters',
+  });
+});
 
 it('delivers each recipient exactly once when the worker dies after sending and the queue redelivers the batch', async () => {
   platform.us.sqs.crashNextInvocation('send');
@@ -92,4 +106,27 @@ describe('a worker that died between claiming and sending', () => {
     expect(failed['delivery-status']!.message).toContain('an earlier attempt stopped while sending');
     expect(sesSendsOf(platform.us, id)).toHaveLength(0);
   });
+});
+
+describe('a send job the queue gives up on', () => {
+  it('still gives each recipient a final failed event, from the dead-letter consumer', async () => {
+    platform.us.sqs.pause('send');
+    const id = await send(['dead1@example.com', 'dead2@example.com'], 'dead letter');
+    const accepted = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'accepted'));
+    const storageKey = (accepted as unknown as { storage: { key: string } }).storage.key;
+    // Its stored MIME is gone, so every receive fails until the queue parks the job.
+    await platform.us.run(async () => {
+      const record = (await findMessage(storageKey))!;
+      await s3Client().send(new DeleteObjectCommand({ Bucket: platform.us.env.MESSAGES_BUCKET, Key: objectKey(record) }));
+    });
+    platform.us.sqs.resume('send');
+    const failed = await eventually(async () => {
+      const found = (await eventsOf<Ev>(platform.us.url, sandbox, id)).filter((e) => e.event === 'failed');
+      return found.length === 2 ? found : undefined;
+    }, 20_000);
+    expect(failed.map((e) => e.recipient).sort()).toEqual(['dead1@example.com', 'dead2@example.com']);
+    expect(failed.every((e) => e.severity === 'permanent' && e['delivery-status']!.message === 'Not delivered: sending failed on every attempt')).toBe(true);
+    expect(sesSendsOf(platform.us, id)).toHaveLength(0);
+    expect(platform.us.sqs.depth('send-dead-letters')).toMatchObject({ visible: 0, inFlight: 0 });
+  }, 30_000);
 });
