@@ -12,6 +12,7 @@ import { DeliveryError, postJson } from './http-post';
 import { withStorageUrl } from '../messages/storage-url';
 import { payloadOf } from './signature';
 import { signingKeyForDelivery } from './signing-key';
+import { webhookAddressPolicy } from './url-policy';
 
 /**
  * Consumes the webhook delivery queue: POSTs each job's event, signed, to its URL. The records of a
@@ -56,11 +57,11 @@ function present(event: EventData, domain: string): EventData {
 
 /** One attempt: the receiver's status, or what kept it from answering. */
 async function attempt(job: DeliveryJob): Promise<{ status?: number; outcome: string }> {
-  const { WEBHOOK_TIMEOUT_MS: timeoutMs, WEBHOOK_ALLOW_PRIVATE_URLS: allowPrivate } = env();
+  const timeoutMs = env().WEBHOOK_TIMEOUT_MS;
   const key = await signingKeyForDelivery(job.accountId);
   const body = JSON.stringify(payloadOf(key, present(job.event, job.domain)));
   try {
-    const reply = await postJson(job.url, body, { timeoutMs, allowPrivate });
+    const reply = await postJson(job.url, body, { timeoutMs, policy: webhookAddressPolicy() });
     return { status: reply.status, outcome: String(reply.status) };
   } catch (error) {
     if (error instanceof DeliveryError) return { outcome: error.message };
