@@ -1,5 +1,8 @@
+import { dayOf } from '../../functions/events/event-store';
+import { failedDeliveries } from '../../functions/webhooks/failed-deliveries';
+import { changeDomainHooks } from '../../functions/webhooks/webhook-store';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, sandboxOf, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { call, eventually, primaryAccountId, sandboxOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Local mode as `npm start` configures it: webhooks may reach receivers on this machine and
@@ -7,12 +10,14 @@ import { WebhookReceiver } from '../support/webhook-receiver';
 let platform: LocalPlatform;
 let mg: ReturnType<typeof sdk>;
 let sandbox: string;
+let accountId: string;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   mg = sdk(platform.us.url);
   sandbox = await sandboxOf(mg);
+  accountId = await primaryAccountId(platform.us);
   receiver = await new WebhookReceiver().start();
 });
 afterAll(async () => {
@@ -66,5 +71,25 @@ describe('receivers on this machine', () => {
     await eventually(async () => receiver.on('/by-address').length === 1 && receiver.on('/by-name').length === 1);
     expect(receiver.on('/by-address')[0]!.body['event-data']).toMatchObject({ event: 'delivered', recipient: 'local-receiver@example.com' });
     await mg.webhooks.destroy(sandbox, 'delivered');
+  });
+});
+
+describe('a URL stored before the policy refused it', () => {
+  it('is not delivered to, and the delivery is recorded as failed at once', async () => {
+    // As an older version accepted and stored it, straight into the table.
+    const metadata = 'http://169.254.169.254/latest/meta-data/iam/security-credentials/';
+    const control = `${receiver.url}/stored-earlier`;
+    await platform.us.run(() => changeDomainHooks(accountId, sandbox, (hooks) => ({ hooks: { ...hooks, delivered: [metadata, control] }, result: undefined })));
+
+    await send('stored-earlier@example.com');
+    await eventually(async () => receiver.on('/stored-earlier').length === 1);
+    const eventId = receiver.on('/stored-earlier')[0]!.body['event-data'].id;
+    const failed = await eventually(async () => (await platform.us.run(() => failedDeliveries(accountId, dayOf(Date.now())))).find((f) => f.eventId === eventId));
+    expect(failed).toMatchObject({
+      url: metadata,
+      reason: 'refused-address',
+      attempts: 1,
+      lastOutcome: '169.254.169.254 is a cloud metadata address, which webhooks may not reach',
+    });
   });
 });
