@@ -1,3 +1,4 @@
+import '../lib/local/sdk-node-notice';
 import { startLocal } from '../lib/local/platform';
 
 /**
