@@ -1,3 +1,4 @@
+import '../lib/local/sdk-node-notice';
 import { startLocal } from '../lib/local/platform';
 
 /**
@@ -13,6 +14,7 @@ const PASSED_SETTINGS = [
   'EVENT_TTL_DAYS',
   'TAG_LIMIT_ACCOUNT',
   'TAG_LIMIT_DOMAIN',
+  'WEBHOOK_ALLOW_LOOPBACK_URLS',
   'WEBHOOK_ALLOW_PRIVATE_URLS',
   'WEBHOOK_RETRY_SCALE',
   'WEBHOOK_TIMEOUT_MS',

@@ -61,9 +61,20 @@ export const platformEnvSchema = z.object({
   /** The webhook delivery queue: one message per (event, URL), consumed by functions/webhooks/delivery-worker.ts. */
   WEBHOOK_QUEUE_URL: z.string().url().optional(),
   /**
-   * Let webhook URLs reach loopback, private, link-local and other internal addresses. Off on AWS
-   * (a URL must not turn the platform into a proxy into its own network: SSRF); local mode sets it
-   * so a receiver on 127.0.0.1 works.
+   * Let webhook URLs reach this machine's loopback (127.0.0.0/8, ::1), and accept names that do not
+   * resolve yet. Off on AWS (a URL must not turn the platform into a proxy into its own network:
+   * SSRF); local mode sets it so a receiver on 127.0.0.1 works. Private, link-local and cloud
+   * metadata addresses stay refused whatever it says (functions/webhooks/address-policy.ts).
+   * Unset, WEBHOOK_ALLOW_PRIVATE_URLS decides.
+   */
+  WEBHOOK_ALLOW_LOOPBACK_URLS: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === 'true')),
+  /**
+   * The older name of WEBHOOK_ALLOW_LOOPBACK_URLS, kept so existing configurations still start. It
+   * once also opened private and link-local networks, metadata service included; it now means
+   * loopback only, the narrowing being the point.
    */
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
   /** How long a container reuses a webhook configuration it read (Mailgun: changes may take minutes); 0 reads every time. */

@@ -1,12 +1,38 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Which IP addresses a webhook may never reach from the AWS host: anything inside the platform's
- * own network or the cloud's metadata service, so a customer's URL cannot make the platform a
- * proxy into it (SSRF). IPv6 forms that embed an IPv4 address (mapped, NAT64, 6to4, compatible)
- * are judged by the IPv4 address they carry.
+ * Which IP addresses a webhook may never reach: anything inside the platform's own network or the
+ * cloud's metadata service, so a customer's URL cannot make the platform a proxy into it (SSRF).
+ * IPv6 forms that embed an IPv4 address (mapped, NAT64, 6to4, compatible) are judged by the IPv4
+ * address they carry.
+ *
+ * The one relaxation is loopback, for local mode (AddressPolicy): its receivers run on the same
+ * machine. Nothing else is ever let through, whatever the setting: local mode may run on a cloud VM,
+ * where 169.254.169.254 hands out that machine's credentials, and its LAN is someone's network too.
  */
+export interface AddressPolicy {
+  /** This machine only: 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104, as the OS routes them. */
+  allowLoopback: boolean;
+}
+
+/** What the AWS host allows: public addresses only. */
+export const PUBLIC_ONLY: AddressPolicy = Object.freeze({ allowLoopback: false });
+
+// Checked in this order, so an address is named by the most telling category that holds it.
 const RANGES: Record<string, Array<[string, number, 'ipv4' | 'ipv6']>> = {
+  // Instance metadata and credential endpoints. Most sit inside link-local or private blocks refused
+  // anyway; they are listed so the refusal says what was at stake, and for the ones that do not
+  // (Azure's WireServer is a public address, routed only inside Azure).
+  'cloud metadata': [
+    ['169.254.169.254', 32, 'ipv4'], // EC2, GCP (metadata.google.internal), Azure, OpenStack, DigitalOcean, OCI
+    ['169.254.170.2', 32, 'ipv4'], // ECS task credentials
+    ['169.254.170.23', 32, 'ipv4'], // EKS Pod Identity agent
+    ['fd00:ec2::254', 128, 'ipv6'], // EC2 metadata over IPv6
+    ['fd00:ec2::23', 128, 'ipv6'], // EKS Pod Identity agent over IPv6
+    ['100.100.100.200', 32, 'ipv4'], // Alibaba Cloud
+    ['192.0.0.192', 32, 'ipv4'], // Oracle Cloud (classic)
+    ['168.63.129.16', 32, 'ipv4'], // Azure WireServer
+  ],
   unspecified: [
     ['0.0.0.0', 8, 'ipv4'],
     ['::', 128, 'ipv6'],
@@ -92,19 +118,42 @@ function embeddedIpv4(address: string): string | undefined {
   return undefined;
 }
 
+/** The IPv4 address of an IPv4-mapped IPv6 address (::ffff:a.b.c.d), which the OS connects to as IPv4. */
+function mappedIpv4(address: string): string | undefined {
+  const g = ipv6Groups(address);
+  return g.length === 8 && g.slice(0, 5).every((group) => group === 0) && g[5] === 0xffff ? ipv4FromGroups(g[6]!, g[7]!) : undefined;
+}
+
 /**
- * Why an address is off limits for webhooks (`loopback`, `private`, ...), or undefined when it
- * is a public address. Anything that is not an IP address at all is refused as `invalid`.
+ * Loopback on this machine itself. The translated forms (NAT64, 6to4, compatible) of 127.0.0.1 are
+ * not: they name a loopback address on some gateway, never a local receiver.
  */
-export function forbiddenAddressCategory(address: string): string | undefined {
-  const version = isIP(address.split('%')[0]!);
+function isOwnLoopback(bare: string): boolean {
+  if (isIP(bare) === 4) return bare.split('.')[0] === '127';
+  if (ipv6Groups(bare).join(':') === '0:0:0:0:0:0:0:1') return true;
+  return mappedIpv4(bare)?.split('.')[0] === '127';
+}
+
+function categoryOf(bare: string): string | undefined {
+  const version = isIP(bare);
   if (version === 0) return 'invalid';
   const type = version === 4 ? 'ipv4' : 'ipv6';
-  const bare = address.split('%')[0]!;
   for (const { category, list } of LISTS) if (list.check(bare, type)) return category;
   if (version === 6) {
     const inner = embeddedIpv4(bare);
-    if (inner) return forbiddenAddressCategory(inner);
+    if (inner) return categoryOf(inner);
   }
   return undefined;
+}
+
+/**
+ * Why an address is off limits for webhooks under `policy` (`loopback`, `private`, `cloud metadata`,
+ * ...), or undefined when it may be reached. Anything that is not an IP address at all is refused as
+ * `invalid`. Without a policy, the strictest: public addresses only.
+ */
+export function forbiddenAddressCategory(address: string, policy: AddressPolicy = PUBLIC_ONLY): string | undefined {
+  const bare = address.split('%')[0]!;
+  const category = categoryOf(bare);
+  if (category === 'loopback' && policy.allowLoopback && isOwnLoopback(bare)) return undefined;
+  return category;
 }

@@ -12,12 +12,14 @@ import { DeliveryError, postJson } from './http-post';
 import { withStorageUrl } from '../messages/storage-url';
 import { payloadOf } from './signature';
 import { signingKeyForDelivery } from './signing-key';
+import { webhookAddressPolicy } from './url-policy';
 
 /**
  * Consumes the webhook delivery queue: POSTs each job's event, signed, to its URL. The records of a
  * batch are sent concurrently, each bounded by WEBHOOK_TIMEOUT_MS, so a slow receiver delays no
- * other. A 2xx ends the job; 406 ends it as rejected; anything else (or no answer) queues the next
- * attempt on Mailgun's schedule, and after the last one the job is recorded as given up.
+ * other. A 2xx ends the job; 406 ends it as rejected; an address the policy refuses ends it as
+ * refused-address; anything else (or no answer) queues the next attempt on Mailgun's schedule,
+ * and after the last one the job is recorded as given up.
  * Retries are new messages rather than failed ones, so the queue's own redelivery (and its DLQ)
  * is left for failures of the worker itself: a table or queue call that failed.
  */
@@ -54,24 +56,27 @@ function present(event: EventData, domain: string): EventData {
   return base ? withStorageUrl(event, base, domain) : event;
 }
 
-/** One attempt: the receiver's status, or what kept it from answering. */
-async function attempt(job: DeliveryJob): Promise<{ status?: number; outcome: string }> {
-  const { WEBHOOK_TIMEOUT_MS: timeoutMs, WEBHOOK_ALLOW_PRIVATE_URLS: allowPrivate } = env();
+/** One attempt: the receiver's status, or what kept it from answering (`refused` when the address policy did). */
+async function attempt(job: DeliveryJob): Promise<{ status?: number; outcome: string; refused?: boolean }> {
+  const timeoutMs = env().WEBHOOK_TIMEOUT_MS;
   const key = await signingKeyForDelivery(job.accountId);
   const body = JSON.stringify(payloadOf(key, present(job.event, job.domain)));
   try {
-    const reply = await postJson(job.url, body, { timeoutMs, allowPrivate });
+    const reply = await postJson(job.url, body, { timeoutMs, policy: webhookAddressPolicy() });
     return { status: reply.status, outcome: String(reply.status) };
   } catch (error) {
-    if (error instanceof DeliveryError) return { outcome: error.message };
+    if (error instanceof DeliveryError) return { outcome: error.message, refused: error.kind === 'forbidden-address' };
     throw error;
   }
 }
 
 async function deliver(job: DeliveryJob): Promise<void> {
-  const { status, outcome } = await attempt(job);
+  const { status, outcome, refused } = await attempt(job);
   if (status !== undefined && status >= 200 && status < 300) return;
   if (status === 406) return recordFailedDelivery(job, 'rejected', outcome, Date.now());
+  // Nothing was sent, and retrying would only probe the same address again for eight hours: a URL
+  // stored before the policy refused it, or a name now pointing inside, is given up at once.
+  if (refused) return recordFailedDelivery(job, 'refused-address', outcome, Date.now());
   const delay = retryDelayMs(job.attempt, env().WEBHOOK_RETRY_SCALE);
   if (delay === undefined) return recordFailedDelivery(job, 'retries-exhausted', outcome, Date.now());
   const at = Date.now();

@@ -6,9 +6,10 @@ import { logger } from '../platform/logger';
 import type { DeliveryJob } from './delivery-job';
 
 /**
- * Deliveries given up on: every retry failed, or the receiver answered 406. Each is kept as an item
- * (expiring with the events) and logged as an error line, so nothing is dropped unseen. The log
- * names the URL's origin only: paths and query strings of webhook URLs often carry credentials.
+ * Deliveries given up on: every retry failed, the receiver answered 406, or its address is one
+ * webhooks may not reach. Each is kept as an item (expiring with the events) and logged as an error
+ * line, so nothing is dropped unseen. The log names the URL's origin only: paths and query strings
+ * of webhook URLs often carry credentials.
  */
 export interface FailedDelivery {
   accountId: string;
@@ -18,9 +19,9 @@ export interface FailedDelivery {
   eventId: string;
   event: string;
   attempts: number;
-  /** `406`, `500`, `timed out`, ...: what the last attempt got. */
+  /** `406`, `500`, `timed out`, `169.254.169.254 is a cloud metadata address, ...`: what the last attempt got. */
   lastOutcome: string;
-  reason: 'rejected' | 'retries-exhausted';
+  reason: 'rejected' | 'retries-exhausted' | 'refused-address';
   firstAttemptAt: string;
   failedAt: string;
   ttl: number;

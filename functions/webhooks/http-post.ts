@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import { Agent as HttpAgent, request as httpRequest, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { forbiddenAddressCategory } from './address-policy';
+import { forbiddenAddressCategory, type AddressPolicy } from './address-policy';
 import { literalAddress } from './url-policy';
 
 /** What a receiver answered. */
@@ -25,51 +25,68 @@ export class DeliveryError extends Error {
 
 const MAX_REPLY_BYTES = 16 * 1024;
 
-// Kept-alive connections: a receiver gets many deliveries in a row, and a TLS handshake each would
-// dominate the cost. The sockets are opened through the guarded lookup below.
-const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 50 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 50 }) };
+/**
+ * A DNS lookup that refuses the addresses `policy` forbids, checked on the addresses the socket will
+ * use: a host that resolved to a public address when the webhook was saved may resolve to
+ * 169.254.169.254 now (DNS rebinding). Handles both the single-address and the `all` form Node's
+ * connect asks for.
+ */
+export function guardedLookup(policy: AddressPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...(options as LookupOptions), all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      for (const { address } of addresses) {
+        const category = forbiddenAddressCategory(address, policy);
+        if (category) {
+          const refused = Object.assign(new Error(`${hostname} resolves to a ${category} address, which webhooks may not reach`), { code: 'EWEBHOOKFORBIDDEN' });
+          return callback(refused, '', 0);
+        }
+      }
+      if ((options as LookupOptions).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
+}
 
 /**
- * A DNS lookup that refuses internal addresses, checked on the addresses the socket will use: a
- * host that resolved to a public address when the webhook was saved may resolve to 127.0.0.1 now
- * (DNS rebinding). Handles both the single-address and the `all` form Node's connect asks for.
+ * Kept-alive connections: a receiver gets many deliveries in a row, and a TLS handshake each would
+ * dominate the cost. One set of agents per policy: a reused socket skips the lookup, so a socket
+ * opened where loopback is allowed must never serve a request where it is not (two local regions,
+ * or tests, can differ in one process).
  */
-export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...(options as LookupOptions), all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, '', 0);
-    for (const { address } of addresses) {
-      const category = forbiddenAddressCategory(address);
-      if (category) {
-        const refused = Object.assign(new Error(`${hostname} resolves to a ${category} address, which webhooks may not reach`), { code: 'EWEBHOOKFORBIDDEN' });
-        return callback(refused, '', 0);
-      }
-    }
-    if ((options as LookupOptions).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    const first = addresses[0]!;
-    callback(null, first.address, first.family);
-  });
-};
+const pools = new Map<boolean, { http: HttpAgent; https: HttpsAgent; lookup: LookupFunction }>();
+
+function poolFor(policy: AddressPolicy) {
+  let pool = pools.get(policy.allowLoopback);
+  if (!pool) {
+    pool = { http: new HttpAgent({ keepAlive: true, maxSockets: 50 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 50 }), lookup: guardedLookup(policy) };
+    pools.set(policy.allowLoopback, pool);
+  }
+  return pool;
+}
 
 /**
  * POSTs a JSON body to a webhook URL and reads the start of the reply, within `timeoutMs` from the
  * first byte sent to the last byte read. Redirects are not followed (a 3xx is an answer, and
- * following one would bypass the address check). With `allowPrivate` false, internal addresses
- * are refused before connecting, both IP literals (which Node never looks up) and resolved names.
+ * following one would bypass the address check). Addresses `policy` forbids are refused before
+ * connecting, both IP literals (which Node never looks up) and resolved names.
  */
-export function postJson(target: string, body: string, options: { timeoutMs: number; allowPrivate: boolean }): Promise<PostResult> {
+export function postJson(target: string, body: string, options: { timeoutMs: number; policy: AddressPolicy }): Promise<PostResult> {
   const url = new URL(target);
   const literal = literalAddress(url.hostname);
-  if (!options.allowPrivate && literal) {
-    const category = forbiddenAddressCategory(literal);
+  if (literal) {
+    const category = forbiddenAddressCategory(literal, options.policy);
     if (category) return Promise.reject(new DeliveryError(`${literal} is a ${category} address, which webhooks may not reach`, 'forbidden-address'));
   }
   const https = url.protocol === 'https:';
+  const pool = poolFor(options.policy);
   const requestOptions: RequestOptions = {
     method: 'POST',
-    agent: https ? agents.https : agents.http,
+    agent: https ? pool.https : pool.http,
     headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'mailplane-webhooks/1' },
     signal: AbortSignal.timeout(options.timeoutMs),
-    ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
+    lookup: pool.lookup,
   };
   return new Promise<PostResult>((resolve, reject) => {
     const req = (https ? httpsRequest : httpRequest)(url, requestOptions, (res) => {

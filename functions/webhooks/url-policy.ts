@@ -2,7 +2,13 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { BadRequest } from '../platform/errors';
 import { env } from '../platform/env';
-import { forbiddenAddressCategory } from './address-policy';
+import { forbiddenAddressCategory, type AddressPolicy } from './address-policy';
+
+/** What webhooks may reach in this deployment: the newer setting wins over its deprecated alias. */
+export function webhookAddressPolicy(): AddressPolicy {
+  const { WEBHOOK_ALLOW_LOOPBACK_URLS: loopback, WEBHOOK_ALLOW_PRIVATE_URLS: legacy } = env();
+  return { allowLoopback: loopback ?? legacy };
+}
 
 /** Longest URL accepted: a webhook URL is stored on every type it serves and travels in every queue message. */
 const MAX_URL_LENGTH = 2048;
@@ -45,21 +51,27 @@ async function addressesOf(hostname: string): Promise<string[]> {
 }
 
 /**
- * Checks a webhook URL before it is stored. On AWS the host must resolve, and only to public
- * addresses: a URL naming 169.254.169.254 or an internal name must not become a probe into the
- * platform's network. The check is repeated at delivery against the address actually connected
- * to (http-post.ts), since DNS can change in between. With WEBHOOK_ALLOW_PRIVATE_URLS (local mode)
- * nothing is resolved: a receiver that is not running yet is still a fine thing to configure.
+ * Checks a webhook URL before it is stored (and before a test POST). The host must resolve only to
+ * addresses the policy allows: a URL naming 169.254.169.254, or a name resolving there, must not
+ * become a probe into the platform's network. The check is repeated at delivery against the address
+ * actually connected to (http-post.ts), since DNS can change in between.
+ *
+ * On AWS a name that does not resolve is refused. Where loopback is allowed (local
+ * mode) it is accepted: the developer may be offline or still adding a hosts entry, and delivery
+ * checks whatever it resolves to by then. A name that does resolve is judged like anywhere else.
  */
 export async function checkWebhookUrl(raw: string): Promise<string> {
   const url = parseWebhookUrl(raw);
   const text = raw.trim();
-  if (env().WEBHOOK_ALLOW_PRIVATE_URLS) return text;
+  const policy = webhookAddressPolicy();
   const literal = literalAddress(url.hostname);
   const addresses = literal ? [literal] : await addressesOf(url.hostname);
-  if (!addresses.length) throw new BadRequest(`${text} is not a valid url: host not found`);
+  if (!addresses.length) {
+    if (policy.allowLoopback) return text;
+    throw new BadRequest(`${text} is not a valid url: host not found`);
+  }
   for (const address of addresses) {
-    const category = forbiddenAddressCategory(address);
+    const category = forbiddenAddressCategory(address, policy);
     if (category) throw new BadRequest(`${text} is not a valid url: its host resolves to a ${category} address, which webhooks may not reach`);
   }
   return text;

@@ -6,7 +6,7 @@ import { DeliveryError, postJson } from './http-post';
 import type { WebhookName } from './names';
 import { payloadOf } from './signature';
 import { signingKey } from './signing-key';
-import { checkWebhookUrl } from './url-policy';
+import { checkWebhookUrl, webhookAddressPolicy } from './url-policy';
 
 /**
  * `PUT /v3/domains/{domain}/webhooks/{name}/test`: POSTs a signed sample event of that type to a
@@ -39,10 +39,10 @@ function sampleEvent(name: WebhookName, domain: string): EventData {
 
 export async function testWebhook(accountId: string, domain: string, name: WebhookName, rawUrl: string) {
   const url = await checkWebhookUrl(rawUrl);
-  const { WEBHOOK_TIMEOUT_MS: timeoutMs, WEBHOOK_ALLOW_PRIVATE_URLS: allowPrivate } = env();
+  const timeoutMs = env().WEBHOOK_TIMEOUT_MS;
   const body = JSON.stringify(payloadOf(await signingKey(accountId), sampleEvent(name, domain)));
   try {
-    const reply = await postJson(url, body, { timeoutMs, allowPrivate });
+    const reply = await postJson(url, body, { timeoutMs, policy: webhookAddressPolicy() });
     return { code: reply.status, message: reply.body };
   } catch (error) {
     if (error instanceof DeliveryError) throw new BadRequest(`${url} did not answer the test: ${error.message}`);

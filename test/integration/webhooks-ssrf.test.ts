@@ -1,14 +1,15 @@
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, sandboxOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 
-// As deployed on AWS (WEBHOOK_ALLOW_PRIVATE_URLS off): webhook URLs that reach into the
-// platform's own network are refused at every level, and nothing is stored.
+// As deployed on AWS (loopback not allowed): webhook URLs that reach into the platform's own
+// network are refused at every level, and nothing is stored. The newer setting is the one turned
+// off, since it wins over the older name whichever of the two local mode sets.
 let platform: LocalPlatform;
 let mg: ReturnType<typeof sdk>;
 let sandbox: string;
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'false' } });
+  platform = await startTestPlatform({ env: { WEBHOOK_ALLOW_LOOPBACK_URLS: 'false' } });
   mg = sdk(platform.us.url);
   sandbox = await sandboxOf(mg);
 });
@@ -19,7 +20,9 @@ const internal = [
   ['http://localhost/hook', 'loopback'],
   ['http://[::1]/hook', 'loopback'],
   ['http://[::ffff:127.0.0.1]/hook', 'loopback'],
-  ['http://169.254.169.254/latest/meta-data', 'link-local'],
+  ['http://169.254.169.254/latest/meta-data', 'cloud metadata'],
+  ['http://[fd00:ec2::254]/latest/meta-data', 'cloud metadata'],
+  ['http://[fe80::1]/hook', 'link-local'],
   ['https://10.0.0.8/hook', 'private'],
   ['https://100.64.1.1/hook', 'carrier-grade NAT'],
   ['http://[fd00::1]/hook', 'unique-local'],

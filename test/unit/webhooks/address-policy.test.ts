@@ -1,9 +1,9 @@
-import { forbiddenAddressCategory } from '../../../functions/webhooks/address-policy';
+import { forbiddenAddressCategory, PUBLIC_ONLY } from '../../../functions/webhooks/address-policy';
 import { retryDelayMs, hopDelaySeconds, RETRY_SCHEDULE_SECONDS } from '../../../functions/webhooks/delivery-job';
 import { webhookName, webhookNameOf } from '../../../functions/webhooks/names';
 import type { EventData } from '../../../functions/events/event-store';
 
-describe('forbiddenAddressCategory', () => {
+describe('forbiddenAddressCategory, public addresses only (AWS)', () => {
   it.each([
     ['127.0.0.1', 'loopback'],
     ['127.255.0.9', 'loopback'],
@@ -16,7 +16,15 @@ describe('forbiddenAddressCategory', () => {
     ['192.168.1.1', 'private'],
     ['100.64.0.1', 'carrier-grade NAT'],
     ['100.127.255.254', 'carrier-grade NAT'],
-    ['169.254.169.254', 'link-local'],
+    ['169.254.169.254', 'cloud metadata'],
+    ['169.254.170.2', 'cloud metadata'],
+    ['169.254.170.23', 'cloud metadata'],
+    ['fd00:ec2::254', 'cloud metadata'],
+    ['fd00:ec2::23', 'cloud metadata'],
+    ['100.100.100.200', 'cloud metadata'],
+    ['192.0.0.192', 'cloud metadata'],
+    ['168.63.129.16', 'cloud metadata'],
+    ['169.254.169.253', 'link-local'],
     ['fe80::1', 'link-local'],
     ['fe80::1%eth0', 'link-local'],
     ['fc00::1', 'unique-local'],
@@ -30,8 +38,10 @@ describe('forbiddenAddressCategory', () => {
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:7f00:1', 'loopback'],
     ['::ffff:10.0.0.1', 'private'],
-    ['::ffff:169.254.169.254', 'link-local'],
-    ['64:ff9b::a9fe:a9fe', 'link-local'],
+    ['::ffff:169.254.169.254', 'cloud metadata'],
+    ['::ffff:a9fe:a9fe', 'cloud metadata'],
+    ['64:ff9b::a9fe:a9fe', 'cloud metadata'],
+    ['::ffff:169.254.1.1', 'link-local'],
     ['2002:c0a8:0101::1', 'private'],
     ['::10.0.0.1', 'private'],
     // Transition forms not taken apart: refused as a whole.
@@ -42,10 +52,48 @@ describe('forbiddenAddressCategory', () => {
     ['not-an-ip', 'invalid'],
   ])('%s is %s', (address, category) => {
     expect(forbiddenAddressCategory(address)).toBe(category);
+    expect(forbiddenAddressCategory(address, PUBLIC_ONLY)).toBe(category);
   });
 
   it.each(['8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])('%s is public', (address) => {
     expect(forbiddenAddressCategory(address)).toBeUndefined();
+  });
+});
+
+describe('forbiddenAddressCategory, loopback allowed (local mode)', () => {
+  const local = { allowLoopback: true };
+
+  it.each(['127.0.0.1', '127.255.0.9', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:1', '8.8.8.8', '2606:4700:4700::1111'])('%s may be reached', (address) => {
+    expect(forbiddenAddressCategory(address, local)).toBeUndefined();
+  });
+
+  // Everything the AWS policy refuses apart from this machine's loopback, metadata first of all.
+  it.each([
+    ['169.254.169.254', 'cloud metadata'],
+    ['169.254.170.2', 'cloud metadata'],
+    ['fd00:ec2::254', 'cloud metadata'],
+    ['100.100.100.200', 'cloud metadata'],
+    ['192.0.0.192', 'cloud metadata'],
+    ['::ffff:169.254.169.254', 'cloud metadata'],
+    ['169.254.1.1', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['10.0.0.1', 'private'],
+    ['172.16.0.1', 'private'],
+    ['192.168.1.1', 'private'],
+    ['::ffff:192.168.1.1', 'private'],
+    ['100.64.0.1', 'carrier-grade NAT'],
+    ['fd12:3456::1', 'unique-local'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['224.0.0.1', 'multicast'],
+    ['192.0.2.10', 'reserved'],
+    // 127.0.0.1 behind a translator or relay is a loopback somewhere else, not here.
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['2002:7f00:1::1', 'loopback'],
+    ['::127.0.0.1', 'loopback'],
+    ['not-an-ip', 'invalid'],
+  ])('%s is still refused as %s', (address, category) => {
+    expect(forbiddenAddressCategory(address, local)).toBe(category);
   });
 });
 
