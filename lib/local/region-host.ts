@@ -210,8 +210,9 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     SES_CONFIGURATION_SET,
     SES_TLS_CONFIGURATION_SET,
     PUBLIC_API_URL: url,
-    // Receivers on this machine are the point of local mode; and changes to webhooks apply at once.
-    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    // Receivers on this machine are the point of local mode (loopback only: never private,
+    // link-local or metadata addresses); and changes to webhooks apply at once.
+    WEBHOOK_ALLOW_LOOPBACK_URLS: 'true',
     WEBHOOK_CONFIG_CACHE_SECONDS: '0',
     // Settings not given keep the defaults above and the schema's.
     ...Object.fromEntries(Object.entries(options.env).filter(([, value]) => value !== undefined)),
