@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { TABLE_KEYS } from '../../functions/data/table';
 import { compareSequence } from '../../functions/event-stream/process-batch';
 import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
 import { awsJsonOperation, replyAwsJson } from './aws-json';
-import { closeServer, listenOnLoopback, readBody } from './http';
+import { closeServer, listenOnLoopback, readBody, standInServer } from './http';
 
 type Item = Record<string, AttributeValue>;
 
@@ -33,14 +33,11 @@ export class DynamoStreamProxy {
   }
 
   async listen(): Promise<string> {
-    this.server = createServer((req, res) => {
-      // A failure to publish must fail the write as DynamoDB would, not the whole process.
-      this.forward(req, res).catch((error: Error) => {
-        const payload = { __type: 'com.amazonaws.dynamodb#InternalServerError', message: error.message };
-        if (res.headersSent) res.end(JSON.stringify(payload));
-        else replyAwsJson(res, 500, payload);
-      });
-    });
+    // A failure to publish must fail the write as DynamoDB would, not the whole process.
+    this.server = standInServer(
+      (req, res) => this.forward(req, res),
+      (res, error) => replyAwsJson(res, 500, { __type: 'com.amazonaws.dynamodb#InternalServerError', message: error.message }),
+    );
     return listenOnLoopback(this.server);
   }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { closeServer, listenOnLoopback, readBody } from './http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { closeServer, listenOnLoopback, readBody, standInServer } from './http';
 
 interface Identity {
   name: string;
@@ -67,7 +67,7 @@ export class SesStandIn {
   }
 
   async listen(): Promise<string> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = standInServer((req, res) => this.handle(req, res));
     return listenOnLoopback(this.server);
   }
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { readAwsJsonRequest, replyAwsJson } from './aws-json';
-import { closeServer, listenOnLoopback } from './http';
+import { closeServer, listenOnLoopback, standInServer } from './http';
 import type { Json, LocalWorkflow, WorkflowExecution } from './workflow-runner';
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
@@ -73,7 +73,7 @@ export class SfnStandIn {
   }
 
   async listen(): Promise<string> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = standInServer((req, res) => this.handle(req, res));
     return listenOnLoopback(this.server);
   }
 

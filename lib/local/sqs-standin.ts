@@ -1,10 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readAwsJsonRequest, replyAwsJson } from './aws-json';
-import { closeServer, listenOnLoopback } from './http';
+import { closeServer, listenOnLoopback, standInServer } from './http';
 
 /** A queue's Lambda consumer, as an event source mapping with ReportBatchItemFailures runs it. */
 export type QueueWorker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
@@ -96,7 +96,7 @@ export class SqsStandIn {
 
   /** Opens the SQS API: producers may send from now on, while no worker runs yet. */
   async listen(): Promise<string> {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = standInServer((req, res) => this.handle(req, res));
     this.baseUrl = await listenOnLoopback(this.server);
     return this.baseUrl;
   }

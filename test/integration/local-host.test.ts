@@ -166,3 +166,28 @@ it('lets a request in flight finish before it stops', async () => {
   // And nothing new is taken once it has stopped.
   await expect(call(`${platform.us.url}/v4/domains`, { key: 'drain-key' })).rejects.toThrow();
 });
+
+it("survives malformed and cut-off requests to its stand-ins' own ports", async () => {
+  const platform = await startLocal({ port: 0, dataDir: null, bootstrapApiKey: 'standin-key' });
+  try {
+    const { SES_ENDPOINT, SQS_ENDPOINT, SFN_ENDPOINT, DYNAMODB_ENDPOINT } = platform.us.env;
+    for (const endpoint of [SES_ENDPOINT, SQS_ENDPOINT, SFN_ENDPOINT, DYNAMODB_ENDPOINT]) {
+      const garbled = await call(`${endpoint}/v2/email/outbound-emails`, { method: 'POST', key: null, body: '{not json', contentType: 'application/json', headers: { 'x-amz-target': 'AmazonSQS.SendMessage' } });
+      expect(garbled.status).toBeGreaterThanOrEqual(400);
+      // A client that goes away halfway through its body.
+      await new Promise<void>((resolve) => {
+        const req = request(`${endpoint}/v2/email/outbound-emails`, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': '1000' } });
+        req.on('error', () => resolve());
+        req.write('{"Content":');
+        setTimeout(() => {
+          req.destroy();
+          resolve();
+        }, 50);
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await call(`${platform.us.url}/v4/domains`, { key: 'standin-key' })).status).toBe(200);
+  } finally {
+    await platform.close();
+  }
+});
