@@ -1,4 +1,5 @@
 import { z } from 'zod/v3';
+import { byteLength, MAX_KEY_PART_BYTES } from '../data/key-limits';
 import { pivotPageInput } from '../platform/http/paging';
 import { flag, oneOfValues, text } from '../platform/http/params';
 import { templateProblem } from './handlebars-dialect';
@@ -23,7 +24,8 @@ const IDENTIFIER = /^[\p{L}\p{N}._~-]+$/u;
 const identifier = () =>
   text()
     .transform((value) => value.trim().toLowerCase())
-    .refine((value) => value.length <= MAX_IDENTIFIER_LENGTH, { message: `must be at most ${MAX_IDENTIFIER_LENGTH} characters` })
+    // In bytes too: a name must fit the path parameter that names it later (data/key-limits.ts).
+    .refine((value) => value.length <= MAX_IDENTIFIER_LENGTH && byteLength(value) <= MAX_KEY_PART_BYTES, { message: `must be at most ${MAX_IDENTIFIER_LENGTH} characters` })
     .refine((value) => IDENTIFIER.test(value), { message: 'may contain only letters, digits and . - _ ~' });
 
 /** A path segment naming a stored template or version: looked up lower-cased, never refused (unknown means 404). */
