@@ -24,8 +24,9 @@ const IDENTIFIER = /^[\p{L}\p{N}._~-]+$/u;
 const identifier = () =>
   text()
     .transform((value) => value.trim().toLowerCase())
-    // In bytes too: a name must fit the path parameter that names it later (data/key-limits.ts).
-    .refine((value) => value.length <= MAX_IDENTIFIER_LENGTH && byteLength(value) <= MAX_KEY_PART_BYTES, { message: `must be at most ${MAX_IDENTIFIER_LENGTH} characters` })
+    .refine((value) => value.length <= MAX_IDENTIFIER_LENGTH, { message: `must be at most ${MAX_IDENTIFIER_LENGTH} characters` })
+    // In bytes too (255 four-byte letters are 1020): a name must fit the path parameter that names it later.
+    .refine((value) => byteLength(value) <= MAX_KEY_PART_BYTES, { message: `must be at most ${MAX_KEY_PART_BYTES} bytes` })
     .refine((value) => IDENTIFIER.test(value), { message: 'may contain only letters, digits and . - _ ~' });
 
 /** A path segment naming a stored template or version: looked up lower-cased, never refused (unknown means 404). */
