@@ -2,7 +2,9 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems, isLive, queryAll } from '../data/store';
 import { TABLE_KEYS } from '../data/table';
+import { byteLength, MAX_SORT_KEY_BYTES } from '../data/key-limits';
 import { documentClient } from '../platform/aws-clients';
+import { logger } from '../platform/logger';
 import { mapLimit } from '../platform/concurrency';
 import { env } from '../platform/env';
 import { bucketId, nextBucket, type Resolution } from './buckets';
@@ -44,6 +46,13 @@ export interface CounterDelta {
   counts: Counts;
 }
 
+/**
+ * Slice values are URI-encoded into the sort key, so a long tag or country with non-ASCII letters
+ * can make one longer than DynamoDB allows. No such counter can exist: it reads as zero, and an
+ * event's delta for it is left out rather than failing the whole batch on every retry.
+ */
+const fitsSortKey = (sk: string) => byteLength(sk) <= MAX_SORT_KEY_BYTES;
+
 export const deltaKey = (d: Omit<CounterDelta, 'counts'>) => `${counterPartition(d.accountId, d.kind, d.resolution, d.bucket)}\n${valuesKey(d.values)}`;
 
 /** How many counter writes run at once: enough to hide latency, few enough not to flood a partition. */
@@ -56,7 +65,9 @@ const WRITE_CONCURRENCY = 16;
  * count-events.ts for what is left).
  */
 export async function addToCounters(deltas: CounterDelta[], batch: string): Promise<void> {
-  await mapLimit(deltas, WRITE_CONCURRENCY, async (d) => {
+  const storable = deltas.filter((d) => fitsSortKey(valuesKey(d.values)));
+  if (storable.length < deltas.length) logger.warn('counters with keys too long to store were skipped', { skipped: deltas.length - storable.length });
+  await mapLimit(storable, WRITE_CONCURRENCY, async (d) => {
     const names: Record<string, string> = { '#batch': 'lastBatch' };
     const values: Record<string, unknown> = { ':batch': batch };
     const adds: string[] = [];
@@ -111,7 +122,7 @@ export async function getCounters(accountId: string, kind: readonly Attribute[],
   const keys = buckets.flatMap((bucket) => {
     const pk = counterPartition(accountId, kind, resolution, bucket);
     bucketOfPartition.set(pk, bucket);
-    return valueSets.map((values) => ({ pk, sk: valuesKey(values) }));
+    return valueSets.map((values) => ({ pk, sk: valuesKey(values) })).filter((key) => fitsSortKey(key.sk));
   });
   const items = await getItems<Record<string, unknown> & { ttl?: number }>(keys);
   return items.filter((item) => isLive(item, now)).map((item) => ({ bucket: bucketOfPartition.get(item.pk)!, values: valuesOfKey(item.sk), counts: countsOf(item) }));
@@ -120,6 +131,7 @@ export async function getCounters(accountId: string, kind: readonly Attribute[],
 /** Every counter of a kind in each bucket, optionally only those whose leading values are `prefix`. */
 export async function queryCounters(accountId: string, kind: readonly Attribute[], resolution: Resolution, buckets: number[], prefix: readonly string[] = [], now = Date.now()): Promise<CounterRow[]> {
   const skPrefix = prefix.length ? `${valuesKey(prefix)}${prefix.length < kind.length ? '#' : ''}` : '';
+  if (!fitsSortKey(skPrefix)) return [];
   const perBucket = await mapLimit(buckets, 8, async (bucket) => {
     const items = await queryAll<Record<string, unknown> & { sk: string; ttl?: number }>({ pk: counterPartition(accountId, kind, resolution, bucket) }, skPrefix, { withSortKey: true });
     return items.filter((item) => isLive(item, now)).map((item) => ({ bucket, values: valuesOfKey(item.sk), counts: countsOf(item) }));

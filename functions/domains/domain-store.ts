@@ -1,9 +1,12 @@
+import { byteLength, MAX_DOMAIN_NAME_BYTES } from '../data/key-limits';
 import { keys, type CredentialItem, type DkimKeyItem, type DomainClaimItem, type DomainItem } from '../data/db';
 import { deleteItem, getItem, putItem, queryAll, updateItem } from '../data/store';
 import { NotFound } from '../platform/errors';
 import { hashPassword } from '../platform/secrets';
 
 export async function findDomain(accountId: string, name: string): Promise<DomainItem | undefined> {
+  // Longer than a domain name can be, so not one: and too long for a key DynamoDB would accept.
+  if (byteLength(name) > MAX_DOMAIN_NAME_BYTES) return undefined;
   return getItem<DomainItem>(keys.domain(accountId, name.toLowerCase()), { consistent: true });
 }
 

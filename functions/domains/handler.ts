@@ -1,13 +1,13 @@
 import { z } from 'zod/v3';
 import { BadRequest } from '../platform/errors';
-import { flag, text } from '../platform/http/params';
+import { flag } from '../platform/http/params';
 import { trackingJson, trackingOf } from '../tracking/settings';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { patchDomain, requireDomain } from './domain-store';
 import { createDomain, deleteDomain, listDomains, updateDomain, verifyDomain, type DomainSettings } from './domains';
 import { dnsRecordsJson, domainJson } from './present';
 import { domainRoutes } from './routes';
-import { createDomainInput, getDomainInput, listDomainsInput, updateDomainInput } from './schemas';
+import { createDomainInput, footer, getDomainInput, listDomainsInput, updateDomainInput } from './schemas';
 
 const TRACKING_UPDATED = 'Domain tracking settings have been updated';
 
@@ -102,7 +102,7 @@ export const handler = areaHandler(domainRoutes, {
   }),
 
   updateUnsubscribeTracking: operation(
-    z.object({ name: z.string(), active: flag().optional(), html_footer: text().optional(), text_footer: text().optional() }),
+    z.object({ name: z.string(), active: flag().optional(), html_footer: footer().optional(), text_footer: footer().optional() }),
     async (req, input) => {
       const domain = await requireDomain(req.accountId, input.name);
       const current = trackingOf(domain).unsubscribe;

@@ -31,6 +31,13 @@ const url = () =>
       .refine((v) => /^https?:\/\//i.test(v), { message: 'must be an http(s) URL' }),
   );
 
+/**
+ * An unsubscribe footer, added to every tracked message: 16 KB is far more than any footer needs,
+ * and keeps the domain item (which holds both) well below DynamoDB's 400 KB.
+ */
+const MAX_FOOTER_LENGTH = 16 * 1024;
+export const footer = () => text().refine((v) => v.length <= MAX_FOOTER_LENGTH, { message: `must be at most ${MAX_FOOTER_LENGTH} characters` });
+
 const settings = {
   smtp_password: text()
     .refine((p) => p.length >= 5 && p.length <= 32, { message: 'Password is too short or too long. It must be between 5 and 32 characters.' })

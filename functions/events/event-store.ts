@@ -104,13 +104,18 @@ export interface EventRange {
 /** Up to `limit` events in the range, in order, walking one day partition at a time. */
 export async function readEvents(accountId: string, domain: string, range: EventRange, now = Date.now()): Promise<Array<{ sk: string; data: EventData }>> {
   const found: Array<{ sk: string; data: EventData }> = [];
-  const first = Math.floor(range.from / DAY_MS);
-  const last = Math.floor(range.to / DAY_MS);
+  // Only days within the retention period (and not past tomorrow) can hold a live event: reading
+  // just those bounds the work of any range, even `begin` in 1970 or a forged page token's.
+  const from = Math.max(range.from, now - (env().EVENT_TTL_DAYS + 1) * DAY_MS);
+  const to = Math.min(range.to, now + DAY_MS);
+  if (!(from <= to)) return found;
+  const first = Math.floor(from / DAY_MS);
+  const last = Math.floor(to / DAY_MS);
   const days = [];
   for (let d = first; d <= last; d++) days.push(dayOf(d * DAY_MS));
   if (!range.ascending) days.reverse();
-  const low = eventSortKey(range.from, '');
-  const high = eventSortKey(range.to, '\uffff');
+  const low = eventSortKey(from, '');
+  const high = eventSortKey(to, '\uffff');
   const afterDay = range.after ? dayOf(Number(range.after.slice(0, 13))) : undefined;
   for (const day of days) {
     // Days before (or, descending, after) the resume position hold nothing left to read.

@@ -68,14 +68,32 @@ export function encodeCursor(cursor: EventsCursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString('base64url');
 }
 
+/**
+ * A token comes back from the client, so it is checked like any other input: a forged one with a
+ * limit of a billion, a position as long as a key can be, or filters that are not strings would
+ * otherwise reach the reader.
+ */
+const cursorShape: z.ZodType<EventsCursor, z.ZodTypeDef, unknown> = z.object({
+  from: z.number().finite(),
+  to: z.number().finite().optional(),
+  ascending: z.boolean(),
+  limit: z.number().int().min(1).max(MAX_LIMIT),
+  filters: z.record(z.enum(FILTER_FIELDS), z.string()).default({}),
+  // An event's sort key: 13 digits, `#` and a 22-character id.
+  position: z.string().max(64).optional(),
+  backward: z.boolean().optional(),
+});
+
 export function decodeCursor(token: string): EventsCursor {
+  let parsed: unknown;
   try {
-    const cursor = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as EventsCursor;
-    if (typeof cursor.from !== 'number' || typeof cursor.ascending !== 'boolean' || typeof cursor.limit !== 'number') throw new Error('shape');
-    return cursor;
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
   } catch {
     throw new BadRequest('Invalid page token');
   }
+  const cursor = cursorShape.safeParse(parsed);
+  if (!cursor.success) throw new BadRequest('Invalid page token');
+  return cursor.data;
 }
 
 export function parsedFilters(cursor: EventsCursor): Partial<Record<FilterField, Expression>> {

@@ -12,6 +12,12 @@ const kindParam = z.preprocess(
   oneOfValues(keyKinds, 'expected `kind` param to be one of [domain user web] or absent'),
 );
 
+/** Free text stored on the key: bounded, so no request can make the item outgrow DynamoDB's 400 KB. */
+const MAX_TEXT_LENGTH = 1024;
+const note = () => text().refine((v) => v.length <= MAX_TEXT_LENGTH, { message: `must be at most ${MAX_TEXT_LENGTH} characters` });
+/** Ten years: a key meant to outlive that is better created without an expiration. */
+const MAX_EXPIRATION_SECONDS = 10 * 365 * 86_400;
+
 const listInput = z.object({
   kind: kindParam.optional(),
   domain_name: text().optional(),
@@ -20,12 +26,17 @@ const listInput = z.object({
 const createInput = z.object({
   role: z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v), oneOfValues(roles)),
   kind: kindParam.default('user'),
-  description: text().optional(),
+  description: note().optional(),
   domain_name: text().optional(),
-  expiration: integer().refine((n) => n > 0, 'must be greater than 0').optional(),
-  user_id: text().optional(),
-  user_name: text().optional(),
-  email: z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v === '' ? undefined : v), z.string().email({ message: 'must be an email address' })).optional(),
+  expiration: integer()
+    .refine((n) => n > 0, 'must be greater than 0')
+    .refine((n) => n <= MAX_EXPIRATION_SECONDS, `must be at most ${MAX_EXPIRATION_SECONDS} seconds (ten years)`)
+    .optional(),
+  user_id: note().optional(),
+  user_name: note().optional(),
+  email: z
+    .preprocess((v) => (Array.isArray(v) ? v.at(-1) : v === '' ? undefined : v), z.string().email({ message: 'must be an email address' }).max(254, { message: 'must be an email address' }))
+    .optional(),
   // Accepted for parity with the dashboard; keys are always enabled when created.
   is_disabled: flag().optional(),
 });

@@ -100,6 +100,21 @@ async function queueForSending(record: MessageRecord): Promise<void> {
 }
 
 /**
+ * The record and every event of the message repeat its subject, addresses and attachment list,
+ * and DynamoDB refuses an item over 400 KB. Checked before anything is stored, so a message that
+ * could not be recorded is refused whole rather than left half-accepted.
+ */
+const MAX_RECORDED_BYTES = 300 * 1024;
+
+function checkRecordable(record: MessageRecord): void {
+  const event = acceptedEvent(record, record.recipients[0] ?? '', 0);
+  const size = Math.max(Buffer.byteLength(JSON.stringify(record)), Buffer.byteLength(JSON.stringify(event)));
+  if (size > MAX_RECORDED_BYTES) {
+    throw new BadRequest(`The message's subject, addresses and attachment names together exceed ${MAX_RECORDED_BYTES / 1024} KB`);
+  }
+}
+
+/**
  * Stores the message, records an accepted event per recipient, then queues it (or schedules it,
  * with o:deliverytime). If recording or queuing fails, the recipients get a final failed event
  * (as far as the table takes it), so no accepted event is left without one.
@@ -113,6 +128,7 @@ export async function acceptMessage(record: Omit<MessageRecord, 'size' | 'create
   // still there when it is sent.
   const dueAt = deliverAt ? Date.parse(deliverAt) : now;
   const full: MessageRecord = { ...record, deliverAt, size: mime.length, createdAt: new Date(now).toISOString(), ttl: Math.ceil(dueAt / 1000) + domain.messageTtl };
+  checkRecordable(full);
   // Nothing is recorded yet if this fails: the caller's 500 is the whole story.
   await storeMime(full, mime);
   await settleOnFailure(full, 'The message could not be recorded', () =>

@@ -1,7 +1,7 @@
 import { z } from 'zod/v3';
 import { domainName } from '../domains/schemas';
 import { parseDateInput } from '../platform/dates';
-import { pivotPageInput } from '../platform/http/paging';
+import { keyPart, pivotPageInput } from '../platform/http/paging';
 import { dropBlankFields, list, text } from '../platform/http/params';
 import { ALL_TAGS, type SuppressionList } from './lists';
 import type { EntryRecord } from './suppression-store';
@@ -140,7 +140,7 @@ export const deleteEntryInput = z.object({ domain: lowered(), address: lowered()
 export const listInput = z
   .object({
     domain: lowered(),
-    term: text()
+    term: keyPart()
       .transform((value) => value.trim().toLowerCase())
       .optional(),
   })

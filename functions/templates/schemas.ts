@@ -1,4 +1,5 @@
 import { z } from 'zod/v3';
+import { byteLength, MAX_KEY_PART_BYTES } from '../data/key-limits';
 import { pivotPageInput } from '../platform/http/paging';
 import { flag, oneOfValues, text } from '../platform/http/params';
 import { templateProblem } from './handlebars-dialect';
@@ -24,6 +25,8 @@ const identifier = () =>
   text()
     .transform((value) => value.trim().toLowerCase())
     .refine((value) => value.length <= MAX_IDENTIFIER_LENGTH, { message: `must be at most ${MAX_IDENTIFIER_LENGTH} characters` })
+    // In bytes too (255 four-byte letters are 1020): a name must fit the path parameter that names it later.
+    .refine((value) => byteLength(value) <= MAX_KEY_PART_BYTES, { message: `must be at most ${MAX_KEY_PART_BYTES} bytes` })
     .refine((value) => IDENTIFIER.test(value), { message: 'may contain only letters, digits and . - _ ~' });
 
 /** A path segment naming a stored template or version: looked up lower-cased, never refused (unknown means 404). */

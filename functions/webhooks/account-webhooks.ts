@@ -49,6 +49,9 @@ function parseIds(raw: string): string[] {
   return ids;
 }
 
+/** The webhook of that id; own members only, so an id such as `__proto__` is simply not found. */
+const hookById = (webhooks: Record<string, AccountWebhook>, id: string) => (Object.hasOwn(webhooks, id) ? webhooks[id] : undefined);
+
 const byCreation = (a: AccountWebhook, b: AccountWebhook) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 
 export async function listAccountWebhooks(accountId: string, webhookIds?: string) {
@@ -71,7 +74,7 @@ export async function createAccountWebhook(accountId: string, input: AccountWebh
 }
 
 export async function getAccountWebhook(accountId: string, id: string) {
-  const hook = (await readAccountHooks(accountId))[id];
+  const hook = hookById(await readAccountHooks(accountId), id);
   if (!hook) throw new NotFound('webhook not found');
   return webhookJson(hook);
 }
@@ -81,7 +84,7 @@ export async function replaceAccountWebhook(accountId: string, id: string, input
   const types = parseTypes(input.event_types);
   const url = await checkWebhookUrl(input.url);
   const hook = await changeAccountHooks(accountId, (webhooks) => {
-    const current = webhooks[id];
+    const current = hookById(webhooks, id);
     if (!current) throw new NotFound(`webhook_id not found: ${id}`);
     checkAgainst(Object.values(webhooks).filter((other) => other.id !== id), url, types);
     const next: AccountWebhook = { ...current, url, eventTypes: types, description: input.description ?? '' };
@@ -93,7 +96,7 @@ export async function replaceAccountWebhook(accountId: string, id: string, input
 
 export async function deleteAccountWebhook(accountId: string, id: string) {
   await changeAccountHooks(accountId, (webhooks) => {
-    if (!webhooks[id]) throw new NotFound(`webhook_id not found: ${id}`);
+    if (!hookById(webhooks, id)) throw new NotFound(`webhook_id not found: ${id}`);
     delete webhooks[id];
     return { webhooks, result: undefined };
   });

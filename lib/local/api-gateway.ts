@@ -43,6 +43,18 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * The request target as a URL, or undefined when it cannot be one (`//[`, an absolute-form target
+ * with a broken host): API Gateway answers those 400 before any route is matched.
+ */
+function targetOf(raw: string | undefined): URL | undefined {
+  try {
+    return new URL(raw ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
 function headersOf(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -80,6 +92,8 @@ export function gateway(options: GatewayOptions) {
   const serve = handleRequest(options);
   return (req: IncomingMessage, res: ServerResponse): void => {
     serve(req, res).catch((error: unknown) => {
+      // A client that hung up mid-request has nobody left to answer, and nothing failed here.
+      if (req.destroyed && !req.complete) return;
       // What API Gateway answers when an integration fails: the client always gets a reply.
       process.stderr.write(`local gateway: ${(error as Error).stack ?? String(error)}\n`);
       if (!res.headersSent) send(res, 500, JSON.stringify({ message: 'Internal Server Error' }));
@@ -105,7 +119,11 @@ function handleRequest(options: GatewayOptions) {
   };
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const requestId = randomUUID();
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = targetOf(req.url);
+    if (!url) {
+      req.resume();
+      return send(res, 400, JSON.stringify({ message: 'Bad Request' }));
+    }
     const method = (req.method ?? 'GET').toUpperCase();
     const match = options.matcher.match(method, url.pathname);
     if (!match) {

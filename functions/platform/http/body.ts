@@ -20,6 +20,15 @@ export interface ParsedBody {
 
 export const MAX_BODY_BYTES = 52 * 1024 * 1024;
 
+export interface BodyLimits {
+  /** The whole body. */
+  bodyBytes: number;
+  /** One field or file of a multipart body. */
+  partBytes: number;
+}
+
+const DEFAULT_LIMITS: BodyLimits = { bodyBytes: MAX_BODY_BYTES, partBytes: MAX_BODY_BYTES };
+
 export function appendParam(target: Record<string, unknown>, key: string, value: string): void {
   const existing = target[key];
   if (existing === undefined) target[key] = value;
@@ -44,24 +53,42 @@ function parseJson(text: string): ParsedBody {
   return { fields, files: [], json };
 }
 
-function parseMultipart(body: Buffer, contentType: string): Promise<ParsedBody> {
+/**
+ * busboy reports a cut-off or malformed body as an `error` on the parser *and* on the file stream
+ * it was filling; an unheard stream error kills the process, so every stream gets a listener, and
+ * the promise settles once: the first error wins and nothing resolves after it.
+ */
+function parseMultipart(body: Buffer, contentType: string, partBytes: number): Promise<ParsedBody> {
   return new Promise((resolve, reject) => {
     const fields: Record<string, unknown> = {};
     const files: UploadedFile[] = [];
+    let settled = false;
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    };
+    const malformed = () => fail(new BadRequest('Malformed multipart/form-data body'));
     let parser: busboy.Busboy;
     try {
       parser = busboy({
         headers: { 'content-type': contentType },
         defParamCharset: 'utf8',
-        limits: { fieldSize: MAX_BODY_BYTES, fileSize: MAX_BODY_BYTES },
+        limits: { fieldSize: partBytes, fileSize: partBytes },
       });
     } catch {
-      reject(new BadRequest('Malformed multipart/form-data body: missing or invalid boundary'));
+      fail(new BadRequest('Malformed multipart/form-data body: missing or invalid boundary'));
       return;
     }
-    parser.on('field', (name, value) => appendParam(fields, name, value));
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) fail(new PayloadTooLarge());
+      else appendParam(fields, name, value);
+    });
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
+      stream.on('error', malformed);
+      // A file over the limit is cut short by busboy, not refused: refuse it here.
+      stream.on('limit', () => fail(new PayloadTooLarge()));
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () =>
         files.push({
@@ -72,8 +99,16 @@ function parseMultipart(body: Buffer, contentType: string): Promise<ParsedBody> 
         }),
       );
     });
-    parser.on('error', () => reject(new BadRequest('Malformed multipart/form-data body')));
-    parser.on('close', () => resolve({ fields, files }));
+    parser.on('error', malformed);
+    // 'close' follows an error too; only a parse that finished cleanly resolves.
+    parser.on('finish', () => {
+      if (settled) return;
+      settled = true;
+      resolve({ fields, files });
+    });
+    parser.on('close', () => {
+      if (!settled) malformed();
+    });
     parser.end(body);
   });
 }
@@ -81,13 +116,14 @@ function parseMultipart(body: Buffer, contentType: string): Promise<ParsedBody> 
 /**
  * Reads any of the encodings the official SDKs send. An unknown content type contributes no
  * parameters rather than failing: several SDK calls send an empty body with a default type.
+ * Tests lower `limits` to reach the per-part limit without building 52 MB bodies.
  */
-export async function parseBody(body: Buffer, contentTypeHeader: string | undefined): Promise<ParsedBody> {
-  if (body.length > MAX_BODY_BYTES) throw new PayloadTooLarge();
+export async function parseBody(body: Buffer, contentTypeHeader: string | undefined, limits: BodyLimits = DEFAULT_LIMITS): Promise<ParsedBody> {
+  if (body.length > limits.bodyBytes) throw new PayloadTooLarge();
   if (body.length === 0) return { fields: {}, files: [] };
   const contentType = (contentTypeHeader ?? '').toLowerCase();
   const text = () => body.toString('utf8');
-  if (contentType.startsWith('multipart/form-data')) return parseMultipart(body, contentTypeHeader ?? '');
+  if (contentType.startsWith('multipart/form-data')) return parseMultipart(body, contentTypeHeader ?? '', limits.partBytes);
   if (contentType.includes('json')) return parseJson(text());
   if (contentType.startsWith('application/x-www-form-urlencoded') || contentType === '') {
     const trimmed = text().trimStart();

@@ -1,4 +1,5 @@
 import { z } from 'zod/v3';
+import { byteLength, MAX_KEY_PART_BYTES } from '../../data/key-limits';
 import { integer, oneOfValues, text } from './params';
 
 /**
@@ -24,6 +25,9 @@ export const skipLimitInput = (defaultLimit: number, maxLimit: number) => ({
     .default(defaultLimit),
 });
 
+/** A value a key range is bounded by (a pivot, a name prefix): no longer than a key part can be. */
+export const keyPart = () => text().refine((v) => byteLength(v) <= MAX_KEY_PART_BYTES, { message: `must be at most ${MAX_KEY_PART_BYTES} bytes` });
+
 /** Style A: `?page=first|last|next|prev&<pivot>=<key>&limit=N`, keys in ascending order. */
 export type PivotPage = { page: 'first' | 'last' | 'next' | 'prev'; pivot?: string; limit: number };
 
@@ -36,7 +40,8 @@ export const pivotPageInput = (pivotName: string, defaultLimit: number, maxLimit
         .optional(),
       limit: skipLimitInput(defaultLimit, maxLimit).limit,
     })
-    .and(z.object({ [pivotName]: text().optional() }))
+    // The pivot is a bound of a key range, and DynamoDB refuses a bound longer than a key can be.
+    .and(z.object({ [pivotName]: keyPart().optional() }))
     .transform((input): PivotPage => {
       const page = input.page === 'previous' ? 'prev' : (input.page ?? 'first');
       const pivot = (input as Record<string, unknown>)[pivotName] as string | undefined;

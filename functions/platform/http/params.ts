@@ -26,12 +26,22 @@ export const flag = () =>
     return v;
   }, z.boolean({ invalid_type_error: 'must be one of yes, no, true or false' }));
 
-/** An integer given as a number or a decimal string. */
+/**
+ * An integer given as a number or a decimal string. Beyond 2^53 a number is no longer exact (and
+ * 1e308 still counts as an integer to JavaScript), so such values are refused here, once, rather
+ * than reaching dates and counters that cannot hold them.
+ */
 export const integer = () =>
-  z.preprocess((value) => {
-    const v = blankToUndefined(value);
-    return typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
-  }, z.number({ invalid_type_error: 'must be an integer' }).int({ message: 'must be an integer' }));
+  z.preprocess(
+    (value) => {
+      const v = blankToUndefined(value);
+      return typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
+    },
+    z
+      .number({ invalid_type_error: 'must be an integer' })
+      .int({ message: 'must be an integer' })
+      .refine(Number.isSafeInteger, { message: 'is out of range' }),
+  );
 
 /** Repeated fields, comma-separated values, or a JSON array, flattened to trimmed strings. */
 export const list = () =>

@@ -13,6 +13,7 @@ import { logger } from '../logger';
 import type { AuthorizerContext, Principal } from '../principal';
 import { parseBody, parseQuery, type UploadedFile } from './body';
 import { validate } from './params';
+import { checkPathParams, decodeSegment } from './path-params';
 import { jsonResult, RawReply, rawResult, Reply } from './reply';
 import { routeKey, type RouteSpec } from './route';
 
@@ -48,14 +49,6 @@ export function operation<S extends z.ZodType>(input: S, run: (request: ApiReque
 }
 
 type Operations<R extends readonly RouteSpec[]> = { [K in R[number]['operation']]: Operation<z.ZodType> };
-
-function decodeSegment(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-}
 
 function lowerHeaders(headers: Record<string, string | undefined> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -133,6 +126,7 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
       const pathParameters: Record<string, string | undefined> = event.pathParameters ?? {};
       const path = Object.fromEntries(Object.entries(pathParameters).map(([k, v]) => [k, decodeSegment(v ?? '')]));
       if (!isPublic) authorize(route, principal, path);
+      checkPathParams(route, path);
       const accountId = isPublic ? '' : await effectiveAccount(principal, headers);
 
       const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);

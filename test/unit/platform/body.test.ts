@@ -43,6 +43,51 @@ describe('multipart/form-data', () => {
   });
 });
 
+describe('a multipart body cut off (client gone mid-upload, or malformed)', () => {
+  const whole = multipart('cut', [
+    { name: 'from', value: 'me@example.com' },
+    { name: 'attachment', value: 'first file, complete', filename: 'one.txt', type: 'text/plain' },
+    { name: 'attachment', value: 'second file, which the client never finished sending', filename: 'two.txt', type: 'text/plain' },
+  ]).toString('latin1');
+  const cutAfter = (marker: string) => Buffer.from(whole.slice(0, whole.indexOf(marker) + marker.length), 'latin1');
+
+  it.each([
+    ['inside a field', cutAfter('me@exa')],
+    ['inside the part headers', cutAfter('Content-Disposition: form-da')],
+    ['inside a file part', cutAfter('never fin')],
+    ['at the end of a file part, before its boundary', cutAfter('finished sending')],
+    ['before the closing boundary', Buffer.from(whole.slice(0, whole.lastIndexOf('--cut--')), 'latin1')],
+    ['with the closing boundary missing its dashes', Buffer.from(whole.replace('--cut--', '--cut'), 'latin1')],
+  ])('refuses a body cut off %s with a 400, once, and nothing escapes', async (_, body) => {
+    const escaped: unknown[] = [];
+    const listener = (error: unknown) => escaped.push(error);
+    process.on('uncaughtException', listener);
+    try {
+      await expect(parseBody(body, 'multipart/form-data; boundary=cut')).rejects.toMatchObject({ status: 400, message: 'Malformed multipart/form-data body' });
+      // busboy errors the file stream a tick after the parser: give it the chance to escape.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('uncaughtException', listener);
+    }
+    expect(escaped).toEqual([]);
+  });
+
+  it('still reads the whole body the cut ones came from', async () => {
+    const parsed = await parseBody(Buffer.from(whole, 'latin1'), 'multipart/form-data; boundary=cut');
+    expect(parsed.files.map((f) => f.filename)).toEqual(['one.txt', 'two.txt']);
+  });
+
+  it('refuses a file or field over the part limit with a 413 rather than keeping it cut short', async () => {
+    const limits = { bodyBytes: 10_000, partBytes: 16 };
+    const file = multipart('lim', [{ name: 'attachment', value: 'x'.repeat(100), filename: 'big.bin' }]);
+    const field = multipart('lim', [{ name: 'text', value: 'x'.repeat(100) }]);
+    await expect(parseBody(file, 'multipart/form-data; boundary=lim', limits)).rejects.toMatchObject({ status: 413 });
+    await expect(parseBody(field, 'multipart/form-data; boundary=lim', limits)).rejects.toMatchObject({ status: 413 });
+    const small = await parseBody(multipart('lim', [{ name: 'attachment', value: 'tiny', filename: 't.bin' }]), 'multipart/form-data; boundary=lim', limits);
+    expect(small.files[0]!.content.toString()).toBe('tiny');
+  });
+});
+
 describe('urlencoded and JSON', () => {
   it('reads urlencoded with repeated keys', async () => {
     const parsed = await parseBody(Buffer.from('to=a%40x.com&to=b%40x.com&subject=Hi+there'), 'application/x-www-form-urlencoded');

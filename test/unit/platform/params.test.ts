@@ -25,6 +25,13 @@ describe('integer, text and list', () => {
     expect(() => validate(z.object({ limit: integer() }), { limit: '1.5' })).toThrow("Invalid parameter 'limit': must be an integer");
   });
 
+  it('refuses integers too far from zero to be exact, however they are written', () => {
+    for (const limit of ['99999999999999999999', 1e308, '-9007199254740993']) {
+      expect(() => validate(z.object({ limit: integer() }), { limit })).toThrow("Invalid parameter 'limit': is out of range");
+    }
+    expect(validate(z.object({ limit: integer() }), { limit: String(Number.MAX_SAFE_INTEGER) })).toEqual({ limit: Number.MAX_SAFE_INTEGER });
+  });
+
   it('flattens repeated and comma-separated values', () => {
     expect(validate(z.object({ to: list() }), { to: ['a@x.com, b@x.com', 'c@x.com'] })).toEqual({ to: ['a@x.com', 'b@x.com', 'c@x.com'] });
   });
