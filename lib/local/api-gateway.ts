@@ -8,11 +8,14 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { AuthorizerContext } from '../../functions/platform/principal';
+import { lambdaContext } from './lambda-context';
 import { routeKey } from '../../functions/platform/http/route';
 import type { RouteMatcher } from './route-matcher';
 
 /** API Gateway's own payload limit for HTTP APIs, kept locally so nothing works here that fails there. */
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+/** The API areas' Lambda timeout: API Gateway's integration limit, less a second. */
+const API_AREA_TIMEOUT_MS = 29_000;
 
 type AreaHandler = (event: APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 type Authorizer = (event: APIGatewayRequestAuthorizerEventV2) => Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>>;
@@ -63,24 +66,6 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   headers['x-forwarded-proto'] ??= 'http';
   headers['x-forwarded-for'] ??= req.socket.remoteAddress ?? '127.0.0.1';
   return headers;
-}
-
-function lambdaContext(name: string, requestId: string): Context {
-  const deadline = Date.now() + 29_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
-    memoryLimitInMB: '512',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 /**
@@ -188,7 +173,7 @@ function handleRequest(options: GatewayOptions) {
           body: body.length ? body.toString('base64') : undefined,
           isBase64Encoded: body.length > 0,
         } as unknown as APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>,
-        lambdaContext(`mailplane-${match.route.area}`, requestId),
+        lambdaContext(`mailplane-${match.route.area}`, API_AREA_TIMEOUT_MS, requestId),
       );
     });
     const payload = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);

@@ -4,6 +4,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readAwsJsonRequest, replyAwsJson } from './aws-json';
+import { lambdaContext } from './lambda-context';
 import { closeServer, listenOnLoopback, standInServer } from './http';
 
 /** A queue's Lambda consumer, as an event source mapping with ReportBatchItemFailures runs it. */
@@ -48,25 +49,6 @@ interface QueueState {
 
 /** Lambda's own default timeout, for a queue whose consumer names none. */
 const DEFAULT_FUNCTION_TIMEOUT_SECONDS = 3;
-
-/** The parts of Lambda's context a worker reads: its request id and its time left. */
-function invocationContext(name: string, timeoutMs: number): Context {
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `mailplane-${name}-worker`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:mailplane-${name}-worker`,
-    memoryLimitInMB: '512',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/mailplane-${name}-worker`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 const INTERNAL_ERROR = 'We encountered an internal error. Please try again.';
@@ -254,7 +236,7 @@ export class SqsStandIn {
     };
     let failed: Set<string>;
     try {
-      const result = await this.scope(() => worker(event, invocationContext(name, (queue.options.functionTimeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS) * 1000)));
+      const result = await this.scope(() => worker(event, lambdaContext(`mailplane-${name}-worker`, (queue.options.functionTimeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS) * 1000)));
       failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
       if (this.crashes.delete(name)) failed = new Set(batch.map((m) => m.id));
     } catch (error) {
