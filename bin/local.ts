@@ -41,9 +41,10 @@ async function main(): Promise<void> {
 
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    // A second signal while requests drain means: stop now. Accepted work is on disk either way.
+    if (stopping) process.exit(1);
     stopping = true;
-    process.stdout.write(`\n${signal}: stopping...\n`);
+    process.stdout.write(`\n${signal}: stopping (letting requests in flight finish; again to stop at once)...\n`);
     await platform.close();
     process.exit(0);
   };
