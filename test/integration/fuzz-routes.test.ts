@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
+import { mapLimit } from '../../functions/platform/concurrency';
 import { routes } from '../../functions/routes';
 import type { RouteSpec } from '../../functions/platform/http/route';
 import { routeKey } from '../../functions/platform/http/route';
@@ -398,20 +399,6 @@ function casesFor(route: RouteSpec): Case[] {
   return cases;
 }
 
-/** Runs `cases` with at most `width` requests in flight, answers in case order. */
-async function runAll(cases: Case[], width: number): Promise<Outcome[]> {
-  const outcomes: Outcome[] = new Array(cases.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < cases.length) {
-      const index = next++;
-      outcomes[index] = await send(cases[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: width }, worker));
-  return outcomes;
-}
-
 function problem(c: Case, outcome: Outcome): string | undefined {
   if (outcome.status === 0 || outcome.status >= 500) return `${c.name} -> ${outcome.status} ${outcome.text.slice(0, 200)}`;
   if (outcome.status >= 400) {
@@ -432,7 +419,7 @@ it('answers every malformed request to every route with a 4xx JSON message, neve
   // cases before them still find the fixtures they name.
   const phase = (c: Case) => (c.method === 'GET' ? 0 : c.method === 'DELETE' ? 2 : 1);
   const sorted = [0, 1, 2].flatMap((p) => all.filter((c) => phase(c) === p));
-  const outcomes = await runAll(sorted, 8);
+  const outcomes = await mapLimit(sorted, 8, send);
   const problems = sorted.map((c, i) => problem(c, outcomes[i]!)).filter((p): p is string => p !== undefined);
   expect(problems).toEqual([]);
   expect((await call(`${platform.us.url}/v4/domains`)).status).toBe(200);
