@@ -18,6 +18,8 @@ export interface SendJob {
   /** Delivery attempts so far (the queue's own receive count restarts when a retry is re-queued). */
   attempt: number;
   firstAttemptAt?: number;
+  /** Times in a row the worker handed the job back unsent for want of time (send-worker.ts). */
+  handBacks?: number;
 }
 
 /**

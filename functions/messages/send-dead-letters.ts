@@ -3,6 +3,15 @@ import { logger } from '../platform/logger';
 import type { SendJob } from './accept';
 import { abandonUnsent } from './send-worker';
 
+function sendJobOf(body: string): SendJob | undefined {
+  try {
+    const job = JSON.parse(body) as Partial<SendJob> | null;
+    return job && typeof job.storageKey === 'string' ? (job as SendJob) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Consumes the send queue's dead-letter queue: a send job the queue gave up on (it failed on
  * every receive) still owes each recipient not yet sent a final event, so each gets a failed one.
@@ -12,12 +21,10 @@ import { abandonUnsent } from './send-worker';
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const message of event.Records) {
-    let job: SendJob;
-    try {
-      job = JSON.parse(message.body) as SendJob;
-    } catch {
+    const job = sendJobOf(message.body);
+    if (!job) {
       // Nothing the platform queued: no recipients to settle, and retrying cannot help.
-      logger.error('dead-lettered send job is not JSON; dropped', { messageId: message.messageId });
+      logger.error('dead-lettered message is not a send job; dropped', { messageId: message.messageId });
       continue;
     }
     try {

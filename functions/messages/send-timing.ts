@@ -1,5 +1,3 @@
-import { SES_REQUEST_TIMEOUT_MS } from '../platform/aws-clients';
-
 /**
  * The send queue's clocks, derived from one another here so they cannot drift apart: the CDK
  * stack (lib/constructs/sending.ts) and local mode (lib/local/region-host.ts) both take them from
@@ -17,7 +15,13 @@ import { SES_REQUEST_TIMEOUT_MS } from '../platform/aws-clients';
 export const SEND_WORKER_TIMEOUT_SECONDS = 120;
 
 
-/** Time kept back for a chunk: its SES call (cut off after SES_REQUEST_TIMEOUT_MS) plus the claim writes on either side of it. */
+/**
+ * How long one SES send may take before the client abandons it: room for a message of SES's
+ * largest size to upload from Lambda; its outcome is then unknown and it is not retried.
+ */
+export const SES_REQUEST_TIMEOUT_MS = 30_000;
+
+/** Time kept back for a chunk: its SES call (abandoned after SES_REQUEST_TIMEOUT_MS) plus the claim writes on either side of it. */
 export const CHUNK_RESERVE_MS = SES_REQUEST_TIMEOUT_MS + 5_000;
 
 /** Allowance for clocks of two invocations disagreeing, on top of a claim's deadline. */

@@ -12,7 +12,7 @@ import { env } from '../platform/env';
 import { logger } from '../platform/logger';
 import type { SendJob } from './accept';
 import { findMessage, loadMime, messageEventFields, type MessageRecord } from './message-store';
-import { chunkReserveMs, CLAIM_GRACE_MS, SEND_WORKER_TIMEOUT_SECONDS } from './send-timing';
+import { chunkReserveMs, CLAIM_GRACE_MS, SEND_WORKER_TIMEOUT_SECONDS, SES_REQUEST_TIMEOUT_MS } from './send-timing';
 
 /**
  * Consumes the send queue. Each recipient is claimed with a conditional write before SES is
@@ -71,10 +71,12 @@ const LEGACY_CLAIM_LIFETIME_MS = 5 * 60_000;
 /**
  * A recipient's claim. 'claimed': an invocation has taken it and not yet called SES, so if that
  * invocation dies it may be sent again. 'sending': SES is being (or was) called for it, so if its
- * invocation dies the outcome is unknown. 'done': it has its final event, or SES has it.
+ * invocation dies the outcome is unknown, unless SES's notification settles it. 'failing': taken
+ * over from a dead 'sending' one, its failure being recorded (SES's notification no longer
+ * settles it). 'done': it has its final event, or SES has it.
  */
 interface Claim {
-  state: 'claimed' | 'sending' | 'done';
+  state: 'claimed' | 'sending' | 'failing' | 'done';
   at: number;
   /** The invocation that holds it, and that invocation's deadline (ms since the epoch). */
   owner?: string;
@@ -89,6 +91,9 @@ export interface Invocation {
   reserveMs: number;
 }
 
+/** Less time left than one SES chunk needs. */
+const outOfTime = (invocation: Invocation) => Date.now() + invocation.reserveMs > invocation.deadline;
+
 export function invocationOf(remainingMs: number): Invocation {
   return { owner: randomUUID(), deadline: Date.now() + remainingMs, reserveMs: chunkReserveMs(remainingMs) };
 }
@@ -99,7 +104,7 @@ const deadAt = (claim: Claim) => (claim.until ?? claim.at + LEGACY_CLAIM_LIFETIM
 interface Claims {
   /** Taken by this invocation: not yet sent by anyone. */
   claimed: string[];
-  /** Left 'sending' by a dead invocation, now taken over: SES may or may not have them. */
+  /** Left 'sending' (or 'failing') by a dead invocation, now taken over: SES may or may not have them. */
   ambiguous: string[];
   /** When the claims another invocation still holds will be dead, if there are any. */
   busyUntil?: number;
@@ -113,15 +118,15 @@ async function claimOne(record: MessageRecord, recipient: string, invocation: In
   const mine = { state: 'claimed', at: Date.now(), owner: invocation.owner, until: invocation.deadline };
   if (await putItem(key, { ...mine, ttl: record.ttl }, { ifAbsent: true })) return { kind: 'claimed' };
   const existing = await getItem<Claim>(key, { consistent: true });
-  // Released between the two calls: whoever released it re-queued the job, which will take it.
+  // Released between the two calls: this job comes back at once and takes it then.
   if (!existing) return { kind: 'busy', until: Date.now() };
   if (existing.state === 'done') return { kind: 'handled' };
   if (Date.now() < deadAt(existing)) return { kind: 'busy', until: deadAt(existing) };
   // Dead: taken over only if nobody else took it over first.
   const expected = { state: existing.state, at: existing.at };
   if (existing.state === 'claimed') return (await updateItemIf(key, expected, mine)) ? { kind: 'claimed' } : { kind: 'busy', until: Date.now() };
-  // Still 'sending', now ours: if recording its failure fails, it dies again and is retried.
-  return (await updateItemIf(key, expected, { ...mine, state: 'sending' })) ? { kind: 'ambiguous' } : { kind: 'busy', until: Date.now() };
+  // Now ours, 'failing': if recording its failure fails, it dies again and is retried.
+  return (await updateItemIf(key, expected, { ...mine, state: 'failing' })) ? { kind: 'ambiguous' } : { kind: 'busy', until: Date.now() };
 }
 
 /**
@@ -229,17 +234,25 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
   // SES takes at most 50 recipients per call; each chunk succeeds or fails on its own.
   for (let i = 0; i < sendable.length; i += SES_MAX_RECIPIENTS) {
     // Too close to the deadline for another SES call: what is left goes back, unsent, to a fresh
-    // invocation, so no claim is ever 'sending' past its deadline.
-    if (Date.now() + invocation.reserveMs > invocation.deadline) {
+    // invocation, so no claim is ever 'sending' past its deadline. A job that gets no chunk out
+    // in several invocations in a row fails instead, so the queue's receive count applies.
+    if (outOfTime(invocation)) {
+      const handBacks = i === 0 ? (job.handBacks ?? 0) + 1 : 0;
+      if (handBacks > MAX_HAND_BACKS) throw new Error(`no time left to send in ${MAX_HAND_BACKS + 1} invocations in a row`);
       await release(record.storageKey, sendable.slice(i), invocation, 'claimed');
-      await requeue(job, 0);
+      await requeue({ ...job, handBacks }, 0);
       return;
     }
+    // Only what this invocation still holds is sent: a claim taken over meanwhile is not.
     const chunk = sendable.slice(i, i + SES_MAX_RECIPIENTS);
-    await mapLimit(chunk, CLAIM_WRITES_AT_ONCE, (recipient) => updateItem(claimKey(record.storageKey, recipient), { state: 'sending' }));
-    await sendChunk(job, record, mime, configurationSet, chunk, done, invocation);
+    const held = await mapLimit(chunk, CLAIM_WRITES_AT_ONCE, (recipient) => updateItemIf(claimKey(record.storageKey, recipient), { owner: invocation.owner, state: 'claimed' }, { state: 'sending' }));
+    const sending = chunk.filter((_, j) => held[j]);
+    if (sending.length) await sendChunk(job, record, mime, configurationSet, sending, done, invocation);
   }
 }
+
+/** Hand-backs in a row with nothing sent before a job is failed (and so counted by the queue). */
+const MAX_HAND_BACKS = 3;
 
 /**
  * SES applies a TLS policy per configuration set, so a message that must go over TLS names the
@@ -263,7 +276,7 @@ async function sendChunk(
   invocation: Invocation,
 ): Promise<void> {
   try {
-    await sesSendClient().send(
+    await sesSendClient(SES_REQUEST_TIMEOUT_MS).send(
       new SendEmailCommand({
         Destination: { ToAddresses: recipients },
         Content: { Raw: { Data: mime } },
@@ -274,32 +287,48 @@ async function sendChunk(
         ],
       }),
     );
-    await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, done);
   } catch (error) {
-    const failure = classify(error);
-    const age = Date.now() - (job.firstAttemptAt ?? Date.now());
-    const giveUp = failure !== 'retry' || job.attempt + 1 >= MAX_ATTEMPTS || age >= RETRY_WINDOW_MS;
-    const description =
-      failure === 'unknown' ? `Delivery outcome unknown (${(error as Error).message}); not retried to avoid a duplicate` : (error as Error).message;
-    await recordEvents(
-      record.accountId,
-      record.domain,
-      recipients.map((recipient) =>
-        outcomeEvent(record, recipient, 'failed', {
-          'log-level': giveUp ? 'error' : 'warn',
-          severity: giveUp ? 'permanent' : 'temporary',
-          reason: giveUp && failure === 'retry' ? 'old' : 'generic',
-          'delivery-status': { code: giveUp ? 550 : 421, message: description, description, 'attempt-no': job.attempt + 1, ...(giveUp ? {} : { 'retry-seconds': retryDelay(job.attempt) }) },
-        }),
-      ),
-    );
-    // A recipient to retry is released, so the retry can claim it again.
-    if (giveUp) await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, done);
-    else {
-      // SES answered that it did not send them.
-      await release(record.storageKey, recipients, invocation, 'sending');
-      await retryLater(job);
-    }
+    await afterFailedSend(job, record, recipients, error, done, invocation);
+    return;
+  }
+  // SES has them. Outside the try: a failed write here must not pass for a failed send (and be
+  // sent again); the claims stay 'sending' and SES's notification settles them.
+  await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, done);
+}
+
+/**
+ * What follows an SES call that did not succeed. No answer at all: SES may have the message, so
+ * the claims stay 'sending' and the job comes back once they are dead, by when SES's notification
+ * has usually settled them; those it has not fail as unknown then. SES said it did not send:
+ * retried later (released, with a temporary failure) or given up (a permanent one).
+ */
+async function afterFailedSend(job: SendJob, record: MessageRecord, recipients: string[], error: unknown, done: (recipient: string) => Promise<unknown>, invocation: Invocation): Promise<void> {
+  const failure = classify(error);
+  if (failure === 'unknown') {
+    logger.warn('SES call ended without an answer; its outcome is settled later', { storageKey: record.storageKey, error: error as Error });
+    await requeue(job, (invocation.deadline + CLAIM_GRACE_MS - Date.now()) / 1000);
+    return;
+  }
+  const age = Date.now() - (job.firstAttemptAt ?? Date.now());
+  const giveUp = failure === 'reject' || job.attempt + 1 >= MAX_ATTEMPTS || age >= RETRY_WINDOW_MS;
+  const description = (error as Error).message;
+  await recordEvents(
+    record.accountId,
+    record.domain,
+    recipients.map((recipient) =>
+      outcomeEvent(record, recipient, 'failed', {
+        'log-level': giveUp ? 'error' : 'warn',
+        severity: giveUp ? 'permanent' : 'temporary',
+        reason: giveUp && failure === 'retry' ? 'old' : 'generic',
+        'delivery-status': { code: giveUp ? 550 : 421, message: description, description, 'attempt-no': job.attempt + 1, ...(giveUp ? {} : { 'retry-seconds': retryDelay(job.attempt) }) },
+      }),
+    ),
+  );
+  if (giveUp) await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, done);
+  else {
+    // SES answered that it did not send them: released, so the retry can claim them again.
+    await release(record.storageKey, recipients, invocation, 'sending');
+    await retryLater(job);
   }
 }
 
@@ -327,7 +356,11 @@ export async function handler(event: SQSEvent, context?: Pick<Context, 'getRemai
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const message of event.Records as SQSRecord[]) {
     try {
-      await sendOne(JSON.parse(message.body) as SendJob, invocation);
+      const job = JSON.parse(message.body) as SendJob;
+      // Too late in this invocation to start another message: it goes back to the queue as it
+      // is, rather than being cut off by the timeout (which would count against the whole batch).
+      if (outOfTime(invocation)) await requeue(job, 0);
+      else await sendOne(job, invocation);
     } catch (error) {
       logger.error('send job failed; the queue will redeliver it', { messageId: message.messageId, error: error as Error });
       failures.push({ itemIdentifier: message.messageId });

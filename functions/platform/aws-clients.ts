@@ -34,20 +34,22 @@ export function sesClient(): SESv2Client {
 }
 
 /**
- * How long one SES send may take before the client gives up on it. It bounds how long a
- * recipient's claim can stay 'sending' (functions/messages/send-timing.ts).
- */
-export const SES_REQUEST_TIMEOUT_MS = 10_000;
-
-/**
  * SES for sending only: one attempt per call. The SDK's automatic retries would resend a message
  * whose first attempt reached SES but whose reply was lost; the send worker decides on retries.
+ * A call not answered within `requestTimeoutMs` is abandoned with an error (not merely logged),
+ * which bounds how long a recipient's claim stays 'sending'.
  */
-export function sesSendClient(): SESv2Client {
+export function sesSendClient(requestTimeoutMs: number): SESv2Client {
   const { AWS_REGION: region, SES_ENDPOINT: endpoint } = env();
   return memo(
-    `ses-send|${region}|${endpoint ?? ''}`,
-    () => new SESv2Client({ region, endpoint, maxAttempts: 1, requestHandler: { connectionTimeout: 3_000, requestTimeout: SES_REQUEST_TIMEOUT_MS } }),
+    `ses-send|${region}|${endpoint ?? ''}|${requestTimeoutMs}`,
+    () =>
+      new SESv2Client({
+        region,
+        endpoint,
+        maxAttempts: 1,
+        requestHandler: { connectionTimeout: 3_000, requestTimeout: requestTimeoutMs, throwOnRequestTimeout: true },
+      }),
   );
 }
 

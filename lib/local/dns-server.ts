@@ -45,7 +45,7 @@ export async function startDnsServer(zone: Zone): Promise<DnsServer> {
     handle(request, send) {
       const response = Packet.createResponseFromRequest(request);
       const question = request.questions[0];
-      if (!question) return send(response);
+      if (!question) return void Promise.resolve(send(response)).catch(() => undefined);
       const base = { name: question.name, class: Packet.CLASS.IN, ttl: 60 };
       Promise.resolve()
         .then(() => zone(question.name.toLowerCase().replace(/\.$/, '')))
@@ -54,7 +54,7 @@ export async function startDnsServer(zone: Zone): Promise<DnsServer> {
           else if (entry.servfail) response.header.rcode = RCODE.SERVFAIL;
           else if (question.type === Packet.TYPE.TXT) {
             // Long values (DKIM keys) go out as several 255-octet strings, as real zones hold them.
-            for (const txt of entry.txt ?? []) response.answers.push({ ...base, type: Packet.TYPE.TXT, data: txt.match(/.{1,255}/g) });
+            for (const txt of entry.txt ?? []) response.answers.push({ ...base, type: Packet.TYPE.TXT, data: txt.match(/.{1,255}/g) ?? [''] });
           } else if (question.type === Packet.TYPE.MX) {
             for (const mx of entry.mx ?? []) response.answers.push({ ...base, type: Packet.TYPE.MX, ...mx });
           } else if (question.type === Packet.TYPE.CNAME && entry.cname) {

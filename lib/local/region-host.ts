@@ -140,8 +140,17 @@ class Stack {
   add(close: () => Promise<void> | void): void {
     this.closers.push(close);
   }
+  /** Runs every closer, even after one fails, and then throws the first failure. */
   async closeAll(): Promise<void> {
-    for (const close of this.closers.splice(0).reverse()) await close();
+    const failures: unknown[] = [];
+    for (const close of this.closers.splice(0).reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length) throw failures[0];
   }
 }
 
@@ -250,7 +259,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     sendWorker,
   );
   const notificationsQueue = sqs.createQueue('ses-notifications', { visibilityTimeoutSeconds: 30, maxReceiveCount: 5, batchSize: 10 }, notificationsWorker);
-  ses.onNotification((body, delaySeconds) => void sqs.send(notificationsQueue, body, delaySeconds));
+  ses.onNotification((body, delaySeconds) => sqs.send(notificationsQueue, body, delaySeconds));
   // The table's stream (new events) feeds analytics, the tag registry and webhooks, in batches as
   // large as the deployed event source's (EVENT_STREAM_BATCH_SIZE) so counters aggregate as much.
   const eventStreamQueue = sqs.createQueue(
@@ -271,7 +280,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     'scheduled-delivery',
     { SendQueueUrl: sqs.queueUrl('send'), UndeliveredFunctionArn: undeliveredFunction },
     {
-      [SQS_SEND_MESSAGE]: sqsSendMessageTask((queueUrl, body) => sqs.send(queueUrl, body)),
+      [SQS_SEND_MESSAGE]: sqsSendMessageTask(async (queueUrl, body) => sqs.send(queueUrl, body)),
       [LAMBDA_INVOKE]: lambdaInvokeTask({ [undeliveredFunction]: scheduleUndelivered }),
     },
     undefined,

@@ -127,10 +127,14 @@ export class SesStandIn {
     // SES adds its own tags to every event record, the configuration set's name among them.
     if (configurationSet !== undefined) tags['ses:configuration-set'] = [configurationSet];
     const message: SentMessage = { sesMessageId: `${randomBytes(16).toString('hex')}-000000`, destinations, raw, tags, configurationSet, tlsPolicy };
-    this.sent.push(message);
     // Handed over before SES answers: once SES has a message its outcome is reported, even if
-    // the process that sent it dies the next moment.
-    this.notify(message, from);
+    // the process that sent it dies the next moment. If that hand-over fails, SES has not sent it.
+    try {
+      this.notify(message, from);
+    } catch (error) {
+      return { status: 500, payload: { message: `Internal failure: ${(error as Error).message}` }, errorType: 'InternalFailure' };
+    }
+    this.sent.push(message);
     return { status: 200, payload: { MessageId: message.sesMessageId } };
   }
 

@@ -159,8 +159,11 @@ export class SqsStandIn {
     if (this.dataDir) writeFileSync(join(this.dataDir, `queue-${name}.json`), JSON.stringify(this.queues.get(name)!.state));
   }
 
-  /** Sends as a producer inside the host would (SNS delivering to a subscribed queue). */
-  async send(queueUrl: string, body: string, delaySeconds = 0): Promise<void> {
+  /**
+   * Sends as a producer inside the host would (SNS delivering to a subscribed queue). On disk when
+   * it returns; throws, synchronously, when the send is refused.
+   */
+  send(queueUrl: string, body: string, delaySeconds = 0): void {
     const name = queueUrl.split('/').pop()!;
     if (!this.accept(name, [{ body, delaySeconds }])) throw Object.assign(new Error(INTERNAL_ERROR), { name: 'SQS.InternalError' });
   }
