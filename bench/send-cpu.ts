@@ -40,10 +40,12 @@
  *   log line is formatted as usual, then dropped.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import diagnostics from 'node:diagnostics_channel';
 import http from 'node:http';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client, type PutObjectCommandInput } from '@aws-sdk/client-s3';
 import { SendMessageCommand, SQSClient, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
+import { Crc32 } from '@aws-sdk/checksums/crc';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, type BatchWriteCommandInput, type GetCommandInput, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -463,6 +465,118 @@ function replayer(calls: SentCall[], [doc, s3, sqs]: HandlerClients, env: Readon
 }
 
 // ---------------------------------------------------------------------------------------------
+// Below the floor: what one client setting saves on one call.
+
+/** One setting's saving: the same call through two clients that differ only in it, per-call CPU. */
+export interface SettingSaving {
+  setting: string;
+  call: string;
+  /** Per-call CPU without the setting (the floor's default) and with it, microseconds (medians of the batches). */
+  withoutUs: number;
+  withUs: number;
+  /** The work the setting adds or removes, timed alone in a tight loop (far less noisy than the A/B), and what it is. */
+  work?: { what: string; us: number };
+}
+
+const AB_ROUNDS = 40;
+const AB_PER_ROUND = 8;
+
+/** CPU of `fn` per call over `n` calls, in a tight loop: for small pure computations the A/B cannot resolve. */
+function tight(n: number, fn: () => unknown): number {
+  for (let i = 0; i < 50; i++) fn();
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < n; i++) fn();
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / n;
+}
+
+/** `a` and `b` in alternating batches (order flipping each round, 2 warm-up rounds dropped): median per-call CPU of each. */
+async function ab(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number, number]> {
+  const times: [number[], number[]] = [[], []];
+  for (let round = 0; round < AB_ROUNDS + 2; round++) {
+    for (const k of round % 2 ? [1, 0] : [0, 1]) {
+      const fn = k ? b : a;
+      const c0 = process.cpuUsage();
+      for (let i = 0; i < AB_PER_ROUND; i++) await fn();
+      const c = process.cpuUsage(c0);
+      if (round >= 2) times[k]!.push((c.user + c.system) / AB_PER_ROUND);
+    }
+  }
+  return [median(times[0]), median(times[1])];
+}
+
+/**
+ * The candidate settings, each against the floor's default client on the call it touches:
+ * - S3 requestChecksumCalculation WHEN_REQUIRED (ours): no CRC32 of the MIME in PutObject.
+ * - connection reuse: the SDK's default agent already keeps connections alive; measured the other
+ *   way round, against a client without keep-alive, to show what the default is worth.
+ * - marshalling: the DocumentClient marshals the items once (marshall, then the protocol
+ *   serialiser writes the JSON); against the low-level client given items marshalled by the caller.
+ */
+async function settingSavings(env: Readonly<Record<string, string | undefined>>, plan: FloorPlan, mime: Buffer): Promise<SettingSaving[]> {
+  const region = env['AWS_REGION'];
+  const s3 = (extra: object) => new S3Client({ region, endpoint: env['S3_ENDPOINT'], forcePathStyle: true, ...extra });
+  const s3Default = s3({});
+  const s3NoCrc = s3({ requestChecksumCalculation: 'WHEN_REQUIRED' });
+  const sqsDefault = new SQSClient({ region, endpoint: env['SQS_ENDPOINT'] });
+  const noKeepAlive = new http.Agent({ keepAlive: false });
+  const sqsNoReuse = new SQSClient({ region, endpoint: env['SQS_ENDPOINT'], requestHandler: { httpAgent: noKeepAlive } });
+  const ddbLow = new DynamoDBClient({ region, endpoint: env['DYNAMODB_ENDPOINT'] });
+  const [doc] = plan.clients;
+  let serial = 0;
+  const put = (client: S3Client) => () => client.send(new PutObjectCommand({ Bucket: plan.bucket, Key: `${plan.keyPrefix}ab-${++serial}.eml`, Body: mime, ContentType: 'message/rfc822' }));
+  const job = (client: SQSClient) => () => client.send(new SendMessageCommand({ QueueUrl: plan.queueUrl, MessageBody: JSON.stringify({ storageKey: `ab-${++serial}`, attempt: 0 }) }));
+  const fresh = () => plan.items.map((item) => ({ ...item, pk: `${String(item['pk'])}#ab-${++serial}` }));
+  try {
+    const crc = await ab(put(s3Default), put(s3NoCrc));
+    const reuse = await ab(job(sqsNoReuse), job(sqsDefault));
+    const marshalling = await ab(
+      () => doc.send(new BatchWriteCommand({ RequestItems: { [plan.table]: fresh().map((Item) => ({ PutRequest: { Item } })) } })),
+      () => ddbLow.send(new BatchWriteItemCommand({ RequestItems: { [plan.table]: fresh().map((item) => ({ PutRequest: { Item: marshall(item) } })) } })),
+    );
+    const crc32Us = tight(2000, () => {
+      const hash = new Crc32();
+      hash.update(mime);
+      return hash.digest();
+    });
+    const marshallUs = tight(2000, () => plan.items.map((item) => marshall(item)));
+    return [
+      {
+        setting: "S3 requestChecksumCalculation 'WHEN_REQUIRED' (no CRC32 header; ours)",
+        call: `PutObject MIME (${kb(mime.length)})`,
+        withoutUs: crc[0],
+        withUs: crc[1],
+        work: { what: 'CRC32 of the MIME (removed)', us: crc32Us },
+      },
+      { setting: 'connection reuse (SDK default keep-alive, vs an agent without it)', call: 'SendMessage send job', withoutUs: reuse[0], withUs: reuse[1] },
+      {
+        setting: 'items marshalled by the caller, low-level client (vs DocumentClient)',
+        call: 'BatchWriteItem record + events',
+        withoutUs: marshalling[0],
+        withUs: marshalling[1],
+        work: { what: 'marshall() of the items (done once either way)', us: marshallUs },
+      },
+    ];
+  } finally {
+    for (const c of [s3Default, s3NoCrc, sqsDefault, sqsNoReuse, ddbLow]) c.destroy();
+    noKeepAlive.destroy();
+  }
+}
+
+/** TCP connections this process opens while `fn` runs (connection reuse, checked). */
+async function socketsOpened<T>(fn: () => Promise<T>): Promise<number> {
+  let opened = 0;
+  const count = () => void opened++;
+  diagnostics.subscribe('net.client.socket', count);
+  try {
+    await fn();
+  } finally {
+    diagnostics.unsubscribe('net.client.socket', count);
+  }
+  return opened;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 interface Summary {
   cpuUs: number;
@@ -510,7 +624,9 @@ export interface SendCpuResult {
   rounds: number;
   perRound: number;
   idleCpuUsPerSecond: number;
-  ours: Summary & { latencyP50Ms: number; latencyP99Ms: number; mimeBytes: number; awsCallsPerRequest: Record<string, number>; logLinesPerRequest: number };
+  ours: Summary & { latencyP50Ms: number; latencyP99Ms: number; mimeBytes: number; awsCallsPerRequest: Record<string, number>; logLinesPerRequest: number; socketsPer100Requests: number };
+  /** Settings below the floor, each measured on its own. */
+  settings: SettingSaving[];
   /** The same handler with its AWS calls answered in-process: its own work. */
   handlerOnly: Summary;
   floor: Summary & { mimeBytes: number };
@@ -592,6 +708,9 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
     const f = summarize(rounds.floor.map(strip));
     const pc = summarize(rounds.parseCompose.map(strip));
     const latencies = rounds.ours.flatMap((r) => r.latenciesMs);
+    const socketsPer100Requests = await socketsOpened(() => measure(100, make, ours));
+    note('send handler CPU: settings below the floor, each A/B on its own call');
+    const settings = await settingSavings(env, plan, floorMime);
     const calls = replay.costs();
     const fcalls = floorReplay.costs();
     replay.close();
@@ -650,7 +769,9 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
         mimeBytes: median(stored),
         awsCallsPerRequest: perUnit(probe.calls, 10),
         logLinesPerRequest,
+        socketsPer100Requests,
       },
+      settings,
       handlerOnly: h,
       floor: { ...f, mimeBytes: floorMime.length },
       parseCompose: pc,
@@ -715,6 +836,7 @@ export function printSendCpu(result: SendCpuResult): void {
   print(`Rounds (CPU us/request): ours ${roundsOf(ours)}; floor ${roundsOf(fl)}; handler only ${roundsOf(ho)}; parse + compose ${roundsOf(pc)}.`);
   print(`ours latency (wall, stand-ins' time included): p50 ${fixed(ours.latencyP50Ms, 2)} ms, p99 ${fixed(ours.latencyP99Ms, 2)} ms.`);
   print(`AWS calls per request (ours): ${describeCalls(ours.awsCallsPerRequest)}; log lines per request: ${fixed(ours.logLinesPerRequest, 2)}.`);
+  print(`TCP connections opened by ours per 100 requests (after warm-up): ${ours.socketsPer100Requests} (the SDK's default agent keeps them alive).`);
   print(`This process while idle: ${fixed(result.idleCpuUsPerSecond, 0)} us of CPU per second (noise under the figures).`);
   print();
   const sdkUs = ours.cpuUs - ho.cpuUs;
@@ -749,6 +871,23 @@ export function printSendCpu(result: SendCpuResult): void {
     ]),
   );
   print(`The target allows ${fixed(MAX_RATIO * fl.cpuUs, 0)} us per request (${MAX_RATIO.toFixed(2)} x the floor's ${fixed(fl.cpuUs, 0)} us).`);
+  print();
+  print(`Below the floor: each setting A/B on the call it touches, two clients differing only in it, ${AB_PER_ROUND}-call batches alternating,`);
+  print(`median of ${AB_ROUNDS} batches each (per-call CPU):`);
+  print();
+  print(
+    table([
+      ['setting', 'call', 'without', 'with', 'saving (A/B)', 'the work itself, timed alone'],
+      ...result.settings.map((x) => [
+        x.setting,
+        x.call,
+        `${fixed(x.withoutUs, 0)} us`,
+        `${fixed(x.withUs, 0)} us`,
+        `${fixed(x.withoutUs - x.withUs, 0)} us`,
+        x.work ? `${x.work.what}: ${fixed(x.work.us, 1)} us` : '',
+      ]),
+    ]),
+  );
   print();
   const p = result.profile;
   if (p) {
