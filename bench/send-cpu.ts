@@ -384,10 +384,10 @@ type HandlerClients = readonly [DynamoDBDocumentClient, S3Client, SQSClient];
  * Each step is timed alone with process.cpuUsage (nothing else runs meanwhile): what the SDK side
  * of each call costs without the handler around it. Run within the rounds, beside the others.
  */
-function replayer(calls: SentCall[], [doc, s3, sqs]: HandlerClients, env: Readonly<Record<string, string | undefined>>, options: { bare: boolean }) {
+function replayer(calls: SentCall[], [doc, s3, sqs]: HandlerClients, env: Readonly<Record<string, string | undefined>>, options: { bare: boolean; tag: string }) {
   let serial = 0;
   const send = (call: SentCall): Promise<unknown> => {
-    const fresh = `bench-replay-${++serial}`;
+    const fresh = `bench-replay-${options.tag}-${++serial}`;
     switch (call.command) {
       case 'GetItemCommand':
         return doc.send(new GetCommand(call.input as unknown as GetCommandInput));
@@ -683,8 +683,8 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
       floor: (n) => measure(n, make, floorOne),
       parseCompose: (n) => measure(n, make, async (event) => void (await parseCompose(event, sandbox))),
     };
-    const replay = replayer(single.calls, clients, env, { bare: true });
-    const floorReplay = replayer(floorCalls, plan.clients, env, { bare: false });
+    const replay = replayer(single.calls, clients, env, { bare: true, tag: 'ours' });
+    const floorReplay = replayer(floorCalls, plan.clients, env, { bare: false, tag: 'floor' });
 
     note(`send handler CPU: warm-up (${WARMUP} requests each)`);
     for (const v of VARIANTS) await runs[v](WARMUP);
