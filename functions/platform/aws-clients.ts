@@ -53,10 +53,16 @@ export function sesSendClient(requestTimeoutMs: number): SESv2Client {
   );
 }
 
+/**
+ * Request checksums only where an operation requires one (DeleteObjects and the like). The
+ * default, WHEN_SUPPORTED, adds a CRC32 of every PutObject body (x-amz-checksum-crc32): a second
+ * pass over each stored MIME, which the signed payload hash (x-amz-content-sha256, still sent and
+ * checked by S3) already covers. Response checksums keep the default: reads still verify them.
+ */
 export function s3Client(): S3Client {
   const { AWS_REGION: region, S3_ENDPOINT: endpoint } = env();
   // Stand-ins serve buckets by path, not by virtual host.
-  return memo(`s3|${region}|${endpoint ?? ''}`, () => new S3Client({ region, endpoint, forcePathStyle: Boolean(endpoint) }));
+  return memo(`s3|${region}|${endpoint ?? ''}`, () => new S3Client({ region, endpoint, forcePathStyle: Boolean(endpoint), requestChecksumCalculation: 'WHEN_REQUIRED' }));
 }
 
 export function sqsClient(): SQSClient {
