@@ -67,21 +67,44 @@ async function bundle(options: BuildOptions, input: Pick<BuildOptions, 'entryPoi
   return { file, bytes: statSync(file).size, mapBytes, metafile: result.metafile };
 }
 
+/** The npm package an input of the bundle belongs to ("(own code)" for our sources). */
+function packageOf(path: string): string {
+  const parts = path.split('node_modules/');
+  const tail = parts.length > 1 ? parts.at(-1)! : undefined;
+  return tail ? (tail.startsWith('@') ? tail.split('/').slice(0, 2).join('/') : tail.split('/')[0]!) : '(own code)';
+}
+
 /** Output bytes per npm package (our own sources under "(own code)"). */
 function bytesByPackage(metafile: Metafile): Map<string, number> {
   const out = new Map<string, number>();
   for (const output of Object.values(metafile.outputs)) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
-      const parts = path.split('node_modules/');
-      const tail = parts.length > 1 ? parts.at(-1)! : undefined;
-      const pkg = tail ? (tail.startsWith('@') ? tail.split('/').slice(0, 2).join('/') : tail.split('/')[0]!) : '(own code)';
+      const pkg = packageOf(path);
       out.set(pkg, (out.get(pkg) ?? 0) + bytesInOutput);
     }
   }
   return out;
 }
 
+/**
+ * The specifiers code outside each package imports it by ('zod/v3', not 'zod'): what the
+ * attribution imports, since a package's root can be far larger than the entry point we use.
+ */
+function specifiersByPackage(metafile: Metafile): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [importer, { imports }] of Object.entries(metafile.inputs)) {
+    for (const imp of imports) {
+      if (!imp.original || imp.original.startsWith('.') || imp.external) continue;
+      const pkg = packageOf(imp.path);
+      if (pkg === '(own code)' || pkg === packageOf(importer)) continue;
+      out.set(pkg, (out.get(pkg) ?? new Set()).add(imp.original));
+    }
+  }
+  return out;
+}
+
 function floorSource(packages: readonly string[], extra: readonly string[] = []): string {
+  // extra: specifiers imported whole on top of the SDK clients.
   const parts = [
     ...packages.map((pkg, i) => SDK_TOUCH[pkg] ?? { imports: `import * as sdk${i} from '${pkg}';`, make: `Object.keys(sdk${i}).length` }),
     ...extra.map((pkg, i) => ({ imports: `import * as extra${i} from '${pkg}';`, make: `extra${i}` })),
@@ -172,6 +195,8 @@ export interface ColdStartEntry {
   /** sideBytes: the side bundles beside index.js (lib/side-bundles.ts), required on first use. */
   ours: { bytes: number; mapBytes: number; sideBytes: number; topPackages: Array<{ pkg: string; bytes: number }> };
   floor: { bytes: number; mapBytes: number; packages: string[] };
+  /** The specifiers each npm package in our bundle is imported by, from outside it. */
+  packageImports: Record<string, string[]>;
   /** All npm packages in our bundle, with their bytes in the output. */
   packages: Record<string, number>;
   /** As Lambda runs them: with the platform env's NODE_OPTIONS (today --enable-source-maps). */
@@ -196,6 +221,8 @@ export interface ColdStartResult {
 
 export interface Attribution {
   pkg: string;
+  /** The specifiers our code imports it by, which the attribution imports. */
+  imports: string[];
   /** Its bytes in our bundles (the largest over the entries). */
   bytes: number;
   entries: string[];
@@ -238,14 +265,16 @@ async function attribute(entries: ColdStartEntry[], options: BuildOptions, dir: 
   const floor = await bundle(options, { stdin: { contents: floorSource(base), resolveDir: REPO_ROOT, sourcefile: 'floor-base.js', loader: 'js' } }, join(dir, 'attribution', 'floor'));
   const out: Attribution[] = [];
   for (const [i, pkg] of candidates.filter((p) => !covered.has(p)).entries()) {
-    note(`cold start: attributing load time to ${pkg}`);
+    const imports = [...new Set(entries.filter((e) => pkg in e.packages).flatMap((e) => e.packageImports[pkg] ?? []))].sort();
+    if (!imports.length) imports.push(pkg);
+    note(`cold start: attributing load time to ${pkg} (${imports.join(', ')})`);
     const withPkg = await bundle(
       options,
-      { stdin: { contents: floorSource(base, [pkg]), resolveDir: REPO_ROOT, sourcefile: `floor-plus-${i}.js`, loader: 'js' } },
+      { stdin: { contents: floorSource(base, imports), resolveDir: REPO_ROOT, sourcefile: `floor-plus-${i}.js`, loader: 'js' } },
       join(dir, 'attribution', String(i)),
     );
     const samples = await measurePair(withPkg.file, floor.file, lambdaEnv('attribution', true), ATTRIBUTION_RUNS);
-    out.push({ pkg, ...sizes.get(pkg)!, addedBytes: withPkg.bytes - floor.bytes, addedMs: median(samples.ours) - median(samples.floor) });
+    out.push({ pkg, imports, ...sizes.get(pkg)!, addedBytes: withPkg.bytes - floor.bytes, addedMs: median(samples.ours) - median(samples.floor) });
   }
   return out.sort((a, b) => b.addedMs - a.addedMs);
 }
@@ -315,6 +344,7 @@ export async function coldStart(opts: ColdStartOptions = {}): Promise<ColdStartR
         },
         floor: { bytes: floor.bytes, mapBytes: floor.mapBytes, packages: [...bytesByPackage(floor.metafile).keys()] },
         packages: Object.fromEntries(bundledBytes),
+        packageImports: Object.fromEntries([...specifiersByPackage(ours.metafile)].map(([pkg, specs]) => [pkg, [...specs].sort()])),
         loadLambdaEnv: pair(lambda),
         loadNoSourceMaps: pair(plain),
         bundlingChoices: { ours: stats(choices.ours), cdkDefaults: stats(choices.floor), cdkDefaultsBytes: undone.bytes, cdkDefaultsMapBytes: undone.mapBytes },
@@ -424,8 +454,8 @@ export function printColdStart(result: ColdStartResult): void {
     print();
     print(
       table([
-        ['package', 'in ours', 'adds to floor', 'adds load p50', 'entries'],
-        ...result.attribution.map((a) => [a.pkg, kb(a.bytes), kb(a.addedBytes), `${fixed(a.addedMs)} ms`, a.entries.join(', ')]),
+        ['package', 'imported as', 'in ours', 'adds to floor', 'adds load p50', 'entries'],
+        ...result.attribution.map((a) => [a.pkg, a.imports.join(' '), kb(a.bytes), kb(a.addedBytes), `${fixed(a.addedMs)} ms`, a.entries.join(', ')]),
       ]),
     );
     print();
