@@ -19,6 +19,7 @@ export interface SideBundle {
 /** Side bundles by handler name (`functions/<name>/handler.ts`). */
 export const SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
   storage: [{ importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' }],
+  templates: [{ importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' }],
 };
 
 export const sideBundleFile = (side: SideBundle): string => `${path.basename(side.importPath)}.js`;

@@ -73,3 +73,17 @@ test('stored messages are parsed inside a Lambda bundle, from mailparser bundled
   const result = execFileSync(process.execPath, [path.join(out, 'index.js')], { cwd: dir, encoding: 'utf8' });
   expect(JSON.parse(result)).toEqual(['こんにちは', 'Привет']);
 }, 60_000);
+
+test('the templates Lambda compiles and checks templates from handlebars bundled beside index.js', async () => {
+  const out = path.join(dir, 'templates');
+  const { commandHooks: _hooks, ...bundling } = platformBundlingOf(handlerEntry('templates'));
+  const options = { ...esbuildOptionsOf(bundling), logLevel: 'silent' as const };
+  const source =
+    "import { compileHtml, templateProblem } from './functions/templates/handlebars-dialect';\n" +
+    "process.stdout.write(JSON.stringify([compileHtml('<p>{{name}}</p>{{#if (equal n 1)}}one{{/if}}')({ name: '<b>', n: 1 }), templateProblem('{{> footer}}')]));";
+  await build({ ...options, stdin: { contents: source, resolveDir: REPO_ROOT, loader: 'ts' }, outfile: path.join(out, 'index.js') });
+  expect(fs.readFileSync(path.join(out, 'index.js'), 'utf8')).toContain('require("./handlebars-engine")');
+  for (const side of SIDE_BUNDLES.templates!) await buildSideBundle(options, side, out);
+  const result = execFileSync(process.execPath, [path.join(out, 'index.js')], { cwd: dir, encoding: 'utf8' });
+  expect(JSON.parse(result)).toEqual(['<p>&lt;b&gt;</p>one', 'partials are not supported']);
+}, 60_000);
