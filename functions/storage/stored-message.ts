@@ -7,10 +7,11 @@ const addressText = (value: AddressObject | AddressObject[] | undefined) =>
 
 /** The stored-message JSON of contract §2.3, parsed from the MIME with mailparser. */
 export async function storedMessageJson(record: MessageRecord, mime: Buffer, baseUrl: string) {
-  // Loaded on first use: mailparser's charset tables are most of this Lambda's cold start, and
-  // the raw (message/rfc2822) reply does not need them.
+  // Loaded on first use, and in Lambda from its own bundle beside index.js (mime-parser.ts):
+  // mailparser's charset tables are most of this Lambda's code, and the raw (message/rfc2822)
+  // reply does not need them.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { simpleParser } = require('mailparser') as { simpleParser: typeof SimpleParser };
+  const { simpleParser } = require('./mime-parser') as { simpleParser: typeof SimpleParser };
   const parsed = await simpleParser(mime, { skipImageLinks: true, skipTextToHtml: true });
   const headerLines = parsed.headerLines.map((line) => {
     const colon = line.line.indexOf(':');

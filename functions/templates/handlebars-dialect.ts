@@ -22,12 +22,13 @@ let loaded: { engine: Engine; refuseUnsupported: () => Handlebars.Visitor } | un
 /**
  * The engine, set up on first use: the areas that bundle it mostly answer requests that never
  * render or check a template (sends without one, template reads), and evaluating handlebars is
- * about a tenth of their cold start.
+ * about a tenth of their cold start. The templates Lambda also keeps it out of its index.js
+ * (handlebars-engine.ts).
  */
 function handlebars(): NonNullable<typeof loaded> {
   if (!loaded) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose, see above
-    const root = require('handlebars') as Engine;
+    const root = (require('./handlebars-engine') as { default: Engine }).default;
     const engine = root.create();
     engine.unregisterHelper('log');
     engine.registerHelper('equal', equal);

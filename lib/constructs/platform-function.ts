@@ -7,6 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
+import { sideBundlesCommand, sideBundlesOfEntry } from '../side-bundles';
 
 /** How every platform function is bundled; exported so `npm run bench` bundles exactly the same way. */
 export const PLATFORM_BUNDLING = {
@@ -26,6 +27,24 @@ export const PLATFORM_BUNDLING = {
   // The bundle-size summary on every synth is noise; real esbuild warnings still show.
   logLevel: LogLevel.WARNING,
 } satisfies BundlingOptions;
+
+/**
+ * PLATFORM_BUNDLING for one entry: with its side bundles (lib/side-bundles.ts), if it has any,
+ * external to index.js and built beside it after esbuild has bundled the entry.
+ */
+export function platformBundlingOf(entry: string): BundlingOptions {
+  const side = sideBundlesOfEntry(entry);
+  if (!side) return PLATFORM_BUNDLING;
+  return {
+    ...PLATFORM_BUNDLING,
+    externalModules: [...PLATFORM_BUNDLING.externalModules, ...side.sides.map((s) => s.importPath)],
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (_inputDir: string, outputDir: string) => [sideBundlesCommand(side.name, outputDir)],
+    },
+  };
+}
 
 export interface PlatformFunctionProps {
   /** Absolute path of the TypeScript entry; its export `handler` is the Lambda handler. */
@@ -76,7 +95,7 @@ export class PlatformFunction extends Construct {
       environment: props.environment,
       projectRoot: REPO_ROOT,
       depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
-      bundling: PLATFORM_BUNDLING,
+      bundling: platformBundlingOf(props.entry),
     });
 
     // Tracing is switched on here rather than with the `tracing` prop, which would put the X-Ray

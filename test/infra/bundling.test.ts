@@ -3,9 +3,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { build } from 'esbuild';
-import { PLATFORM_BUNDLING } from '../../lib/constructs/platform-function';
+import { App, Stack } from 'aws-cdk-lib';
+import { PLATFORM_BUNDLING, PlatformFunction, platformBundlingOf } from '../../lib/constructs/platform-function';
 import { esbuildOptionsOf } from '../../lib/esbuild-options';
-import { REPO_ROOT } from '../../lib/paths';
+import { handlerEntry, REPO_ROOT } from '../../lib/paths';
+import { buildSideBundle, SIDE_BUNDLES } from '../../lib/side-bundles';
 
 // Local mode runs the TypeScript sources; Lambda runs esbuild bundles. Code that reads files beside
 // its module behaves differently once bundled, so it is run here as Lambda would run it.
@@ -37,4 +39,51 @@ test('templates compile, render and are checked inside a Lambda bundle, where ha
       "process.stdout.write(JSON.stringify([compileHtml('<p>{{name}}</p>{{#if (equal n 1)}}one{{/if}}')({ name: '<b>', n: 1 }), templateProblem('{{> footer}}'), templateProblem('{{format x}}')]));",
   );
   expect(JSON.parse(out)).toEqual(['<p>&lt;b&gt;</p>one', 'partials are not supported', 'unknown helper format: templates may use if, unless, each, with, lookup and equal']);
+}, 60_000);
+
+test('the storage function is bundled with mailparser beside index.js, and its entry bundle does without it', async () => {
+  const outdir = fs.mkdtempSync(path.join(dir, 'cdk-'));
+  const app = new App({ outdir });
+  new PlatformFunction(new Stack(app, 'Bundling'), 'Storage', { entry: handlerEntry('storage') });
+  const assets = fs.readdirSync(outdir).filter((d) => d.startsWith('asset.') && fs.existsSync(path.join(outdir, d, 'index.js')));
+  expect(assets).toHaveLength(1);
+  const asset = path.join(outdir, assets[0]!);
+  expect(fs.readdirSync(asset).sort()).toEqual(['index.js', 'index.js.map', 'mime-parser.js', 'mime-parser.js.map']);
+  const index = fs.readFileSync(path.join(asset, 'index.js'), 'utf8');
+  expect(index).toContain('require("./mime-parser")');
+  expect(index).not.toContain('cp1251');
+  expect(fs.statSync(path.join(asset, 'index.js')).size).toBeLessThan(1024 * 1024);
+}, 120_000);
+
+test('stored messages are parsed inside a Lambda bundle, from mailparser bundled beside it', async () => {
+  const out = path.join(dir, 'storage');
+  const { commandHooks: _hooks, ...bundling } = platformBundlingOf(handlerEntry('storage'));
+  const options = esbuildOptionsOf(bundling);
+  const source =
+    "import { storedMessageJson } from './functions/storage/stored-message';\n" +
+    `const mime = Buffer.from(${JSON.stringify(
+      'From: a@example.com\r\nTo: b@example.com\r\nSubject: =?ISO-2022-JP?B?GyRCJDMkcyRLJEEkTxsoQg==?=\r\nMIME-Version: 1.0\r\n' +
+        'Content-Type: text/plain; charset=windows-1251\r\nContent-Transfer-Encoding: base64\r\n\r\n' +
+        Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]).toString('base64') + '\r\n',
+    )});\n` +
+    "storedMessageJson({ from: 'a@example.com', recipients: ['b@example.com'], subject: 's' } as never, mime, 'https://api.example.com')" +
+    '.then((m) => process.stdout.write(JSON.stringify([m.subject, m[\'body-plain\']])));';
+  await build({ ...options, stdin: { contents: source, resolveDir: REPO_ROOT, loader: 'ts' }, outfile: path.join(out, 'index.js'), logLevel: 'silent' });
+  for (const side of SIDE_BUNDLES.storage!) await buildSideBundle({ ...options, logLevel: 'silent' }, side, out);
+  const result = execFileSync(process.execPath, [path.join(out, 'index.js')], { cwd: dir, encoding: 'utf8' });
+  expect(JSON.parse(result)).toEqual(['こんにちは', 'Привет']);
+}, 60_000);
+
+test('the templates Lambda compiles and checks templates from handlebars bundled beside index.js', async () => {
+  const out = path.join(dir, 'templates');
+  const { commandHooks: _hooks, ...bundling } = platformBundlingOf(handlerEntry('templates'));
+  const options = { ...esbuildOptionsOf(bundling), logLevel: 'silent' as const };
+  const source =
+    "import { compileHtml, templateProblem } from './functions/templates/handlebars-dialect';\n" +
+    "process.stdout.write(JSON.stringify([compileHtml('<p>{{name}}</p>{{#if (equal n 1)}}one{{/if}}')({ name: '<b>', n: 1 }), templateProblem('{{> footer}}')]));";
+  await build({ ...options, stdin: { contents: source, resolveDir: REPO_ROOT, loader: 'ts' }, outfile: path.join(out, 'index.js') });
+  expect(fs.readFileSync(path.join(out, 'index.js'), 'utf8')).toContain('require("./handlebars-engine")');
+  for (const side of SIDE_BUNDLES.templates!) await buildSideBundle(options, side, out);
+  const result = execFileSync(process.execPath, [path.join(out, 'index.js')], { cwd: dir, encoding: 'utf8' });
+  expect(JSON.parse(result)).toEqual(['<p>&lt;b&gt;</p>one', 'partials are not supported']);
 }, 60_000);

@@ -1,0 +1,41 @@
+import * as path from 'node:path';
+import { build, type BuildOptions, type BuildResult } from 'esbuild';
+import { handlerEntry, REPO_ROOT } from './paths';
+
+/**
+ * Code a handler requires on first use (a literal `require('<importPath>')` inside a function) that
+ * is bundled on its own, beside index.js as `<basename of importPath>.js`, instead of inside the
+ * entry's bundle: Node reads and parses all of index.js at every cold start, used or not. The entry
+ * is bundled with the import path external, so its `require` finds the side bundle at run time;
+ * from source (local mode, tests) the same `require` finds the module itself.
+ */
+export interface SideBundle {
+  /** The path exactly as the handler's code requires it, e.g. './mime-parser'. */
+  importPath: string;
+  /** The side bundle's entry, relative to the repository root. */
+  entry: string;
+}
+
+/** Side bundles by handler name (`functions/<name>/handler.ts`). */
+export const SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
+  storage: [{ importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' }],
+  templates: [{ importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' }],
+};
+
+export const sideBundleFile = (side: SideBundle): string => `${path.basename(side.importPath)}.js`;
+
+/** Builds one side bundle into `outDir` with the entry bundle's esbuild options. */
+export function buildSideBundle(options: BuildOptions, side: SideBundle, outDir: string): Promise<BuildResult<{ metafile: true }>> {
+  return build({ ...options, entryPoints: [path.join(REPO_ROOT, side.entry)], outfile: path.join(outDir, sideBundleFile(side)), metafile: true });
+}
+
+/** The shell command NodejsFunction's afterBundling hook runs (in the project root) to build a handler's side bundles. */
+export function sideBundlesCommand(name: string, outDir: string): string {
+  return `npx --no-install tsx lib/build-side-bundles.ts ${JSON.stringify(name)} ${JSON.stringify(outDir)}`;
+}
+
+/** The side bundles of a handler entry (an absolute path, as handlerEntry gives it), if it has any. */
+export function sideBundlesOfEntry(entry: string): { name: string; sides: readonly SideBundle[] } | undefined {
+  const name = Object.keys(SIDE_BUNDLES).find((n) => handlerEntry(n) === entry);
+  return name ? { name, sides: SIDE_BUNDLES[name]! } : undefined;
+}
