@@ -27,6 +27,9 @@ export const CHUNK_RESERVE_MS = SES_REQUEST_TIMEOUT_MS + 5_000;
 /** Allowance for clocks of two invocations disagreeing, on top of a claim's deadline. */
 export const CLAIM_GRACE_MS = 5_000;
 
+/** The send dead-letter consumer's timeout: a few table writes per recipient of up to 10 jobs. */
+export const SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS = 60;
+
 /** Receives of a send job before its queue parks it in the dead-letter queue. */
 export const SEND_MAX_RECEIVE_COUNT = 5;
 

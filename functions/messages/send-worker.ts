@@ -190,37 +190,40 @@ async function sendOne(job: SendJob, invocation: Invocation): Promise<void> {
   }
 }
 
-/** Recipients a dead invocation left 'sending': SES may or may not have them, so they are not sent again. */
-async function failUnknown(record: MessageRecord, recipients: string[], attempt: number): Promise<void> {
-  await recordEvents(record.accountId, record.domain, recipients.map((recipient) => failedEvent(record, recipient, UNKNOWN_OUTCOME, attempt)));
-  await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => updateItem(claimKey(record.storageKey, recipient), { state: 'done' }));
+/** Marks claims this invocation holds as done: SES has them, or they have their final event. */
+const markDone = (storageKey: string, recipients: string[]) =>
+  mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => updateItem(claimKey(storageKey, recipient), { state: 'done' }));
+
+/** Final events for these recipients in as few writes as the table allows, then their claims done. */
+async function settle(record: MessageRecord, recipients: string[], eventOf: (recipient: string) => EventData): Promise<void> {
+  await recordEvents(record.accountId, record.domain, recipients.map(eventOf));
+  await markDone(record.storageKey, recipients);
 }
+
+/** Recipients a dead invocation left 'sending': SES may or may not have them, so they are not sent again. */
+const failUnknown = (record: MessageRecord, recipients: string[], attempt: number) =>
+  settle(record, recipients, (recipient) => failedEvent(record, recipient, UNKNOWN_OUTCOME, attempt));
 
 /** Settles or sends the recipients this invocation claimed. */
 async function sendClaimed(job: SendJob, record: MessageRecord, recipients: string[], invocation: Invocation): Promise<void> {
-  const done = (recipient: string) => updateItem(claimKey(record.storageKey, recipient), { state: 'done' });
-  /** Final events for these recipients in as few writes as the table allows, then their claims done. */
-  const settle = async (targets: string[], eventOf: (recipient: string) => EventData) => {
-    await recordEvents(record.accountId, record.domain, targets.map(eventOf));
-    await mapLimit(targets, CLAIM_WRITES_AT_ONCE, done);
-  };
   if (!recipients.length) return;
 
   const domain = await findDomain(record.accountId, record.domain);
   if (!domain || (domain.queueClearedAt && record.createdAt <= domain.queueClearedAt)) {
     const why = domain ? "Cancelled: the domain's queue was cleared" : 'Cancelled: the domain was deleted';
-    await settle(recipients, (recipient) => failedEvent(record, recipient, why, 0));
+    await settle(record, recipients, (recipient) => failedEvent(record, recipient, why, 0));
     return;
   }
 
   if (record.testMode) {
-    await settle(recipients, (recipient) => outcomeEvent(record, recipient, 'delivered', { 'delivery-status': { code: 250, message: 'OK', description: 'Test mode: accepted, not sent', 'attempt-no': 1, tls: false, utf8: true, 'certificate-verified': false, 'session-seconds': 0 } }));
+    await settle(record, recipients, (recipient) => outcomeEvent(record, recipient, 'delivered', { 'delivery-status': { code: 250, message: 'OK', description: 'Test mode: accepted, not sent', 'attempt-no': 1, tls: false, utf8: true, 'certificate-verified': false, 'session-seconds': 0 } }));
     return;
   }
   // Checked at send time, so a bounce recorded after acceptance still stops the message.
   const verdicts = new Map(await mapLimit(recipients, SUPPRESSION_CHECKS_AT_ONCE, async (recipient) => [recipient, await suppressionFor(record.accountId, record.domain, recipient, record.tags)] as const));
   const sendable = recipients.filter((recipient) => !verdicts.get(recipient));
   await settle(
+    record,
     recipients.filter((recipient) => verdicts.get(recipient)),
     (recipient) => {
       const verdict = verdicts.get(recipient)!;
@@ -247,7 +250,7 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
     const chunk = sendable.slice(i, i + SES_MAX_RECIPIENTS);
     const held = await mapLimit(chunk, CLAIM_WRITES_AT_ONCE, (recipient) => updateItemIf(claimKey(record.storageKey, recipient), { owner: invocation.owner, state: 'claimed' }, { state: 'sending' }));
     const sending = chunk.filter((_, j) => held[j]);
-    if (sending.length) await sendChunk(job, record, mime, configurationSet, sending, done, invocation);
+    if (sending.length) await sendChunk(job, record, mime, configurationSet, sending, invocation);
   }
 }
 
@@ -272,7 +275,6 @@ async function sendChunk(
   mime: Buffer,
   configurationSet: string | undefined,
   recipients: string[],
-  done: (recipient: string) => Promise<unknown>,
   invocation: Invocation,
 ): Promise<void> {
   try {
@@ -288,12 +290,12 @@ async function sendChunk(
       }),
     );
   } catch (error) {
-    await afterFailedSend(job, record, recipients, error, done, invocation);
+    await afterFailedSend(job, record, recipients, error, invocation);
     return;
   }
   // SES has them. Outside the try: a failed write here must not pass for a failed send (and be
   // sent again); the claims stay 'sending' and SES's notification settles them.
-  await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, done);
+  await markDone(record.storageKey, recipients);
 }
 
 /**
@@ -302,7 +304,7 @@ async function sendChunk(
  * has usually settled them; those it has not fail as unknown then. SES said it did not send:
  * retried later (released, with a temporary failure) or given up (a permanent one).
  */
-async function afterFailedSend(job: SendJob, record: MessageRecord, recipients: string[], error: unknown, done: (recipient: string) => Promise<unknown>, invocation: Invocation): Promise<void> {
+async function afterFailedSend(job: SendJob, record: MessageRecord, recipients: string[], error: unknown, invocation: Invocation): Promise<void> {
   const failure = classify(error);
   if (failure === 'unknown') {
     logger.warn('SES call ended without an answer; its outcome is settled later', { storageKey: record.storageKey, error: error as Error });
@@ -324,7 +326,7 @@ async function afterFailedSend(job: SendJob, record: MessageRecord, recipients: 
       }),
     ),
   );
-  if (giveUp) await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, done);
+  if (giveUp) await markDone(record.storageKey, recipients);
   else {
     // SES answered that it did not send them: released, so the retry can claim them again.
     await release(record.storageKey, recipients, invocation, 'sending');
@@ -345,8 +347,7 @@ export async function abandonUnsent(storageKey: string, why: string): Promise<{ 
   const invocation = invocationOf(SEND_WORKER_TIMEOUT_SECONDS * 1000);
   const { claimed, ambiguous, busyUntil } = await claim(record, invocation);
   await failUnknown(record, ambiguous, 0);
-  await recordEvents(record.accountId, record.domain, claimed.map((recipient) => failedEvent(record, recipient, why, 0)));
-  await mapLimit(claimed, CLAIM_WRITES_AT_ONCE, (recipient) => updateItem(claimKey(storageKey, recipient), { state: 'done' }));
+  await settle(record, claimed, (recipient) => failedEvent(record, recipient, why, 0));
   return { failed: claimed.length + ambiguous.length, busyUntil };
 }
 

@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
 import type { PlatformRegion } from '../regions';
-import { sendQueueTiming } from '../../functions/messages/send-timing';
+import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../functions/messages/send-timing';
 import { type AreaResources, configurationSetArn, grantAbandonUnsent, grantNotificationsWorker, grantSendWorker } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
 import { QueueWithDlq } from './queue';
@@ -26,8 +26,8 @@ const SEND_TIMING = sendQueueTiming();
  * cannot send before the timeout, so nothing is cut off mid-call.
  */
 export const SEND_WORKER_TIMEOUT = Duration.seconds(SEND_TIMING.workerTimeoutSeconds);
-/** The send dead-letter consumer's timeout: a few table writes per recipient of up to 10 jobs. */
-export const SEND_DEAD_LETTER_WORKER_TIMEOUT = Duration.seconds(60);
+/** The send dead-letter consumer's timeout (functions/messages/send-timing.ts). */
+export const SEND_DEAD_LETTER_WORKER_TIMEOUT = Duration.seconds(SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS);
 /** The notifications worker's timeout: a batch is up to 10 notifications, a few table writes each. */
 export const NOTIFICATIONS_WORKER_TIMEOUT = Duration.seconds(30);
 /** Deliveries of a message before its queue parks it in the DLQ. */

@@ -10,7 +10,7 @@ import { handler as eventStreamHandler } from '../../functions/event-stream/hand
 import { EVENT_STREAM_BATCH_SIZE } from '../../functions/event-stream/process-batch';
 import { handler as notificationsWorker } from '../../functions/events/ses-notifications';
 import { handler as sendDeadLetters } from '../../functions/messages/send-dead-letters';
-import { sendQueueTiming } from '../../functions/messages/send-timing';
+import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../functions/messages/send-timing';
 import { handler as sendWorker } from '../../functions/messages/send-worker';
 import { handler as scheduleUndelivered } from '../../functions/messages/schedule-undelivered';
 import { handler as webhookWorker } from '../../functions/webhooks/delivery-worker';
@@ -80,8 +80,6 @@ function loadAreaHandler(area: string) {
  * host then finishes what the old one had in hand within about a minute.
  */
 const LOCAL_SEND_WORKER_TIMEOUT_SECONDS = 60;
-/** The send dead-letter consumer's timeout, as the stack sets it (lib/constructs/sending.ts). */
-const SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS = 60;
 const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
 /**
