@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     `  US API: ${platform.us.url}`,
     `  EU API: ${platform.eu.url}`,
     `  Admin API key: ${platform.adminKey}${platform.adminKeyGenerated ? ' (generated and saved in the data dir)' : ''}`,
+    `  Local CA (trust it for the tracking HTTPS and SMTP listeners): ${platform.ca.certificatePath ?? '(in memory)'}`,
     `  Try: curl -u api:${platform.adminKey} ${platform.us.url}/v4/domains`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AUTHORIZER_CACHE_SECONDS } from '../../functions/authorizer/cache';
+import { localCa, type LocalCa } from './local-ca';
 import { startRegion, type RegionHost } from './region-host';
 
 export interface LocalOptions {
@@ -29,6 +30,8 @@ export interface LocalPlatform {
   adminKey: string;
   /** True when this start generated the admin key (first start on this data dir). */
   adminKeyGenerated: boolean;
+  /** The root every certificate local mode issues chains to (tracking hosts, SMTP listeners). */
+  ca: LocalCa;
   close(): Promise<void>;
 }
 
@@ -94,6 +97,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
     ? { value: options.bootstrapApiKey, created: false }
     : persistentSecret(dataDir, 'admin-api-key', newApiKey);
   const encryptionKey = persistentSecret(dataDir, 'encryption-key', () => randomBytes(32).toString('base64')).value;
+  const ca = localCa(dataDir);
 
   const start = (region: 'us' | 'eu', regionPort: number) =>
     startRegion({
@@ -103,6 +107,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       dataDir: dataDir ? join(dataDir, region) : undefined,
       adminKey: admin.value,
       encryptionKey,
+      ca,
       authorizerCacheSeconds: options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS,
       sendWorkerTimeoutSeconds: options.sendWorkerTimeoutSeconds,
       workflowRetryIntervalMs: options.workflowRetryIntervalMs,
@@ -121,6 +126,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
     eu,
     adminKey: admin.value,
     adminKeyGenerated: admin.created,
+    ca,
     close: async () => {
       await Promise.all([us.close(), eu.close()]);
     },

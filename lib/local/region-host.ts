@@ -17,6 +17,7 @@ import { handler as webhookWorker } from '../../functions/webhooks/delivery-work
 import { withEnv } from '../../functions/platform/env';
 import { routes } from '../../functions/routes';
 import { gateway } from './api-gateway';
+import type { LocalCa } from './local-ca';
 import { startDnsServer, type DnsServer } from './dns-server';
 import { domainZone } from './domain-zone';
 import { startDynamo, type LocalDynamo } from './dynamodb';
@@ -41,6 +42,8 @@ export interface RegionHostOptions {
   dataDir?: string;
   adminKey: string;
   encryptionKey: string;
+  /** Local mode's certificate authority, standing in for ACM's (lib/local/local-ca.ts). */
+  ca: LocalCa;
   authorizerCacheSeconds: number;
   /**
    * The send worker's timeout, from which the send queue's visibility timeout and the lifetime of
