@@ -5,6 +5,7 @@ import type { AreaResources } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
 import { Data } from './constructs/data';
 import { EventStream } from './constructs/event-stream';
+import { PeriodicJobs } from './constructs/periodic-jobs';
 import { DEFAULT_MAX_MESSAGE_TTL } from './constructs/platform-env';
 import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
@@ -41,6 +42,7 @@ export class PlatformStack extends Stack {
   readonly bootstrap: Bootstrap;
   readonly eventStream: EventStream;
   readonly webhooks: Webhooks;
+  readonly periodicJobs: PeriodicJobs;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -80,6 +82,7 @@ export class PlatformStack extends Stack {
     this.scheduling.handleUndelivered(this.platformEnvironment, resources);
     this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
     this.webhooks.addWorker(this.platformEnvironment, resources);
+    this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL for Mailgun clients' });

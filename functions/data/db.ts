@@ -19,6 +19,8 @@ export const keys = {
     pk: `ACCT#${accountId}`,
     sk: `DKIMKEY#${signingDomain}#${selector}`,
   }),
+  /** Region-wide list of domains with rotation work ahead; few, so one partition the sweep reads whole. */
+  dkimRotationDue: (accountId = '', domain = ''): Key => ({ pk: 'SYSTEM#dkim-rotation', sk: accountId ? `${accountId}#${domain}` : '' }),
   credential: (accountId: string, domain: string, login = ''): Key => ({ pk: `ACCT#${accountId}`, sk: `CREDENTIAL#${domain}#${login}` }),
   /** An event-stream consumer has finished a batch (functions/event-stream): read before, written after. */
   streamProgress: (consumer: string, batchId: string): Key => ({ pk: `SYSTEM#stream-progress#${consumer}`, sk: batchId }),
@@ -109,6 +111,8 @@ export interface DomainItem {
   dkimTokens?: string[];
   /** Last DNS observation per record id. */
   dnsChecks: Record<string, DnsCheck>;
+  /** Automatic key rotation (PUT /v1/dkim_management/domains/{name}/rotation). */
+  dkimRotation?: DkimRotation;
   sesVerified?: boolean;
   verifiedAt?: string;
   /** Open, click and unsubscribe tracking, as set with /v3/domains/{name}/tracking/*. */
@@ -119,6 +123,24 @@ export interface DomainItem {
   };
   /** DELETE /v3/{domain}/envelopes: mail accepted up to this instant and not yet sent is cancelled. */
   queueClearedAt?: string;
+}
+
+export interface DkimRotation {
+  enabled: boolean;
+  intervalSeconds: number;
+  /** The next key, published and waiting for its record to verify before it signs. */
+  pendingSelector?: string;
+  pendingPublicKey?: string;
+  lastRotatedAt?: string;
+}
+
+/** A domain whose keys the rotation sweep looks at: due for a new key, or waiting on one. */
+export interface DkimRotationDueItem {
+  accountId: string;
+  domain: string;
+  /** When the next key is to be made (absent while one is pending). */
+  dueAt?: string;
+  pending: boolean;
 }
 
 export interface DomainClaimItem {
@@ -136,6 +158,10 @@ export interface DkimKeyItem {
   /** The private key, sealed with the platform encryption key; never returned. */
   privateKeySealed: string;
   active: boolean;
+  /** When it last became active: the fallback signer is the most recently activated key. */
+  activatedAt?: string;
+  /** The last lookup of its TXT record. */
+  dnsCheck?: DnsCheck;
   createdAt: string;
 }
 

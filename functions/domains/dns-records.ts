@@ -21,6 +21,25 @@ const SPF = 'v=spf1 include:amazonses.com ~all';
 const spfIncludesSes = (observed: string[]) =>
   observed.some((txt) => /^v=spf1\s/i.test(txt) && /\binclude:amazonses\.com\b/i.test(txt));
 
+/** Where a key's public half is published: its own TXT record at the signing domain. */
+export function dkimKeyRecordName(signingDomain: string, selector: string): string {
+  return `${selector}._domainkey.${signingDomain}`;
+}
+
+/**
+ * A domain's DKIM record. SES signs with d= the sending domain, so a domain whose authority is its
+ * parent publishes a CNAME from its own selector name to the authority's TXT record: one key, kept
+ * at the parent, verifies the subdomain's signatures.
+ */
+function dkimRecord(id: string, domain: DomainItem, selector: string, publicKey: string, required: boolean): ExpectedRecord {
+  const own = dkimKeyRecordName(domain.name, selector);
+  if (domain.dkimAuthority !== domain.name) {
+    const target = dkimKeyRecordName(domain.dkimAuthority, selector);
+    return { id, section: 'sending', type: 'CNAME', name: own, value: target, required, matches: (observed) => observed.some((host) => sameHost(host, target)) };
+  }
+  return { id, section: 'sending', type: 'TXT', name: own, value: dkimRecordValue(publicKey), required, matches: (observed) => observed.some((txt) => publicKeyOf(txt) === publicKey) };
+}
+
 /**
  * The records a domain must publish for SES in this region: the custom MAIL FROM (MX + SPF) that
  * aligns SPF, DKIM (our key as TXT, or SES's CNAMEs under automatic sender security), the tracking
@@ -66,16 +85,10 @@ export function expectedRecords(domain: DomainItem): ExpectedRecord[] {
       });
     }
   } else if (domain.dkimPublicKey) {
-    const publicKey = domain.dkimPublicKey;
-    records.push({
-      id: 'dkim',
-      section: 'sending',
-      type: 'TXT',
-      name: `${domain.dkimSelector}._domainkey.${domain.dkimAuthority}`,
-      value: dkimRecordValue(publicKey),
-      required: true,
-      matches: (observed) => observed.some((txt) => publicKeyOf(txt) === publicKey),
-    });
+    records.push(dkimRecord('dkim', domain, domain.dkimSelector, domain.dkimPublicKey, true));
+    const rotation = domain.dkimRotation;
+    // The next key is published ahead of the switch, so it verifies before it signs.
+    if (rotation?.pendingSelector && rotation.pendingPublicKey) records.push(dkimRecord('dkim-next', domain, rotation.pendingSelector, rotation.pendingPublicKey, false));
   }
   records.push(
     {

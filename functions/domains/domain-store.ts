@@ -43,8 +43,17 @@ export async function releaseName(name: string): Promise<void> {
   await deleteItem(keys.domainClaim(name));
 }
 
-export async function saveDkimKey(key: DkimKeyItem): Promise<void> {
-  await putItem(keys.dkimKey(key.accountId, key.signingDomain, key.selector), key);
+/** Saves a key; with `ifAbsent`, only if no key has that selector yet (false when one has). */
+export async function saveDkimKey(key: DkimKeyItem, options: { ifAbsent?: boolean } = {}): Promise<boolean> {
+  return putItem(keys.dkimKey(key.accountId, key.signingDomain, key.selector), key, options);
+}
+
+export async function findDkimKey(accountId: string, signingDomain: string, selector: string): Promise<DkimKeyItem | undefined> {
+  return getItem<DkimKeyItem>(keys.dkimKey(accountId, signingDomain, selector), { consistent: true });
+}
+
+export async function patchDkimKey(key: Pick<DkimKeyItem, 'accountId' | 'signingDomain' | 'selector'>, changes: Partial<DkimKeyItem>): Promise<DkimKeyItem> {
+  return updateItem<DkimKeyItem>(keys.dkimKey(key.accountId, key.signingDomain, key.selector), changes);
 }
 
 export async function removeDkimKey(key: Pick<DkimKeyItem, 'accountId' | 'signingDomain' | 'selector'>): Promise<void> {
@@ -55,8 +64,10 @@ export async function activeDkimKey(domain: DomainItem): Promise<DkimKeyItem | u
   return getItem<DkimKeyItem>(keys.dkimKey(domain.accountId, domain.dkimAuthority, domain.dkimSelector));
 }
 
-export async function dkimKeysOf(accountId: string, signingDomain: string): Promise<DkimKeyItem[]> {
-  return queryAll<DkimKeyItem>(keys.dkimKey(accountId, signingDomain), keys.dkimKey(accountId, signingDomain).sk);
+/** The keys of one signing domain, or of the whole account without one, in (domain, selector) order. */
+export async function dkimKeysOf(accountId: string, signingDomain?: string): Promise<DkimKeyItem[]> {
+  const prefix = signingDomain === undefined ? keys.dkimKey(accountId, '').sk.replace(/#$/, '') : keys.dkimKey(accountId, signingDomain).sk;
+  return queryAll<DkimKeyItem>(keys.dkimKey(accountId, ''), prefix);
 }
 
 export async function credentialsOf(accountId: string, domain: string): Promise<CredentialItem[]> {

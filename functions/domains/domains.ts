@@ -1,4 +1,5 @@
-import type { DkimKeyItem, DomainItem } from '../data/db';
+import { keys, type DkimKeyItem, type DomainItem } from '../data/db';
+import { deleteItem } from '../data/store';
 import { env } from '../platform/env';
 import { BadRequest } from '../platform/errors';
 import { lookup, sameHost } from '../platform/dns';
@@ -86,6 +87,7 @@ async function createDkimKey(accountId: string, signingDomain: string, selector:
     publicKey: pair.publicKey,
     privateKeySealed: await encryptSecret(pair.privateKeyPem),
     active: true,
+    activatedAt: new Date().toISOString(),
     createdAt: new Date().toISOString(),
   };
   await saveDkimKey(item);
@@ -297,6 +299,7 @@ export async function deleteDomain(domain: DomainItem): Promise<void> {
   await clearDomainHooks(accountId, name);
   for (const key of await dkimKeysOf(accountId, name)) await removeDkimKey(key);
   for (const credential of await credentialsOf(accountId, name)) await removeCredential(credential);
+  await deleteItem(keys.dkimRotationDue(accountId, name));
   await removeDomainItem(domain);
   await releaseName(name);
 }

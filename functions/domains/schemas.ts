@@ -12,8 +12,11 @@ export const domainName = () =>
       message: 'must be a fully qualified domain name',
     });
 
+/** An RSA key size SES signs with. */
+export const dkimKeyBits = () => integer().refine((bits) => (DKIM_KEY_SIZES as readonly number[]).includes(bits), { message: 'must be 1024 or 2048' });
+
 /** A single DNS label (web_prefix, dkim_selector): Mailgun's "valid atom". */
-const atom = () =>
+export const atom = () =>
   text()
     .transform((v) => v.toLowerCase())
     .refine((v) => LABEL.test(v), { message: 'must be a single DNS label (letters, digits, hyphens)' });
@@ -58,9 +61,7 @@ const settings = {
 export const createDomainInput = z.object({
   name: domainName(),
   ...settings,
-  dkim_key_size: integer()
-    .refine((bits) => (DKIM_KEY_SIZES as readonly number[]).includes(bits), { message: 'must be 1024 or 2048' })
-    .optional(),
+  dkim_key_size: dkimKeyBits().optional(),
   dkim_selector: atom().optional(),
   dkim_host_name: domainName().optional(),
   force_dkim_authority: flag().optional(),

@@ -4,6 +4,7 @@ import {
   DeleteEmailIdentityCommand,
   GetEmailIdentityCommand,
   NotFoundException,
+  PutEmailIdentityDkimAttributesCommand,
   PutEmailIdentityDkimSigningAttributesCommand,
   PutEmailIdentityMailFromAttributesCommand,
   type DkimSigningAttributes,
@@ -42,6 +43,24 @@ export async function registerIdentity(domain: string, mailFromDomain: string, s
   }
   await setMailFrom(domain, mailFromDomain);
   return signing.kind === 'ses' ? tokens : undefined;
+}
+
+/**
+ * Switches the key SES signs a domain's mail with (BYODKIM), or turns signing off when the domain
+ * has no active key left: SES then sends unsigned by the domain rather than with a retired key.
+ */
+export async function setSigningKey(domain: string, key: { selector: string; privateKeyBase64: string } | undefined): Promise<void> {
+  const ses = sesClient();
+  if (key) {
+    await ses.send(
+      new PutEmailIdentityDkimSigningAttributesCommand({
+        EmailIdentity: domain,
+        SigningAttributesOrigin: 'EXTERNAL',
+        SigningAttributes: { DomainSigningSelector: key.selector, DomainSigningPrivateKey: key.privateKeyBase64 },
+      }),
+    );
+  }
+  await ses.send(new PutEmailIdentityDkimAttributesCommand({ EmailIdentity: domain, SigningEnabled: key !== undefined }));
 }
 
 export async function setMailFrom(domain: string, mailFromDomain: string): Promise<void> {

@@ -1,5 +1,14 @@
+/**
+ * The key an error's text goes under. Most of the API says `message`; a few older routes (x509,
+ * DKIM management) answer `{"Reason": ...}` or `{"Description": ...}`, which clients print as is.
+ */
+export type ErrorField = 'message' | 'Reason' | 'Description';
+
 /** Errors that carry a Mailgun-shaped reply. Anything else thrown becomes a 500. */
 export class ApiError extends Error {
+  /** Set where the route's usual field is not the one Mailgun uses for this error. */
+  field?: ErrorField;
+
   constructor(
     readonly status: number,
     message: string,
@@ -7,6 +16,12 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.name = new.target.name;
+  }
+
+  /** The same error under another field (`{"Description": "domain not found"}`). */
+  as(field: ErrorField): this {
+    this.field = field;
+    return this;
   }
 }
 

@@ -40,6 +40,7 @@ export const SES_IDENTITY_ACTIONS = [
   'ses:GetEmailIdentity',
   'ses:DeleteEmailIdentity',
   'ses:PutEmailIdentityDkimSigningAttributes',
+  'ses:PutEmailIdentityDkimAttributes',
   'ses:PutEmailIdentityMailFromAttributes',
 ] as const;
 
@@ -117,14 +118,18 @@ const tableReadWrite: AreaGrant = (grantee, { table }) => grantTableReadWrite(gr
  * Each API area's permissions, in one place. An area not listed gets table read/write only, so a
  * new area works out of the box and anything more is a visible line here.
  */
+/** Domains and their keys: the table, the platform key (DKIM private keys are sealed), SES identities. */
+export const grantSendingIdentities: AreaGrant = (grantee, { table, encryptionKey }) => {
+  grantTableReadWrite(grantee, table);
+  encryptionKey.grantRead(grantee.role);
+  grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...SES_IDENTITY_ACTIONS], resources: [sesIdentities()] }));
+  acknowledgeSesIdentities(grantee);
+};
+
 export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   keys: tableReadWrite,
-  domains: (grantee, { table, encryptionKey }) => {
-    grantTableReadWrite(grantee, table);
-    encryptionKey.grantRead(grantee.role);
-    grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...SES_IDENTITY_ACTIONS], resources: [sesIdentities()] }));
-    acknowledgeSesIdentities(grantee);
-  },
+  domains: grantSendingIdentities,
+  dkim: grantSendingIdentities,
   // Accepting a message: store its MIME, record it and its accepted events, queue it (or, with
   // o:deliverytime, start its scheduled-delivery execution). Reading a stored message (GET,
   // resend) reads the MIME back.

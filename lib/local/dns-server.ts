@@ -47,20 +47,27 @@ export async function startDnsServer(zone: Zone): Promise<DnsServer> {
       const question = request.questions[0];
       if (!question) return void Promise.resolve(send(response)).catch(() => undefined);
       const base = { name: question.name, class: Packet.CLASS.IN, ttl: 60 };
+      const answer = async (name: string, hops: number): Promise<void> => {
+        const entry = await zone(name.toLowerCase().replace(/\.$/, ''));
+        const owner = { ...base, name };
+        if (!entry) response.header.rcode = RCODE.NXDOMAIN;
+        else if (entry.servfail) response.header.rcode = RCODE.SERVFAIL;
+        else if (question.type === Packet.TYPE.CNAME) {
+          if (entry.cname) response.answers.push({ ...owner, type: Packet.TYPE.CNAME, domain: entry.cname });
+        } else if (entry.cname) {
+          // As a recursive resolver answers: the alias, then what its target holds (a delegated
+          // DKIM selector is a CNAME to the authority's TXT record).
+          response.answers.push({ ...owner, type: Packet.TYPE.CNAME, domain: entry.cname });
+          if (hops < 8) await answer(entry.cname, hops + 1);
+        } else if (question.type === Packet.TYPE.TXT) {
+          // Long values (DKIM keys) go out as several 255-octet strings, as real zones hold them.
+          for (const txt of entry.txt ?? []) response.answers.push({ ...owner, type: Packet.TYPE.TXT, data: txt.match(/.{1,255}/g) ?? [''] });
+        } else if (question.type === Packet.TYPE.MX) {
+          for (const mx of entry.mx ?? []) response.answers.push({ ...owner, type: Packet.TYPE.MX, ...mx });
+        }
+      };
       Promise.resolve()
-        .then(() => zone(question.name.toLowerCase().replace(/\.$/, '')))
-        .then((entry) => {
-          if (!entry) response.header.rcode = RCODE.NXDOMAIN;
-          else if (entry.servfail) response.header.rcode = RCODE.SERVFAIL;
-          else if (question.type === Packet.TYPE.TXT) {
-            // Long values (DKIM keys) go out as several 255-octet strings, as real zones hold them.
-            for (const txt of entry.txt ?? []) response.answers.push({ ...base, type: Packet.TYPE.TXT, data: txt.match(/.{1,255}/g) ?? [''] });
-          } else if (question.type === Packet.TYPE.MX) {
-            for (const mx of entry.mx ?? []) response.answers.push({ ...base, type: Packet.TYPE.MX, ...mx });
-          } else if (question.type === Packet.TYPE.CNAME && entry.cname) {
-            response.answers.push({ ...base, type: Packet.TYPE.CNAME, domain: entry.cname });
-          }
-        })
+        .then(() => answer(question.name, 0))
         .catch(() => {
           // The zone could not be read: say so rather than claim the name is absent.
           response.answers = [];

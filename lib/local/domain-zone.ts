@@ -1,7 +1,8 @@
 import { keys, type DomainClaimItem } from '../../functions/data/db';
 import { getItem } from '../../functions/data/store';
 import { expectedRecords } from '../../functions/domains/dns-records';
-import { findDomain } from '../../functions/domains/domain-store';
+import { findDkimKey, findDomain } from '../../functions/domains/domain-store';
+import { dkimRecordValue } from '../../functions/domains/dkim';
 import type { Zone, ZoneEntry } from './dns-server';
 
 /**
@@ -23,6 +24,17 @@ function owners(name: string): string[] {
   return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
 }
 
+/**
+ * Every DKIM key the domain holds is published too, as its owner would publish a key before
+ * activating it (`POST /v1/dkim/keys`, then `.../activate`).
+ */
+async function keyRecord(accountId: string, owner: string, name: string): Promise<ZoneEntry | undefined> {
+  const suffix = `._domainkey.${owner}`;
+  if (!name.endsWith(suffix)) return undefined;
+  const key = await findDkimKey(accountId, owner, name.slice(0, -suffix.length));
+  return key ? { txt: [dkimRecordValue(key.publicKey)] } : undefined;
+}
+
 async function entryFor(name: string): Promise<ZoneEntry | undefined> {
   for (const owner of owners(name)) {
     const claim = await getItem<DomainClaimItem>(keys.domainClaim(owner));
@@ -30,7 +42,7 @@ async function entryFor(name: string): Promise<ZoneEntry | undefined> {
     const domain = await findDomain(claim.accountId, owner);
     if (!domain) continue;
     const records = expectedRecords(domain).filter((record) => record.name === name && record.id !== 'tracking');
-    if (!records.length) return undefined;
+    if (!records.length) return keyRecord(domain.accountId, owner, name);
     const entry: ZoneEntry = {};
     for (const record of records) {
       if (record.type === 'TXT') entry.txt = [...(entry.txt ?? []), record.value];

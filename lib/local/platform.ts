@@ -20,6 +20,8 @@ export interface LocalOptions {
   sendWorkerTimeoutSeconds?: number;
   /** Step Functions Retry intervals in ms (tests); default: as the definitions say. */
   workflowRetryIntervalMs?: number;
+  /** The period of the periodic jobs (functions/schedules.ts) in ms (tests); default: each job's own. */
+  periodicJobEveryMs?: number;
   /** Environment passed to the handlers of both regions (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env?: Record<string, string | undefined>;
 }
@@ -111,6 +113,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       authorizerCacheSeconds: options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS,
       sendWorkerTimeoutSeconds: options.sendWorkerTimeoutSeconds,
       workflowRetryIntervalMs: options.workflowRetryIntervalMs,
+      periodicJobEveryMs: options.periodicJobEveryMs,
       env: options.env ?? {},
     });
   const us = await start('us', port);

@@ -16,6 +16,7 @@ import { handler as scheduleUndelivered } from '../../functions/messages/schedul
 import { handler as webhookWorker } from '../../functions/webhooks/delivery-worker';
 import { withEnv } from '../../functions/platform/env';
 import { routes } from '../../functions/routes';
+import { periodicJobs } from '../../functions/schedules';
 import { gateway } from './api-gateway';
 import type { LocalCa } from './local-ca';
 import { startDnsServer, type DnsServer } from './dns-server';
@@ -54,6 +55,8 @@ export interface RegionHostOptions {
   drainTimeoutMs?: number;
   /** Step Functions Retry intervals, overridden (tests); default: as the definitions say. */
   workflowRetryIntervalMs?: number;
+  /** The period of every periodic job (functions/schedules.ts), overridden (tests); default: the job's own. */
+  periodicJobEveryMs?: number;
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env: Record<string, string | undefined>;
 }
@@ -69,6 +72,42 @@ export interface RegionHost {
   /** Runs `fn` with this region's configuration, as its handlers see it. */
   run<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** A periodic job's handler (functions/schedules.ts), loaded by its path as Lambda would. */
+function loadJobHandler(entry: string): () => Promise<unknown> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require(join(__dirname, '..', '..', 'functions', entry)) as { handler: () => Promise<unknown> }).handler;
+}
+
+/**
+ * EventBridge rules as timers: each job runs at its period, never two runs of one job at once
+ * (a sweep slower than its period is not stacked), and a failed run is reported and retried at
+ * the next tick as the rule would.
+ */
+function startPeriodicJobs(run: <T>(fn: () => Promise<T>) => Promise<T>, everyMs: number | undefined): () => Promise<void> {
+  const timers: NodeJS.Timeout[] = [];
+  const running = new Set<Promise<unknown>>();
+  for (const job of periodicJobs) {
+    const handler = loadJobHandler(job.entry);
+    let busy = false;
+    const tick = () => {
+      if (busy) return;
+      busy = true;
+      const done = run(handler)
+        .catch((error: unknown) => process.stderr.write(`periodic job ${job.name}: ${(error as Error).message}\n`))
+        .finally(() => {
+          busy = false;
+          running.delete(done);
+        });
+      running.add(done);
+    };
+    timers.push(setInterval(tick, everyMs ?? job.everyMinutes * 60_000));
+  }
+  return async () => {
+    timers.forEach((timer) => clearInterval(timer));
+    await Promise.all(running);
+  };
 }
 
 /** The area's Lambda entry module, loaded the way Lambda does: by its path, once. */
@@ -297,6 +336,8 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   // queued jobs, and executions that were waiting when the host last stopped.
   sqs.start();
   sfn.resume();
+  // Stopped before the stores they use.
+  opened.add(startPeriodicJobs(run, options.periodicJobEveryMs));
 
   gate.open(
     gateway({

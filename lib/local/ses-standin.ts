@@ -1,14 +1,28 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { dkimSign } from 'mailauth/lib/dkim/sign';
 import { closeServer, listenOnLoopback, readBody, standInServer } from './http';
 
 interface Identity {
   name: string;
   dkimOrigin: 'EXTERNAL' | 'AWS_SES';
   selector?: string;
+  /** BYODKIM: the PKCS#1 DER key, base64, as SES takes it. SES keeps it; so does this file (0600). */
+  privateKeyBase64?: string;
+  /** PutEmailIdentityDkimAttributes; SES signs unless it was turned off. */
+  signingEnabled?: boolean;
   tokens: string[];
   mailFromDomain?: string;
+}
+
+interface SigningAttributes {
+  DomainSigningSelector?: string;
+  DomainSigningPrivateKey?: string;
+}
+
+function privateKeyPem(base64: string): string {
+  return `-----BEGIN RSA PRIVATE KEY-----\n${base64.match(/.{1,64}/g)!.join('\n')}\n-----END RSA PRIVATE KEY-----\n`;
 }
 
 /**
@@ -100,17 +114,31 @@ export class SesStandIn {
     }
   }
 
-  /** SES sends from a verified domain or any subdomain of one. */
-  private verifiedFor(address: string): boolean {
+  /** The identity SES sends an address's mail under: its domain's, or the nearest parent's. */
+  private identityFor(address: string): Identity | undefined {
     let domain = address.split('@')[1]?.toLowerCase() ?? '';
     while (domain.includes('.')) {
-      if (this.identities.has(domain)) return true;
+      const identity = this.identities.get(domain);
+      if (identity) return identity;
       domain = domain.slice(domain.indexOf('.') + 1);
     }
-    return false;
+    return undefined;
   }
 
-  private send(body: Record<string, unknown>): { status: number; payload: unknown; errorType?: string } {
+  /**
+   * SES signs with the identity's BYODKIM key (d= the identity, s= its selector). Easy DKIM keys
+   * live at SES behind CNAMEs no local DNS can follow, so those identities go unsigned here.
+   */
+  private async sign(raw: Buffer, identity: Identity): Promise<Buffer> {
+    if (identity.dkimOrigin !== 'EXTERNAL' || identity.signingEnabled === false || !identity.selector || !identity.privateKeyBase64) return raw;
+    const signature = { signingDomain: identity.name, selector: identity.selector, privateKey: privateKeyPem(identity.privateKeyBase64), algorithm: 'rsa-sha256', canonicalization: 'relaxed/relaxed' };
+    // mailauth 4 reads `signatureData`; its typings describe only the single-signature fields.
+    const signed = await dkimSign(raw, { ...signature, signatureData: [signature] });
+    if (signed.errors?.length) throw new Error(`DKIM signing failed: ${String(signed.errors[0])}`);
+    return Buffer.concat([Buffer.from(signed.signatures), raw]);
+  }
+
+  private async send(body: Record<string, unknown>): Promise<{ status: number; payload: unknown; errorType?: string }> {
     const raw = Buffer.from(String((body['Content'] as { Raw?: { Data?: string } })?.Raw?.Data ?? ''), 'base64');
     const destinations = ((body['Destination'] as { ToAddresses?: string[] })?.ToAddresses ?? []).map((a) => a.toLowerCase());
     // Header fields may be folded over several lines; unfold before reading From.
@@ -118,7 +146,8 @@ export class SesStandIn {
     const fromLine = /^From:(.*)$/im.exec(head)?.[1] ?? '';
     const from = (/<([^<>\s]+@[^<>\s]+)>/.exec(fromLine)?.[1] ?? /([^\s<>"]+@[^\s<>"]+)/.exec(fromLine)?.[1] ?? '').toLowerCase();
     if (destinations.length > 50) return { status: 400, payload: { message: 'Recipient count exceeds 50.' }, errorType: 'BadRequestException' };
-    if (!this.verifiedFor(from)) return { status: 400, payload: { message: `Email address is not verified. The following identities failed the check: ${from}` }, errorType: 'MessageRejected' };
+    const identity = this.identityFor(from);
+    if (!identity) return { status: 400, payload: { message: `Email address is not verified. The following identities failed the check: ${from}` }, errorType: 'MessageRejected' };
     const configurationSet = body['ConfigurationSetName'] as string | undefined;
     const tlsPolicy = configurationSet === undefined ? undefined : this.configurationSets[configurationSet];
     if (configurationSet !== undefined && !tlsPolicy) return { status: 404, payload: { message: `Configuration set <${configurationSet}> does not exist.` }, errorType: 'NotFoundException' };
@@ -126,7 +155,7 @@ export class SesStandIn {
     for (const tag of (body['EmailTags'] as Array<{ Name: string; Value: string }>) ?? []) tags[tag.Name] = [tag.Value];
     // SES adds its own tags to every event record, the configuration set's name among them.
     if (configurationSet !== undefined) tags['ses:configuration-set'] = [configurationSet];
-    const message: SentMessage = { sesMessageId: `${randomBytes(16).toString('hex')}-000000`, destinations, raw, tags, configurationSet, tlsPolicy };
+    const message: SentMessage = { sesMessageId: `${randomBytes(16).toString('hex')}-000000`, destinations, raw: await this.sign(raw, identity), tags, configurationSet, tlsPolicy };
     // Handed over before SES answers: once SES has a message its outcome is reported, even if
     // the process that sent it dies the next moment. If that hand-over fails, SES has not sent it.
     try {
@@ -169,7 +198,7 @@ export class SesStandIn {
   }
 
   private persist(): void {
-    if (this.stateFile) writeFileSync(this.stateFile, JSON.stringify([...this.identities.values()]));
+    if (this.stateFile) writeFileSync(this.stateFile, JSON.stringify([...this.identities.values()]), { mode: 0o600 });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -183,14 +212,14 @@ export class SesStandIn {
     if (req.method === 'POST' && path === '/v2/email/outbound-emails') {
       const fault = this.faults.shift();
       if (fault === 'throttle') return reply(429, { message: 'Maximum sending rate exceeded.' }, 'TooManyRequestsException');
-      const result = this.send(body);
+      const result = await this.send(body);
       if (fault === 'drop-reply') {
         req.socket.destroy();
         return;
       }
       return reply(result.status, result.payload, result.errorType);
     }
-    const match = /^\/v2\/email\/identities(?:\/([^/]+))?(\/dkim\/signing|\/mail-from)?$/.exec(path);
+    const match = /^\/v2\/email\/identities(?:\/([^/]+))?(\/dkim\/signing|\/dkim|\/mail-from)?$/.exec(path);
     if (!match) return reply(404, { message: `Unsupported SES operation ${req.method} ${path}` }, 'NotFoundException');
     const name = match[1] ? decodeURIComponent(match[1]) : undefined;
     const sub = match[2];
@@ -198,11 +227,12 @@ export class SesStandIn {
     if (req.method === 'POST' && !name) {
       const identityName = String(body['EmailIdentity'] ?? '');
       if (this.identities.has(identityName)) return reply(400, { message: `Email identity ${identityName} already exists.` }, 'AlreadyExistsException');
-      const signing = body['DkimSigningAttributes'] as { DomainSigningSelector?: string } | undefined;
+      const signing = body['DkimSigningAttributes'] as SigningAttributes | undefined;
       const identity: Identity = {
         name: identityName,
         dkimOrigin: signing ? 'EXTERNAL' : 'AWS_SES',
         selector: signing?.DomainSigningSelector,
+        privateKeyBase64: signing?.DomainSigningPrivateKey,
         tokens: signing ? [] : newTokens(),
       };
       this.identities.set(identityName, identity);
@@ -230,10 +260,17 @@ export class SesStandIn {
     if (req.method === 'PUT' && sub === '/dkim/signing') {
       const external = body['SigningAttributesOrigin'] === 'EXTERNAL';
       identity.dkimOrigin = external ? 'EXTERNAL' : 'AWS_SES';
-      identity.selector = external ? (body['SigningAttributes'] as { DomainSigningSelector?: string }).DomainSigningSelector : undefined;
+      const attributes = external ? (body['SigningAttributes'] as SigningAttributes | undefined) : undefined;
+      identity.selector = attributes?.DomainSigningSelector;
+      identity.privateKeyBase64 = attributes?.DomainSigningPrivateKey;
       identity.tokens = external ? [] : newTokens();
       this.persist();
       return reply(200, { DkimStatus: 'SUCCESS', DkimTokens: identity.tokens });
+    }
+    if (req.method === 'PUT' && sub === '/dkim') {
+      identity.signingEnabled = body['SigningEnabled'] === true;
+      this.persist();
+      return reply(200, {});
     }
     if (req.method === 'PUT' && sub === '/mail-from') {
       identity.mailFromDomain = body['MailFromDomain'] as string | undefined;
@@ -249,5 +286,5 @@ function newTokens(): string[] {
 }
 
 function dkimAttributes(identity: Identity) {
-  return { SigningEnabled: true, Status: 'SUCCESS', Tokens: identity.tokens, SigningAttributesOrigin: identity.dkimOrigin };
+  return { SigningEnabled: identity.signingEnabled !== false, Status: 'SUCCESS', Tokens: identity.tokens, SigningAttributesOrigin: identity.dkimOrigin };
 }

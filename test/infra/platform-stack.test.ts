@@ -4,6 +4,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { createTableInput } from '../../functions/data/table';
 import { platformEnvSchema } from '../../functions/platform/env';
 import { areas, routes } from '../../functions/routes';
+import { periodicJobs } from '../../functions/schedules';
 import { SES_IDENTITY_ACTIONS, SES_SEND_ACTIONS } from '../../lib/constructs/area-permissions';
 import { sendQueueTiming } from '../../functions/messages/send-timing';
 import { DEFAULT_SEND_CONCURRENCY, NOTIFICATIONS_WORKER_TIMEOUT, SEND_DEAD_LETTER_WORKER_TIMEOUT, SEND_WORKER_TIMEOUT } from '../../lib/constructs/sending';
@@ -185,8 +186,22 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     }
     // The areas, the authorizer, the bootstrap handler, the four queue workers (send, send dead
     // letters, notifications, webhooks), the stream worker and scheduled delivery's undelivered
-    // handler; the provider framework runs its own runtime.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 8);
+    // handler, and one per periodic job (functions/schedules.ts); the provider framework runs its
+    // own runtime.
+    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 8 + periodicJobs.length);
+  });
+
+  test('each periodic job is a Lambda an EventBridge rule invokes at its rate, allowed to change SES identities', () => {
+    for (const job of periodicJobs) {
+      const id = functionIdByDescription(template, job.description);
+      expect(template.toJSON().Resources[id].Properties).toMatchObject(platformLambdaProperties(300));
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: Duration.minutes(job.everyMinutes).toHours() === 1 ? 'rate(1 hour)' : Match.stringLikeRegexp('^rate\\('),
+        State: 'ENABLED',
+        Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [id, 'Arn'] } })]),
+      });
+    }
+    expect(SES_IDENTITY_ACTIONS).toContain('ses:PutEmailIdentityDkimAttributes');
   });
 
   test('the queue workers are built like every platform Lambda, with their own timeouts', () => {

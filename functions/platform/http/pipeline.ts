@@ -8,7 +8,7 @@ import type { z } from 'zod/v3';
 import { keys, type AccountItem } from '../../data/db';
 import { getItem } from '../../data/store';
 import { roleAllows } from '../access';
-import { ApiError, Forbidden, NotFound, Unauthorized } from '../errors';
+import { ApiError, Forbidden, NotFound, Unauthorized, type ErrorField } from '../errors';
 import { logger } from '../logger';
 import type { AuthorizerContext, Principal } from '../principal';
 import { parseBody, parseQuery, type UploadedFile } from './body';
@@ -90,8 +90,12 @@ function baseUrlOf(headers: Record<string, string>, event: ApiEvent): string {
   return `${proto}://${host}`;
 }
 
-export function errorResult(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
-  if (error instanceof ApiError) return jsonResult(error.status, { message: error.message }, error.headers);
+export function errorResult(error: unknown, requestId: string, field: ErrorField = 'message'): APIGatewayProxyStructuredResultV2 {
+  if (error instanceof ApiError) {
+    // Authentication and role refusals read the same on every route.
+    const key = error.field ?? (error.status === 401 || error.status === 403 ? 'message' : field);
+    return jsonResult(error.status, { [key]: error.message }, error.headers);
+  }
   logger.error('unhandled error', { requestId, error: error as Error });
   return jsonResult(500, { message: 'Internal Server Error' });
 }
@@ -112,7 +116,8 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
     .use({
       after: async (request) => logRequest(request.event, request.response?.statusCode),
       onError: async (request) => {
-        request.response = errorResult(request.error, request.event.requestContext?.requestId ?? '');
+        const field = byKey.get(request.event.routeKey)?.route.errorField;
+        request.response = errorResult(request.error, request.event.requestContext?.requestId ?? '', field);
         logRequest(request.event, request.response.statusCode);
       },
     })

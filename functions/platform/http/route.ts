@@ -1,4 +1,5 @@
 import type { Access } from '../access';
+import type { ErrorField } from '../errors';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -14,6 +15,8 @@ export interface RouteSpec<Op extends string = string> {
   access: Access;
   /** The path parameter naming the domain, when the route acts on one; domain keys need it to match. */
   domainParam?: string;
+  /** Where error text goes in this route's error replies; `message` unless Mailgun says otherwise. */
+  errorField?: ErrorField;
 }
 
 export function routeKey(route: Pick<RouteSpec, 'method' | 'path'>): string {

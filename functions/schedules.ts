@@ -1,0 +1,25 @@
+/**
+ * Periodic work, in one table (the scheduling port): CDK makes an EventBridge rule per row that
+ * invokes `functions/<entry>.ts`'s handler at `everyMinutes`; local mode runs the same handler on
+ * a timer, whose period a setting shortens (tests run a sweep in seconds).
+ */
+export interface PeriodicJob {
+  name: string;
+  /** The module under functions/, without `.ts`, exporting `handler`. */
+  entry: string;
+  everyMinutes: number;
+  /** What the job's role may do beyond reading and writing the table (lib/constructs/area-permissions.ts). */
+  grant: 'sending-identities';
+  description: string;
+}
+
+export const periodicJobs: readonly PeriodicJob[] = [
+  {
+    name: 'dkim-rotation',
+    entry: 'dkim/rotation-sweep',
+    // A rotation waits on the user's DNS change: an hour is prompt enough, and cheap.
+    everyMinutes: 60,
+    grant: 'sending-identities',
+    description: 'DKIM key rotation: makes due keys, switches signing once their records verify',
+  },
+];
