@@ -1,13 +1,13 @@
 import { z } from 'zod/v3';
-import { BadRequest } from '../platform/errors';
-import { flag } from '../platform/http/params';
+import { BadRequest, NotFound } from '../platform/errors';
+import { flag, text } from '../platform/http/params';
 import { trackingJson, trackingOf } from '../tracking/settings';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { patchDomain, requireDomain } from './domain-store';
 import { createDomain, deleteDomain, listDomains, updateDomain, verifyDomain, type DomainSettings } from './domains';
 import { dnsRecordsJson, domainJson } from './present';
 import { domainRoutes } from './routes';
-import { createDomainInput, footer, getDomainInput, listDomainsInput, updateDomainInput } from './schemas';
+import { atom, createDomainInput, footer, getDomainInput, listDomainsInput, updateDomainInput } from './schemas';
 
 const TRACKING_UPDATED = 'Domain tracking settings have been updated';
 
@@ -32,6 +32,14 @@ function settingsOf(input: z.infer<typeof updateDomainInput>): DomainSettings {
     mailfromHost: input.mailfrom_host,
     smtpPassword: input.smtp_password,
   };
+}
+
+/** Unassigning from a domain that has no dedicated IPs: `all` is already done, anything named is absent. */
+async function removeAssignment(accountId: string, name: string, ip: string) {
+  await requireDomain(accountId, name);
+  if (ip === 'all') return { message: 'success' };
+  if (ip === 'ip_pool') throw new BadRequest('The domain is not linked to an IP pool');
+  throw new NotFound(`IP ${ip} is not assigned to this domain`);
 }
 
 export const handler = areaHandler(domainRoutes, {
@@ -111,6 +119,45 @@ export const handler = areaHandler(domainRoutes, {
       return { message: TRACKING_UPDATED, unsubscribe: trackingJson(trackingOf(updated)).unsubscribe };
     },
   ),
+
+  getConnection: operation(z.object({ name: z.string() }), async (req, input) => {
+    const domain = await requireDomain(req.accountId, input.name);
+    return { connection: { require_tls: domain.requireTls, skip_verification: domain.skipVerification } };
+  }),
+
+  updateConnection: operation(z.object({ name: z.string(), require_tls: flag().optional(), skip_verification: flag().optional() }), async (req, input) => {
+    const updated = await updateDomain(await requireDomain(req.accountId, input.name), { requireTls: input.require_tls, skipVerification: input.skip_verification });
+    // Mailgun's documentation spells these with hyphens, its SDK types with underscores: both.
+    return {
+      message: 'Domain connection settings have been updated, may take 10 minutes to fully propagate',
+      'require-tls': updated.requireTls,
+      'skip-verification': updated.skipVerification,
+      require_tls: updated.requireTls,
+      skip_verification: updated.skipVerification,
+    };
+  }),
+
+  updateWebPrefix: operation(z.object({ name: z.string(), web_prefix: atom() }), async (req, input) => {
+    await updateDomain(await requireDomain(req.accountId, input.name), { webPrefix: input.web_prefix });
+    return { message: 'Domain web prefix updated' };
+  }),
+
+  // Mail leaves through SES's shared addresses until dedicated IPs and pools exist (issue 15): a
+  // domain has none assigned, and none can be.
+  listDomainIps: operation(z.object({ name: z.string() }), async (req, input) => {
+    await requireDomain(req.accountId, input.name);
+    return { items: [], total_count: 0 };
+  }),
+
+  addDomainIp: operation(z.object({ name: z.string(), ip: text().optional(), pool_id: text().optional() }), async (req, input) => {
+    await requireDomain(req.accountId, input.name);
+    if (input.pool_id) throw new BadRequest(`IP pool ${input.pool_id} not found`);
+    if (input.ip) throw new BadRequest(`IP ${input.ip} is not assigned to this account`);
+    throw new BadRequest('ip or pool_id is required');
+  }),
+
+  removeDomainIp: operation(z.object({ name: z.string(), ip: z.string() }), async (req, input) => removeAssignment(req.accountId, input.name, input.ip)),
+  removeDomainPool: operation(z.object({ name: z.string(), ip: z.string() }), async (req, input) => removeAssignment(req.accountId, input.name, input.ip)),
 
   deleteDomain: operation(z.object({ name: z.string() }), async (req, input) => {
     await deleteDomain(await requireDomain(req.accountId, input.name));

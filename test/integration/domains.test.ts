@@ -280,3 +280,34 @@ describe('X-Mailgun-On-Behalf-Of', () => {
     expect(unknown).toMatchObject({ status: 404, json: { message: 'Subaccount not found' } });
   });
 });
+
+describe('connection, web prefix and IPs', () => {
+  it('reads and changes the connection settings, answering both spellings', async () => {
+    await create('conn.example.com');
+    // mailgun.js hands back the body as is (contract 3.1).
+    expect(await mg.domains.getConnection('conn.example.com')).toEqual({ connection: { require_tls: false, skip_verification: false } });
+    const updated = await mg.domains.updateConnection('conn.example.com', { require_tls: true, skip_verification: true } as never);
+    expect(updated).toMatchObject({ require_tls: true, skip_verification: true });
+    const raw = await call(`${platform.us.url}/v3/domains/conn.example.com/connection`, { method: 'PUT', body: 'require_tls=no', contentType: 'application/x-www-form-urlencoded' });
+    expect(raw.json).toMatchObject({ 'require-tls': false, 'skip-verification': true, require_tls: false });
+    expect((await call(`${platform.us.url}/v3/domains/conn.example.com/connection`, { method: 'PUT', body: 'require_tls=maybe', contentType: 'application/x-www-form-urlencoded' })).status).toBe(400);
+    expect(await mg.domains.getConnection('conn.example.com')).toEqual({ connection: { require_tls: false, skip_verification: true } });
+  });
+
+  it('moves the web prefix only to a host whose CNAME points at the platform', async () => {
+    await create('prefix2.example.com');
+    const refused = await call(`${platform.us.url}/v3/domains/prefix2.example.com/web_prefix?web_prefix=links`, { method: 'PUT' });
+    expect(refused.status).toBe(400);
+    expect(String(refused.json.message)).toMatch(/CNAME record links\.prefix2\.example\.com/);
+    expect((await mg.domains.get('prefix2.example.com')).web_prefix).toBe('email');
+  });
+
+  it('reports no dedicated IPs and refuses to assign ones the account does not have', async () => {
+    await create('ips.example.com');
+    expect(await mg.domains.getIps('ips.example.com')).toEqual([]);
+    expect(await sdkError(mg.domains.assignIp('ips.example.com', '192.0.2.10'))).toMatchObject({ status: 400, details: 'IP 192.0.2.10 is not assigned to this account' });
+    expect(await sdkError(mg.domains.linkIpPool('ips.example.com', 'pool-1'))).toMatchObject({ status: 400, details: 'IP pool pool-1 not found' });
+    expect(await sdkError(mg.domains.deleteIp('ips.example.com', '192.0.2.10'))).toMatchObject({ status: 404 });
+    expect((await call(`${platform.us.url}/v3/domains/ips.example.com/ips/all`, { method: 'DELETE' })).json).toEqual({ message: 'success' });
+  });
+});
