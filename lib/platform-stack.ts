@@ -8,6 +8,7 @@ import { EventStream } from './constructs/event-stream';
 import { DEFAULT_MAX_MESSAGE_TTL } from './constructs/platform-env';
 import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
+import { Smtp, type SmtpProps } from './constructs/smtp';
 import { Webhooks } from './constructs/webhooks';
 import type { PlatformRegion } from './regions';
 
@@ -27,6 +28,12 @@ export interface PlatformStackProps extends StackProps {
    * at least this long. Default: the handlers' own default, 7 days.
    */
   maxMessageTtl?: Duration;
+  /**
+   * SMTP submission (an ECS Fargate service behind a Network Load Balancer, lib/constructs/smtp.ts):
+   * off unless given, so a plain deploy stays serverless. From context: `-c smtp=true` with
+   * smtpHost<Us|Eu>, smtpCertificateArn<Us|Eu> and smtpTlsSecretArn<Us|Eu> (lib/app-config.ts).
+   */
+  smtp?: Pick<SmtpProps, 'hostname' | 'certificateArn' | 'tlsSecretArn' | 'minTasks' | 'maxTasks'>;
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
@@ -41,6 +48,8 @@ export class PlatformStack extends Stack {
   readonly bootstrap: Bootstrap;
   readonly eventStream: EventStream;
   readonly webhooks: Webhooks;
+  /** SMTP submission, when enabled. */
+  readonly smtp?: Smtp;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -81,6 +90,7 @@ export class PlatformStack extends Stack {
     this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
     this.webhooks.addWorker(this.platformEnvironment, resources);
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
+    if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL for Mailgun clients' });
     new CfnOutput(this, 'AdminKeySecretName', {
