@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { type CfnElement, Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
@@ -77,7 +77,7 @@ describe('with smtp=true', () => {
 
   test("gives the task role what accepting a message takes, and nothing of SES's or the platform key's", () => {
     const { template, stack } = platform;
-    const roleId = stack.resolve((stack.smtp!.taskRole.node.defaultChild as { logicalId: string }).logicalId) as string;
+    const roleId = stack.getLogicalId(stack.smtp!.taskRole.node.defaultChild as CfnElement);
     const policies = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }));
     const actions = policies.flatMap((p) => (p.Properties.PolicyDocument.Statement as Array<{ Action: string | string[] }>).flatMap((s) => [s.Action].flat()));
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem', 's3:PutObject', 'sqs:SendMessage', 'states:StartExecution', 'secretsmanager:GetSecretValue']));
