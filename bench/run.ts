@@ -15,6 +15,7 @@ import { fixed, OUT_DIR, print, ratio, table, type TargetCheck } from './lib/rep
 import { metricsQuery, printMetricsQuery, type MetricsQueryResult } from './metrics-query';
 import { printRequestOverhead, requestOverhead, type RequestOverheadResult } from './request-overhead';
 import { printSendCpu, sendCpu, type SendCpuResult } from './send-cpu';
+import { printSmtpSubmission, smtpSubmission, type SmtpSubmissionResult } from './smtp-submission';
 import { printWebhookDispatch, webhookDispatch, type WebhookDispatchResult } from './webhook-dispatch';
 
 /** Share of all cores busy over `ms` (from the kernel's per-core counters): other work skews every figure. */
@@ -40,6 +41,7 @@ async function main(): Promise<number> {
   let ingest: EventIngestResult | undefined;
   let metrics: MetricsQueryResult | undefined;
   let dispatch: WebhookDispatchResult | undefined;
+  let smtp: SmtpSubmissionResult | undefined;
   const withProfile = !process.argv.includes('--no-profile');
 
   try {
@@ -79,7 +81,14 @@ async function main(): Promise<number> {
     failures.push({ benchmark: 'webhook dispatch', error: (error as Error).stack ?? String(error) });
   }
 
-  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(metrics?.checks ?? [])];
+  try {
+    smtp = await smtpSubmission();
+    printSmtpSubmission(smtp);
+  } catch (error) {
+    failures.push({ benchmark: 'smtp submission', error: (error as Error).stack ?? String(error) });
+  }
+
+  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(metrics?.checks ?? []), ...(smtp?.checks ?? [])];
   const passed = checks.filter((c) => c.pass).length;
   const seconds = (Date.now() - started) / 1000;
   print('== Summary ==');
@@ -105,7 +114,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;

@@ -3,7 +3,8 @@ import { startLocal } from '../lib/local/platform';
 
 /**
  * `npm start`: both regions on localhost over embedded stand-ins.
- * PORT (3000), EU_PORT (PORT+1), HOST (127.0.0.1), DATA_DIR (.data), BOOTSTRAP_API_KEY, and any
+ * PORT (3000), EU_PORT (PORT+1), HOST (127.0.0.1), DATA_DIR (.data), BOOTSTRAP_API_KEY,
+ * SMTP_PORT (2587, STARTTLS) and SMTPS_PORT (2465, implicit TLS) for the US region (EU: each + 1), and any
  * handler setting listed in PASSED_SETTINGS from the environment.
  */
 const PASSED_SETTINGS = [
@@ -26,6 +27,8 @@ async function main(): Promise<void> {
     port,
     euPort: process.env.EU_PORT ? Number(process.env.EU_PORT) : undefined,
     host: process.env.HOST,
+    smtpPort: process.env.SMTP_PORT ? Number(process.env.SMTP_PORT) : undefined,
+    smtpsPort: process.env.SMTPS_PORT ? Number(process.env.SMTPS_PORT) : undefined,
     dataDir: process.env.DATA_DIR ?? '.data',
     bootstrapApiKey: process.env.BOOTSTRAP_API_KEY || undefined,
     env: Object.fromEntries(PASSED_SETTINGS.map((name) => [name, process.env[name]])),
@@ -34,6 +37,8 @@ async function main(): Promise<void> {
     'Mailplane is running (local mode).',
     `  US API: ${platform.us.url}`,
     `  EU API: ${platform.eu.url}`,
+    `  US SMTP: ${platform.us.smtp.host}:${platform.us.smtp.port} (STARTTLS), ${platform.us.smtp.host}:${platform.us.smtp.securePort} (TLS)`,
+    `  EU SMTP: ${platform.eu.smtp.host}:${platform.eu.smtp.port} (STARTTLS), ${platform.eu.smtp.host}:${platform.eu.smtp.securePort} (TLS)`,
     `  Admin API key: ${platform.adminKey}${platform.adminKeyGenerated ? ' (generated and saved in the data dir)' : ''}`,
     `  Local CA (trust it for the tracking HTTPS and SMTP listeners): ${platform.ca.certificatePath ?? '(in memory)'}`,
     `  Try: curl -u api:${platform.adminKey} ${platform.us.url}/v4/domains`,

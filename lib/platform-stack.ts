@@ -9,6 +9,7 @@ import { PeriodicJobs } from './constructs/periodic-jobs';
 import { DEFAULT_MAX_MESSAGE_TTL } from './constructs/platform-env';
 import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
+import { Smtp, type SmtpProps } from './constructs/smtp';
 import { Webhooks } from './constructs/webhooks';
 import type { PlatformRegion } from './regions';
 
@@ -28,6 +29,12 @@ export interface PlatformStackProps extends StackProps {
    * at least this long. Default: the handlers' own default, 7 days.
    */
   maxMessageTtl?: Duration;
+  /**
+   * SMTP submission (an ECS Fargate service behind a Network Load Balancer, lib/constructs/smtp.ts):
+   * off unless given, so a plain deploy stays serverless. From context: `-c smtp=true` with
+   * smtpHost<Us|Eu>, smtpCertificateArn<Us|Eu> and smtpTlsSecretArn<Us|Eu> (lib/app-config.ts).
+   */
+  smtp?: Pick<SmtpProps, 'hostname' | 'certificateArn' | 'tlsSecretArn' | 'minTasks' | 'maxTasks'>;
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
@@ -43,6 +50,8 @@ export class PlatformStack extends Stack {
   readonly eventStream: EventStream;
   readonly webhooks: Webhooks;
   readonly periodicJobs: PeriodicJobs;
+  /** SMTP submission, when enabled. */
+  readonly smtp?: Smtp;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -84,6 +93,7 @@ export class PlatformStack extends Stack {
     this.webhooks.addWorker(this.platformEnvironment, resources);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
+    if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL for Mailgun clients' });
     new CfnOutput(this, 'AdminKeySecretName', {

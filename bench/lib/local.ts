@@ -15,6 +15,8 @@ export interface LocalBench {
   /** The primary account (BENCH_KEY's) as the authorizer hands it over, and its sandbox domain. */
   principal: Principal;
   sandbox: string;
+  /** The root certificate local mode's TLS listeners (SMTP) chain to, PEM. */
+  caPem: string;
   /** Lines the handlers have written to stdout so far (dropped, counted). */
   stdout: { lines(): number };
   /** Runs `cleanup` when `fn` is done, before local mode closes; the last registered runs first. */
@@ -39,7 +41,7 @@ export async function withLocalMode<T>(
     platform = await startLocal({ ...localOptions, port: 0, dataDir: null, bootstrapApiKey: BENCH_KEY });
     const us = platform.us;
     const { principal, sandbox } = await primaryPrincipal(us.env, basicAuth(BENCH_KEY));
-    return await fn({ us, principal, sandbox, stdout, atClose: (cleanup) => void cleanups.push(cleanup) });
+    return await fn({ us, principal, sandbox, caPem: platform.ca.certificatePem, stdout, atClose: (cleanup) => void cleanups.push(cleanup) });
   } finally {
     try {
       for (const cleanup of cleanups.reverse()) await cleanup();

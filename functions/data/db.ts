@@ -174,4 +174,6 @@ export interface CredentialItem {
   passwordHash: string;
   system: boolean;
   createdAt: string;
+  /** When the password last changed. */
+  updatedAt?: string;
 }

@@ -1,8 +1,7 @@
 import { byteLength, MAX_DOMAIN_NAME_BYTES } from '../data/key-limits';
-import { keys, type CredentialItem, type DkimKeyItem, type DomainClaimItem, type DomainItem } from '../data/db';
+import { keys, type DkimKeyItem, type DomainClaimItem, type DomainItem } from '../data/db';
 import { deleteItem, getItem, putItem, queryAll, updateItem } from '../data/store';
 import { NotFound } from '../platform/errors';
-import { hashPassword } from '../platform/secrets';
 
 export async function findDomain(accountId: string, name: string): Promise<DomainItem | undefined> {
   // Longer than a domain name can be, so not one: and too long for a key DynamoDB would accept.
@@ -68,27 +67,4 @@ export async function activeDkimKey(domain: DomainItem): Promise<DkimKeyItem | u
 export async function dkimKeysOf(accountId: string, signingDomain?: string): Promise<DkimKeyItem[]> {
   const prefix = signingDomain === undefined ? keys.dkimKey(accountId, '').sk.replace(/#$/, '') : keys.dkimKey(accountId, signingDomain).sk;
   return queryAll<DkimKeyItem>(keys.dkimKey(accountId, ''), prefix);
-}
-
-export async function credentialsOf(accountId: string, domain: string): Promise<CredentialItem[]> {
-  return queryAll<CredentialItem>(keys.credential(accountId, domain), keys.credential(accountId, domain).sk);
-}
-
-export async function removeCredential(credential: CredentialItem): Promise<void> {
-  await deleteItem(keys.credential(credential.accountId, credential.domain, credential.login));
-}
-
-/** The domain's system SMTP login (postmaster@domain) with a new password; only its hash is kept. */
-export async function setPostmasterPassword(accountId: string, domain: string, password: string): Promise<void> {
-  const login = `postmaster@${domain}`;
-  const credential: CredentialItem = {
-    accountId,
-    domain,
-    login,
-    mailbox: login,
-    passwordHash: await hashPassword(password),
-    system: true,
-    createdAt: new Date().toISOString(),
-  };
-  await putItem(keys.credential(accountId, domain, login), credential);
 }

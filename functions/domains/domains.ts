@@ -10,18 +10,16 @@ import { checkRecords, expectedRecords } from './dns-records';
 import {
   activeDkimKey,
   claimName,
-  credentialsOf,
   dkimKeysOf,
   listDomainItems,
   patchDomain,
   releaseName,
-  removeCredential,
   removeDkimKey,
   removeDomainItem,
   saveDkimKey,
   saveNewDomain,
-  setPostmasterPassword,
 } from './domain-store';
+import { removeDomainCredentials, setPostmasterPassword } from '../credentials/credentials';
 import { clearDomainLists } from '../suppressions/sending';
 import { clearDomainTags } from '../tags/tag-store';
 import { clearDomainHooks } from '../webhooks/webhook-store';
@@ -298,7 +296,7 @@ export async function deleteDomain(domain: DomainItem): Promise<void> {
   await clearDomainTags(accountId, name);
   await clearDomainHooks(accountId, name);
   for (const key of await dkimKeysOf(accountId, name)) await removeDkimKey(key);
-  for (const credential of await credentialsOf(accountId, name)) await removeCredential(credential);
+  await removeDomainCredentials(accountId, name);
   await deleteItem(keys.dkimRotationDue(accountId, name));
   await removeDomainItem(domain);
   await releaseName(name);

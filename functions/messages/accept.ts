@@ -63,7 +63,7 @@ function acceptedEvent(record: MessageRecord, recipient: string, at: number) {
   return newEvent(
     'accepted',
     {
-      method: 'http',
+      method: record.method ?? 'http',
       ...common,
       flags: { 'is-authenticated': true, 'is-test-mode': record.testMode },
       message: {

@@ -13,7 +13,7 @@ import { newStorageKey, storedMessage } from './message-store';
 import { parseMailboxes, type Mailbox } from './recipients';
 import { messageRoutes } from './routes';
 import { readSendParams } from './send-params';
-import { mimeHeaders } from './mime-headers';
+import { acceptMime } from './mime-submission';
 
 const QUEUED = 'Queued. Thank you.';
 /** A Message-ID header field, with any folded continuation lines. */
@@ -113,35 +113,10 @@ export const handler = areaHandler(messageRoutes, {
   sendMime: operation(domainPath, async (req, input) => {
     const domain = await sendingDomain(req.accountId, input.domain);
     const params = readSendParams(req.params, req.files);
-    const recipients = envelopeRecipients(params);
     const part = req.files.find((f) => f.field === 'message');
     const raw = part?.content ?? (typeof req.params['message'] === 'string' ? Buffer.from(req.params['message']) : undefined);
     if (!raw?.length) throw new BadRequest("Missing parameter 'message'.");
-    const headers = mimeHeaders(raw);
-    const identity = newMessageIdentity(domain.name);
-    // A message without an id gets ours, so events and replies can name it.
-    const messageId = headers.messageId ?? identity.messageId;
-    const mime = headers.messageId ? raw : Buffer.concat([Buffer.from(`Message-Id: ${messageId}\r\n`), raw]);
-    const accepted = await acceptMessage(
-      {
-        storageKey: identity.storageKey,
-        accountId: req.accountId,
-        domain: domain.name,
-        messageId,
-        from: headers.from,
-        subject: headers.subject,
-        recipients: recipients.all,
-        to: headers.to || params.to.join(', '),
-        tags: params.tags,
-        userVariables: params.variables,
-        attachments: [],
-        testMode: params.testMode,
-        deliverAt: params.deliverAt?.toISOString(),
-        requireTls: params.requireTls,
-      },
-      mime,
-      domain,
-    );
+    const accepted = await acceptMime({ accountId: req.accountId, domain, mime: raw, params, method: 'http' });
     return { id: accepted.id, message: QUEUED };
   }),
 
@@ -171,7 +146,7 @@ export const handler = areaHandler(messageRoutes, {
       : `Message-ID: ${identity.messageId}\r\n${text}`;
     const accepted = await acceptMessage(
       // A resend goes now, even if the original is still waiting for its delivery time.
-      { ...record, storageKey: identity.storageKey, messageId: identity.messageId, recipients: recipients.all, testMode: params.testMode || record.testMode, deliverAt: undefined },
+      { ...record, method: undefined, storageKey: identity.storageKey, messageId: identity.messageId, recipients: recipients.all, testMode: params.testMode || record.testMode, deliverAt: undefined },
       Buffer.from(replaced, 'utf8'),
       domain,
     );

@@ -36,6 +36,8 @@ export interface MessageRecord {
   deliverAt?: string;
   /** o:require-tls as sent; absent, the domain's require_tls at send time decides. */
   requireTls?: boolean;
+  /** How it was submitted, when not over HTTP: SMTP (functions/smtp). */
+  method?: 'smtp';
   /** The stored template the message was rendered from. */
   template?: { name: string; version: string; 'is-text': boolean };
   createdAt: string;

@@ -13,7 +13,8 @@ export interface MimeHeaders {
 
 const CHARSETS: Record<string, BufferEncoding> = { 'utf-8': 'utf8', utf8: 'utf8', 'us-ascii': 'latin1', 'iso-8859-1': 'latin1', latin1: 'latin1' };
 
-function decodeWords(value: string): string {
+/** RFC 2047 encoded-words decoded where the charset is one of CHARSETS; others are left as written. */
+export function decodeWords(value: string): string {
   return value
     .replace(/\?=\s+=\?/g, '?==?')
     .replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=/g, (word, charset: string, encoding: string, text: string) => {

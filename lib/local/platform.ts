@@ -10,6 +10,13 @@ export interface LocalOptions {
   port?: number;
   euPort?: number;
   host?: string;
+  /**
+   * SMTP submission of the US region: STARTTLS on smtpPort (default 2587), implicit TLS on
+   * smtpsPort (default 2465); the EU region listens on each plus one. 0 picks free ports (the
+   * default when `port` is 0).
+   */
+  smtpPort?: number;
+  smtpsPort?: number;
   /** Where data persists; `null` keeps everything in memory (tests). */
   dataDir?: string | null;
   /** The primary account's admin key in both regions; generated and saved when absent. */
@@ -94,6 +101,9 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
   const port = options.port ?? 3000;
   const euPort = options.euPort ?? (port === 0 ? 0 : port + 1);
   const host = options.host ?? '127.0.0.1';
+  const smtpPort = options.smtpPort ?? (port === 0 ? 0 : 2587);
+  const smtpsPort = options.smtpsPort ?? (port === 0 ? 0 : 2465);
+  const nextTo = (p: number) => (p === 0 ? 0 : p + 1);
 
   const admin = options.bootstrapApiKey
     ? { value: options.bootstrapApiKey, created: false }
@@ -106,6 +116,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       region,
       port: regionPort,
       host,
+      smtp: region === 'us' ? { port: smtpPort, securePort: smtpsPort } : { port: nextTo(smtpPort), securePort: nextTo(smtpsPort) },
       dataDir: dataDir ? join(dataDir, region) : undefined,
       adminKey: admin.value,
       encryptionKey,

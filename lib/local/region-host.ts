@@ -14,7 +14,13 @@ import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../
 import { handler as sendWorker } from '../../functions/messages/send-worker';
 import { handler as scheduleUndelivered } from '../../functions/messages/schedule-undelivered';
 import { handler as webhookWorker } from '../../functions/webhooks/delivery-worker';
+import { authenticate } from '../../functions/credentials/credentials';
+import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
+import { MAX_RECIPIENTS } from '../../functions/messages/recipients';
 import { withEnv } from '../../functions/platform/env';
+import { logger } from '../../functions/platform/logger';
+import { startSmtpService, type SmtpService } from '../../functions/smtp/server';
+import { submitMessage } from '../../functions/smtp/submit';
 import { routes } from '../../functions/routes';
 import { periodicJobs } from '../../functions/schedules';
 import { gateway } from './api-gateway';
@@ -57,6 +63,8 @@ export interface RegionHostOptions {
   workflowRetryIntervalMs?: number;
   /** The period of every periodic job (functions/schedules.ts), overridden (tests); default: the job's own. */
   periodicJobEveryMs?: number;
+  /** SMTP submission: STARTTLS on `port`, implicit TLS on `securePort` (0 picks a free one). */
+  smtp: { port: number; securePort: number };
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env: Record<string, string | undefined>;
 }
@@ -69,6 +77,8 @@ export interface RegionHost {
   sqs: SqsStandIn;
   /** Step Functions: the scheduled-delivery executions. */
   sfn: SfnStandIn;
+  /** The SMTP submission ports: STARTTLS (`port`) and implicit TLS (`securePort`). */
+  smtp: { host: string; port: number; securePort: number };
   /** Runs `fn` with this region's configuration, as its handlers see it. */
   run<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -349,6 +359,10 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     }),
   );
 
+  // SMTP submission opens only now that the region answers: the same accept path as the API's.
+  const smtp = await startSmtp(options, run);
+  opened.add(() => smtp.service.close());
+
   let closing: Promise<void> | undefined;
   return {
     region,
@@ -357,19 +371,48 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     ses,
     sqs,
     sfn,
+    smtp: { host: smtp.host, port: smtp.service.ports[0]!, securePort: smtp.service.ports[1]! },
     run,
     close() {
       closing ??= (async () => {
-        // No new connections; requests in flight finish (up to the drain timeout) before anything
-        // they use is stopped, and idle keep-alive connections are let go at once.
+        // No new connections; requests and SMTP sessions in flight finish (up to the drain
+        // timeout) before anything they use is stopped, and idle keep-alive connections are let go at once.
+        const smtpClosed = smtp.service.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await gate.drained(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
         server.closeAllConnections();
         await closed;
+        await smtpClosed;
         await opened.closeAll();
       })();
       return closing;
     },
   };
+}
+
+/**
+ * The region's SMTP submission listeners (functions/smtp/server.ts) with a certificate from the
+ * local CA for localhost, 127.0.0.1 and the host it listens on; AUTH and each message run with the
+ * region's configuration, as its handlers do.
+ */
+async function startSmtp(options: RegionHostOptions, run: <T>(fn: () => Promise<T>) => Promise<T>): Promise<{ service: SmtpService; host: string }> {
+  const host = options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
+  const names = [...new Set(['localhost', '127.0.0.1', host])];
+  const certificate = options.ca.issue(names, 365);
+  const service = await startSmtpService({
+    listeners: [
+      { port: options.smtp.port, host: options.host, mode: 'starttls' },
+      { port: options.smtp.securePort, host: options.host, mode: 'implicit-tls' },
+    ],
+    tls: { cert: certificate.certificatePem, key: certificate.privateKeyPem },
+    hostname: 'localhost',
+    maxMessageBytes: MAX_MIME_MESSAGE_BYTES,
+    maxRecipients: MAX_RECIPIENTS,
+    closeTimeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+    authenticate: (login, password) => run(() => authenticate(login, password)),
+    submit: (identity, envelope, mime) => run(() => submitMessage(identity, envelope, mime)),
+    log: (level, message, fields) => logger[level](message, { region: options.region, ...fields }),
+  });
+  return { service, host };
 }

@@ -39,6 +39,7 @@ beforeAll(async () => {
     form('/v1/keys', { role: 'basic', description: 'fuzz' }),
     form('/v1/webhooks', { url: HOOK_URL, event_types: 'delivered' }),
     form(`/v3/domains/${sandbox}/webhooks`, { id: 'delivered', url: HOOK_URL }),
+    form(`/v3/domains/${sandbox}/credentials`, { login: 'fuzz', password: 'secret1' }),
   ]);
   for (const res of made) expect(res.status).toBe(200);
   fixtures.keyId = (made[6]!.json as { id: string }).id;
@@ -181,6 +182,7 @@ function realValue(route: RouteSpec, param: string): string {
     name: route.area === 'webhooks' ? 'delivered' : 'fuzz-template',
     tag: route.area === 'templates' ? 'v1' : 'fuzz-tag',
     new_tag: 'v2',
+    spec: 'fuzz',
     address: 'fuzz@example.com',
     type: 'countries',
     storageKey: fixtures.storageKey,
@@ -238,6 +240,9 @@ function validFields(route: RouteSpec): Record<string, string> | undefined {
     'PUT /v3/domains/{name}/tracking/open': { active: 'yes', place_at_the_top: 'no' },
     'PUT /v3/domains/{name}/tracking/click': { active: 'htmlonly' },
     'PUT /v3/domains/{name}/tracking/unsubscribe': { active: 'yes', html_footer: '<p>bye</p>', text_footer: 'bye' },
+    'GET /v3/domains/{name}/credentials': { skip: '0', limit: '10' },
+    'POST /v3/domains/{name}/credentials': { login: 'fuzz-new', password: 'secret1', system: 'no' },
+    'PUT /v3/domains/{name}/credentials/{spec}': { password: 'secret2' },
     'POST /v3/{domain}/messages': { from: `fuzz@${sandbox}`, to: 'rcpt@example.com', subject: 'fuzz', text: 'hi', 'o:tag': 'fuzz-tag', 'o:testmode': 'yes', 'v:k': 'v', 'h:X-Fuzz': '1', 'o:deliverytime': day },
     'POST /v3/domains/{domain}/messages/{storageKey}': { to: 'rcpt@example.com' },
     // Newest first from yesterday on, one item: a listing that finds the fixture stops at once.

@@ -1,0 +1,143 @@
+import nodemailer from 'nodemailer';
+import type { LocalPlatform } from '../../lib/local/platform';
+import { eventsOf, eventually, sandboxOf, sdk, sesSendsOf, startTestPlatform } from '../support/platform';
+import { scanTable } from '../support/table';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+// SMTP submission with credentials made through the API, as a user of nodemailer would send:
+// STARTTLS and implicit TLS, trusting local mode's CA, and what follows (events, webhooks).
+let platform: LocalPlatform;
+let mg: ReturnType<typeof sdk>;
+let sandbox: string;
+let receiver: WebhookReceiver;
+const PASSWORD = 'smtp-secret-1';
+
+type Ev = Record<string, unknown> & { event: string; recipient?: string; tags?: string[]; method?: string };
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  mg = sdk(platform.us.url);
+  sandbox = await sandboxOf(mg);
+  receiver = await new WebhookReceiver().start();
+  await mg.webhooks.create(sandbox, 'delivered', `${receiver.url}/delivered`, false);
+  await mg.domains.domainCredentials.create(sandbox, { login: 'app', password: PASSWORD });
+});
+afterAll(async () => {
+  await platform.close();
+  await receiver.close();
+});
+
+const login = () => `app@${sandbox}`;
+
+function transport(mode: 'starttls' | 'tls', auth = { user: login(), pass: PASSWORD }) {
+  const { host, port, securePort } = platform.us.smtp;
+  return nodemailer.createTransport({
+    host,
+    port: mode === 'tls' ? securePort : port,
+    secure: mode === 'tls',
+    requireTLS: mode === 'starttls',
+    auth,
+    tls: { ca: platform.ca.certificatePem },
+  });
+}
+
+const settled = (messageId: string, count: number) =>
+  eventually(async () => {
+    const events = await eventsOf<Ev>(platform.us.url, sandbox, messageId);
+    return events.filter((e) => e.event === 'delivered').length >= count ? events : undefined;
+  }, 15_000);
+
+/** What the region holds of accepted mail: message records, and what SES was given. */
+async function storedCount(): Promise<{ messages: number; sent: number }> {
+  const items = await scanTable(platform.us);
+  return { messages: items.filter((item) => String(item.pk).startsWith('MSG#')).length, sent: platform.us.ses.sent.length };
+}
+
+it('sends over STARTTLS with a credential made through the API: accepted, delivered, tagged, and its webhook fires', async () => {
+  const info = await transport('starttls').sendMail({
+    from: `App <app@${sandbox}>`,
+    to: 'ann@example.com',
+    bcc: 'bob@example.com',
+    subject: 'Over SMTP',
+    text: 'Hello over SMTP',
+    headers: { 'X-Mailgun-Tag': 'smtp-tag', 'X-Mailgun-Variables': '{"plan":"pro","n":3}', 'X-Mailgun-Track': 'no', 'X-Mailgun-Require-TLS': 'yes' },
+  });
+  expect(info.response).toMatch(/^250 /);
+  expect(info.accepted.sort()).toEqual(['ann@example.com', 'bob@example.com']);
+
+  const events = await settled(info.messageId, 2);
+  const accepted = events.filter((e) => e.event === 'accepted');
+  expect(accepted.map((e) => e.recipient).sort()).toEqual(['ann@example.com', 'bob@example.com']);
+  expect(accepted[0]).toMatchObject({ method: 'smtp', tags: ['smtp-tag'], 'user-variables': { plan: 'pro', n: '3' }, message: { headers: { subject: 'Over SMTP' } } });
+  expect(events.filter((e) => e.event === 'delivered').map((e) => e.tags)).toEqual([['smtp-tag'], ['smtp-tag']]);
+
+  // SES got the message as sent, less the options that were only instructions, over TLS.
+  const raw = sesSendsOf(platform.us, info.messageId.slice(1, -1))[0]!;
+  expect(raw.destinations.sort()).toEqual(['ann@example.com', 'bob@example.com']);
+  const mime = raw.raw.toString();
+  expect(mime).toContain('Hello over SMTP');
+  expect(mime).toContain('X-Mailgun-Tag: smtp-tag');
+  expect(mime).not.toMatch(/^X-Mailgun-Track:/im);
+  expect(mime).not.toMatch(/^X-Mailgun-Require-TLS:/im);
+  expect(mime).not.toMatch(/^Bcc:/im);
+
+  const hooks = await eventually(async () => {
+    const posts = receiver.on('/delivered').filter((post) => (post.body['event-data'].message as { headers: { 'message-id': string } }).headers['message-id'] === info.messageId.slice(1, -1));
+    return posts.length === 2 ? posts : undefined;
+  }, 15_000);
+  expect(hooks[0]!.body['event-data']).toMatchObject({ event: 'delivered', tags: ['smtp-tag'] });
+});
+
+it('sends over implicit TLS (SMTPS) too', async () => {
+  const info = await transport('tls').sendMail({ from: `app@${sandbox}`, to: 'carol@example.com', subject: 'Over SMTPS', text: 'hi', headers: { 'X-Mailgun-Tag': 'smtps' } });
+  const events = await settled(info.messageId, 1);
+  expect(events.find((e) => e.event === 'delivered')).toMatchObject({ recipient: 'carol@example.com', tags: ['smtps'] });
+});
+
+it('answers a wrong password with 535 and stores nothing', async () => {
+  const before = await storedCount();
+  const error = await transport('starttls', { user: login(), pass: 'wrong-password' })
+    .sendMail({ from: `app@${sandbox}`, to: 'dan@example.com', subject: 'No', text: 'no' })
+    .then(
+      () => undefined,
+      (e: { responseCode?: number; code?: string }) => e,
+    );
+  expect(error).toMatchObject({ responseCode: 535, code: 'EAUTH' });
+  const unknown = await transport('starttls', { user: `nobody@${sandbox}`, pass: PASSWORD })
+    .verify()
+    .catch((e: { responseCode?: number }) => e);
+  expect(unknown).toMatchObject({ responseCode: 535 });
+  expect(await storedCount()).toEqual(before);
+});
+
+it('refuses AUTH before TLS', async () => {
+  const plain = nodemailer.createTransport({ host: platform.us.smtp.host, port: platform.us.smtp.port, secure: false, ignoreTLS: true, auth: { user: login(), pass: PASSWORD } });
+  const error = await plain.verify().catch((e: { responseCode?: number; response?: string }) => e);
+  expect(error).toMatchObject({ responseCode: 538 });
+});
+
+it('reads X-Mailgun-* options with the HTTP checks: a bad one is refused with 550, a schedule waits', async () => {
+  const bad = await transport('starttls')
+    .sendMail({ from: `app@${sandbox}`, to: 'erin@example.com', subject: 'Bad', text: 'x', headers: { 'X-Mailgun-Drop-Message': 'perhaps' } })
+    .catch((e: { responseCode?: number; response?: string }) => e);
+  expect(bad).toMatchObject({ responseCode: 550 });
+  expect((bad as { response: string }).response).toContain("Invalid parameter 'o:testmode'");
+
+  const later = new Date(Date.now() + 3600_000);
+  const info = await transport('starttls').sendMail({ from: `app@${sandbox}`, to: 'frank@example.com', subject: 'Later', text: 'x', headers: { 'X-Mailgun-Deliver-By': later.toUTCString() } });
+  const [accepted] = await eventually(async () => {
+    const events = await eventsOf<Ev>(platform.us.url, sandbox, info.messageId);
+    return events.length ? events : undefined;
+  });
+  expect(accepted).toMatchObject({ event: 'accepted', message: { 'scheduled-for': Math.floor(later.getTime() / 1000) } });
+});
+
+it('refuses mail from a domain that cannot send yet', async () => {
+  await mg.domains.create({ name: 'smtp-unverified.example.com', dkim_key_size: '1024' } as never);
+  await mg.domains.domainCredentials.create('smtp-unverified.example.com', { login: 'app', password: PASSWORD });
+  const error = await transport('starttls', { user: 'app@smtp-unverified.example.com', pass: PASSWORD })
+    .sendMail({ from: 'app@smtp-unverified.example.com', to: 'gina@example.com', subject: 'x', text: 'x' })
+    .catch((e: { responseCode?: number; response?: string }) => e);
+  expect(error).toMatchObject({ responseCode: 550 });
+  expect((error as { response: string }).response).toContain('is not verified');
+});
