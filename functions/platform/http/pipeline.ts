@@ -91,7 +91,7 @@ function baseUrlOf(headers: Record<string, string>, event: ApiEvent): string {
 }
 
 export function errorResult(error: unknown, requestId: string): APIGatewayProxyStructuredResultV2 {
-  if (error instanceof ApiError) return jsonResult(error.status, { message: error.message }, error.headers);
+  if (error instanceof ApiError) return jsonResult(error.status, error.body(), error.headers);
   logger.error('unhandled error', { requestId, error: error as Error });
   return jsonResult(500, { message: 'Internal Server Error' });
 }
