@@ -1,3 +1,4 @@
+import { certificateRoutes } from './certificates/routes';
 import { domainRoutes } from './domains/routes';
 import { eventRoutes } from './events/routes';
 import { keyRoutes } from './keys/routes';
@@ -17,7 +18,7 @@ import { webhookRoutes } from './webhooks/routes';
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];
