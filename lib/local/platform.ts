@@ -20,6 +20,15 @@ export interface LocalOptions {
   sendWorkerTimeoutSeconds?: number;
   /** Step Functions Retry intervals in ms (tests); default: as the definitions say. */
   workflowRetryIntervalMs?: number;
+  /**
+   * The US tracking hosts' HTTPS port (TRACKING_TLS_PORT); EU defaults to it + 1. Default PORT + 443
+   * (3443), or any free port when port is 0.
+   */
+  trackingTlsPort?: number;
+  euTrackingTlsPort?: number;
+  /** The ACM stand-in's certificate lifetime and renewal window in ms (tests); default 395 and 60 days. */
+  certificateValidityMs?: number;
+  certificateRenewBeforeMs?: number;
   /** Environment passed to the handlers of both regions (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env?: Record<string, string | undefined>;
 }
@@ -92,6 +101,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
   const port = options.port ?? 3000;
   const euPort = options.euPort ?? (port === 0 ? 0 : port + 1);
   const host = options.host ?? '127.0.0.1';
+  const tlsPort = options.trackingTlsPort ?? (port === 0 ? 0 : port + 443);
+  const euTlsPort = options.euTrackingTlsPort ?? (tlsPort === 0 ? 0 : tlsPort + 1);
 
   const admin = options.bootstrapApiKey
     ? { value: options.bootstrapApiKey, created: false }
@@ -99,10 +110,13 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
   const encryptionKey = persistentSecret(dataDir, 'encryption-key', () => randomBytes(32).toString('base64')).value;
   const ca = localCa(dataDir);
 
-  const start = (region: 'us' | 'eu', regionPort: number) =>
+  const start = (region: 'us' | 'eu', regionPort: number, trackingTlsPort: number) =>
     startRegion({
       region,
       port: regionPort,
+      trackingTlsPort,
+      certificateValidityMs: options.certificateValidityMs,
+      certificateRenewBeforeMs: options.certificateRenewBeforeMs,
       host,
       dataDir: dataDir ? join(dataDir, region) : undefined,
       adminKey: admin.value,
@@ -113,10 +127,10 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       workflowRetryIntervalMs: options.workflowRetryIntervalMs,
       env: options.env ?? {},
     });
-  const us = await start('us', port);
+  const us = await start('us', port, tlsPort);
   let eu: RegionHost;
   try {
-    eu = await start('eu', euPort);
+    eu = await start('eu', euPort, euTlsPort);
   } catch (error) {
     await us.close();
     throw error;

@@ -14,12 +14,19 @@ import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../
 import { handler as sendWorker } from '../../functions/messages/send-worker';
 import { handler as scheduleUndelivered } from '../../functions/messages/schedule-undelivered';
 import { handler as webhookWorker } from '../../functions/webhooks/delivery-worker';
-import { withEnv } from '../../functions/platform/env';
+import { handler as certificateTasks } from '../../functions/certificates/workflow-tasks';
+import { lookup } from '../../functions/platform/dns';
+import { trackingRoutes } from '../../functions/tracking/routes';
+import { env as platformEnv, withEnv } from '../../functions/platform/env';
 import { routes } from '../../functions/routes';
+import { AcmStandIn } from './acm-standin';
 import { gateway } from './api-gateway';
+import { ApiGatewayStandIn } from './apigateway-standin';
 import type { LocalCa } from './local-ca';
 import { startDnsServer, type DnsServer } from './dns-server';
 import { domainZone } from './domain-zone';
+import { PublishedRecords } from './published-records';
+import { startTrackingTls } from './tracking-tls';
 import { startDynamo, type LocalDynamo } from './dynamodb';
 import { DynamoStreamProxy, streamQueueWorker } from './dynamodb-stream';
 import { RouteMatcher } from './route-matcher';
@@ -33,6 +40,8 @@ const MESSAGES_BUCKET = 'mailplane-messages';
 /** The stack's two configuration sets (lib/constructs/sending.ts): opportunistic TLS, and TLS required. */
 const SES_CONFIGURATION_SET = 'mailplane-events';
 const SES_TLS_CONFIGURATION_SET = 'mailplane-events-require-tls';
+/** The local id of the tracking API (lib/constructs/api.ts): what tracking hosts' custom domain names map to. */
+export const LOCAL_TRACKING_API_ID = 'tracking';
 
 export interface RegionHostOptions {
   region: PlatformRegion;
@@ -54,6 +63,11 @@ export interface RegionHostOptions {
   drainTimeoutMs?: number;
   /** Step Functions Retry intervals, overridden (tests); default: as the definitions say. */
   workflowRetryIntervalMs?: number;
+  /** The HTTPS port of tracking hosts with a certificate (TRACKING_TLS_PORT); 0 or absent: any free port. */
+  trackingTlsPort?: number;
+  /** The ACM stand-in's certificate lifetime and renewal window (tests shorten them); default 395 and 60 days. */
+  certificateValidityMs?: number;
+  certificateRenewBeforeMs?: number;
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env: Record<string, string | undefined>;
 }
@@ -64,8 +78,16 @@ export interface RegionHost {
   env: Record<string, string | undefined>;
   ses: SesStandIn;
   sqs: SqsStandIn;
-  /** Step Functions: the scheduled-delivery executions. */
+  /** Step Functions: scheduled deliveries and tracking-certificate jobs. */
   sfn: SfnStandIn;
+  /** ACM: tracking certificates, issued by the local CA once their validation record resolves. */
+  acm: AcmStandIn;
+  /** API Gateway's custom domain names: which tracking hosts the HTTPS port serves. */
+  apiGateway: ApiGatewayStandIn;
+  /** Records published by hand in this region's local DNS (its `dns-zone.txt`). */
+  dns: PublishedRecords;
+  /** The HTTPS port of tracking hosts (TRACKING_TLS_PORT). */
+  trackingTlsPort: number;
   /** Runs `fn` with this region's configuration, as its handlers see it. */
   run<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -224,14 +246,18 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     // link-local or metadata addresses); and changes to webhooks apply at once.
     WEBHOOK_ALLOW_LOOPBACK_URLS: 'true',
     WEBHOOK_CONFIG_CACHE_SECONDS: '0',
+    // The local DNS answers at once: a certificate is issued within moments of its record appearing.
+    CERTIFICATE_POLL_SECONDS: '2',
     // Settings not given keep the defaults above and the schema's.
     ...Object.fromEntries(Object.entries(options.env).filter(([, value]) => value !== undefined)),
   };
   const run = <T>(fn: () => Promise<T>) => withEnv(env, fn);
 
-  // Public DNS for the domains created here, unless the user named real resolvers.
+  // Public DNS for the domains created here, unless the user named real resolvers; and what the
+  // user publishes by hand (the tracking CNAME, a certificate's validation record).
+  const published = new PublishedRecords(dataDir ? join(dataDir, 'dns-zone.txt') : undefined);
   if (!env.DNS_SERVERS) {
-    const dns: DnsServer = await startDnsServer(domainZone(run));
+    const dns: DnsServer = await startDnsServer(domainZone(run, published));
     opened.add(() => dns.close());
     env.DNS_SERVERS = dns.address;
   }
@@ -288,6 +314,66 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     options.workflowRetryIntervalMs,
   );
   env.SCHEDULE_STATE_MACHINE_ARN = sfn.createStateMachine(scheduledDelivery);
+
+  // Tracking certificates: ACM issues them (signed by the local CA once the validation record
+  // resolves), API Gateway's custom domain names say which host each serves, and the workflow
+  // that ties them together runs the same task function as on AWS.
+  const acm = new AcmStandIn({
+    ca: options.ca,
+    region: DEFAULT_AWS_REGIONS[region],
+    stateFile: dataDir ? join(dataDir, 'acm-certificates.json') : undefined,
+    resolveCname: (name) => run(() => lookup('CNAME', name)),
+    validityMs: options.certificateValidityMs,
+    renewBeforeMs: options.certificateRenewBeforeMs,
+  });
+  env.ACM_ENDPOINT = await acm.listen();
+  opened.add(() => acm.close());
+  const apiGateway = new ApiGatewayStandIn({
+    region: DEFAULT_AWS_REGIONS[region],
+    stateFile: dataDir ? join(dataDir, 'apigateway-domains.json') : undefined,
+    // Every custom domain name answers on this machine, where the tracking CNAME target points.
+    regionalTarget: () => withEnv(env, () => platformEnv().TRACKING_CNAME_TARGET),
+    apiIds: [LOCAL_TRACKING_API_ID],
+    certificates: acm,
+  });
+  env.APIGATEWAY_ENDPOINT = await apiGateway.listen();
+  opened.add(() => apiGateway.close());
+  env.TRACKING_API_ID = LOCAL_TRACKING_API_ID;
+  const certificateTasksFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:certificate-tasks`;
+  const trackingCertificate = new LocalWorkflow(
+    'tracking-certificate',
+    { CertificateTasksFunctionArn: certificateTasksFunction },
+    { [LAMBDA_INVOKE]: lambdaInvokeTask({ [certificateTasksFunction]: certificateTasks }) },
+    undefined,
+    options.workflowRetryIntervalMs,
+  );
+  env.CERTIFICATE_STATE_MACHINE_ARN = sfn.createStateMachine(trackingCertificate);
+
+  // The tracking hosts' HTTPS port: its handshakes wait until the region is ready (its number is
+  // part of the handlers' configuration, so it opens now, as the API's port does).
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const tls = await startTrackingTls({
+    port: options.trackingTlsPort ?? 0,
+    host: options.host,
+    domains: apiGateway,
+    certificates: acm,
+    // The tracking API: the public tracking routes, on the same handler as the HTTP ones.
+    apis: {
+      [LOCAL_TRACKING_API_ID]: gateway({
+        matcher: new RouteMatcher(trackingRoutes),
+        authorizer,
+        authorizerCacheSeconds: options.authorizerCacheSeconds,
+        scope: run,
+        areaHandler: async (area) => loadAreaHandler(area),
+      }),
+    },
+    ready,
+  });
+  opened.add(() => tls.close(0));
+  // Tracking links name these ports, where the tracking hosts are served.
+  env.TRACKING_HTTP_PORT ??= String(port);
+  env.TRACKING_HTTPS_PORT ??= String(tls.port);
   Object.freeze(env);
   // The operator verifies the sandbox parent domain in SES once; its subdomains may then send.
   ses.verifyDomain(env.SANDBOX_DOMAIN ?? 'sandbox.localhost');
@@ -298,6 +384,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   sqs.start();
   sfn.resume();
 
+  markReady();
   gate.open(
     gateway({
       matcher: new RouteMatcher(routes),
@@ -316,6 +403,10 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     ses,
     sqs,
     sfn,
+    acm,
+    apiGateway,
+    dns: published,
+    trackingTlsPort: tls.port,
     run,
     close() {
       closing ??= (async () => {
@@ -323,7 +414,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
         // they use is stopped, and idle keep-alive connections are let go at once.
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await gate.drained(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
+        await Promise.all([gate.drained(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS), tls.close(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS)]);
         server.closeAllConnections();
         await closed;
         await opened.closeAll();
