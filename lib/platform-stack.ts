@@ -8,6 +8,7 @@ import { EventStream } from './constructs/event-stream';
 import { DEFAULT_MAX_MESSAGE_TTL } from './constructs/platform-env';
 import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
+import { TrackingCertificates } from './constructs/tracking-certificates';
 import { Webhooks } from './constructs/webhooks';
 import type { PlatformRegion } from './regions';
 
@@ -41,6 +42,7 @@ export class PlatformStack extends Stack {
   readonly bootstrap: Bootstrap;
   readonly eventStream: EventStream;
   readonly webhooks: Webhooks;
+  readonly certificates: TrackingCertificates;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -52,6 +54,7 @@ export class PlatformStack extends Stack {
     this.sending = new Sending(this, 'Sending', { platformRegion: props.platformRegion });
     this.scheduling = new Scheduling(this, 'Scheduling', { sendQueue: this.sending.sendQueue.queue });
     this.webhooks = new Webhooks(this, 'Webhooks');
+    this.certificates = new TrackingCertificates(this, 'TrackingCertificates');
     const resources: AreaResources = {
       table: this.data.table,
       encryptionKey: this.data.encryptionKey,
@@ -61,6 +64,7 @@ export class PlatformStack extends Stack {
       requireTlsConfigurationSet: this.sending.requireTlsConfigurationSet,
       scheduleStateMachine: this.scheduling.stateMachine,
       webhookQueue: this.webhooks.queue.queue,
+      certificateStateMachine: this.certificates.stateMachine,
     };
     this.api = new Api(this, 'Api', {
       platformRegion: props.platformRegion,
@@ -78,6 +82,7 @@ export class PlatformStack extends Stack {
       sendConcurrency: props.sendConcurrency ?? this.contextSendConcurrency(),
     });
     this.scheduling.handleUndelivered(this.platformEnvironment, resources);
+    this.certificates.addTasks(this.platformEnvironment, resources, this.api.trackingApi);
     this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
     this.webhooks.addWorker(this.platformEnvironment, resources);
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
