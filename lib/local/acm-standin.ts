@@ -132,7 +132,8 @@ export class AcmStandIn {
 
   private sign(cert: StoredCertificate, now: number): void {
     const issued = this.options.ca.issue([cert.domainName], this.validityMs / DAY_MS, new Date(now));
-    cert.certificatePem = issued.certificatePem;
+    // ACM hands out PEM with \n line ends (the CA's library writes \r\n).
+    cert.certificatePem = issued.certificatePem.replace(/\r\n/g, '\n');
     cert.privateKeyPem = issued.privateKeyPem;
     cert.serial = issued.serial;
     cert.notBefore = issued.notBefore.getTime();
@@ -252,7 +253,7 @@ export class AcmStandIn {
     const cert = this.find(input);
     await this.refresh(cert);
     if (!cert.certificatePem) throw new AcmError('RequestInProgressException', `Certificate ${cert.arn} is not yet issued.`);
-    return { Certificate: cert.certificatePem.trim(), CertificateChain: this.options.ca.certificatePem.trim() };
+    return { Certificate: cert.certificatePem.replace(/\r\n/g, '\n').trim(), CertificateChain: this.options.ca.certificatePem.replace(/\r\n/g, '\n').trim() };
   }
 
   private deleteCertificate(input: Record<string, unknown>) {
