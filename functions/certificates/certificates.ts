@@ -56,6 +56,9 @@ export async function startCertificateJob(accountId: string, rawHost: string, mo
   await checkCname(host, existing?.target);
 
   const { CERTIFICATE_POLL_SECONDS, CERTIFICATE_DEADLINE_SECONDS } = env();
+  // What the new certificate replaces, to be retired once it serves the host: the current one; or,
+  // after a failed job (which deleted its own), whatever that job was to replace.
+  const previousArn = current === 'error' ? (existing?.previousArn ?? existing?.certificateArn) : existing?.certificateArn;
   const jobId = `x509-${randomHex(12)}`;
   const deadline = new Date(now + CERTIFICATE_DEADLINE_SECONDS * 1000).toISOString();
   const cert: TrackingCertificate = {
@@ -64,7 +67,7 @@ export async function startCertificateJob(accountId: string, rawHost: string, mo
     status: 'processing',
     requestedAt: new Date(now).toISOString(),
     deadline,
-    ...(existing?.certificateArn ? { previousArn: existing.certificateArn } : {}),
+    ...(previousArn ? { previousArn } : {}),
     // The host stays served by its custom domain name until the new certificate replaces the old.
     ...(existing?.target ? { target: existing.target } : {}),
   };

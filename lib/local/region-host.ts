@@ -297,27 +297,10 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   publishStream = (bodies) => sqs.sendAll(eventStreamQueue, bodies);
   // Webhook deliveries: several batches at once, as Lambda would run them, so a slow receiver holds back no other.
   env.WEBHOOK_QUEUE_URL = sqs.createQueue('webhooks', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 8 }, webhookWorker);
-  // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.
-  const sfn = new SfnStandIn(dataDir, DEFAULT_AWS_REGIONS[region], (fn) => withEnv(env, fn));
-  env.SFN_ENDPOINT = await sfn.listen();
-  // Closed before the queues: an execution's last step may still be putting a job on one.
-  opened.add(() => sfn.close());
-  const undeliveredFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:schedule-undelivered`;
-  const scheduledDelivery = new LocalWorkflow(
-    'scheduled-delivery',
-    { SendQueueUrl: sqs.queueUrl('send'), UndeliveredFunctionArn: undeliveredFunction },
-    {
-      [SQS_SEND_MESSAGE]: sqsSendMessageTask(async (queueUrl, body) => sqs.send(queueUrl, body)),
-      [LAMBDA_INVOKE]: lambdaInvokeTask({ [undeliveredFunction]: scheduleUndelivered }),
-    },
-    undefined,
-    options.workflowRetryIntervalMs,
-  );
-  env.SCHEDULE_STATE_MACHINE_ARN = sfn.createStateMachine(scheduledDelivery);
-
   // Tracking certificates: ACM issues them (signed by the local CA once the validation record
   // resolves), API Gateway's custom domain names say which host each serves, and the workflow
-  // that ties them together runs the same task function as on AWS.
+  // (below) that ties them together runs the same task function as on AWS. Both open before Step
+  // Functions, so they close after it: no execution's step finds them gone.
   const acm = new AcmStandIn({
     ca: options.ca,
     region: DEFAULT_AWS_REGIONS[region],
@@ -339,6 +322,25 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   env.APIGATEWAY_ENDPOINT = await apiGateway.listen();
   opened.add(() => apiGateway.close());
   env.TRACKING_API_ID = LOCAL_TRACKING_API_ID;
+  // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.
+  const sfn = new SfnStandIn(dataDir, DEFAULT_AWS_REGIONS[region], (fn) => withEnv(env, fn));
+  env.SFN_ENDPOINT = await sfn.listen();
+  // Closed before the queues: an execution's last step may still be putting a job on one.
+  opened.add(() => sfn.close());
+  const undeliveredFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:schedule-undelivered`;
+  const scheduledDelivery = new LocalWorkflow(
+    'scheduled-delivery',
+    { SendQueueUrl: sqs.queueUrl('send'), UndeliveredFunctionArn: undeliveredFunction },
+    {
+      [SQS_SEND_MESSAGE]: sqsSendMessageTask(async (queueUrl, body) => sqs.send(queueUrl, body)),
+      [LAMBDA_INVOKE]: lambdaInvokeTask({ [undeliveredFunction]: scheduleUndelivered }),
+    },
+    undefined,
+    options.workflowRetryIntervalMs,
+  );
+  env.SCHEDULE_STATE_MACHINE_ARN = sfn.createStateMachine(scheduledDelivery);
+
+  // Tracking certificates: one execution per job (and per release).
   const certificateTasksFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:certificate-tasks`;
   const trackingCertificate = new LocalWorkflow(
     'tracking-certificate',
