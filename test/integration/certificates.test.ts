@@ -51,7 +51,7 @@ async function domainWithTrackingCname(region: RegionHost, name: string): Promis
 
 /** Publishes the validation CNAME a job's status names, once ACM has named it. */
 async function publishValidation(region: RegionHost, host: string): Promise<{ name: string; value: string }> {
-  const record = await eventually(async () => ((await status(region, host)).json as Status).validation_record);
+  const record = await eventually(async () => ((await status(region, host)).json as Status).validation_record, 15_000);
   expect(record).toMatchObject({ record_type: 'CNAME', name: expect.stringMatching(new RegExp(`^_[0-9a-f]{32}\\.${host.replace(/\./g, '\\.')}$`)), value: expect.stringMatching(/\.acm-validations\.aws$/) });
   region.dns.publish({ name: record.name, type: 'CNAME', value: record.value });
   return record;
@@ -142,7 +142,7 @@ describe('with ACM issuing certificates for a year', () => {
     const click = await httpsGet(region, link!, platform.ca.certificatePem);
     expect([click.status, click.location]).toEqual([302, 'https://example.com/landing']);
     expect(click.peer.serialNumber).toBe(leaf.serialNumber);
-    await eventually(async () => (await eventsOf(region.url, 'certs.example.com', sent.id!)).some((e) => e.event === 'clicked'));
+    await eventually(async () => (await eventsOf(region.url, 'certs.example.com', sent.id!)).some((e) => e.event === 'clicked'), 15_000);
     // Not trusted without the local CA; not served at all for a host without a certificate.
     await expect(httpsGet(region, link!, undefined)).rejects.toThrow(/self[- ]signed|unable to get local issuer|unable to verify/i);
     await expect(httpsGet(region, `https://email.refusals.example.com:${region.trackingTlsPort}/c/x`, platform.ca.certificatePem)).rejects.toThrow();
@@ -164,7 +164,7 @@ describe('with ACM issuing certificates for a year', () => {
     region.dns.publish({ name: 'links.moving.example.com', type: 'CNAME', value: 'localhost' });
     expect((await sdkError(mg.domains.update('moving.example.com', { web_prefix: 'links' } as never))).details).toBe('web_scheme https needs an active tracking certificate for links.moving.example.com');
     expect(await mg.domains.update('moving.example.com', { web_prefix: 'links', web_scheme: 'http' } as never)).toMatchObject({ web_prefix: 'links', web_scheme: 'http' });
-    await eventually(async () => region.apiGateway.route(host) === undefined && !(await region.acm.keyPair(served.certificateArn)));
+    await eventually(async () => region.apiGateway.route(host) === undefined && !(await region.acm.keyPair(served.certificateArn)), 15_000);
     expect((await status(region, host)).status).toBe(404);
 
     // The new host gets its own; deleting the domain takes it down.
@@ -174,11 +174,11 @@ describe('with ACM issuing certificates for a year', () => {
     await statusBecomes(region, moved, 'active');
     const movedArn = region.apiGateway.route(moved)!.certificateArn;
     await mg.domains.destroy('moving.example.com');
-    await eventually(async () => region.apiGateway.route(moved) === undefined && !(await region.acm.keyPair(movedArn)));
+    await eventually(async () => region.apiGateway.route(moved) === undefined && !(await region.acm.keyPair(movedArn)), 15_000);
   });
 });
 
-describe('with short clocks: a 3 s deadline and certificates valid for 4 s', () => {
+describe('with short clocks: a 5 s deadline and certificates valid for 4 s', () => {
   let platform: LocalPlatform;
   let mg: ReturnType<typeof sdk>;
 
@@ -187,7 +187,7 @@ describe('with short clocks: a 3 s deadline and certificates valid for 4 s', () 
       workflowRetryIntervalMs: 20,
       certificateValidityMs: 4000,
       certificateRenewBeforeMs: 0,
-      env: { CERTIFICATE_POLL_SECONDS: '1', CERTIFICATE_DEADLINE_SECONDS: '3' },
+      env: { CERTIFICATE_POLL_SECONDS: '1', CERTIFICATE_DEADLINE_SECONDS: '5' },
     });
     mg = sdk(platform.eu.url);
   });
@@ -224,7 +224,7 @@ describe('with short clocks: a 3 s deadline and certificates valid for 4 s', () 
     expect(second.certificate).not.toBe(first.certificate);
     const now = region.apiGateway.route(host)!;
     expect(now.certificateArn).not.toBe(firstArn);
-    await eventually(async () => !(await region.acm.keyPair(firstArn)));
+    await eventually(async () => !(await region.acm.keyPair(firstArn)), 15_000);
     // Which certificate is served (not whether it is still valid: it lives 4 s, and the machine may be slow).
     const served = await httpsGet(region, `https://${host}:${region.trackingTlsPort}/o/forged`, false);
     expect([served.status, served.peer.serialNumber]).toEqual([404, new X509Certificate(second.certificate!).serialNumber]);
