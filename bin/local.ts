@@ -3,14 +3,17 @@ import { startLocal } from '../lib/local/platform';
 
 /**
  * `npm start`: both regions on localhost over embedded stand-ins.
- * PORT (3000), EU_PORT (PORT+1), HOST (127.0.0.1), DATA_DIR (.data), BOOTSTRAP_API_KEY,
- * SMTP_PORT (2587, STARTTLS) and SMTPS_PORT (2465, implicit TLS) for the US region (EU: each + 1), and any
- * handler setting listed in PASSED_SETTINGS from the environment.
+ * PORT (3000), EU_PORT (PORT+1), TRACKING_TLS_PORT (PORT+443), EU_TRACKING_TLS_PORT
+ * (TRACKING_TLS_PORT+1), SMTP_PORT (2587, STARTTLS) and SMTPS_PORT (2465, implicit TLS) for the US
+ * region (EU: each + 1), HOST (127.0.0.1), DATA_DIR (.data), BOOTSTRAP_API_KEY, and any handler
+ * setting listed in PASSED_SETTINGS from the environment.
  */
 const PASSED_SETTINGS = [
   'DNS_SERVERS',
   'SANDBOX_DOMAIN',
   'TRACKING_CNAME_TARGET',
+  'CERTIFICATE_POLL_SECONDS',
+  'CERTIFICATE_DEADLINE_SECONDS',
   'MAX_MESSAGE_TTL',
   'EVENT_TTL_DAYS',
   'TAG_LIMIT_ACCOUNT',
@@ -23,9 +26,12 @@ const PASSED_SETTINGS = [
 
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
+  const optionalPort = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
   const platform = await startLocal({
     port,
-    euPort: process.env.EU_PORT ? Number(process.env.EU_PORT) : undefined,
+    euPort: optionalPort('EU_PORT'),
+    trackingTlsPort: optionalPort('TRACKING_TLS_PORT'),
+    euTrackingTlsPort: optionalPort('EU_TRACKING_TLS_PORT'),
     host: process.env.HOST,
     smtpPort: process.env.SMTP_PORT ? Number(process.env.SMTP_PORT) : undefined,
     smtpsPort: process.env.SMTPS_PORT ? Number(process.env.SMTPS_PORT) : undefined,
@@ -40,7 +46,9 @@ async function main(): Promise<void> {
     `  US SMTP: ${platform.us.smtp.host}:${platform.us.smtp.port} (STARTTLS), ${platform.us.smtp.host}:${platform.us.smtp.securePort} (TLS)`,
     `  EU SMTP: ${platform.eu.smtp.host}:${platform.eu.smtp.port} (STARTTLS), ${platform.eu.smtp.host}:${platform.eu.smtp.securePort} (TLS)`,
     `  Admin API key: ${platform.adminKey}${platform.adminKeyGenerated ? ' (generated and saved in the data dir)' : ''}`,
+    `  Tracking hosts over HTTPS (once their certificate is active): US port ${platform.us.trackingTlsPort}, EU port ${platform.eu.trackingTlsPort}`,
     `  Local CA (trust it for the tracking HTTPS and SMTP listeners): ${platform.ca.certificatePath ?? '(in memory)'}`,
+    ...(platform.us.dns.file ? [`  DNS records you publish by hand (tracking CNAMEs, certificate validation): ${platform.us.dns.file}, ${platform.eu.dns.file}`] : []),
     `  Try: curl -u api:${platform.adminKey} ${platform.us.url}/v4/domains`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

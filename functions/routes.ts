@@ -1,5 +1,6 @@
 import { dkimRoutes } from './dkim/routes';
 import { credentialRoutes } from './credentials/routes';
+import { certificateRoutes } from './certificates/routes';
 import { domainRoutes } from './domains/routes';
 import { eventRoutes } from './events/routes';
 import { keyRoutes } from './keys/routes';
@@ -19,7 +20,7 @@ import { webhookRoutes } from './webhooks/routes';
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];

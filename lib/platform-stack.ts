@@ -10,6 +10,7 @@ import { DEFAULT_MAX_MESSAGE_TTL } from './constructs/platform-env';
 import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
 import { Smtp, type SmtpProps } from './constructs/smtp';
+import { TrackingCertificates } from './constructs/tracking-certificates';
 import { Webhooks } from './constructs/webhooks';
 import type { PlatformRegion } from './regions';
 
@@ -52,6 +53,7 @@ export class PlatformStack extends Stack {
   readonly periodicJobs: PeriodicJobs;
   /** SMTP submission, when enabled. */
   readonly smtp?: Smtp;
+  readonly certificates: TrackingCertificates;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -63,6 +65,7 @@ export class PlatformStack extends Stack {
     this.sending = new Sending(this, 'Sending', { platformRegion: props.platformRegion });
     this.scheduling = new Scheduling(this, 'Scheduling', { sendQueue: this.sending.sendQueue.queue });
     this.webhooks = new Webhooks(this, 'Webhooks');
+    this.certificates = new TrackingCertificates(this, 'TrackingCertificates');
     const resources: AreaResources = {
       table: this.data.table,
       encryptionKey: this.data.encryptionKey,
@@ -72,6 +75,7 @@ export class PlatformStack extends Stack {
       requireTlsConfigurationSet: this.sending.requireTlsConfigurationSet,
       scheduleStateMachine: this.scheduling.stateMachine,
       webhookQueue: this.webhooks.queue.queue,
+      certificateStateMachine: this.certificates.stateMachine,
     };
     this.api = new Api(this, 'Api', {
       platformRegion: props.platformRegion,
@@ -89,6 +93,7 @@ export class PlatformStack extends Stack {
       sendConcurrency: props.sendConcurrency ?? this.contextSendConcurrency(),
     });
     this.scheduling.handleUndelivered(this.platformEnvironment, resources);
+    this.certificates.addTasks(this.platformEnvironment, resources, this.api.trackingApi);
     this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
     this.webhooks.addWorker(this.platformEnvironment, resources);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });

@@ -123,6 +123,37 @@ export interface DomainItem {
   };
   /** DELETE /v3/{domain}/envelopes: mail accepted up to this instant and not yet sent is cancelled. */
   queueClearedAt?: string;
+  /**
+   * The tracking host's TLS certificate (POST /v2/x509/{host}), kept on the domain so that its
+   * records, its web_scheme rule and its tracking links read it with the domain in one GetItem.
+   */
+  trackingCertificate?: TrackingCertificate;
+}
+
+/** One certificate job and what it produced (functions/certificates). */
+export interface TrackingCertificate {
+  /** The tracking host it was requested for (web_prefix.domain at the time). */
+  host: string;
+  /** The workflow execution that owns it; its steps write only while this is still theirs. */
+  jobId: string;
+  /** `expired` is not stored: it follows from notAfter. */
+  status: 'processing' | 'active' | 'error';
+  error?: string;
+  requestedAt: string;
+  /** When the job stops waiting for ACM to issue. */
+  deadline: string;
+  certificateArn?: string;
+  /** The CNAME ACM validates the host with; it must stay published for ACM to renew. */
+  validation?: { name: string; value: string };
+  certificatePem?: string;
+  notAfter?: string;
+  /** Where the tracking host must point to be served over HTTPS (the custom domain's regional name). */
+  target?: string;
+  /** The certificate a regeneration replaces, retired once the new one serves the host. */
+  previousArn?: string;
+  issuedAt?: string;
+  /** ACM renewed the certificate in place (managed renewal) at this time. */
+  renewedAt?: string;
 }
 
 export interface DkimRotation {

@@ -186,6 +186,35 @@ export async function updateItemIf(key: Key, expected: Record<string, unknown>, 
   }
 }
 
+/**
+ * Sets (undefined: removes) attributes of an existing item while the attribute at `path` (nested
+ * names, `['trackingCertificate', 'jobId']`) holds `expected`, or is absent when `expected` is
+ * undefined: a compare-and-set on a nested field. Answers false when the condition failed.
+ */
+export async function updateItemWhere(key: Key, path: readonly string[], expected: string | undefined, changes: Record<string, unknown>): Promise<boolean> {
+  const update = updateExpression(changes);
+  const names: Record<string, string> = Object.fromEntries(path.map((name, i) => [`#p${i}`, name]));
+  const at = path.map((_, i) => `#p${i}`).join('.');
+  const condition = expected === undefined ? `attribute_exists(pk) AND attribute_not_exists(${at})` : `${at} = :expected`;
+  const values = { ...update.values, ...(expected === undefined ? {} : { ':expected': expected }) };
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: update.expression,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: { ...update.names, ...names },
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
 /** Deletes an item only while its attributes still hold the `expected` values. */
 export async function deleteItemIf(key: Key, expected: Record<string, unknown>): Promise<boolean> {
   const when = equalities(expected);

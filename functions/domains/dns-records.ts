@@ -1,6 +1,7 @@
 import type { DnsCheck, DomainItem } from '../data/db';
 import { env } from '../platform/env';
 import { lookup, sameHost, type LookupType } from '../platform/dns';
+import { certificateFor } from '../certificates/status';
 import { dkimRecordValue, publicKeyOf } from './dkim';
 
 export interface ExpectedRecord {
@@ -43,7 +44,8 @@ function dkimRecord(id: string, domain: DomainItem, selector: string, publicKey:
 /**
  * The records a domain must publish for SES in this region: the custom MAIL FROM (MX + SPF) that
  * aligns SPF, DKIM (our key as TXT, or SES's CNAMEs under automatic sender security), the tracking
- * CNAME, and the inbound MX.
+ * CNAME (to the platform, or to the custom domain name its certificate is served from), the
+ * certificate's ACM validation CNAME while it has one, and the inbound MX.
  */
 export function expectedRecords(domain: DomainItem): ExpectedRecord[] {
   if (domain.type === 'sandbox') return [];
@@ -90,16 +92,31 @@ export function expectedRecords(domain: DomainItem): ExpectedRecord[] {
     // The next key is published ahead of the switch, so it verifies before it signs.
     if (rotation?.pendingSelector && rotation.pendingPublicKey) records.push(dkimRecord('dkim-next', domain, rotation.pendingSelector, rotation.pendingPublicKey, false));
   }
-  records.push(
-    {
-      id: 'tracking',
+  const certificate = certificateFor(domain);
+  const trackingTarget = certificate?.target ?? TRACKING_CNAME_TARGET;
+  records.push({
+    id: 'tracking',
+    section: 'sending',
+    type: 'CNAME',
+    name: `${domain.webPrefix}.${domain.name}`,
+    value: trackingTarget,
+    required: false,
+    matches: (observed) => observed.some((host) => sameHost(host, trackingTarget)),
+  });
+  const validation = certificate?.validation;
+  if (validation) {
+    // ACM renews the certificate only while this stays published.
+    records.push({
+      id: 'x509-validation',
       section: 'sending',
       type: 'CNAME',
-      name: `${domain.webPrefix}.${domain.name}`,
-      value: TRACKING_CNAME_TARGET,
+      name: validation.name,
+      value: validation.value,
       required: false,
-      matches: (observed) => observed.some((host) => sameHost(host, TRACKING_CNAME_TARGET)),
-    },
+      matches: (observed) => observed.some((host) => sameHost(host, validation.value)),
+    });
+  }
+  records.push(
     {
       id: 'inbound-mx',
       section: 'receiving',

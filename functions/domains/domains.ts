@@ -25,6 +25,9 @@ import { clearDomainTags } from '../tags/tag-store';
 import { clearDomainHooks } from '../webhooks/webhook-store';
 import { deleteAllTemplates } from '../templates/templates';
 import { deleteIdentity, identityStatus, registerIdentity, setMailFrom, type DkimSigning } from './ses-identity';
+import { servesHttps } from '../certificates/status';
+import { releaseCertificate } from '../certificates/workflow';
+import { logger } from '../platform/logger';
 
 export const DEFAULT_MESSAGE_TTL = 3 * 24 * 3600;
 export const DEFAULT_WEB_PREFIX = 'email';
@@ -66,9 +69,14 @@ function checkMessageTtl(ttl: number | undefined): void {
   if (ttl < 1 || ttl > max) throw new BadRequest(`message_ttl must be between 1 and ${max} seconds`);
 }
 
-function checkWebScheme(scheme: string | undefined, domain: string, webPrefix: string): void {
-  // Tracking over https needs a certificate for the tracking host, and none has been issued.
-  if (scheme === 'https') throw new BadRequest(`web_scheme https needs an active tracking certificate for ${webPrefix}.${domain}`);
+/**
+ * Tracking over https needs an active certificate for the tracking host (POST /v2/x509/{host}):
+ * a new domain has none yet, and a tracking host that moves leaves its certificate behind.
+ */
+function checkWebScheme(scheme: string | undefined, name: string, webPrefix: string, domain?: DomainItem): void {
+  if (scheme !== 'https') return;
+  if (domain && webPrefix === domain.webPrefix && servesHttps(domain)) return;
+  throw new BadRequest(`web_scheme https needs an active tracking certificate for ${webPrefix}.${name}`);
 }
 
 function sesSigning(domainUsesSes: boolean, selector: string, privateKeyPem?: string): DkimSigning {
@@ -190,7 +198,9 @@ export async function updateDomain(domain: DomainItem, changes: DomainSettings):
   const { name, accountId } = domain;
   checkMessageTtl(changes.messageTtl);
   const webPrefix = changes.webPrefix ?? domain.webPrefix;
-  checkWebScheme(changes.webScheme, name, webPrefix);
+  // A scheme that stays https must hold for a tracking host that moves, too.
+  const scheme = changes.webScheme ?? (webPrefix !== domain.webPrefix ? domain.webScheme : undefined);
+  checkWebScheme(scheme, name, webPrefix, domain);
   const set: Partial<DomainItem> = {};
   let dnsChanged = false;
 
@@ -201,6 +211,8 @@ export async function updateDomain(domain: DomainItem, changes: DomainSettings):
     if (!observed?.some((value) => sameHost(value, target))) throw new BadRequest(`The CNAME record ${host} must point to ${target} before web_prefix can change`);
     set.webPrefix = changes.webPrefix;
     dnsChanged = true;
+    // The former tracking host's certificate is of no more use (released below, once all checks passed).
+    if (domain.trackingCertificate) set.trackingCertificate = undefined;
   }
   if (changes.mailfromHost !== undefined) {
     const host = resolveMailfromHost(name, changes.mailfromHost);
@@ -241,6 +253,7 @@ export async function updateDomain(domain: DomainItem, changes: DomainSettings):
     set.dnsChecks = {};
   }
   if (Object.keys(set).length === 0) return domain;
+  if ('trackingCertificate' in set && domain.trackingCertificate) await releaseCertificate(domain.trackingCertificate);
   return patchDomain(domain, set);
 }
 
@@ -300,6 +313,10 @@ export async function deleteDomain(domain: DomainItem): Promise<void> {
   await deleteItem(keys.dkimRotationDue(accountId, name));
   await removeDomainItem(domain);
   await releaseName(name);
+  // Its tracking certificate's custom domain name counts against a regional quota: take it down.
+  if (domain.trackingCertificate) {
+    await releaseCertificate(domain.trackingCertificate).catch((error: Error) => logger.error('could not release the tracking certificate of a deleted domain', { domain: name, host: domain.trackingCertificate!.host, error }));
+  }
 }
 
 export interface DomainQuery {

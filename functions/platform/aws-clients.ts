@@ -1,3 +1,5 @@
+import { ACMClient } from '@aws-sdk/client-acm';
+import { ApiGatewayV2Client } from '@aws-sdk/client-apigatewayv2';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
@@ -78,4 +80,14 @@ export function sfnClient(): SFNClient {
 export function secretsClient(): SecretsManagerClient {
   const { AWS_REGION: region, SECRETSMANAGER_ENDPOINT: endpoint } = env();
   return memo(`sm|${region}|${endpoint ?? ''}`, () => new SecretsManagerClient({ region, endpoint }));
+}
+
+export function acmClient(): ACMClient {
+  const { AWS_REGION: region, ACM_ENDPOINT: endpoint } = env();
+  return memo(`acm|${region}|${endpoint ?? ''}`, () => new ACMClient({ region, endpoint }));
+}
+
+export function apiGatewayClient(): ApiGatewayV2Client {
+  const { AWS_REGION: region, APIGATEWAY_ENDPOINT: endpoint } = env();
+  return memo(`apigw|${region}|${endpoint ?? ''}`, () => new ApiGatewayV2Client({ region, endpoint }));
 }

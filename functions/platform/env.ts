@@ -21,6 +21,9 @@ export const platformEnvSchema = z.object({
   SQS_ENDPOINT: z.string().url().optional(),
   /** Step Functions stand-in endpoint; unset on AWS. */
   SFN_ENDPOINT: z.string().url().optional(),
+  /** ACM and API Gateway (v2 management API) stand-in endpoints; unset on AWS. */
+  ACM_ENDPOINT: z.string().url().optional(),
+  APIGATEWAY_ENDPOINT: z.string().url().optional(),
   /** Where accepted messages' MIME is stored. */
   MESSAGES_BUCKET: z.string().min(1).default('messages'),
   /** The send queue: one entry per accepted message, consumed by the send worker. */
@@ -30,6 +33,26 @@ export const platformEnvSchema = z.object({
     .string()
     .regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/, 'a Step Functions state machine ARN')
     .optional(),
+  /**
+   * The tracking-certificate state machine (lib/workflows/tracking-certificate.asl.json): POST and
+   * PUT /v2/x509/{host} start it to issue a certificate, deleting a domain starts it to release one.
+   */
+  CERTIFICATE_STATE_MACHINE_ARN: z
+    .string()
+    .regex(/^arn:aws[a-z-]*:states:[a-z0-9-]+:\d{12}:stateMachine:[A-Za-z0-9_-]{1,80}$/, 'a Step Functions state machine ARN')
+    .optional(),
+  /** The HTTP API that serves tracking hosts over HTTPS: each certificate's custom domain name maps to it. */
+  TRACKING_API_ID: z.string().min(1).optional(),
+  /** How often the certificate workflow asks ACM whether it has issued the certificate. */
+  CERTIFICATE_POLL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  /** How long it waits for the validation record before the job ends in `error`: ACM's own 72 hours. */
+  CERTIFICATE_DEADLINE_SECONDS: z.coerce.number().int().min(1).default(72 * 3600),
+  /**
+   * The ports tracking hosts are served on, written into tracking links when not the scheme's
+   * default (80, 443). Unset on AWS; local mode sets them to its API port and TRACKING_TLS_PORT.
+   */
+  TRACKING_HTTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  TRACKING_HTTPS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** The SES configuration set whose event destination feeds the notifications queue. */
   SES_CONFIGURATION_SET: z.string().optional(),
   /**

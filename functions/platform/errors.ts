@@ -23,6 +23,12 @@ export class ApiError extends Error {
     this.field = field;
     return this;
   }
+
+  /** The reply's JSON body: Mailgun's `{"message": ...}`. */
+  body(): Record<string, unknown> {
+    // Where Mailgun answers `Reason` or `Description`, `message` repeats the text for SDKs reading it.
+    return this.field && this.field !== 'message' ? { [this.field]: this.message, message: this.message } : { message: this.message };
+  }
 }
 
 export class BadRequest extends ApiError {
@@ -58,5 +64,24 @@ export class Conflict extends ApiError {
 export class PayloadTooLarge extends ApiError {
   constructor(message = 'Request entity too large') {
     super(413, message);
+  }
+}
+
+/**
+ * Mailgun's newer services (x509 certificates, dkim_management ...) answer `{"Reason": ...}` on
+ * 400 and 402 and `{"Description": ...}` on 404, 409 and 429 (contract §1.3). `message` repeats
+ * the text: mailgun.js shows a refusal's `message` as its details, and the house rule (every
+ * refusal carries one) holds.
+ */
+export class ServiceError extends ApiError {
+  constructor(
+    status: 400 | 402 | 404 | 409 | 429,
+    message: string,
+  ) {
+    super(status, message);
+  }
+
+  override body(): Record<string, unknown> {
+    return { [this.status === 400 || this.status === 402 ? 'Reason' : 'Description']: this.message, message: this.message };
   }
 }

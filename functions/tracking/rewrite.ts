@@ -33,7 +33,12 @@ export function trackingPlan(domain: DomainItem, options: TrackingOptions): Trac
 
 /** The tracking host once its CNAME is verified, else this API's own address. */
 export function trackingBase(domain: DomainItem): string | undefined {
-  if (domain.dnsChecks?.['tracking']?.valid === 'valid') return `${domain.webScheme}://${domain.webPrefix}.${domain.name}`;
+  if (domain.dnsChecks?.['tracking']?.valid === 'valid') {
+    // Where the tracking host is served on other ports than the scheme's own (local mode).
+    const { TRACKING_HTTP_PORT, TRACKING_HTTPS_PORT } = env();
+    const [port, standard] = domain.webScheme === 'https' ? [TRACKING_HTTPS_PORT, 443] : [TRACKING_HTTP_PORT, 80];
+    return `${domain.webScheme}://${domain.webPrefix}.${domain.name}${port && port !== standard ? `:${port}` : ''}`;
+  }
   // On AWS the tracking CNAME target is the API's own host name (custom domain or execute-api).
   const { PUBLIC_API_URL, TRACKING_CNAME_TARGET } = env();
   return PUBLIC_API_URL ?? `https://${TRACKING_CNAME_TARGET}`;

@@ -37,6 +37,12 @@ export interface ApiProps {
  */
 export class Api extends Construct {
   readonly httpApi: apigw.HttpApi;
+  /**
+   * What tracking hosts serve over HTTPS: the public tracking routes (links in mail) and nothing
+   * else, on the tracking area's Lambda. Each tracking certificate's custom domain name maps here
+   * (functions/certificates/custom-domain.ts), so a customer's tracking host never exposes the API.
+   */
+  readonly trackingApi: apigw.HttpApi;
   /** The base URL clients use: the custom domain when there is one. */
   readonly url: string;
   /** The host name customers' tracking CNAMEs point at. */
@@ -55,7 +61,13 @@ export class Api extends Construct {
       description: 'Mailgun-compatible email API',
       createDefaultStage: true,
     });
-    this.configureDefaultStage(props.throttle ?? { rateLimit: 100, burstLimit: 200 });
+    this.configureDefaultStage(this.httpApi, 'AccessLogs', props.throttle ?? { rateLimit: 100, burstLimit: 200 });
+    this.trackingApi = new apigw.HttpApi(this, 'TrackingApi', {
+      apiName: `${stack.stackName}-tracking`,
+      description: 'Tracking links (open, click, unsubscribe) on customers\' tracking hosts over HTTPS',
+      createDefaultStage: true,
+    });
+    this.configureDefaultStage(this.trackingApi, 'TrackingAccessLogs', props.throttle ?? { rateLimit: 100, burstLimit: 200 });
 
     this.trackingHost = props.customDomain?.domainName ?? `${this.httpApi.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`;
     this.url = props.customDomain ? `https://${props.customDomain.domainName}` : this.httpApi.apiEndpoint;
@@ -73,6 +85,7 @@ export class Api extends Construct {
       sesConfigurationSet: resources.configurationSet.configurationSetName,
       sesTlsConfigurationSet: resources.requireTlsConfigurationSet.configurationSetName,
       scheduleStateMachineArn: resources.scheduleStateMachine.stateMachineArn,
+      certificateStateMachineArn: resources.certificateStateMachine.stateMachineArn,
       maxMessageTtl: props.maxMessageTtl,
       webhookQueueUrl: resources.webhookQueue.queueUrl,
     });
@@ -111,6 +124,14 @@ export class Api extends Construct {
     }
     this.areaFunctions = areaFunctions;
 
+    const acknowledgePublic = (added: apigw.HttpRoute[]) => {
+      for (const publicRoute of added) {
+        Validations.of(publicRoute).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason: 'A tracking link fetched by mail clients, which send no credentials; the handler accepts only tokens signed with the platform key (HMAC) and answers 404 otherwise.',
+        });
+      }
+    };
     for (const route of routes) {
       const isPublic = route.access === 'public';
       const added = this.httpApi.addRoutes({
@@ -120,21 +141,24 @@ export class Api extends Construct {
         // Mail clients follow tracking links without credentials; the handler checks the link's signature.
         authorizer: isPublic ? new apigw.HttpNoneAuthorizer() : authorizer,
       });
-      if (isPublic) {
-        for (const publicRoute of added) {
-          Validations.of(publicRoute).acknowledge({
-            id: 'AwsSolutions-APIG4',
-            reason: 'A tracking link fetched by mail clients, which send no credentials; the handler accepts only tokens signed with the platform key (HMAC) and answers 404 otherwise.',
-          });
-        }
-      }
+      if (isPublic) acknowledgePublic(added);
+    }
+
+    // The tracking API: the same tracking routes on the same Lambda, and nothing else.
+    const tracking = areaFunctions.get('tracking')!;
+    const trackingIntegration = new HttpLambdaIntegration('tracking-host-integration', tracking.fn, {
+      payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+      scopePermissionToRoute: false,
+    });
+    for (const route of routes.filter((r) => r.area === 'tracking')) {
+      acknowledgePublic(this.trackingApi.addRoutes({ path: route.path, methods: [apigw.HttpMethod[route.method]], integration: trackingIntegration, authorizer: new apigw.HttpNoneAuthorizer() }));
     }
   }
 
-  private configureDefaultStage(throttle: { rateLimit: number; burstLimit: number }): void {
-    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: logs.RetentionDays.THREE_MONTHS });
+  private configureDefaultStage(api: apigw.HttpApi, logsId: string, throttle: { rateLimit: number; burstLimit: number }): void {
+    const accessLogs = new logs.LogGroup(this, logsId, { retention: logs.RetentionDays.THREE_MONTHS });
     // HttpApi offers no access-log or throttling options for its default stage: set them on the L1.
-    const stage = this.httpApi.defaultStage!.node.defaultChild as apigw.CfnStage;
+    const stage = api.defaultStage!.node.defaultChild as apigw.CfnStage;
     stage.accessLogSettings = {
       destinationArn: accessLogs.logGroupArn,
       // Never headers or bodies: the Authorization header carries the API key.

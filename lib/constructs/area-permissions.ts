@@ -7,6 +7,7 @@ import type * as ses from 'aws-cdk-lib/aws-ses';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
+import { grantReadTrackingCertificates, grantStartCertificateJobs } from './tracking-certificates';
 
 /** What an area's Lambda (or a queue worker) may be granted access to. */
 export interface AreaResources {
@@ -24,6 +25,8 @@ export interface AreaResources {
   scheduleStateMachine: sfn.IStateMachine;
   /** Webhook deliveries: filled by fan-out (the event stream), drained by the webhook worker (lib/constructs/webhooks.ts). */
   webhookQueue: sqs.IQueue;
+  /** Tracking certificates: one execution per job, and per release (lib/constructs/tracking-certificates.ts). */
+  certificateStateMachine: sfn.IStateMachine;
 }
 
 /** The grantee and the construct whose subtree the acknowledgements of its findings apply to. */
@@ -128,7 +131,20 @@ export const grantSendingIdentities: AreaGrant = (grantee, { table, encryptionKe
 
 export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   keys: tableReadWrite,
-  domains: grantSendingIdentities,
+  // Deleting a domain, or moving its tracking host, releases its tracking certificate (a workflow).
+  domains: (grantee, { table, encryptionKey, certificateStateMachine }) => {
+    grantTableReadWrite(grantee, table);
+    encryptionKey.grantRead(grantee.role);
+    grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...SES_IDENTITY_ACTIONS], resources: [sesIdentities()] }));
+    acknowledgeSesIdentities(grantee);
+    grantStartCertificateJobs(grantee, certificateStateMachine);
+  },
+  // Starts certificate jobs; the status route asks ACM about renewals of the platform's certificates.
+  certificates: (grantee, { table, certificateStateMachine }) => {
+    grantTableReadWrite(grantee, table);
+    grantStartCertificateJobs(grantee, certificateStateMachine);
+    grantReadTrackingCertificates(grantee);
+  },
   dkim: grantSendingIdentities,
   // Accepting a message: store its MIME, record it and its accepted events, queue it (or, with
   // o:deliverytime, start its scheduled-delivery execution). Reading a stored message (GET,

@@ -23,6 +23,8 @@ export interface PlatformEnvSettings {
   sesTlsConfigurationSet?: string;
   /** The scheduled-delivery state machine's ARN: the messages area starts an execution per scheduled message. */
   scheduleStateMachineArn?: string;
+  /** The tracking-certificate state machine's ARN: POST/PUT /v2/x509 start it, deleting a domain releases through it. */
+  certificateStateMachineArn?: string;
   /** Upper bound of a domain's message_ttl; the messages bucket must keep objects at least this long. */
   maxMessageTtl?: Duration;
   /** The webhook delivery queue's URL: fan-out fills it, the webhook worker re-queues retries on it. */
@@ -38,6 +40,7 @@ export interface PlatformEnvSettings {
 const TOKEN_STAND_INS: Partial<Record<keyof PlatformEnv, string>> = {
   SEND_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/send-queue',
   SCHEDULE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:scheduled-delivery',
+  CERTIFICATE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:tracking-certificate',
   WEBHOOK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-queue',
 };
 
@@ -57,6 +60,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     SES_CONFIGURATION_SET: settings.sesConfigurationSet,
     SES_TLS_CONFIGURATION_SET: settings.sesTlsConfigurationSet,
     SCHEDULE_STATE_MACHINE_ARN: settings.scheduleStateMachineArn,
+    CERTIFICATE_STATE_MACHINE_ARN: settings.certificateStateMachineArn,
     // Set explicitly, not left to the handlers' default: the bucket's lifecycle is checked against it.
     MAX_MESSAGE_TTL: String((settings.maxMessageTtl ?? DEFAULT_MAX_MESSAGE_TTL).toSeconds()),
     LOG_LEVEL: settings.logLevel ?? 'INFO',

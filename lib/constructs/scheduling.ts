@@ -9,6 +9,16 @@ import { type AreaResources, grantAbandonUnsent, grantSendToQueue } from './area
 import { PlatformFunction } from './platform-function';
 import { Workflow } from './workflows';
 
+/**
+ * The platform environment for a workflow's task function: without the state machines' ARNs. A
+ * task function does not start workflows, and naming them would make each state machine depend on
+ * the other's task function, a cycle CloudFormation cannot deploy.
+ */
+export function withoutStateMachines(environment: Record<string, string>): Record<string, string> {
+  const { SCHEDULE_STATE_MACHINE_ARN: _schedule, CERTIFICATE_STATE_MACHINE_ARN: _certificate, ...rest } = environment;
+  return rest;
+}
+
 /** How far ahead o:deliverytime may be (functions/messages/send-params.ts, MAX_SCHEDULE_MS): Mailgun's 3 days. */
 export const SCHEDULE_HORIZON = Duration.days(3);
 
@@ -59,11 +69,11 @@ export class Scheduling extends Construct {
   /**
    * Adds the function the workflow invokes when a send job cannot be queued even after its
    * retries (functions/messages/schedule-undelivered.ts): it gives the unsent recipients a final
-   * event. Its environment is the platform's without this state machine's ARN, which it does not
-   * use and which would make the two depend on each other.
+   * event. Its environment is the platform's without the state machines' ARNs, which it does not
+   * use and which would make the workflows and their task functions depend on each other.
    */
   handleUndelivered(environment: Record<string, string>, resources: AreaResources): PlatformFunction {
-    const { SCHEDULE_STATE_MACHINE_ARN: _unused, ...withoutMachine } = environment;
+    const withoutMachine = withoutStateMachines(environment);
     this.undelivered = new PlatformFunction(this, 'Undelivered', {
       entry: path.join(REPO_ROOT, 'functions', 'messages', 'schedule-undelivered.ts'),
       description: 'Scheduled delivery: final failed events for a message whose send job could not be queued',

@@ -29,6 +29,15 @@ export interface LocalOptions {
   workflowRetryIntervalMs?: number;
   /** The period of the periodic jobs (functions/schedules.ts) in ms (tests); default: each job's own. */
   periodicJobEveryMs?: number;
+  /**
+   * The US tracking hosts' HTTPS port (TRACKING_TLS_PORT); EU defaults to it + 1. Default PORT + 443
+   * (3443), or any free port when port is 0.
+   */
+  trackingTlsPort?: number;
+  euTrackingTlsPort?: number;
+  /** The ACM stand-in's certificate lifetime and renewal window in ms (tests); default 395 and 60 days. */
+  certificateValidityMs?: number;
+  certificateRenewBeforeMs?: number;
   /** Environment passed to the handlers of both regions (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env?: Record<string, string | undefined>;
 }
@@ -104,6 +113,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
   const smtpPort = options.smtpPort ?? (port === 0 ? 0 : 2587);
   const smtpsPort = options.smtpsPort ?? (port === 0 ? 0 : 2465);
   const nextTo = (p: number) => (p === 0 ? 0 : p + 1);
+  const tlsPort = options.trackingTlsPort ?? (port === 0 ? 0 : port + 443);
+  const euTlsPort = options.euTrackingTlsPort ?? (tlsPort === 0 ? 0 : tlsPort + 1);
 
   const admin = options.bootstrapApiKey
     ? { value: options.bootstrapApiKey, created: false }
@@ -111,10 +122,13 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
   const encryptionKey = persistentSecret(dataDir, 'encryption-key', () => randomBytes(32).toString('base64')).value;
   const ca = localCa(dataDir);
 
-  const start = (region: 'us' | 'eu', regionPort: number) =>
+  const start = (region: 'us' | 'eu', regionPort: number, trackingTlsPort: number) =>
     startRegion({
       region,
       port: regionPort,
+      trackingTlsPort,
+      certificateValidityMs: options.certificateValidityMs,
+      certificateRenewBeforeMs: options.certificateRenewBeforeMs,
       host,
       smtp: region === 'us' ? { port: smtpPort, securePort: smtpsPort } : { port: nextTo(smtpPort), securePort: nextTo(smtpsPort) },
       dataDir: dataDir ? join(dataDir, region) : undefined,
@@ -127,10 +141,10 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       periodicJobEveryMs: options.periodicJobEveryMs,
       env: options.env ?? {},
     });
-  const us = await start('us', port);
+  const us = await start('us', port, tlsPort);
   let eu: RegionHost;
   try {
-    eu = await start('eu', euPort);
+    eu = await start('eu', euPort, euTlsPort);
   } catch (error) {
     await us.close();
     throw error;

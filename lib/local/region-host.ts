@@ -17,16 +17,23 @@ import { handler as webhookWorker } from '../../functions/webhooks/delivery-work
 import { authenticate } from '../../functions/credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
 import { MAX_RECIPIENTS } from '../../functions/messages/recipients';
-import { withEnv } from '../../functions/platform/env';
 import { logger } from '../../functions/platform/logger';
 import { startSmtpService, type SmtpService } from '../../functions/smtp/server';
 import { submitMessage } from '../../functions/smtp/submit';
 import { routes } from '../../functions/routes';
 import { periodicJobs } from '../../functions/schedules';
+import { handler as certificateTasks } from '../../functions/certificates/workflow-tasks';
+import { lookup } from '../../functions/platform/dns';
+import { trackingRoutes } from '../../functions/tracking/routes';
+import { env as platformEnv, withEnv } from '../../functions/platform/env';
+import { AcmStandIn } from './acm-standin';
 import { gateway } from './api-gateway';
+import { ApiGatewayStandIn } from './apigateway-standin';
 import type { LocalCa } from './local-ca';
 import { startDnsServer, type DnsServer } from './dns-server';
 import { domainZone } from './domain-zone';
+import { PublishedRecords } from './published-records';
+import { startTrackingTls } from './tracking-tls';
 import { startDynamo, type LocalDynamo } from './dynamodb';
 import { DynamoStreamProxy, streamQueueWorker } from './dynamodb-stream';
 import { RouteMatcher } from './route-matcher';
@@ -40,6 +47,8 @@ const MESSAGES_BUCKET = 'mailplane-messages';
 /** The stack's two configuration sets (lib/constructs/sending.ts): opportunistic TLS, and TLS required. */
 const SES_CONFIGURATION_SET = 'mailplane-events';
 const SES_TLS_CONFIGURATION_SET = 'mailplane-events-require-tls';
+/** The local id of the tracking API (lib/constructs/api.ts): what tracking hosts' custom domain names map to. */
+export const LOCAL_TRACKING_API_ID = 'tracking';
 
 export interface RegionHostOptions {
   region: PlatformRegion;
@@ -65,6 +74,11 @@ export interface RegionHostOptions {
   periodicJobEveryMs?: number;
   /** SMTP submission: STARTTLS on `port`, implicit TLS on `securePort` (0 picks a free one). */
   smtp: { port: number; securePort: number };
+  /** The HTTPS port of tracking hosts with a certificate (TRACKING_TLS_PORT); 0 or absent: any free port. */
+  trackingTlsPort?: number;
+  /** The ACM stand-in's certificate lifetime and renewal window (tests shorten them); default 395 and 60 days. */
+  certificateValidityMs?: number;
+  certificateRenewBeforeMs?: number;
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env: Record<string, string | undefined>;
 }
@@ -75,10 +89,18 @@ export interface RegionHost {
   env: Record<string, string | undefined>;
   ses: SesStandIn;
   sqs: SqsStandIn;
-  /** Step Functions: the scheduled-delivery executions. */
+  /** Step Functions: scheduled deliveries and tracking-certificate jobs. */
   sfn: SfnStandIn;
   /** The SMTP submission ports: STARTTLS (`port`) and implicit TLS (`securePort`). */
   smtp: { host: string; port: number; securePort: number };
+  /** ACM: tracking certificates, issued by the local CA once their validation record resolves. */
+  acm: AcmStandIn;
+  /** API Gateway's custom domain names: which tracking hosts the HTTPS port serves. */
+  apiGateway: ApiGatewayStandIn;
+  /** Records published by hand in this region's local DNS (its `dns-zone.txt`). */
+  dns: PublishedRecords;
+  /** The HTTPS port of tracking hosts (TRACKING_TLS_PORT). */
+  trackingTlsPort: number;
   /** Runs `fn` with this region's configuration, as its handlers see it. */
   run<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -273,14 +295,18 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     // link-local or metadata addresses); and changes to webhooks apply at once.
     WEBHOOK_ALLOW_LOOPBACK_URLS: 'true',
     WEBHOOK_CONFIG_CACHE_SECONDS: '0',
+    // The local DNS answers at once: a certificate is issued within moments of its record appearing.
+    CERTIFICATE_POLL_SECONDS: '2',
     // Settings not given keep the defaults above and the schema's.
     ...Object.fromEntries(Object.entries(options.env).filter(([, value]) => value !== undefined)),
   };
   const run = <T>(fn: () => Promise<T>) => withEnv(env, fn);
 
-  // Public DNS for the domains created here, unless the user named real resolvers.
+  // Public DNS for the domains created here, unless the user named real resolvers; and what the
+  // user publishes by hand (the tracking CNAME, a certificate's validation record).
+  const published = new PublishedRecords(dataDir ? join(dataDir, 'dns-zone.txt') : undefined);
   if (!env.DNS_SERVERS) {
-    const dns: DnsServer = await startDnsServer(domainZone(run));
+    const dns: DnsServer = await startDnsServer(domainZone(run, published));
     opened.add(() => dns.close());
     env.DNS_SERVERS = dns.address;
   }
@@ -320,6 +346,31 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   publishStream = (bodies) => sqs.sendAll(eventStreamQueue, bodies);
   // Webhook deliveries: several batches at once, as Lambda would run them, so a slow receiver holds back no other.
   env.WEBHOOK_QUEUE_URL = sqs.createQueue('webhooks', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 8 }, webhookWorker);
+  // Tracking certificates: ACM issues them (signed by the local CA once the validation record
+  // resolves), API Gateway's custom domain names say which host each serves, and the workflow
+  // (below) that ties them together runs the same task function as on AWS. Both open before Step
+  // Functions, so they close after it: no execution's step finds them gone.
+  const acm = new AcmStandIn({
+    ca: options.ca,
+    region: DEFAULT_AWS_REGIONS[region],
+    stateFile: dataDir ? join(dataDir, 'acm-certificates.json') : undefined,
+    resolveCname: (name) => run(() => lookup('CNAME', name)),
+    validityMs: options.certificateValidityMs,
+    renewBeforeMs: options.certificateRenewBeforeMs,
+  });
+  env.ACM_ENDPOINT = await acm.listen();
+  opened.add(() => acm.close());
+  const apiGateway = new ApiGatewayStandIn({
+    region: DEFAULT_AWS_REGIONS[region],
+    stateFile: dataDir ? join(dataDir, 'apigateway-domains.json') : undefined,
+    // Every custom domain name answers on this machine, where the tracking CNAME target points.
+    regionalTarget: () => withEnv(env, () => platformEnv().TRACKING_CNAME_TARGET),
+    apiIds: [LOCAL_TRACKING_API_ID],
+    certificates: acm,
+  });
+  env.APIGATEWAY_ENDPOINT = await apiGateway.listen();
+  opened.add(() => apiGateway.close());
+  env.TRACKING_API_ID = LOCAL_TRACKING_API_ID;
   // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.
   const sfn = new SfnStandIn(dataDir, DEFAULT_AWS_REGIONS[region], (fn) => withEnv(env, fn));
   env.SFN_ENDPOINT = await sfn.listen();
@@ -337,6 +388,43 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     options.workflowRetryIntervalMs,
   );
   env.SCHEDULE_STATE_MACHINE_ARN = sfn.createStateMachine(scheduledDelivery);
+
+  // Tracking certificates: one execution per job (and per release).
+  const certificateTasksFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:certificate-tasks`;
+  const trackingCertificate = new LocalWorkflow(
+    'tracking-certificate',
+    { CertificateTasksFunctionArn: certificateTasksFunction },
+    { [LAMBDA_INVOKE]: lambdaInvokeTask({ [certificateTasksFunction]: certificateTasks }) },
+    undefined,
+    options.workflowRetryIntervalMs,
+  );
+  env.CERTIFICATE_STATE_MACHINE_ARN = sfn.createStateMachine(trackingCertificate);
+
+  // The tracking hosts' HTTPS port: its handshakes wait until the region is ready (its number is
+  // part of the handlers' configuration, so it opens now, as the API's port does).
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const tls = await startTrackingTls({
+    port: options.trackingTlsPort ?? 0,
+    host: options.host,
+    domains: apiGateway,
+    certificates: acm,
+    // The tracking API: the public tracking routes, on the same handler as the HTTP ones.
+    apis: {
+      [LOCAL_TRACKING_API_ID]: gateway({
+        matcher: new RouteMatcher(trackingRoutes),
+        authorizer,
+        authorizerCacheSeconds: options.authorizerCacheSeconds,
+        scope: run,
+        areaHandler: async (area) => loadAreaHandler(area),
+      }),
+    },
+    ready,
+  });
+  opened.add(() => tls.close(0));
+  // Tracking links name these ports, where the tracking hosts are served.
+  env.TRACKING_HTTP_PORT ??= String(port);
+  env.TRACKING_HTTPS_PORT ??= String(tls.port);
   Object.freeze(env);
   // The operator verifies the sandbox parent domain in SES once; its subdomains may then send.
   ses.verifyDomain(env.SANDBOX_DOMAIN ?? 'sandbox.localhost');
@@ -349,6 +437,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   // Stopped before the stores they use.
   opened.add(startPeriodicJobs(run, options.periodicJobEveryMs));
 
+  markReady();
   gate.open(
     gateway({
       matcher: new RouteMatcher(routes),
@@ -372,6 +461,10 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     sqs,
     sfn,
     smtp: { host: smtp.host, port: smtp.service.ports[0]!, securePort: smtp.service.ports[1]! },
+    acm,
+    apiGateway,
+    dns: published,
+    trackingTlsPort: tls.port,
     run,
     close() {
       closing ??= (async () => {
@@ -380,7 +473,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
         const smtpClosed = smtp.service.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await gate.drained(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
+        await Promise.all([gate.drained(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS), tls.close(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS)]);
         server.closeAllConnections();
         await closed;
         await smtpClosed;

@@ -102,6 +102,9 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     webhookQueue: string;
     webhookDlq: string;
     webhookWorker: string;
+    trackingApi: string;
+    certificateMachine: string;
+    certificateTasks: string;
   };
 
   beforeAll(() => {
@@ -132,6 +135,9 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       webhookQueue: logicalIdOf(stack, stack.webhooks.queue.queue),
       webhookDlq: logicalIdOf(stack, stack.webhooks.queue.deadLetterQueue),
       webhookWorker: logicalIdOf(stack, stack.webhooks.worker!.fn),
+      trackingApi: logicalIdOf(stack, stack.api.trackingApi),
+      certificateMachine: logicalIdOf(stack, stack.certificates.stateMachine),
+      certificateTasks: logicalIdOf(stack, stack.certificates.tasks!.fn),
     };
   }, 120_000);
 
@@ -185,10 +191,10 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       expect(template.toJSON().Resources[id].Properties).toMatchObject(platformLambdaProperties(29));
     }
     // The areas, the authorizer, the bootstrap handler, the four queue workers (send, send dead
-    // letters, notifications, webhooks), the stream worker and scheduled delivery's undelivered
-    // handler, and one per periodic job (functions/schedules.ts); the provider framework runs its
+    // letters, notifications, webhooks), the stream worker, scheduled delivery's undelivered
+    // handler, the certificate workflow's tasks, and one per periodic job (functions/schedules.ts); the provider framework runs its
     // own runtime.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 8 + periodicJobs.length);
+    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 9 + periodicJobs.length);
   });
 
   test('each periodic job is a Lambda an EventBridge rule invokes at its rate, allowed to change SES identities', () => {
@@ -219,7 +225,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
 
   test('every row of the route table is one route, on its area Lambda, behind the authorizer unless public', () => {
     const [authorizerId] = only(template, 'AWS::ApiGatewayV2::Authorizer');
-    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration', { Properties: { ApiId: { Ref: ids.api } } });
     const integrationOf = (area: string) =>
       Object.entries(integrations).find(
         ([, i]) => i.Properties.IntegrationUri['Fn::GetAtt'][0] === functionIdByDescription(template, `API area: ${area}`),
@@ -234,11 +240,29 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         Target: { 'Fn::Join': ['', ['integrations/', { Ref: integrationOf(route.area) }]] },
       });
     }
-    expect(Object.keys(template.findResources('AWS::ApiGatewayV2::Route'))).toHaveLength(routes.length);
+    expect(Object.keys(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { ApiId: { Ref: ids.api } } }))).toHaveLength(routes.length);
     expect(routes.filter((route) => route.access === 'public').every((route) => route.area === 'tracking')).toBe(true);
     for (const integration of Object.values(integrations)) {
       expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
     }
+  });
+
+  test('the tracking API serves the tracking routes and nothing else, without authorizer, on the tracking Lambda; its stage logs and throttles', () => {
+    const trackingRoutes = routes.filter((route) => route.area === 'tracking');
+    const found = template.findResources('AWS::ApiGatewayV2::Route', { Properties: { ApiId: { Ref: ids.trackingApi } } });
+    expect(Object.values(found).map((r) => r.Properties.RouteKey).sort()).toEqual(trackingRoutes.map((r) => `${r.method} ${r.path}`).sort());
+    const [integrationId, integration] = Object.entries(template.findResources('AWS::ApiGatewayV2::Integration', { Properties: { ApiId: { Ref: ids.trackingApi } } }))[0]!;
+    expect(integration.Properties.IntegrationUri['Fn::GetAtt'][0]).toBe(functionIdByDescription(template, 'API area: tracking'));
+    for (const route of Object.values(found)) {
+      expect(route.Properties).toMatchObject({ AuthorizationType: 'NONE', Target: { 'Fn::Join': ['', ['integrations/', { Ref: integrationId }]] } });
+    }
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      ApiId: { Ref: ids.trackingApi },
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [Match.anyValue(), 'Arn'] }, Format: Match.stringLikeRegexp('\\$context\\.requestId') },
+      DefaultRouteSettings: { ThrottlingRateLimit: Match.anyValue(), ThrottlingBurstLimit: Match.anyValue() },
+    });
   });
 
   test('the authorizer is a REQUEST authorizer with simple responses cached on Authorization', () => {
@@ -274,6 +298,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       SES_CONFIGURATION_SET: { Ref: ids.configurationSet },
       SES_TLS_CONFIGURATION_SET: { Ref: ids.tlsConfigurationSet },
       SCHEDULE_STATE_MACHINE_ARN: { Ref: ids.scheduleMachine },
+      CERTIFICATE_STATE_MACHINE_ARN: { Ref: ids.certificateMachine },
       MAX_MESSAGE_TTL: '604800',
       LOG_LEVEL: 'INFO',
       WEBHOOK_QUEUE_URL: { Ref: ids.webhookQueue },
@@ -502,8 +527,8 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   });
 
   test('scheduled delivery is a logged, traced Standard workflow that waits for deliverAt, queues the send job, and fails the recipients if it cannot', () => {
-    const [machineId, machine] = only(template, 'AWS::StepFunctions::StateMachine');
-    expect(machineId).toBe(ids.scheduleMachine);
+    expect(Object.keys(template.findResources('AWS::StepFunctions::StateMachine')).sort()).toEqual([ids.scheduleMachine, ids.certificateMachine].sort());
+    const machine = template.toJSON().Resources[ids.scheduleMachine] as Resource;
     expect(machine.Properties).toMatchObject({
       StateMachineType: 'STANDARD',
       DefinitionSubstitutions: { SendQueueUrl: { Ref: ids.sendQueue }, UndeliveredFunctionArn: { 'Fn::GetAtt': [ids.undelivered, 'Arn'] } },
@@ -543,10 +568,73 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [ids.sendQueue, 'Arn'] } },
       { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [ids.undelivered, 'Arn'] } },
     ]);
-    // Its handler runs with the platform environment minus the state machine's own ARN (no cycle).
+    // Its handler runs with the platform environment minus the state machines' ARNs (no cycle).
     const handler = template.toJSON().Resources[ids.undelivered] as Resource;
     expect(handler.Properties.Environment.Variables.TABLE_NAME).toBeDefined();
     expect(handler.Properties.Environment.Variables.SCHEDULE_STATE_MACHINE_ARN).toBeUndefined();
+    expect(handler.Properties.Environment.Variables.CERTIFICATE_STATE_MACHINE_ARN).toBeUndefined();
+  });
+
+  test('tracking certificates are a logged, traced Standard workflow whose every Task invokes its task function, and which records a failure before it ends', () => {
+    const machine = template.toJSON().Resources[ids.certificateMachine] as Resource;
+    expect(machine.Properties).toMatchObject({
+      StateMachineType: 'STANDARD',
+      DefinitionSubstitutions: { CertificateTasksFunctionArn: { 'Fn::GetAtt': [ids.certificateTasks, 'Arn'] } },
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
+    });
+    const definition = JSON.parse(machine.Properties.DefinitionString);
+    const states = definition.States as Record<string, Record<string, unknown> & { Parameters?: { FunctionName: string; Payload: { step: string } }; Catch?: Array<{ Next: string }> }>;
+    const tasks = Object.entries(states).filter(([, st]) => st.Type === 'Task');
+    expect(tasks.map(([, st]) => st.Parameters!.Payload.step).sort()).toEqual(['attach', 'fail', 'poll', 'release', 'request', 'retire']);
+    for (const [, st] of tasks) expect(st).toMatchObject({ Resource: 'arn:aws:states:::lambda:invoke', Parameters: { FunctionName: '${CertificateTasksFunctionArn}', Payload: { 'state.$': '$' } } });
+    // Every step of an issue job that can fail goes to RecordFailure, which records `error` on the domain.
+    for (const name of ['RequestCertificate', 'CheckIssued', 'Attach']) expect(states[name]!.Catch).toEqual([expect.objectContaining({ ErrorEquals: ['States.ALL'], Next: 'RecordFailure' })]);
+    expect(states['WaitForValidation']).toEqual({ Type: 'Wait', SecondsPath: '$.job.pollSeconds', Next: 'CheckIssued' });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: `/aws/vendedlogs/states/Mailplane-${region}-tracking-certificate` });
+    // Its role invokes the task function and nothing else, besides its logs and traces.
+    const roleId: string = machine.Properties.RoleArn['Fn::GetAtt'][0];
+    const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as Resource[])
+      .filter((p) => (p.Properties.Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId })))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+    expect(statements.filter((st) => ![st.Action].flat().every((a) => a.startsWith('logs:') || a.startsWith('xray:')))).toEqual([
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [ids.certificateTasks, 'Arn'] } },
+    ]);
+  });
+
+  test("the certificate task function requests DNS-validated certificates, touches only the platform's tagged ones, and manages API Gateway domain names and mappings", () => {
+    const { business, actions } = permissionsOf(template, ids.certificateTasks);
+    const certificates = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':acm:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':certificate/*']] };
+    const domainNames = (suffix: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':apigateway:', { Ref: 'AWS::Region' }, `::/domainnames${suffix}`]] });
+    const tagged = { StringLike: { 'aws:ResourceTag/mailplane:tracking-host': '*' } };
+    const acm = business.filter((st) => [st.Action].flat().some((a) => a.startsWith('acm:')));
+    expect(acm).toEqual([
+      { Effect: 'Allow', Action: 'acm:RequestCertificate', Resource: '*', Condition: { StringEquals: { 'acm:ValidationMethod': 'DNS' } } },
+      { Effect: 'Allow', Action: 'acm:AddTagsToCertificate', Resource: certificates, Condition: { 'ForAllValues:StringEquals': { 'aws:TagKeys': ['mailplane:tracking-host'] } } },
+      { Effect: 'Allow', Action: ['acm:DeleteCertificate', 'acm:DescribeCertificate', 'acm:GetCertificate'], Resource: certificates, Condition: tagged },
+    ]);
+    const apigateway = business.filter((st) => [st.Action].flat().some((a) => a.startsWith('apigateway:')));
+    expect(apigateway).toEqual([
+      { Effect: 'Allow', Action: 'apigateway:POST', Resource: [domainNames(''), domainNames('/*/apimappings')] },
+      { Effect: 'Allow', Action: 'apigateway:GET', Resource: [domainNames('/*'), domainNames('/*/apimappings')] },
+      { Effect: 'Allow', Action: 'apigateway:PATCH', Resource: domainNames('/*') },
+      { Effect: 'Allow', Action: 'apigateway:DELETE', Resource: [domainNames('/*'), domainNames('/*/apimappings/*')] },
+    ]);
+    expect(business).toContainEqual(expect.objectContaining({ Action: 'iam:CreateServiceLinkedRole', Condition: { StringEquals: { 'iam:AWSServiceName': 'ops.apigateway.amazonaws.com' } } }));
+    expect(actions.filter((a) => !/^(dynamodb|acm|apigateway):/.test(a))).toEqual(['iam:CreateServiceLinkedRole']);
+    const variables = (template.toJSON().Resources[ids.certificateTasks] as Resource).Properties.Environment.Variables;
+    expect(variables).toMatchObject({ TRACKING_API_ID: { Ref: ids.trackingApi }, TABLE_NAME: { Ref: ids.table } });
+    expect(variables.CERTIFICATE_STATE_MACHINE_ARN).toBeUndefined();
+    expect(variables.SCHEDULE_STATE_MACHINE_ARN).toBeUndefined();
+  });
+
+  test('the certificates area starts certificate jobs and reads tagged certificates; the domains area may start (release) them too', () => {
+    const { business, actions } = permissionsOf(template, functionIdByDescription(template, 'API area: certificates'));
+    expect(business).toContainEqual({ Effect: 'Allow', Action: 'states:StartExecution', Resource: { Ref: ids.certificateMachine } });
+    expect(business).toContainEqual(expect.objectContaining({ Action: ['acm:DescribeCertificate', 'acm:GetCertificate'], Condition: { StringLike: { 'aws:ResourceTag/mailplane:tracking-host': '*' } } }));
+    expect(actions.filter((a) => !a.startsWith('dynamodb:')).sort()).toEqual(['acm:DescribeCertificate', 'acm:GetCertificate', 'states:StartExecution']);
+    const domains = permissionsOf(template, functionIdByDescription(template, 'API area: domains'));
+    expect(domains.business).toContainEqual({ Effect: 'Allow', Action: 'states:StartExecution', Resource: { Ref: ids.certificateMachine } });
   });
 
   test('the webhook worker re-queues only on its own queue, reads the platform key for signing keys, and uses the table', () => {

@@ -93,8 +93,8 @@ function baseUrlOf(headers: Record<string, string>, event: ApiEvent): string {
 export function errorResult(error: unknown, requestId: string, field: ErrorField = 'message'): APIGatewayProxyStructuredResultV2 {
   if (error instanceof ApiError) {
     // Authentication and role refusals read the same on every route.
-    const key = error.field ?? (error.status === 401 || error.status === 403 ? 'message' : field);
-    return jsonResult(error.status, { [key]: error.message }, error.headers);
+    if (!error.field && error.status !== 401 && error.status !== 403 && field !== 'message') error.as(field);
+    return jsonResult(error.status, error.body(), error.headers);
   }
   logger.error('unhandled error', { requestId, error: error as Error });
   return jsonResult(500, { message: 'Internal Server Error' });
