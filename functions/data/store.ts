@@ -166,8 +166,17 @@ export async function updateItem<T>(key: Key, changes: Record<string, unknown>):
  * that answers false when another writer got there first (or the item is gone).
  */
 export async function updateItemIf(key: Key, expected: Record<string, unknown>, changes: Record<string, unknown>): Promise<boolean> {
+  return conditionalUpdate(key, changes, equalities(expected));
+}
+
+/** An UpdateItem under a condition; false when the condition failed. */
+async function conditionalUpdate(
+  key: Key,
+  changes: Record<string, unknown>,
+  when: { condition: string; names: Record<string, string>; values: Record<string, unknown> },
+): Promise<boolean> {
   const update = updateExpression(changes);
-  const when = equalities(expected);
+  const values = { ...update.values, ...when.values };
   try {
     await documentClient().send(
       new UpdateCommand({
@@ -176,7 +185,7 @@ export async function updateItemIf(key: Key, expected: Record<string, unknown>, 
         UpdateExpression: update.expression,
         ConditionExpression: when.condition,
         ExpressionAttributeNames: { ...update.names, ...when.names },
-        ExpressionAttributeValues: { ...update.values, ...when.values },
+        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
       }),
     );
     return true;
@@ -192,27 +201,10 @@ export async function updateItemIf(key: Key, expected: Record<string, unknown>, 
  * undefined: a compare-and-set on a nested field. Answers false when the condition failed.
  */
 export async function updateItemWhere(key: Key, path: readonly string[], expected: string | undefined, changes: Record<string, unknown>): Promise<boolean> {
-  const update = updateExpression(changes);
   const names: Record<string, string> = Object.fromEntries(path.map((name, i) => [`#p${i}`, name]));
   const at = path.map((_, i) => `#p${i}`).join('.');
   const condition = expected === undefined ? `attribute_exists(pk) AND attribute_not_exists(${at})` : `${at} = :expected`;
-  const values = { ...update.values, ...(expected === undefined ? {} : { ':expected': expected }) };
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: key,
-        UpdateExpression: update.expression,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: { ...update.names, ...names },
-        ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+  return conditionalUpdate(key, changes, { condition, names, values: expected === undefined ? {} : { ':expected': expected } });
 }
 
 /** Deletes an item only while its attributes still hold the `expected` values. */

@@ -34,10 +34,10 @@ export async function setDkimAuthority(domain: DomainItem, self: boolean): Promi
   if (target === domain.dkimAuthority) return { domain, changed: false };
   let key: DkimKeyItem | undefined;
   if (self) {
-    key = activeKeysNewestFirst(await dkimKeysOf(domain.accountId, domain.name))[0];
+    const own = await dkimKeysOf(domain.accountId, domain.name);
+    key = activeKeysNewestFirst(own)[0];
     if (!key) {
-      const taken = new Set((await dkimKeysOf(domain.accountId, domain.name)).map((k) => k.selector));
-      const selector = taken.has(domain.dkimSelector) ? `s${Date.now().toString(36)}` : domain.dkimSelector;
+      const selector = own.some((k) => k.selector === domain.dkimSelector) ? `s${Date.now().toString(36)}` : domain.dkimSelector;
       const made = await addDkimKey(domain.accountId, domain.name, selector, { bits: DEFAULT_KEY_BITS });
       key = await patchDkimKey(made, { active: true, activatedAt: new Date().toISOString() });
     }
@@ -71,9 +71,8 @@ export async function setDkimSelector(domain: DomainItem, selector: string): Pro
   if (!current) throw new BadRequest(`${domain.name} has no key with selector ${domain.dkimSelector} to rename`);
   const renamed: DkimKeyItem = { ...current, selector, dnsCheck: undefined };
   if (!(await saveDkimKey(renamed, { ifAbsent: true }))) throw new BadRequest("dkim_selector must differ from other keys' selectors");
-  const domains = await signedBy(domain.accountId, domain.name);
-  for (const d of domains) await markMoved(d, {});
-  const moved = await signedBy(domain.accountId, domain.name);
+  const moved: DomainItem[] = [];
+  for (const d of await signedBy(domain.accountId, domain.name)) moved.push(await markMoved(d, {}));
   // An inactive key signs nothing: the domains just name it, ready for its activation.
   if (renamed.active) await switchSigner(moved, renamed);
   else for (const d of moved) await patchDomain(d, { dkimSelector: selector });

@@ -1,7 +1,6 @@
 import { z } from 'zod/v3';
 import type { DkimKeyItem, DnsCheck } from '../data/db';
-import { dkimRecordValue } from '../domains/dkim';
-import { dkimKeyRecordName } from '../domains/dns-records';
+import { recordJson } from '../domains/dns-records';
 import { findDomain, patchDkimKey, requireDomain } from '../domains/domain-store';
 import { dnsRecordsJson } from '../domains/present';
 import { atom, dkimKeyBits, domainName } from '../domains/schemas';
@@ -11,7 +10,7 @@ import { flag, integer, text } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { setDkimAuthority, setDkimSelector } from './authority';
 import { activateKey, deactivateKey } from './key-states';
-import { accountKeys, addDkimKey, checkKeyRecord, deleteKey, requireDkimKey } from './keys';
+import { accountKeys, addDkimKey, checkKeyRecord, deleteKey, keyRecord, requireDkimKey } from './keys';
 import { MIN_ROTATION_SECONDS, parseInterval, rotateNow, rotationJson, setRotation } from './rotation';
 import { dkimRoutes } from './routes';
 
@@ -21,20 +20,14 @@ const selector = atom;
 const DEFAULT_PAGE = 10;
 const MAX_PAGE = 100;
 
-function dnsRecordJson(key: DkimKeyItem, check: DnsCheck | undefined, upperCase: boolean) {
-  const valid = check?.valid ?? 'unknown';
+/** A key as contract 3.4 shows it; `/v1/dkim/keys` spells `valid` in capitals. */
+function keyJson(key: DkimKeyItem, check: DnsCheck | undefined = key.dnsCheck, upperCase = false) {
+  const record = recordJson(keyRecord(key), check);
   return {
-    is_active: key.active,
-    cached: check?.cached ?? [],
-    name: dkimKeyRecordName(key.signingDomain, key.selector),
-    record_type: 'TXT',
-    valid: upperCase ? valid.toUpperCase() : valid,
-    value: dkimRecordValue(key.publicKey),
+    signing_domain: key.signingDomain,
+    selector: key.selector,
+    dns_record: { ...record, is_active: key.active, valid: upperCase ? record.valid.toUpperCase() : record.valid },
   };
-}
-
-function keyJson(key: DkimKeyItem, check = key.dnsCheck, upperCase = false) {
-  return { signing_domain: key.signingDomain, selector: key.selector, dns_record: dnsRecordJson(key, check, upperCase) };
 }
 
 /** Page tokens are opaque to clients: an offset into the filtered list, or an end of it. */

@@ -1,9 +1,7 @@
 import type { DkimKeyItem, DnsCheck } from '../data/db';
-import { dkimRecordValue } from '../domains/dkim';
-import { dkimKeyRecordName } from '../domains/dns-records';
 import { dkimKeysOf, patchDkimKey } from '../domains/domain-store';
 import { BadRequest } from '../platform/errors';
-import { activeKeysNewestFirst, checkKeyRecord } from './keys';
+import { activeKeysNewestFirst, checkKeyRecord, keyRecord } from './keys';
 import { signedBy, switchSigner } from './signing';
 
 /**
@@ -13,9 +11,9 @@ import { signedBy, switchSigner } from './signing';
 export async function activateKey(key: DkimKeyItem, check?: DnsCheck): Promise<DkimKeyItem> {
   const observed = check ?? (await checkKeyRecord(key));
   if (observed.valid !== 'valid') {
-    const name = dkimKeyRecordName(key.signingDomain, key.selector);
+    const record = keyRecord(key);
     const why = observed.valid === 'unknown' ? 'could not be looked up' : 'does not publish this key';
-    throw new BadRequest(`domain key DNS record is not valid: ${name} ${why}; publish TXT "${dkimRecordValue(key.publicKey)}" there first`);
+    throw new BadRequest(`domain key DNS record is not valid: ${record.name} ${why}; publish TXT "${record.value}" there first`);
   }
   const active = await patchDkimKey(key, { active: true, activatedAt: new Date().toISOString(), dnsCheck: observed });
   await switchSigner(await signedBy(key.accountId, key.signingDomain), active, observed);

@@ -1,10 +1,9 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import type { DkimKeyItem, DnsCheck, DomainItem } from '../data/db';
-import { lookup } from '../platform/dns';
 import { BadRequest, Conflict, NotFound } from '../platform/errors';
 import { encryptSecret } from '../platform/secrets';
-import { generateDkimKey, publicKeyOf, type DkimKeyPair } from '../domains/dkim';
-import { dkimKeyRecordName } from '../domains/dns-records';
+import { generateDkimKey, type DkimKeyPair } from '../domains/dkim';
+import { checkRecord, dkimKeyRecord, type ExpectedRecord } from '../domains/dns-records';
 import { dkimKeysOf, findDkimKey, removeDkimKey, saveDkimKey } from '../domains/domain-store';
 
 /** SES takes BYODKIM keys of 1024 to 2048 bits. */
@@ -50,17 +49,20 @@ export async function requireDkimKey(accountId: string, signingDomain: string, s
   return key;
 }
 
+/** The TXT record a key is published in. */
+export function keyRecord(key: DkimKeyItem): ExpectedRecord {
+  return dkimKeyRecord('dkim', key.signingDomain, key.selector, key.publicKey, true);
+}
+
 /** Looks the key's TXT record up: valid when it publishes this key's public half. */
 export async function checkKeyRecord(key: DkimKeyItem): Promise<DnsCheck> {
-  const observed = await lookup('TXT', dkimKeyRecordName(key.signingDomain, key.selector));
-  if (observed === undefined) return { cached: [], valid: 'unknown' };
-  return { cached: observed, valid: observed.some((txt) => publicKeyOf(txt) === key.publicKey) ? 'valid' : 'invalid' };
+  return checkRecord(keyRecord(key));
 }
 
 /** Every key of the account, optionally of one signing domain and selector, in key order. */
 export async function accountKeys(accountId: string, filter: { signingDomain?: string; selector?: string }): Promise<DkimKeyItem[]> {
-  const all = await dkimKeysOf(accountId, filter.signingDomain);
-  return all.filter((key) => (!filter.signingDomain || key.signingDomain === filter.signingDomain) && (!filter.selector || key.selector === filter.selector));
+  const keys = await dkimKeysOf(accountId, filter.signingDomain);
+  return filter.selector ? keys.filter((key) => key.selector === filter.selector) : keys;
 }
 
 /** The active keys of an authority, most recently activated first: the order signers are chosen in. */

@@ -1,7 +1,6 @@
 import { keys, type DkimRotation, type DkimRotationDueItem, type DomainItem } from '../data/db';
 import { deleteItem, putItem, queryAll } from '../data/store';
-import { dkimRecordValue } from '../domains/dkim';
-import { dkimKeyRecordName } from '../domains/dns-records';
+import { dkimKeyRecord } from '../domains/dns-records';
 import { dkimKeysOf, findDkimKey, findDomain, patchDomain } from '../domains/domain-store';
 import { BadRequest } from '../platform/errors';
 import { logger } from '../platform/logger';
@@ -50,10 +49,6 @@ async function scheduleNext(domain: DomainItem, rotation: DkimRotation): Promise
   await putItem(key, item);
 }
 
-export async function removeRotation(domain: Pick<DomainItem, 'accountId' | 'name'>): Promise<void> {
-  await deleteItem(keys.dkimRotationDue(domain.accountId, domain.name));
-}
-
 export async function setRotation(domain: DomainItem, enabled: boolean, intervalSeconds: number | undefined): Promise<DomainItem> {
   checkRotatable(domain);
   const current = domain.dkimRotation;
@@ -79,13 +74,7 @@ export async function rotateNow(domain: DomainItem): Promise<DomainItem> {
   checkRotatable(domain);
   if (domain.dkimRotation?.pendingSelector) return (await completeRotation(domain)) ?? domain;
   const key = await addDkimKey(domain.accountId, domain.name, await nextSelector(domain), { bits: ROTATED_KEY_BITS });
-  const rotation: DkimRotation = {
-    enabled: domain.dkimRotation?.enabled ?? false,
-    intervalSeconds: domain.dkimRotation?.intervalSeconds ?? DEFAULT_ROTATION_SECONDS,
-    ...domain.dkimRotation,
-    pendingSelector: key.selector,
-    pendingPublicKey: key.publicKey,
-  };
+  const rotation: DkimRotation = { enabled: false, intervalSeconds: DEFAULT_ROTATION_SECONDS, ...domain.dkimRotation, pendingSelector: key.selector, pendingPublicKey: key.publicKey };
   const updated = await patchDomain(domain, { dkimRotation: rotation });
   await scheduleNext(updated, rotation);
   return (await completeRotation(updated)) ?? updated;
@@ -115,23 +104,13 @@ export async function completeRotation(domain: DomainItem): Promise<DomainItem |
 /** The rotation reply of contract 3.4: the signing key's record, and the next one while pending. */
 export function rotationJson(domain: DomainItem) {
   const rotation = domain.dkimRotation;
-  const records = [
-    {
-      name: dkimKeyRecordName(domain.name, domain.dkimSelector),
-      type: 'TXT',
-      identifier: 'DKIM',
-      value: dkimRecordValue(domain.dkimPublicKey ?? ''),
-      comment: 'The key that signs now',
-    },
-  ];
+  const record = (selector: string, publicKey: string, comment: string) => {
+    const { name, type, value } = dkimKeyRecord('dkim', domain.name, selector, publicKey, true);
+    return { name, type, identifier: 'DKIM', value, comment };
+  };
+  const records = [record(domain.dkimSelector, domain.dkimPublicKey ?? '', 'The key that signs now')];
   if (rotation?.pendingSelector && rotation.pendingPublicKey) {
-    records.push({
-      name: dkimKeyRecordName(domain.name, rotation.pendingSelector),
-      type: 'TXT',
-      identifier: 'DKIM',
-      value: dkimRecordValue(rotation.pendingPublicKey),
-      comment: 'The next key: publish it; it signs once this record verifies',
-    });
+    records.push(record(rotation.pendingSelector, rotation.pendingPublicKey, 'The next key: publish it; it signs once this record verifies'));
   }
   return {
     domain: {

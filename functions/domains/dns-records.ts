@@ -27,18 +27,28 @@ export function dkimKeyRecordName(signingDomain: string, selector: string): stri
   return `${selector}._domainkey.${signingDomain}`;
 }
 
+/** A key's own TXT record at its signing domain, valid when it publishes this public half. */
+export function dkimKeyRecord(id: string, signingDomain: string, selector: string, publicKey: string, required: boolean): ExpectedRecord {
+  return {
+    id,
+    section: 'sending',
+    type: 'TXT',
+    name: dkimKeyRecordName(signingDomain, selector),
+    value: dkimRecordValue(publicKey),
+    required,
+    matches: (observed) => observed.some((txt) => publicKeyOf(txt) === publicKey),
+  };
+}
+
 /**
  * A domain's DKIM record. SES signs with d= the sending domain, so a domain whose authority is its
  * parent publishes a CNAME from its own selector name to the authority's TXT record: one key, kept
  * at the parent, verifies the subdomain's signatures.
  */
 function dkimRecord(id: string, domain: DomainItem, selector: string, publicKey: string, required: boolean): ExpectedRecord {
-  const own = dkimKeyRecordName(domain.name, selector);
-  if (domain.dkimAuthority !== domain.name) {
-    const target = dkimKeyRecordName(domain.dkimAuthority, selector);
-    return { id, section: 'sending', type: 'CNAME', name: own, value: target, required, matches: (observed) => observed.some((host) => sameHost(host, target)) };
-  }
-  return { id, section: 'sending', type: 'TXT', name: own, value: dkimRecordValue(publicKey), required, matches: (observed) => observed.some((txt) => publicKeyOf(txt) === publicKey) };
+  if (domain.dkimAuthority === domain.name) return dkimKeyRecord(id, domain.name, selector, publicKey, required);
+  const target = dkimKeyRecordName(domain.dkimAuthority, selector);
+  return { id, section: 'sending', type: 'CNAME', name: dkimKeyRecordName(domain.name, selector), value: target, required, matches: (observed) => observed.some((host) => sameHost(host, target)) };
 }
 
 /**
@@ -133,14 +143,14 @@ export function expectedRecords(domain: DomainItem): ExpectedRecord[] {
 
 /** Looks every record up (in parallel) and says what DNS holds and whether it is right. */
 export async function checkRecords(records: ExpectedRecord[]): Promise<Record<string, DnsCheck>> {
-  const results = await Promise.all(
-    records.map(async (record): Promise<[string, DnsCheck]> => {
-      const observed = await lookup(record.type, record.name);
-      if (observed === undefined) return [record.id, { cached: [], valid: 'unknown' }];
-      return [record.id, { cached: observed, valid: record.matches(observed) ? 'valid' : 'invalid' }];
-    }),
-  );
-  return Object.fromEntries(results);
+  return Object.fromEntries(await Promise.all(records.map(async (record) => [record.id, await checkRecord(record)] as const)));
+}
+
+/** Looks one record up: what DNS holds, and whether it is right (`unknown` when DNS could not say). */
+export async function checkRecord(record: ExpectedRecord): Promise<DnsCheck> {
+  const observed = await lookup(record.type, record.name);
+  if (observed === undefined) return { cached: [], valid: 'unknown' };
+  return { cached: observed, valid: record.matches(observed) ? 'valid' : 'invalid' };
 }
 
 export function recordJson(record: ExpectedRecord, check: DnsCheck | undefined) {
