@@ -39,6 +39,21 @@ export function messageRetentionDays(horizon: Duration, messageRetention?: Durat
 }
 
 /** The region's state: the single table, the stored-messages bucket and the platform encryption key. */
+/**
+ * A bucket for access logs (S3 server access logs, load balancer logs): SSE-S3, as both log
+ * deliveries require, private, TLS only, kept 90 days and retained with the stack's data.
+ */
+export function accessLogBucket(scope: Construct, id: string): s3.Bucket {
+  return new s3.Bucket(scope, id, {
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    enforceSSL: true,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    lifecycleRules: [{ expiration: Duration.days(90) }],
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+}
+
 export class Data extends Construct {
   readonly table: dynamodb.Table;
   readonly messages: s3.Bucket;
@@ -70,15 +85,7 @@ export class Data extends Construct {
       projectionType: dynamodb.ProjectionType.ALL,
     });
 
-    this.accessLogs = new s3.Bucket(this, 'AccessLogs', {
-      // S3 server access logging can only deliver to SSE-S3 buckets.
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      lifecycleRules: [{ expiration: Duration.days(90) }],
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    this.accessLogs = accessLogBucket(this, 'AccessLogs');
 
     this.messages = new s3.Bucket(this, 'Messages', {
       encryption: s3.BucketEncryption.S3_MANAGED,

@@ -6,9 +6,9 @@ import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as elbv2 from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { accessLogBucket } from './data';
 import * as path from 'node:path';
 import type { SmtpSettings } from '../../functions/smtp/settings';
 import { smtpImageContext } from '../smtp-image';
@@ -138,15 +138,7 @@ export class Smtp extends Construct {
       minHealthyPercent: 100,
     });
 
-    const accessLogs = new s3.Bucket(this, 'AccessLogs', {
-      // NLB access logs can only go to SSE-S3 buckets.
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      lifecycleRules: [{ expiration: Duration.days(90) }],
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    const accessLogs = accessLogBucket(this, 'AccessLogs');
     Validations.of(accessLogs).acknowledge({ id: 'AwsSolutions-S1', reason: "The load balancer's access-log bucket: logging its own accesses would log the log deliveries." });
 
     this.loadBalancer = new elbv2.NetworkLoadBalancer(this, 'LoadBalancer', {
