@@ -101,12 +101,16 @@ export async function putItems(items: ItemWrite[]): Promise<void> {
 /**
  * The items that exist among `keys`, 100 keys a call (BatchGetItem), in no particular order and
  * with their keys (`pk`, `sk`) so a caller can tell which is which; absent keys yield nothing.
+ * A key given twice is read once (BatchGetItem refuses duplicates). With `consistent`, every read
+ * is strongly consistent, as getItem's option.
  */
-export async function getItems<T>(keys: readonly Key[], options: { concurrency?: number } = {}): Promise<Array<T & Key>> {
+export async function getItems<T>(keys: readonly Key[], options: { concurrency?: number; consistent?: boolean } = {}): Promise<Array<T & Key>> {
   const found: Array<T & Key> = [];
-  await mapLimit(chunksOf(keys, BATCH_GET_MAX), options.concurrency ?? 4, (chunk) =>
+  const distinct = [...new Map(keys.map((key) => [`${key.pk}\n${key.sk}`, { pk: key.pk, sk: key.sk }])).values()];
+  const consistent = options.consistent ? { ConsistentRead: true } : {};
+  await mapLimit(chunksOf(distinct, BATCH_GET_MAX), options.concurrency ?? 4, (chunk) =>
     untilProcessed('reads', [...chunk], async (pending) => {
-      const out = await documentClient().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending } } }));
+      const out = await documentClient().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending, ...consistent } } }));
       found.push(...((out.Responses?.[table()] ?? []) as Array<T & Key>));
       return (out.UnprocessedKeys?.[table()]?.Keys ?? []) as Key[];
     }),
