@@ -19,6 +19,11 @@ export interface LocalOptions {
   sendWorkerTimeoutSeconds?: number;
   /** Step Functions Retry intervals in ms (tests); default: as the definitions say. */
   workflowRetryIntervalMs?: number;
+  /**
+   * The event stream's batching window in seconds; default a short local one (region-host.ts),
+   * EVENT_STREAM_BATCHING_WINDOW_SECONDS for the deployed one (benchmarks).
+   */
+  eventStreamBatchingWindowSeconds?: number;
   /** Environment passed to the handlers of both regions (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env?: Record<string, string | undefined>;
 }
@@ -106,6 +111,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       authorizerCacheSeconds: options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS,
       sendWorkerTimeoutSeconds: options.sendWorkerTimeoutSeconds,
       workflowRetryIntervalMs: options.workflowRetryIntervalMs,
+      eventStreamBatchingWindowSeconds: options.eventStreamBatchingWindowSeconds,
       env: options.env ?? {},
     });
   const us = await start('us', port);
