@@ -190,6 +190,44 @@ export async function updateItemIf(key: Key, expected: Record<string, unknown>, 
   }
 }
 
+/**
+ * Sets `claims` (attribute -> value) on an item, creating it if needed, only if none of them is
+ * present yet, and `alsoSet` unconditionally; false when one is present. One conditional write.
+ */
+export async function setAbsentAttributes(key: Key, claims: Record<string, unknown>, alsoSet: Record<string, unknown> = {}): Promise<boolean> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const conditions: string[] = [];
+  Object.entries(claims).forEach(([name, value], i) => {
+    names[`#c${i}`] = name;
+    values[`:c${i}`] = value;
+    sets.push(`#c${i} = :c${i}`);
+    conditions.push(`attribute_not_exists(#c${i})`);
+  });
+  Object.entries(alsoSet).forEach(([name, value], i) => {
+    names[`#x${i}`] = name;
+    values[`:x${i}`] = value;
+    sets.push(`#x${i} = :x${i}`);
+  });
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
 /** Deletes an item only while its attributes still hold the `expected` values. */
 export async function deleteItemIf(key: Key, expected: Record<string, unknown>): Promise<boolean> {
   const when = equalities(expected);
