@@ -63,6 +63,9 @@ async function receiver(): Promise<{ server: Server; url: string; count: () => n
       }
     });
   });
+  // Kept-alive connections stay open between rounds: a socket the receiver closes while idle can
+  // be reused by a client at the same moment (ECONNRESET), failing a POST for the harness' sake.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { server, url, count: () => count, waitFor: (n) => (count >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))) };
