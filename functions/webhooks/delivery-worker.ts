@@ -1,7 +1,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { keys } from '../data/db';
-import { getItem, putItem, setAbsentAttributes, type Key } from '../data/store';
+import { getItem, setAbsentAttributes, type Key } from '../data/store';
 import { TABLE_KEYS } from '../data/table';
 import type { EventData } from '../events/event-store';
 import { sqsClient } from '../platform/aws-clients';
@@ -44,12 +44,12 @@ interface Due {
  * dropped, so one retry chain goes on. The same message redelivered finds its own claim and goes on.
  *
  * The claims of one attempt at one event's deliveries (one per URL) are attributes of one item, so
- * the jobs of a batch that share an event are claimed with one conditional write (claimAbsent).
+ * the jobs of a batch that share an event are claimed with one conditional write (claimAbsent),
+ * and a job whose event's other deliveries came in another batch still costs one write, as before.
  * Whether a claim is taken depends on the delivery alone (its event, attempt and URL), never on
  * which batch or stream replay brought it, so any two copies of a delivery meet on the same
- * attribute. If the condition fails (a copy got there first, this message was delivered before,
- * or the event's other deliveries came in another batch), the item is read, the deliveries it
- * names are settled and those still unclaimed are tried again.
+ * attribute. If the condition fails (a copy got there first, or this message was received
+ * before), the item is read, the deliveries it names are settled and the rest tried again.
  *
  * Answers, for each job, whether it may go on; a failed claim fails the jobs of its event only.
  */
@@ -78,7 +78,7 @@ async function claimGroup(key: Key, group: Due[]): Promise<Due[]> {
     if (round === CLAIM_ROUNDS) throw new Error(`could not settle the claims of ${unsettled.length} webhook deliveries in ${round} rounds`);
     // Two copies of one delivery in the same batch: one is tried, and the other settled by the outcome.
     const tried = [...new Map(unsettled.map((due) => [due.job.deliveryId, due])).values()];
-    if (await claimAbsent(key, tried, round === 0)) return [...won, ...tried];
+    if (await claimAbsent(key, tried)) return [...won, ...tried];
     // Some delivery is claimed already (a copy got there first, or this very message before a
     // redelivery): those are settled, whoever holds them; the rest are tried again.
     const owners = (await getItem<Record<string, unknown>>(key, { consistent: true })) ?? {};
@@ -94,14 +94,12 @@ async function claimGroup(key: Key, group: Due[]): Promise<Due[]> {
 }
 
 /**
- * Claims deliveries none of which is claimed yet, in one conditional write; false when one is.
- * First, as an event's deliveries normally come in one batch, the item itself must be new (the
- * cheapest condition to check); after that, each delivery's attribute must be absent.
+ * Claims deliveries none of which is claimed yet, in one conditional write whether or not the
+ * event's item exists (its other deliveries may have come in another batch); false when one is.
  */
-async function claimAbsent(key: Key, dues: Due[], asNewItem: boolean): Promise<boolean> {
-  const ttl = { [TABLE_KEYS.ttl]: Math.ceil(Date.now() / 1000) + CLAIM_SECONDS };
+async function claimAbsent(key: Key, dues: Due[]): Promise<boolean> {
   const owners = Object.fromEntries(dues.map((due) => [claimAttribute(due.job), due.messageId]));
-  return asNewItem ? putItem(key, { ...owners, ...ttl }, { ifAbsent: true }) : setAbsentAttributes(key, owners, ttl);
+  return setAbsentAttributes(key, owners, { [TABLE_KEYS.ttl]: Math.ceil(Date.now() / 1000) + CLAIM_SECONDS });
 }
 
 async function enqueue(job: DeliveryJob): Promise<void> {

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { randomBytes } from 'node:crypto';
@@ -53,14 +53,8 @@ const sqsEvent = (jobs: Array<[string, DeliveryJob | string]>): SQSEvent => ({
 });
 const run = (jobs: Array<[string, DeliveryJob | string]>) => withEnv(env(), () => handler(sqsEvent(jobs)));
 const failedIds = (result: { batchItemFailures: Array<{ itemIdentifier: string }> }) => result.batchItemFailures.map((f) => f.itemIdentifier).sort();
-/** The claim writes, in order: a put of a new item first, updates of an existing one after. */
-const claims = () =>
-  ddb
-    .calls()
-    .map((c) => c.args[0].input as { Item?: Record<string, unknown>; Key?: Record<string, unknown>; ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> })
-    .filter((input) => String((input.Item ?? input.Key)?.['pk']).includes('#WHDELIVERY#') && input.ConditionExpression);
-/** The first claim write of event e1's deliveries: a put of a new item. */
-const claimOfE1 = { Item: { pk: 'ACCT#acct#WHDELIVERY#e1#0' } };
+const claims = () => ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input as UpdateCommandInput);
+const E1 = { pk: 'ACCT#acct#WHDELIVERY#e1#0', sk: 'CLAIMS' };
 const refused = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 
 beforeEach(() => {
@@ -77,36 +71,31 @@ beforeEach(() => {
 it("claims the deliveries of one event with one conditional write, and sends each once", async () => {
   expect(failedIds(await run([['m1', job('e1', '/a')], ['m2', job('e1', '/b')], ['m3', job('e2', '/a')], ['bad', 'not json']]))).toEqual([]);
   expect(posts.sort()).toEqual(['/a', '/a', '/b']);
-  // One new item per event, naming the message that holds each of its deliveries.
+  // One item per event, naming the message that holds each of its deliveries, each set only if absent.
   const written = claims();
-  expect(written).toHaveLength(2);
+  expect(written.map((c) => c.Key)).toEqual([E1, { pk: 'ACCT#acct#WHDELIVERY#e2#0', sk: 'CLAIMS' }]);
   expect(written[0]).toMatchObject({
-    Item: { pk: 'ACCT#acct#WHDELIVERY#e1#0', sk: 'CLAIMS', [`d_${job('e1', '/a').deliveryId}`]: 'm1', [`d_${job('e1', '/b').deliveryId}`]: 'm2' },
-    ConditionExpression: 'attribute_not_exists(pk)',
+    UpdateExpression: 'SET #c0 = :c0, #c1 = :c1, #x0 = :x0',
+    ConditionExpression: 'attribute_not_exists(#c0) AND attribute_not_exists(#c1)',
+    ExpressionAttributeNames: { '#c0': `d_${job('e1', '/a').deliveryId}`, '#c1': `d_${job('e1', '/b').deliveryId}`, '#x0': 'ttl' },
+    ExpressionAttributeValues: { ':c0': 'm1', ':c1': 'm2' },
   });
-  expect(written[1]).toMatchObject({ Item: { pk: 'ACCT#acct#WHDELIVERY#e2#0', [`d_${job('e2', '/a').deliveryId}`]: 'm3' } });
 });
 
-it("adds to an event's item when its other deliveries were claimed in another batch, and goes on with its own after a redelivery", async () => {
+it('goes on with a delivery this very message claimed when it was received before', async () => {
   const [a, b] = [job('e1', '/a'), job('e1', '/b')];
-  const key = { pk: 'ACCT#acct#WHDELIVERY#e1#0', sk: 'CLAIMS' };
-  ddb.on(PutCommand, claimOfE1).rejects(refused());
-  ddb.on(GetCommand, { Key: key }).resolves({ Item: { ...key, [`d_${a.deliveryId}`]: 'm1' } });
+  ddb.on(UpdateCommand, { Key: E1 }).rejectsOnce(refused()).resolves({});
+  ddb.on(GetCommand, { Key: E1 }).resolves({ Item: { ...E1, [`d_${a.deliveryId}`]: 'm1' } });
   // m1 was received before and holds its claim; m2 is new to the item.
   expect(failedIds(await run([['m1', a], ['m2', b]]))).toEqual([]);
   expect(posts.sort()).toEqual(['/a', '/b']);
-  expect(claims()[1]).toMatchObject({
-    Key: key,
-    ConditionExpression: 'attribute_not_exists(#c0)',
-    ExpressionAttributeNames: { '#c0': `d_${b.deliveryId}` },
-    ExpressionAttributeValues: { ':c0': 'm2' },
-  });
+  expect(claims()[1]).toMatchObject({ Key: E1, ConditionExpression: 'attribute_not_exists(#c0)', ExpressionAttributeNames: { '#c0': `d_${b.deliveryId}` }, ExpressionAttributeValues: { ':c0': 'm2' } });
 });
 
 it('drops a copy whose delivery another message holds, and goes on with those it holds or takes', async () => {
   const [a, b, c] = [job('e1', '/a'), job('e1', '/b'), job('e1', '/c')];
-  ddb.on(PutCommand, claimOfE1).rejects(refused());
-  ddb.on(GetCommand, { Key: { pk: 'ACCT#acct#WHDELIVERY#e1#0', sk: 'CLAIMS' } }).resolves({ Item: { [`d_${a.deliveryId}`]: 'someone-else', [`d_${b.deliveryId}`]: 'm2' } });
+  ddb.on(UpdateCommand, { Key: E1 }).rejectsOnce(refused()).resolves({});
+  ddb.on(GetCommand, { Key: E1 }).resolves({ Item: { [`d_${a.deliveryId}`]: 'someone-else', [`d_${b.deliveryId}`]: 'm2' } });
   expect(failedIds(await run([['m1', a], ['m2', b], ['m3', c]]))).toEqual([]);
   expect(posts.sort()).toEqual(['/b', '/c']);
   // The second round tries only the delivery nobody held.
@@ -121,7 +110,7 @@ it('sends one of two copies of a delivery in the same batch', async () => {
 });
 
 it('fails, for redelivery, only the jobs of the event whose claim failed', async () => {
-  ddb.on(PutCommand, claimOfE1).rejects(new Error('throttled'));
+  ddb.on(UpdateCommand, { Key: E1 }).rejects(new Error('throttled'));
   expect(failedIds(await run([['m1', job('e1', '/a')], ['m2', job('e1', '/b')], ['m3', job('e2', '/a')]]))).toEqual(['m1', 'm2']);
   expect(posts).toEqual(['/a']);
 });
@@ -130,7 +119,7 @@ it('claims retries per attempt, and hands on a job not yet due without claiming 
   const retry = { ...job('e1', '/a'), attempt: 2 };
   const later = { ...job('e2', '/a'), attempt: 1, notBefore: Date.now() + 3_600_000 };
   expect(failedIds(await run([['m1', retry], ['m2', later]]))).toEqual([]);
-  expect(claims().map((c) => c.Item?.['pk'])).toEqual(['ACCT#acct#WHDELIVERY#e1#2']);
+  expect(claims().map((c) => c.Key)).toEqual([{ pk: 'ACCT#acct#WHDELIVERY#e1#2', sk: 'CLAIMS' }]);
   expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(1);
   expect(posts).toEqual(['/a']);
 });
