@@ -139,7 +139,7 @@ interface Notice {
   failed?: unknown;
 }
 
-/** Notifications whose claims and suppressions are written at once, at most. */
+/** Notifications handled at once, at most, where each needs calls of its own. */
 const FOLLOW_UPS_AT_ONCE = 8;
 
 /**
@@ -148,32 +148,30 @@ const FOLLOW_UPS_AT_ONCE = 8;
  * (25 events a call) for all their events, then a conditional write only for the claims still
  * 'sending' (awaitsSettling in send-worker.ts: normally none) and for bounces and complaints.
  * The order per notification is as it always was: its events, then its claims, then suppressions.
- * What fails fails only the notifications it concerns (all of them for the shared read or write),
- * and a redelivered one does it all again harmlessly: event ids come from the notification, so a
- * repeat overwrites; settling is conditional; suppression entries are keyed by address.
+ * What fails fails only the notifications it concerns (a shared call that fails is tried again
+ * per notification), and a redelivered one does it all again harmlessly: event ids come from the
+ * notification, so a repeat overwrites; settling is conditional; suppression entries are keyed by
+ * address.
  */
 async function ingestBatch(notices: Notice[]): Promise<void> {
   const live = () => notices.filter((n) => !n.failed);
   // Whom each notification names, before its record is read: the claims are read in the same call.
-  const claimKeys: Key[] = [];
+  const claimKeysOf = new Map<Notice, Key[]>();
   for (const notice of live()) {
     try {
       const ses = notice.ses!;
       notice.storageKey = ses.mail.tags?.[TAG_STORAGE]?.[0];
-      if (notice.storageKey && FINAL_FOR_SENDER.has(ses.eventType)) claimKeys.push(...namedRecipients(ses).map((recipient) => settlingKey(notice.storageKey!, recipient)));
+      claimKeysOf.set(notice, notice.storageKey && FINAL_FOR_SENDER.has(ses.eventType) ? namedRecipients(ses).map((recipient) => settlingKey(notice.storageKey!, recipient)) : []);
     } catch (error) {
       notice.failed = error;
     }
   }
   const named = live().filter((n) => n.storageKey);
-  let found: Map<string, Record<string, unknown>>;
-  try {
-    const items = await getItems<Record<string, unknown>>([...named.map((n) => messageKey(n.storageKey!)), ...claimKeys], { consistent: true });
-    found = new Map(items.map((item) => [keyId(item), item]));
-  } catch (error) {
-    for (const notice of named) notice.failed = error;
-    return;
-  }
+  const found = new Map<string, Record<string, unknown>>();
+  await isolated(named, async (notices) => {
+    const keys = notices.flatMap((n) => [messageKey(n.storageKey!), ...claimKeysOf.get(n)!]);
+    for (const item of await getItems<Record<string, unknown>>(keys, { consistent: true })) found.set(keyId(item), item);
+  });
   for (const notice of live()) {
     notice.record = notice.storageKey ? messageOf(found.get(keyId(messageKey(notice.storageKey))) as (MessageRecord & Key) | undefined) : undefined;
     if (!notice.record) {
@@ -186,16 +184,39 @@ async function ingestBatch(notices: Notice[]): Promise<void> {
       notice.failed = error;
     }
   }
+  await isolated(
+    live().filter((n) => n.items?.length),
+    (notices) => putItems(notices.flatMap((n) => eventWrites(n.record!.accountId, n.record!.domain, n.items!.map((item) => item.data)))),
+  );
   const recording = live().filter((n) => n.items?.length);
-  try {
-    await putItems(recording.flatMap((n) => eventWrites(n.record!.accountId, n.record!.domain, n.items!.map((item) => item.data))));
-  } catch (error) {
-    for (const notice of recording) notice.failed = error;
-    return;
-  }
   await mapLimit(recording, FOLLOW_UPS_AT_ONCE, async (notice) => {
     try {
       await followUp(notice, found);
+    } catch (error) {
+      notice.failed = error;
+    }
+  });
+}
+
+/**
+ * One call for the whole batch; if it fails, one per notification, so that a notification the
+ * table refuses (or a lasting fault) fails alone rather than taking its batch mates back to the
+ * queue with it, again and again, until the dead-letter queue.
+ */
+async function isolated(notices: Notice[], call: (notices: Notice[]) => Promise<void>): Promise<void> {
+  if (!notices.length) return;
+  try {
+    await call(notices);
+    return;
+  } catch (error) {
+    if (notices.length === 1) {
+      notices[0]!.failed = error;
+      return;
+    }
+  }
+  await mapLimit(notices, FOLLOW_UPS_AT_ONCE, async (notice) => {
+    try {
+      await call([notice]);
     } catch (error) {
       notice.failed = error;
     }

@@ -99,6 +99,17 @@ it('fails, for redelivery, the notifications whose events a failed batch write c
   expect(failedIds(await run([notification('k1', 'Delivery'), 'not json', notification('gone', 'Delivery'), notification('k2', 'Bounce')]))).toEqual(['m0', 'm1', 'm3']);
 });
 
+it('tries a batch write the table refused once per notification, so the one it refuses fails alone', async () => {
+  ddb.on(BatchGetCommand).resolves({ Responses: { t: [record('k1'), record('k2'), record('k3')] } });
+  ddb.on(BatchWriteCommand).callsFake((input: { RequestItems: Record<string, Array<{ PutRequest: { Item: { data: { storage: { key: string } } } } }>> }) => {
+    if (input.RequestItems['t']!.some((w) => w.PutRequest.Item.data.storage.key === 'k2')) throw new Error('Item size has exceeded the maximum allowed size');
+    return {};
+  });
+  expect(failedIds(await run([notification('k1', 'Delivery'), notification('k2', 'Delivery'), notification('k3', 'Delivery')]))).toEqual(['m1']);
+  // The batch, then each notification on its own.
+  expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(4);
+});
+
 it('fails every notification that needed the batch read when it fails', async () => {
   ddb.on(BatchGetCommand).rejects(new Error('unavailable'));
   expect(failedIds(await run([notification('k1', 'Delivery'), JSON.stringify({ eventType: 'Delivery' })]))).toEqual(['m0', 'm1']);
