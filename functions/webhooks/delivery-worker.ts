@@ -1,13 +1,13 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { keys } from '../data/db';
-import { getItem, setAbsentAttributes, type Key } from '../data/store';
+import { getItem, putItem, setAbsentAttributes, updateItemIf, type Key } from '../data/store';
 import { TABLE_KEYS } from '../data/table';
 import type { EventData } from '../events/event-store';
 import { sqsClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
-import { hopDelaySeconds, retryDelayMs, type DeliveryJob } from './delivery-job';
+import { hopDelaySeconds, jobsOf, retryDelayMs, type DeliveryJob } from './delivery-job';
 import { recordFailedDelivery } from './failed-deliveries';
 import { DeliveryError, postJson } from './http-post';
 import { withStorageUrl } from '../messages/storage-url';
@@ -43,9 +43,9 @@ interface Due {
  * next attempt leaves that attempt queued twice; the second copy finds the claim taken and is
  * dropped, so one retry chain goes on. The same message redelivered finds its own claim and goes on.
  *
- * The claims of one attempt at one event's deliveries (one per URL) are attributes of one item, so
- * the jobs of a batch that share an event are claimed with one conditional write (claimAbsent),
- * and a job whose event's other deliveries came in another batch still costs one write, as before.
+ * The claims of one attempt at one event's deliveries (one per URL) are attributes of one item,
+ * and fan-out puts all of an event's URLs in one message, so they are claimed with one conditional
+ * write (claimAbsent), as are any other jobs of the batch for the same event and attempt.
  * Whether a claim is taken depends on the delivery alone (its event, attempt and URL), never on
  * which batch or stream replay brought it, so any two copies of a delivery meet on the same
  * attribute. If the condition fails (a copy got there first, or this message was received
@@ -78,9 +78,10 @@ async function claimGroup(key: Key, group: Due[]): Promise<Due[]> {
     if (round === CLAIM_ROUNDS) throw new Error(`could not settle the claims of ${unsettled.length} webhook deliveries in ${round} rounds`);
     // Two copies of one delivery in the same batch: one is tried, and the other settled by the outcome.
     const tried = [...new Map(unsettled.map((due) => [due.job.deliveryId, due])).values()];
-    if (await claimAbsent(key, tried)) return [...won, ...tried];
+    if (await claimAbsent(key, tried, round === 0 && tried[0]!.job.attempt === 0)) return [...won, ...tried];
     // Some delivery is claimed already (a copy got there first, or this very message before a
-    // redelivery): those are settled, whoever holds them; the rest are tried again.
+    // redelivery): those are settled, whoever holds them (HANDLED: by this message before, not
+    // again); the rest are tried again.
     const owners = (await getItem<Record<string, unknown>>(key, { consistent: true })) ?? {};
     const next: Due[] = [];
     for (const due of unsettled) {
@@ -94,12 +95,15 @@ async function claimGroup(key: Key, group: Due[]): Promise<Due[]> {
 }
 
 /**
- * Claims deliveries none of which is claimed yet, in one conditional write whether or not the
- * event's item exists (its other deliveries may have come in another batch); false when one is.
+ * Claims deliveries none of which is claimed yet, in one conditional write; false when one is.
+ * A first attempt's item is normally new (fan-out sends all of an event's URLs in one message), so
+ * it is first written whole, if absent: the cheapest condition to check. Otherwise (a retry, whose
+ * event's other URLs may be retried too, or the item was there) each attribute must be absent.
  */
-async function claimAbsent(key: Key, dues: Due[]): Promise<boolean> {
+async function claimAbsent(key: Key, dues: Due[], asNewItem: boolean): Promise<boolean> {
   const owners = Object.fromEntries(dues.map((due) => [claimAttribute(due.job), due.messageId]));
-  return setAbsentAttributes(key, owners, { [TABLE_KEYS.ttl]: Math.ceil(Date.now() / 1000) + CLAIM_SECONDS });
+  const ttl = { [TABLE_KEYS.ttl]: Math.ceil(Date.now() / 1000) + CLAIM_SECONDS };
+  return asNewItem ? putItem(key, { ...owners, ...ttl }, { ifAbsent: true }) : setAbsentAttributes(key, owners, ttl);
 }
 
 async function enqueue(job: DeliveryJob): Promise<void> {
@@ -140,6 +144,27 @@ async function deliver(job: DeliveryJob): Promise<void> {
   await enqueue({ ...job, attempt: job.attempt + 1, notBefore: at + delay, firstAttemptAt: job.firstAttemptAt ?? at, lastOutcome: outcome });
 }
 
+/** A delivery's claim once its message has handled it (sent, and queued its retry or recorded its failure). */
+const HANDLED = 'handled';
+
+/**
+ * Sends the deliveries of one message that it claimed. If one of them fails (a table or queue
+ * call after its POST), the message comes back for it; those already handled are marked so
+ * first, so that the redelivery (which finds the other claims still in its name) does not send
+ * them again.
+ */
+async function deliverAll(dues: Due[], claims: Map<Due, Promise<boolean>>): Promise<void> {
+  const results = await Promise.allSettled(dues.map(async (due) => ((await claims.get(due)!) ? (await deliver(due.job), true) : false)));
+  const failure = results.find((result) => result.status === 'rejected');
+  if (!failure) return;
+  const handled = dues.filter((_, i) => results[i]!.status === 'fulfilled' && (results[i] as PromiseFulfilledResult<boolean>).value);
+  if (handled.length) {
+    const mine = Object.fromEntries(handled.map((due) => [claimAttribute(due.job), due.messageId]));
+    await updateItemIf(claimKey(handled[0]!.job), mine, Object.fromEntries(Object.keys(mine).map((attribute) => [attribute, HANDLED])));
+  }
+  throw failure.reason;
+}
+
 /** A record's job, or undefined for one that cannot be read (dropped: retrying cannot make it readable). */
 function jobOf(record: SQSRecord): DeliveryJob | undefined {
   try {
@@ -152,22 +177,24 @@ function jobOf(record: SQSRecord): DeliveryJob | undefined {
 }
 
 /**
- * The batch's jobs: those not due yet take another hop of at most 15 minutes; the due ones are
- * claimed together (one write per event they share) and the jobs claimed here are sent, all at
- * once. A record fails (and is redelivered) only when its own hop, claim or delivery failed.
+ * The batch's messages: those not due yet take another hop of at most 15 minutes; the deliveries
+ * of the due ones are claimed together (one write per event they share) and those claimed here
+ * are sent, all at once. A record fails (and is redelivered) only when its own hop, claim or
+ * delivery failed.
  */
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   const records = event.Records as SQSRecord[];
   const outcomes = new Map<string, Promise<unknown>>();
-  const dues: Due[] = [];
+  const duesOf = new Map<string, Due[]>();
   const now = Date.now();
   for (const record of records) {
-    const job = jobOf(record);
-    if (!job) continue;
-    if (job.notBefore !== undefined && job.notBefore > now) outcomes.set(record.messageId, enqueue(job));
-    else dues.push({ job, messageId: record.messageId });
+    const message = jobOf(record);
+    if (!message) continue;
+    if (message.notBefore !== undefined && message.notBefore > now) outcomes.set(record.messageId, enqueue(message));
+    else duesOf.set(record.messageId, jobsOf(message).map((job) => ({ job, messageId: record.messageId })));
   }
-  for (const [due, claimed] of claim(dues)) outcomes.set(due.messageId, claimed.then((mine) => (mine ? deliver(due.job) : undefined)));
+  const claims = claim([...duesOf.values()].flat());
+  for (const [messageId, dues] of duesOf) outcomes.set(messageId, deliverAll(dues, claims));
   const settled = await Promise.allSettled(records.map((record) => outcomes.get(record.messageId)));
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   settled.forEach((result, i) => {
