@@ -88,7 +88,7 @@ async function main(): Promise<number> {
     failures.push({ benchmark: 'smtp submission', error: (error as Error).stack ?? String(error) });
   }
 
-  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(metrics?.checks ?? []), ...(smtp?.checks ?? [])];
+  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? [])];
   const passed = checks.filter((c) => c.pass).length;
   const seconds = (Date.now() - started) / 1000;
   print('== Summary ==');
@@ -97,13 +97,16 @@ async function main(): Promise<number> {
   print();
   if (ingest) {
     print(
-      `Report only (no target): event ingest ${fixed(ingest.ours.eventsPerSecond, 0)} events/s, batch p50 ${fixed(ingest.ours.batchP50Ms, 2)} ms / p99 ${fixed(ingest.ours.batchP99Ms, 2)} ms; ` +
-        `raw PutItem floor ${ratio(ingest.ratio)} faster, raw GetItem + PutItem peer ${ratio(ingest.peerRatio)}.`,
+      `Event ingest ${fixed(ingest.ours.eventsPerSecond, 0)} events/s, batch p50 ${fixed(ingest.ours.batchP50Ms, 2)} ms / p99 ${fixed(ingest.ours.batchP99Ms, 2)} ms; ` +
+        `raw PutItem floor at ${ratio(ingest.ratio)} of it, raw GetItem + PutItem peer at ${ratio(ingest.peerRatio)}.`,
     );
     print();
   }
   if (dispatch) {
-    print(`Report only (no target): webhook dispatch ${fixed(dispatch.ours.deliveriesPerSecond, 0)} deliveries/s through fan-out, queue and worker; bare signed POSTs ${ratio(dispatch.ratio)} faster.`);
+    print(
+      `Webhook dispatch ${fixed(dispatch.ours.deliveriesPerSecond, 0)} deliveries/s through fan-out, queue and worker; bare signed POSTs ${ratio(dispatch.ratio)} faster ` +
+        `(CPU per delivery ${ratio(dispatch.cpuRatio)} theirs).`,
+    );
     print();
   }
   for (const f of failures) print(`ERROR: ${f.benchmark} did not run: ${f.error}`);

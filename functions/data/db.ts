@@ -41,8 +41,11 @@ export const keys = {
   accountWebhooks: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNTWEBHOOKS' }),
   /** The account's webhook signing key, sealed with the platform key. */
   httpSigningKey: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'HTTPSIGNINGKEY' }),
-  /** Which queue message owns one (event, URL) delivery: a retried stream batch enqueues it twice. */
-  webhookDelivery: (accountId: string, deliveryId: string): Key => ({ pk: `ACCT#${accountId}#WHDELIVERY#${deliveryId}`, sk: 'CLAIM' }),
+  /**
+   * Which queue message owns each delivery (one per URL) of one attempt at an event's webhooks, one
+   * attribute per delivery: a retried stream batch enqueues them twice.
+   */
+  webhookDeliveries: (accountId: string, eventId: string, attempt: number): Key => ({ pk: `ACCT#${accountId}#WHDELIVERY#${eventId}#${attempt}`, sk: 'CLAIMS' }),
   /** Deliveries given up (retries exhausted, or 406), per account and UTC day, newest last. */
   webhookFailure: (accountId: string, day: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#WHFAILED#${day}`, sk }),
 };

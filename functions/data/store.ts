@@ -101,12 +101,16 @@ export async function putItems(items: ItemWrite[]): Promise<void> {
 /**
  * The items that exist among `keys`, 100 keys a call (BatchGetItem), in no particular order and
  * with their keys (`pk`, `sk`) so a caller can tell which is which; absent keys yield nothing.
+ * A key given twice is read once (BatchGetItem refuses duplicates). With `consistent`, every read
+ * is strongly consistent, as getItem's option.
  */
-export async function getItems<T>(keys: readonly Key[], options: { concurrency?: number } = {}): Promise<Array<T & Key>> {
+export async function getItems<T>(keys: readonly Key[], options: { concurrency?: number; consistent?: boolean } = {}): Promise<Array<T & Key>> {
   const found: Array<T & Key> = [];
-  await mapLimit(chunksOf(keys, BATCH_GET_MAX), options.concurrency ?? 4, (chunk) =>
+  const distinct = [...new Map(keys.map((key) => [`${key.pk}\n${key.sk}`, { pk: key.pk, sk: key.sk }])).values()];
+  const consistent = options.consistent ? { ConsistentRead: true } : {};
+  await mapLimit(chunksOf(distinct, BATCH_GET_MAX), options.concurrency ?? 4, (chunk) =>
     untilProcessed('reads', [...chunk], async (pending) => {
-      const out = await documentClient().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending } } }));
+      const out = await documentClient().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending, ...consistent } } }));
       found.push(...((out.Responses?.[table()] ?? []) as Array<T & Key>));
       return (out.UnprocessedKeys?.[table()]?.Keys ?? []) as Key[];
     }),
@@ -205,6 +209,20 @@ export async function updateItemWhere(key: Key, path: readonly string[], expecte
   const at = path.map((_, i) => `#p${i}`).join('.');
   const condition = expected === undefined ? `attribute_exists(pk) AND attribute_not_exists(${at})` : `${at} = :expected`;
   return conditionalUpdate(key, changes, { condition, names, values: expected === undefined ? {} : { ':expected': expected } });
+}
+
+/**
+ * Sets `claims` (attribute -> value) on an item, creating it if needed, only if none of them is
+ * present yet, and `alsoSet` unconditionally; false when one is present. One conditional write.
+ */
+export async function setAbsentAttributes(key: Key, claims: Record<string, unknown>, alsoSet: Record<string, unknown> = {}): Promise<boolean> {
+  const changes = { ...alsoSet, ...claims };
+  // updateExpression names the attributes #a0.. in the order of `changes`; the claims come last.
+  const offset = Object.keys(alsoSet).length;
+  const condition = Object.keys(claims)
+    .map((_, i) => `attribute_not_exists(#a${offset + i})`)
+    .join(' AND ');
+  return conditionalUpdate(key, changes, { condition, names: {}, values: {} });
 }
 
 /** Deletes an item only while its attributes still hold the `expected` values. */

@@ -23,7 +23,7 @@
  * | a domain's webhooks (all types)           | pk = ACCT#<account>, sk = WEBHOOKS#<domain>            |
  * | an account's /v1/webhooks                 | pk = ACCT#<account>, sk = ACCOUNTWEBHOOKS              |
  * | an account's webhook signing key          | pk = ACCT#<account>, sk = HTTPSIGNINGKEY               |
- * | the owner of one webhook delivery         | pk = ACCT#<account>#WHDELIVERY#<delivery id>           |
+ * | the owners of an event's webhook deliveries (one attempt) | pk = ACCT#<account>#WHDELIVERY#<event id>#<attempt> |
  * | failed webhook deliveries of a day        | pk = ACCT#<account>#WHFAILED#<yyyymmdd>, sk = time#id  |
  *
  * The two region-wide lookups (a key by its hash, a domain name's owner) are index items by

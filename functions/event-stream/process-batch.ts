@@ -18,6 +18,12 @@ export interface EventConsumer {
  */
 export const EVENT_STREAM_BATCH_SIZE = 500;
 
+/**
+ * How long the event source waits to fill a batch (MaximumBatchingWindowInSeconds): up to this
+ * much delay before counters and webhooks see an event, for batches that aggregate well.
+ */
+export const EVENT_STREAM_BATCHING_WINDOW_SECONDS = 2;
+
 /** How long a consumer's progress mark is kept: longer than the stream's 24 h retention. */
 const PROGRESS_TTL_SECONDS = 2 * 86_400;
 

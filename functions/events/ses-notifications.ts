@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { findMessage, messageEventFields, type MessageRecord } from '../messages/message-store';
-import { settleClaims, TAG_STORAGE } from '../messages/send-worker';
+import { getItems, putItems, type Key } from '../data/store';
+import { messageEventFields, messageKey, messageOf, type MessageRecord } from '../messages/message-store';
+import { awaitsSettling, settleClaims, settlingKey, TAG_STORAGE } from '../messages/send-worker';
 import { addBounce, addComplaint } from '../suppressions/sending';
+import { mapLimit } from '../platform/concurrency';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
-import { recordEvents, type EventData, type EventName } from './event-store';
+import { eventWrites, type EventData, type EventName } from './event-store';
 
 /** The parts of an SES event-publishing record this worker reads. */
 interface SesEvent {
@@ -127,34 +129,144 @@ export function sesEventOf(body: string): SesEvent {
   return (parsed.Type === 'Notification' && parsed.Message ? JSON.parse(parsed.Message) : parsed) as SesEvent;
 }
 
-export async function ingest(ses: SesEvent): Promise<void> {
-  const storageKey = ses.mail.tags?.[TAG_STORAGE]?.[0];
-  const record = storageKey ? await findMessage(storageKey) : undefined;
-  if (!record) {
-    logger.warn('SES notification for an unknown or expired message', { sesMessageId: ses.mail.messageId, eventType: ses.eventType });
-    return;
+/** One notification of a batch, as far as the batch got with it. */
+interface Notice {
+  messageId: string;
+  ses?: SesEvent;
+  storageKey?: string;
+  record?: MessageRecord;
+  items?: ReturnType<typeof eventsOf>;
+  failed?: unknown;
+}
+
+/** Notifications handled at once, at most, where each needs calls of its own. */
+const FOLLOW_UPS_AT_ONCE = 8;
+
+/**
+ * Ingests a batch of notifications in as few calls as the table allows: one strongly consistent
+ * BatchGetItem for every message they name and every claim they may settle, one BatchWriteItem
+ * (25 events a call) for all their events, then a conditional write only for the claims still
+ * 'sending' (awaitsSettling in send-worker.ts: normally none) and for bounces and complaints.
+ * The order per notification is as it always was: its events, then its claims, then suppressions.
+ * What fails fails only the notifications it concerns (a shared call that fails is tried again
+ * per notification), and a redelivered one does it all again harmlessly: event ids come from the
+ * notification, so a repeat overwrites; settling is conditional; suppression entries are keyed by
+ * address.
+ */
+async function ingestBatch(notices: Notice[]): Promise<void> {
+  const live = () => notices.filter((n) => !n.failed);
+  // Whom each notification names, before its record is read: the claims are read in the same call.
+  const claimKeysOf = new Map<Notice, Key[]>();
+  for (const notice of live()) {
+    try {
+      const ses = notice.ses!;
+      notice.storageKey = ses.mail.tags?.[TAG_STORAGE]?.[0];
+      claimKeysOf.set(notice, notice.storageKey && FINAL_FOR_SENDER.has(ses.eventType) ? namedRecipients(ses).map((recipient) => settlingKey(notice.storageKey!, recipient)) : []);
+    } catch (error) {
+      notice.failed = error;
+    }
   }
-  const items = eventsOf(record, ses);
-  // Events have ids derived from the notification, so a redelivered one overwrites, not duplicates.
-  await recordEvents(record.accountId, record.domain, items.map((item) => item.data));
+  const named = live().filter((n) => n.storageKey);
+  const found = new Map<string, Record<string, unknown>>();
+  await isolated(named, async (notices) => {
+    const keys = notices.flatMap((n) => [messageKey(n.storageKey!), ...claimKeysOf.get(n)!]);
+    for (const item of await getItems<Record<string, unknown>>(keys, { consistent: true })) found.set(keyId(item), item);
+  });
+  for (const notice of live()) {
+    notice.record = notice.storageKey ? messageOf(found.get(keyId(messageKey(notice.storageKey))) as (MessageRecord & Key) | undefined) : undefined;
+    if (!notice.record) {
+      logger.warn('SES notification for an unknown or expired message', { sesMessageId: notice.ses!.mail.messageId, eventType: notice.ses!.eventType });
+      continue;
+    }
+    try {
+      notice.items = eventsOf(notice.record, notice.ses!);
+    } catch (error) {
+      notice.failed = error;
+    }
+  }
+  await isolated(
+    live().filter((n) => n.items?.length),
+    (notices) => putItems(notices.flatMap((n) => eventWrites(n.record!.accountId, n.record!.domain, n.items!.map((item) => item.data)))),
+  );
+  const recording = live().filter((n) => n.items?.length);
+  await mapLimit(recording, FOLLOW_UPS_AT_ONCE, async (notice) => {
+    try {
+      await followUp(notice, found);
+    } catch (error) {
+      notice.failed = error;
+    }
+  });
+}
+
+/**
+ * One call for the whole batch; if it fails, one per notification, so that a notification the
+ * table refuses (or a lasting fault) fails alone rather than taking its batch mates back to the
+ * queue with it, again and again, until the dead-letter queue.
+ */
+async function isolated(notices: Notice[], call: (notices: Notice[]) => Promise<void>): Promise<void> {
+  if (!notices.length) return;
+  try {
+    await call(notices);
+    return;
+  } catch (error) {
+    if (notices.length === 1) {
+      notices[0]!.failed = error;
+      return;
+    }
+  }
+  await mapLimit(notices, FOLLOW_UPS_AT_ONCE, async (notice) => {
+    try {
+      await call([notice]);
+    } catch (error) {
+      notice.failed = error;
+    }
+  });
+}
+
+/** What comes after a notification's events are recorded: its claims settled, its suppressions added. */
+async function followUp({ ses, record, items }: Notice, claims: Map<string, Record<string, unknown>>): Promise<void> {
   // SES has the message: a claim its send left 'sending' (the worker died before marking it) is settled.
-  if (FINAL_FOR_SENDER.has(ses.eventType)) await settleClaims(record.storageKey, items.map((item) => item.recipient));
-  for (const item of items) {
+  if (FINAL_FOR_SENDER.has(ses!.eventType)) {
+    const sending = items!.map((item) => item.recipient).filter((recipient) => awaitsSettling(claims.get(keyId(settlingKey(record!.storageKey, recipient)))));
+    if (sending.length) await settleClaims(record!.storageKey, sending);
+  }
+  for (const item of items!) {
     // Hard bounces join the domain's bounce list (unless allowlisted), complaints its complaint list.
-    if (item.hardBounce) await addBounce(record.accountId, record.domain, { address: item.recipient, code: item.hardBounce.code, error: item.hardBounce.error });
-    if (item.complaint) await addComplaint(record.accountId, record.domain, { address: item.recipient });
+    if (item.hardBounce) await addBounce(record!.accountId, record!.domain, { address: item.recipient, code: item.hardBounce.code, error: item.hardBounce.error });
+    if (item.complaint) await addComplaint(record!.accountId, record!.domain, { address: item.recipient });
+  }
+}
+
+const keyId = (key: Key) => `${key.pk}\n${key.sk}`;
+
+/** The recipients eventsOf gives events to, from the notification alone. */
+function namedRecipients(ses: SesEvent): string[] {
+  switch (ses.eventType) {
+    case 'Delivery':
+      return ses.delivery?.recipients ?? [];
+    case 'Bounce':
+      return ses.bounce?.bouncedRecipients.map((r) => r.emailAddress) ?? [];
+    case 'Reject':
+      return ses.mail.destination;
+    default:
+      return [];
   }
 }
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const failures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const message of event.Records) {
+  const notices: Notice[] = event.Records.map((message) => {
     try {
-      await ingest(sesEventOf(message.body));
+      return { messageId: message.messageId, ses: sesEventOf(message.body) };
     } catch (error) {
-      logger.error('could not ingest an SES notification', { messageId: message.messageId, error: error as Error });
-      failures.push({ itemIdentifier: message.messageId });
+      return { messageId: message.messageId, failed: error };
     }
+  });
+  await ingestBatch(notices);
+  const failures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const notice of notices) {
+    if (!notice.failed) continue;
+    logger.error('could not ingest an SES notification', { messageId: notice.messageId, error: notice.failed as Error });
+    failures.push({ itemIdentifier: notice.messageId });
   }
   return { batchItemFailures: failures };
 }

@@ -1,6 +1,6 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { getItem, isLive, putItems, type ItemWrite } from '../data/store';
+import { getItem, isLive, putItems, type ItemWrite, type Key } from '../data/store';
 import { s3Client } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { NotFound } from '../platform/errors';
@@ -70,6 +70,16 @@ export async function storeRecord(record: MessageRecord, alongside: ItemWrite[] 
 export async function findMessage(storageKey: string): Promise<MessageRecord | undefined> {
   const record = await getItem<MessageRecord>(messageKey(storageKey));
   return record && isLive(record) ? record : undefined;
+}
+
+/**
+ * A message record as a caller's own batch read (getItems of messageKey) returned it, as
+ * findMessage would: without its keys, and undefined when absent or expired.
+ */
+export function messageOf(item: (MessageRecord & Partial<Key>) | undefined, now = Date.now()): MessageRecord | undefined {
+  if (!item || !isLive(item, now)) return undefined;
+  const { pk: _pk, sk: _sk, ...record } = item;
+  return record;
 }
 
 export async function loadMime(record: MessageRecord): Promise<Buffer | undefined> {

@@ -149,8 +149,21 @@ const release = (storageKey: string, recipients: string[], invocation: Invocatio
 
 /** The claims SES has a final word on are settled, so a dead invocation's claim is not failed as unknown. */
 export async function settleClaims(storageKey: string, recipients: string[]): Promise<void> {
-  await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => updateItemIf(claimKey(storageKey, recipient.toLowerCase()), { state: 'sending' }, { state: 'done' }));
+  await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => updateItemIf(settlingKey(storageKey, recipient), { state: 'sending' }, { state: 'done' }));
 }
+
+/** The claim settleClaims looks at, for a caller that reads claims in a batch read of its own first. */
+export const settlingKey = (storageKey: string, recipient: string) => claimKey(storageKey, recipient.toLowerCase());
+
+/**
+ * Whether a claim, read strongly consistently once SES's notification about its recipient has
+ * arrived, still needs settleClaims. SES reports only on a send it accepted, and the claim was
+ * 'sending' before that send was made; from there it only moves on ('done', or 'failing' then
+ * 'done'), never back. So a claim read in any other state (or gone with its ttl) would refuse
+ * settleClaims' conditional write anyway, and only one read 'sending' is worth the write, which
+ * stays conditional in case it moved on since the read.
+ */
+export const awaitsSettling = (claim: { state?: unknown } | undefined): boolean => claim?.state === 'sending';
 
 const retryDelay = (attempt: number) => Math.min(900, env().SEND_RETRY_BASE_SECONDS * 2 ** attempt);
 

@@ -3,8 +3,10 @@ import type { EventData } from '../events/event-store';
 import type { WebhookName } from './names';
 
 /**
- * One queue message: one event for one URL. It carries the event itself (not a reference), so a
- * retry hours later sends what the event was, whatever the table holds by then.
+ * One delivery: one event for one URL, and a queue message carrying it. It carries the event
+ * itself (not a reference), so a retry hours later sends what the event was, whatever the table
+ * holds by then. Fan-out puts all of an event's URLs in one message (`alsoTo`), so an event costs
+ * one message and one duplicate-guard write however many URLs it goes to; retries are per URL.
  */
 export interface DeliveryJob {
   /** Stable per (event, URL): the duplicate guard's key when a stream batch is replayed. */
@@ -22,6 +24,14 @@ export interface DeliveryJob {
   firstAttemptAt?: number;
   /** What the previous attempt got, for the failure record. */
   lastOutcome?: string;
+  /** The event's other URLs at this attempt, delivered from the same message. */
+  alsoTo?: Array<{ url: string; deliveryId: string }>;
+}
+
+/** The deliveries one queue message carries: its own, then those it names in `alsoTo`. */
+export function jobsOf(message: DeliveryJob): DeliveryJob[] {
+  const { alsoTo, ...first } = message;
+  return [first, ...(alsoTo ?? []).map((target) => ({ ...first, url: target.url, deliveryId: target.deliveryId }))];
 }
 
 export function deliveryIdOf(eventId: string, url: string): string {

@@ -13,8 +13,8 @@ const RESEND_ATTEMPTS = 3;
 
 /**
  * Turns recorded events into deliveries: for each event, the URLs of its webhook type at domain
- * and account level, each URL once (Mailgun de-duplicates across levels), and one queue message
- * per (event, URL). Called by the event stream (functions/event-stream) with each batch of new
+ * and account level, each URL once (Mailgun de-duplicates across levels), all in one queue
+ * message per event. Called by the event stream (functions/event-stream) with each batch of new
  * events. A failure throws, so the stream retries the batch; the worker's duplicate guard
  * (delivery-worker.ts) drops the deliveries that made it the first time.
  */
@@ -32,9 +32,10 @@ export async function fanOutWebhooks(events: RecordedEvent[]): Promise<void> {
     events.map(async ({ accountId, domain, data }) => {
       const webhook = webhookNameOf(data);
       if (!webhook) return;
-      for (const url of await urlsFor(accountId, domain, webhook)) {
-        jobs.push({ deliveryId: deliveryIdOf(data.id, url), accountId, domain, url, webhook, event: data, attempt: 0 });
-      }
+      const [url, ...others] = await urlsFor(accountId, domain, webhook);
+      if (url === undefined) return;
+      const alsoTo = others.map((other) => ({ url: other, deliveryId: deliveryIdOf(data.id, other) }));
+      jobs.push({ deliveryId: deliveryIdOf(data.id, url), accountId, domain, url, webhook, event: data, attempt: 0, ...(alsoTo.length ? { alsoTo } : {}) });
     }),
   );
   await enqueueAll(jobs);

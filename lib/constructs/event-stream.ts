@@ -4,7 +4,7 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { handlerEntry } from '../paths';
-import { EVENT_STREAM_BATCH_SIZE } from '../../functions/event-stream/process-batch';
+import { EVENT_STREAM_BATCH_SIZE, EVENT_STREAM_BATCHING_WINDOW_SECONDS } from '../../functions/event-stream/process-batch';
 import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
 import { type AreaResources, grantEventStreamWorker } from './area-permissions';
 import { PlatformFunction } from './platform-function';
@@ -13,7 +13,7 @@ import { deadLetterQueue } from './queue';
 /** A batch is a few hundred events turned into counter updates and queued webhooks. */
 export const EVENT_STREAM_TIMEOUT = Duration.minutes(1);
 /** With the large batches (process-batch.ts), a short window: up to this much delay. */
-export const EVENT_STREAM_BATCHING_WINDOW = Duration.seconds(2);
+export const EVENT_STREAM_BATCHING_WINDOW = Duration.seconds(EVENT_STREAM_BATCHING_WINDOW_SECONDS);
 
 export interface EventStreamProps {
   resources: AreaResources;

@@ -38,6 +38,11 @@ export interface LocalOptions {
   /** The ACM stand-in's certificate lifetime and renewal window in ms (tests); default 395 and 60 days. */
   certificateValidityMs?: number;
   certificateRenewBeforeMs?: number;
+  /**
+   * The event stream's batching window in seconds; default a short local one (region-host.ts),
+   * EVENT_STREAM_BATCHING_WINDOW_SECONDS for the deployed one (benchmarks).
+   */
+  eventStreamBatchingWindowSeconds?: number;
   /** Environment passed to the handlers of both regions (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env?: Record<string, string | undefined>;
 }
@@ -139,6 +144,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       sendWorkerTimeoutSeconds: options.sendWorkerTimeoutSeconds,
       workflowRetryIntervalMs: options.workflowRetryIntervalMs,
       periodicJobEveryMs: options.periodicJobEveryMs,
+      eventStreamBatchingWindowSeconds: options.eventStreamBatchingWindowSeconds,
       env: options.env ?? {},
     });
   const us = await start('us', port, tlsPort);

@@ -50,6 +50,12 @@ const SES_TLS_CONFIGURATION_SET = 'mailplane-events-require-tls';
 /** The local id of the tracking API (lib/constructs/api.ts): what tracking hosts' custom domain names map to. */
 export const LOCAL_TRACKING_API_ID = 'tracking';
 
+/**
+ * The event stream's batching window in local mode: the deployed one (2 s) would hold every
+ * webhook and counter back that long on a developer's machine; this still gathers a burst.
+ */
+export const LOCAL_EVENT_STREAM_BATCHING_WINDOW_SECONDS = 0.25;
+
 export interface RegionHostOptions {
   region: PlatformRegion;
   port: number;
@@ -79,6 +85,8 @@ export interface RegionHostOptions {
   /** The ACM stand-in's certificate lifetime and renewal window (tests shorten them); default 395 and 60 days. */
   certificateValidityMs?: number;
   certificateRenewBeforeMs?: number;
+  /** The event stream's batching window; default LOCAL_EVENT_STREAM_BATCHING_WINDOW_SECONDS. */
+  eventStreamBatchingWindowSeconds?: number;
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env: Record<string, string | undefined>;
 }
@@ -337,10 +345,17 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   const notificationsQueue = sqs.createQueue('ses-notifications', { visibilityTimeoutSeconds: 30, maxReceiveCount: 5, batchSize: 10 }, notificationsWorker);
   ses.onNotification((body, delaySeconds) => sqs.send(notificationsQueue, body, delaySeconds));
   // The table's stream (new events) feeds analytics, the tag registry and webhooks, in batches as
-  // large as the deployed event source's (EVENT_STREAM_BATCH_SIZE) so counters aggregate as much.
+  // large as the deployed event source's (EVENT_STREAM_BATCH_SIZE) so counters aggregate as much,
+  // gathered over a shorter window than the deployed one unless told otherwise.
   const eventStreamQueue = sqs.createQueue(
     'event-stream',
-    { visibilityTimeoutSeconds: 60, maxReceiveCount: 10, batchSize: EVENT_STREAM_BATCH_SIZE, retryDelaySeconds: 0.2 },
+    {
+      visibilityTimeoutSeconds: 60,
+      maxReceiveCount: 10,
+      batchSize: EVENT_STREAM_BATCH_SIZE,
+      batchingWindowSeconds: options.eventStreamBatchingWindowSeconds ?? LOCAL_EVENT_STREAM_BATCHING_WINDOW_SECONDS,
+      retryDelaySeconds: 0.2,
+    },
     streamQueueWorker(eventStreamHandler),
   );
   publishStream = (bodies) => sqs.sendAll(eventStreamQueue, bodies);

@@ -32,6 +32,12 @@ export interface QueueOptions {
   retryDelaySeconds?: number;
   /** Batches in flight at once (Lambda's concurrent invocations of the worker); default 1. */
   maxConcurrency?: number;
+  /**
+   * An event source's batching window (MaximumBatchingWindowInSeconds): a worker is invoked once
+   * a full batch is visible, or once the oldest visible message has waited this long. Without
+   * one, as Lambda's SQS poller does by default, as soon as any message is visible.
+   */
+  batchingWindowSeconds?: number;
 }
 
 interface StoredMessage {
@@ -64,6 +70,7 @@ export class SqsStandIn {
   private baseUrl = '';
   private readonly queues = new Map<string, { state: QueueState; options: QueueOptions; worker?: QueueWorker; running: number }>();
   private timer?: NodeJS.Timeout;
+  private pumpSoon = false;
   private stopped = false;
   private readonly crashes = new Set<string>();
   private readonly paused = new Set<string>();
@@ -83,9 +90,24 @@ export class SqsStandIn {
     return this.baseUrl;
   }
 
-  /** Starts invoking the workers, once everything they use is in place. */
+  /**
+   * Starts invoking the workers, once everything they use is in place. As Lambda's pollers do, a
+   * queue is served as soon as it has work and a free invocation: when messages arrive and when an
+   * invocation ends. The timer catches what only time makes ready (delays, visibility timeouts,
+   * batching windows).
+   */
   start(): void {
     this.timer ??= setInterval(() => this.pump(), 50);
+  }
+
+  /** A pump once the current call stack is done: many sends (or ends) in a row make one. */
+  private schedulePump(): void {
+    if (this.pumpSoon || !this.timer) return;
+    this.pumpSoon = true;
+    setImmediate(() => {
+      this.pumpSoon = false;
+      this.pump();
+    });
   }
 
   async close(): Promise<void> {
@@ -137,6 +159,7 @@ export class SqsStandIn {
 
   resume(name: string): void {
     this.paused.delete(name);
+    this.schedulePump();
   }
 
   /** How a queue was created, for tests and inspection. */
@@ -182,6 +205,7 @@ export class SqsStandIn {
     if (this.refused(name)) return undefined;
     const messages = entries.map((entry) => this.enqueue(name, entry.body, entry.delaySeconds ?? 0));
     this.persist(name);
+    this.schedulePump();
     return messages;
   }
 
@@ -198,9 +222,14 @@ export class SqsStandIn {
       const worker = queue.worker;
       if (!worker || this.paused.has(name)) continue;
       const now = Date.now();
+      const windowMs = (queue.options.batchingWindowSeconds ?? 0) * 1000;
       let taken = false;
       while (queue.running < (queue.options.maxConcurrency ?? 1)) {
-        const batch = queue.state.messages.filter((m) => m.visibleAt <= now).slice(0, queue.options.batchSize);
+        const visible = queue.state.messages.filter((m) => m.visibleAt <= now);
+        // Within its batching window a queue waits for a full batch, from when its oldest visible message became visible.
+        // A message offered again after a failure is not held back by it.
+        if (windowMs > 0 && visible.length < queue.options.batchSize && visible.every((m) => m.receiveCount === 0 && Math.max(m.sentAt, m.visibleAt) + windowMs > now)) break;
+        const batch = visible.slice(0, queue.options.batchSize);
         if (!batch.length) break;
         queue.running += 1;
         for (const message of batch) {
@@ -210,6 +239,7 @@ export class SqsStandIn {
         taken = true;
         void this.deliver(name, worker, batch).finally(() => {
           queue.running -= 1;
+          this.schedulePump();
         });
       }
       // The receive counts and visibility of every batch taken, written once.
