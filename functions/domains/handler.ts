@@ -12,12 +12,12 @@ import { createDomainInput, footer, getDomainInput, listDomainsInput, updateDoma
 const TRACKING_UPDATED = 'Domain tracking settings have been updated';
 
 /** Click tracking also takes `htmlonly`: links in the HTML part only. */
-const clickActive = z.preprocess(
+const clickActive = () => z.preprocess(
   (value) => (typeof value === 'string' && value.trim().toLowerCase() === 'htmlonly' ? 'htmlonly' : value),
   z.union([z.literal('htmlonly'), flag()]),
 );
 
-function settingsOf(input: z.infer<typeof updateDomainInput>): DomainSettings {
+function settingsOf(input: z.infer<ReturnType<typeof updateDomainInput>>): DomainSettings {
   return {
     spamAction: input.spam_action,
     wildcard: input.wildcard,
@@ -76,17 +76,17 @@ export const handler = areaHandler(domainRoutes, {
     return { message: 'Domain has been updated', domain: domainJson(updated), ...dnsRecordsJson(updated) };
   }),
 
-  verifyDomain: operation(z.object({ name: z.string() }), async (req, input) => {
+  verifyDomain: operation(() => z.object({ name: z.string() }), async (req, input) => {
     const domain = await verifyDomain(await requireDomain(req.accountId, input.name));
     return { message: 'Domain DNS records have been updated', domain: domainJson(domain), ...dnsRecordsJson(domain) };
   }),
 
-  getTracking: operation(z.object({ name: z.string() }), async (req, input) => {
+  getTracking: operation(() => z.object({ name: z.string() }), async (req, input) => {
     const domain = await requireDomain(req.accountId, input.name);
     return { tracking: { ...trackingJson(trackingOf(domain)), web_scheme: domain.webScheme } };
   }),
 
-  updateOpenTracking: operation(z.object({ name: z.string(), active: flag().optional(), place_at_the_top: flag().optional() }), async (req, input) => {
+  updateOpenTracking: operation(() => z.object({ name: z.string(), active: flag().optional(), place_at_the_top: flag().optional() }), async (req, input) => {
     const domain = await requireDomain(req.accountId, input.name);
     const current = trackingOf(domain);
     const open = { active: input.active ?? current.open.active, placeAtTheTop: input.place_at_the_top ?? current.open.placeAtTheTop };
@@ -94,7 +94,7 @@ export const handler = areaHandler(domainRoutes, {
     return { message: TRACKING_UPDATED, open: trackingJson(trackingOf(updated)).open };
   }),
 
-  updateClickTracking: operation(z.object({ name: z.string(), active: clickActive.optional() }), async (req, input) => {
+  updateClickTracking: operation(() => z.object({ name: z.string(), active: clickActive().optional() }), async (req, input) => {
     const domain = await requireDomain(req.accountId, input.name);
     const click = { active: input.active ?? trackingOf(domain).click.active };
     const updated = await patchDomain(domain, { tracking: { ...domain.tracking, click } });
@@ -102,7 +102,7 @@ export const handler = areaHandler(domainRoutes, {
   }),
 
   updateUnsubscribeTracking: operation(
-    z.object({ name: z.string(), active: flag().optional(), html_footer: footer().optional(), text_footer: footer().optional() }),
+    () => z.object({ name: z.string(), active: flag().optional(), html_footer: footer().optional(), text_footer: footer().optional() }),
     async (req, input) => {
       const domain = await requireDomain(req.accountId, input.name);
       const current = trackingOf(domain).unsubscribe;
@@ -112,7 +112,7 @@ export const handler = areaHandler(domainRoutes, {
     },
   ),
 
-  deleteDomain: operation(z.object({ name: z.string() }), async (req, input) => {
+  deleteDomain: operation(() => z.object({ name: z.string() }), async (req, input) => {
     await deleteDomain(await requireDomain(req.accountId, input.name));
     return { message: 'Domain has been deleted' };
   }),

@@ -12,7 +12,7 @@ import { ApiError, Forbidden, NotFound, Unauthorized } from '../errors';
 import { logger } from '../logger';
 import type { AuthorizerContext, Principal } from '../principal';
 import { parseBody, parseQuery, type UploadedFile } from './body';
-import { validate } from './params';
+import { schema, validate } from './params';
 import { checkPathParams, decodeSegment } from './path-params';
 import { jsonResult, RawReply, rawResult, Reply } from './reply';
 import { routeKey, type RouteSpec } from './route';
@@ -39,13 +39,28 @@ export interface ApiRequest {
 }
 
 export interface Operation<S extends z.ZodType = z.ZodType> {
-  input: S;
+  /** The input schema: built on the operation's first request, then kept. */
+  input: () => S;
   run(request: ApiRequest, input: z.infer<S>): Promise<unknown>;
 }
 
-/** Declares an operation; its input is validated from path, body and query merged. */
-export function operation<S extends z.ZodType>(input: S, run: (request: ApiRequest, input: z.infer<S>) => Promise<unknown>): Operation<S> {
-  return { input, run };
+/**
+ * Declares an operation; its input is validated from path, body and query merged.
+ *
+ * `input` is a function returning the schema, not the schema: it is called on the operation's
+ * first request and its schema kept for the next ones. A Lambda loads every operation of its area
+ * and a request reaches one, so a handler builds no schema at load (building them all, up to 270
+ * zod objects in an area, was cold-start time spent on operations the request never reaches):
+ *
+ *   operation(() => z.object({ id: z.string() }), async (req, input) => ...)
+ *   operation(createDomainInput, ...)   // schemas.ts: createDomainInput = schema(() => z.object({ ... }))
+ *
+ * Schemas at module level are `schema(() => ...)` (functions/platform/http/params.ts), building
+ * blocks are functions (`text()`, `flag()`); test/unit/platform/lazy-schemas.test.ts fails for a
+ * handler that builds a schema at load.
+ */
+export function operation<S extends z.ZodType>(input: () => S, run: (request: ApiRequest, input: z.infer<S>) => Promise<unknown>): Operation<S> {
+  return { input: schema(input), run };
 }
 
 type Operations<R extends readonly RouteSpec[]> = { [K in R[number]['operation']]: Operation<z.ZodType> };
@@ -144,7 +159,7 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
         principal,
         accountId,
       };
-      const input = validate(op.input, { ...params, ...path });
+      const input = validate(op.input(), { ...params, ...path });
       const result = await op.run(request, input);
       if (result instanceof RawReply) return rawResult(result);
       return result instanceof Reply ? jsonResult(result.status, result.body, result.headers) : jsonResult(200, result);
