@@ -20,6 +20,12 @@ export interface SideBundle {
 export const SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
   storage: [{ importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' }],
   templates: [{ importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' }],
+  // Sends with a stored template (handlebars) and t:text=yes (html-to-text): the bundle's own
+  // requires are in functions/templates/, and resolve beside index.js once bundled.
+  messages: [
+    { importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' },
+    { importPath: './html-to-text-engine', entry: 'functions/templates/html-to-text-engine.ts' },
+  ],
 };
 
 export const sideBundleFile = (side: SideBundle): string => `${path.basename(side.importPath)}.js`;

@@ -87,3 +87,29 @@ test('the templates Lambda compiles and checks templates from handlebars bundled
   const result = execFileSync(process.execPath, [path.join(out, 'index.js')], { cwd: dir, encoding: 'utf8' });
   expect(JSON.parse(result)).toEqual(['<p>&lt;b&gt;</p>one', 'partials are not supported']);
 }, 60_000);
+
+/** Bundles `source` with the bundling of the `entry` Lambda, its side bundles beside it, and runs it. */
+async function runWithSideBundles(entry: string, source: string): Promise<{ index: string; output: string }> {
+  const out = path.join(dir, `${entry}-sides`);
+  const { commandHooks: _hooks, ...bundling } = platformBundlingOf(handlerEntry(entry));
+  const options = { ...esbuildOptionsOf(bundling), logLevel: 'silent' as const };
+  await build({ ...options, stdin: { contents: source, resolveDir: REPO_ROOT, loader: 'ts' }, outfile: path.join(out, 'index.js') });
+  for (const side of SIDE_BUNDLES[entry]!) await buildSideBundle(options, side, out);
+  return { index: fs.readFileSync(path.join(out, 'index.js'), 'utf8'), output: execFileSync(process.execPath, [path.join(out, 'index.js')], { cwd: dir, encoding: 'utf8' }) };
+}
+
+test('the messages Lambda renders templates and their text parts from handlebars and html-to-text bundled beside index.js', async () => {
+  const { index, output } = await runWithSideBundles(
+    'messages',
+    "import { compileHtml } from './functions/templates/handlebars-dialect';\n" +
+      "import { textFromHtml } from './functions/templates/text-part';\n" +
+      "const html = compileHtml('<h1>Hi {{name}}</h1><p><a href=\"https://x.example/\">link</a><img src=\"a.png\"></p>')({ name: 'Ann' });\n" +
+      'process.stdout.write(JSON.stringify([html, textFromHtml(html)]));',
+  );
+  expect(index).toContain('require("./handlebars-engine")');
+  expect(index).toContain('require("./html-to-text-engine")');
+  // handlebars' parser and html-to-text's options are not in index.js.
+  expect(index).not.toContain('Parse error on line');
+  expect(index).not.toContain('trimEmptyLines');
+  expect(JSON.parse(output)).toEqual(['<h1>Hi Ann</h1><p><a href="https://x.example/">link</a><img src="a.png"></p>', 'Hi Ann\n\nlink [https://x.example/]']);
+}, 60_000);
