@@ -236,7 +236,7 @@ function groupOf(bucket: string, standIn: Set<string>): string {
   return layerOf(bucket, (b) => {
     if (standIn.has(b)) return 'dynalite + its packages (the stand-in, same process)';
     if (b.startsWith('lib/')) return 'local host (lib/)';
-    if (b.startsWith('@aws-lambda-powertools/') || b === 'zod') return 'powertools logger, zod';
+    if (b === 'zod') return 'zod';
     return undefined;
   });
 }

@@ -1,6 +1,6 @@
 /**
  * Request overhead of the local host: `GET /v4/domains/{name}` through the whole stack (gateway,
- * authorizer, middy pipeline, zod, ElectroDB, SDK, dynalite) against a bare node:http server doing
+ * authorizer, request pipeline, zod, SDK, dynalite) against a bare node:http server doing
  * the one DynamoDB GetItem that request needs, on the same dynalite.
  *
  *   npx tsx bench/request-overhead.ts [--no-profile]     (or as part of `npm run bench`)

@@ -612,7 +612,7 @@ interface ProfileSummary {
 function groupOf(bucket: string): string {
   return layerOf(bucket, (b) => {
     if (['nodemailer', 'busboy', 'streamsearch'].includes(b)) return 'MIME parse + compose (busboy, nodemailer)';
-    if (b.startsWith('@middy/') || b.startsWith('@aws-lambda-powertools/') || b === 'zod') return 'middy, powertools logger, zod';
+    if (b === 'zod') return 'zod';
     if (b === 'node:internal/async_hooks') return 'async_hooks (AsyncLocalStorage of withEnv)';
     return undefined;
   });

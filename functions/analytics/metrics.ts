@@ -1,6 +1,6 @@
 import { z } from 'zod/v3';
 import { BadRequest } from '../platform/errors';
-import { flag } from '../platform/http/params';
+import { flag, schema } from '../platform/http/params';
 import { RESOLUTIONS, type Resolution } from './buckets';
 import { COUNT_METRICS, derivedCounts, addCounts, type Counts } from './counts';
 import { providerOf } from './providers';
@@ -44,7 +44,7 @@ function fieldOf(name: string, what: 'dimension' | 'filter attribute', offered: 
 
 const COMPARATORS = ['=', '!=', 'contains', 'not contains'] as const;
 
-const filterSchema = z
+const filterSchema = () => z
   .object({
     AND: z
       .array(
@@ -58,7 +58,7 @@ const filterSchema = z
   })
   .strict();
 
-const paginationSchema = z
+const paginationSchema = () => z
   .object({
     sort: z.string().optional(),
     skip: z.number().int().min(0).optional(),
@@ -67,21 +67,21 @@ const paginationSchema = z
   })
   .optional();
 
-const baseQuery = {
+const baseQuery = () => ({
   start: z.string().optional(),
   end: z.string().optional(),
   duration: z.string().optional(),
   resolution: z.enum(RESOLUTIONS, { errorMap: () => ({ message: 'must be one of hour, day, month' }) }).optional(),
   dimensions: z.array(z.string()).optional(),
   metrics: z.array(z.string()).optional(),
-  filter: filterSchema.optional(),
+  filter: filterSchema().optional(),
   include_subaccounts: flag().optional(),
   include_aggregates: flag().optional(),
-  pagination: paginationSchema,
-};
+  pagination: paginationSchema(),
+});
 
-export const metricsQuery = z.object(baseQuery);
-export type MetricsQuery = z.infer<typeof metricsQuery>;
+export const metricsQuery = schema(() => z.object(baseQuery()));
+export type MetricsQuery = z.infer<ReturnType<typeof metricsQuery>>;
 
 /** What a metrics endpoint offers: its metric names, their values from counts, and its dimensions. */
 export interface MetricSet {

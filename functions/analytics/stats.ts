@@ -1,6 +1,6 @@
 import { z } from 'zod/v3';
 import { BadRequest } from '../platform/errors';
-import { integer, list, oneOfValues, text } from '../platform/http/params';
+import { integer, list, oneOfValues, schema, text } from '../platform/http/params';
 import { bucketStart, nextBucket, RESOLUTIONS, type Resolution } from './buckets';
 import { derivedCounts, type Counts } from './counts';
 import { runCounterQuery, type Field, type Predicate } from './query';
@@ -21,13 +21,13 @@ const events = () =>
       .refine((names) => names.length > 0, { message: `name one or more of ${STATS_EVENTS.join(', ')}` }),
   );
 
-export const statsRange = {
+export const statsRange = () => ({
   event: events(),
   start: text().optional(),
   end: text().optional(),
   duration: text().optional(),
   resolution: oneOfValues(RESOLUTIONS).optional(),
-};
+});
 
 /** One stats item: the requested events' objects, in Mailgun's nesting. */
 export function statsItem(time: number, counts: Counts, wanted: readonly StatsEvent[]): Record<string, unknown> {
@@ -96,11 +96,11 @@ export const STATS_FIELDS: Record<string, Field> = {
   country: { attribute: 'country' },
 };
 
-export const statsFilterInput = z.object({
-  ...statsRange,
+export const statsFilterInput = schema(() => z.object({
+  ...statsRange(),
   filter: list().optional(),
   group: oneOfValues(GROUPS).optional(),
-});
+}));
 
 function parseFilters(filters: string[] | undefined): Predicate[] {
   return (filters ?? []).map((filter) => {
@@ -112,7 +112,7 @@ function parseFilters(filters: string[] | undefined): Predicate[] {
   });
 }
 
-export async function filteredStats(accountId: string, input: z.infer<typeof statsFilterInput>, now = Date.now()) {
+export async function filteredStats(accountId: string, input: z.infer<ReturnType<typeof statsFilterInput>>, now = Date.now()) {
   const filters = parseFilters(input.filter);
   const group = input.group ?? 'total';
   if (group === 'ip') throw new BadRequest("Cannot group by 'ip': sending IPs are chosen by SES and not recorded per event");
@@ -136,15 +136,15 @@ export async function filteredStats(accountId: string, input: z.infer<typeof sta
 }
 
 /** /v3/stats/total/domains: every domain's totals in the one bucket holding `timestamp`. */
-export const totalDomainsInput = z.object({
+export const totalDomainsInput = schema(() => z.object({
   event: events(),
   timestamp: text(),
   resolution: oneOfValues(RESOLUTIONS).optional(),
   limit: integer().pipe(z.number().min(1).max(1000)).optional(),
   skip: integer().pipe(z.number().min(0)).optional(),
-});
+}));
 
-export async function totalsByDomain(accountId: string, input: z.infer<typeof totalDomainsInput>, parse: (value: string) => number) {
+export async function totalsByDomain(accountId: string, input: z.infer<ReturnType<typeof totalDomainsInput>>, parse: (value: string) => number) {
   const resolution = input.resolution ?? 'day';
   const at = bucketStart(parse(input.timestamp), resolution);
   const groups = await runCounterQuery({ accountId, resolution, from: at, to: at + 1, byTime: false, groupBy: [STATS_FIELDS['domain']!], filters: [] });

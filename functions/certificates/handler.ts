@@ -1,11 +1,12 @@
 import { z } from 'zod/v3';
+import { schema } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { Reply } from '../platform/http/reply';
 import { certificateStatus, startCertificateJob } from './certificates';
 import { initiatedJson, statusJson } from './present';
 import { certificateRoutes } from './routes';
 
-const hostInput = z.object({ domain: z.string() });
+const hostInput = schema(() => z.object({ domain: z.string() }));
 
 export const handler = areaHandler(certificateRoutes, {
   // 202 with where to poll, as Mailgun answers (mailgun-go takes 202 for success).

@@ -34,7 +34,7 @@ export const handler = areaHandler(credentialRoutes, {
     return { message: 'Credentials have been deleted', spec };
   }),
 
-  deleteAllCredentials: operation(credentialPathInput.pick({ name: true }), async (req, input) => {
+  deleteAllCredentials: operation(() => credentialPathInput().pick({ name: true }), async (req, input) => {
     const domain = await requireDomain(req.accountId, input.name);
     const count = await deleteAllCredentials(domain);
     return { message: 'All domain credentials have been deleted', count };

@@ -1,5 +1,5 @@
 import { z } from 'zod/v3';
-import { flag, integer, text } from '../platform/http/params';
+import { flag, integer, schema, text } from '../platform/http/params';
 
 /** Every value of a repeatable form field, as strings (blank ones dropped). */
 const repeated = () =>
@@ -9,7 +9,7 @@ const repeated = () =>
   );
 
 /** Mailgun's paging of this list: skip and limit, whose cap it states in its own words (checked by the handler). */
-export const listCredentialsInput = z.object({
+export const listCredentialsInput = schema(() => z.object({
   name: z.string(),
   skip: integer()
     .refine((n) => n >= 0, { message: 'must not be negative' })
@@ -17,19 +17,19 @@ export const listCredentialsInput = z.object({
   limit: integer()
     .refine((n) => n >= 1, { message: 'must be at least 1' })
     .default(100),
-});
+}));
 
 export const MAX_CREDENTIALS_PAGE = 1000;
 
 /** `login` (or `mailbox`) and `password` repeat, paired in order; `system` marks undeletable logins. */
-export const createCredentialsInput = z.object({
+export const createCredentialsInput = schema(() => z.object({
   name: z.string(),
   login: repeated(),
   mailbox: repeated(),
   password: repeated(),
   system: flag().default(false),
-});
+}));
 
-export const changePasswordInput = z.object({ name: z.string(), spec: z.string(), password: text().optional() });
+export const changePasswordInput = schema(() => z.object({ name: z.string(), spec: z.string(), password: text().optional() }));
 
-export const credentialPathInput = z.object({ name: z.string(), spec: z.string() });
+export const credentialPathInput = schema(() => z.object({ name: z.string(), spec: z.string() }));

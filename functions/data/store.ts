@@ -216,11 +216,10 @@ export async function updateItemWhere(key: Key, path: readonly string[], expecte
  * present yet, and `alsoSet` unconditionally; false when one is present. One conditional write.
  */
 export async function setAbsentAttributes(key: Key, claims: Record<string, unknown>, alsoSet: Record<string, unknown> = {}): Promise<boolean> {
-  const changes = { ...alsoSet, ...claims };
-  // updateExpression names the attributes #a0.. in the order of `changes`; the claims come last.
-  const offset = Object.keys(alsoSet).length;
+  // updateExpression names the attributes #a0.. in the order of `changes`: the claims come first.
+  const changes = { ...claims, ...alsoSet };
   const condition = Object.keys(claims)
-    .map((_, i) => `attribute_not_exists(#a${offset + i})`)
+    .map((_, i) => `attribute_not_exists(#a${i})`)
     .join(' AND ');
   return conditionalUpdate(key, changes, { condition, names: {}, values: {} });
 }

@@ -52,7 +52,8 @@ const pemOf = (input: { pem?: string }, files: Array<{ field: string; content: B
 
 export const handler = areaHandler(dkimRoutes, {
   listKeys: operation(
-    z.object({
+    () =>
+      z.object({
       page: text().optional(),
       limit: integer()
         .refine((n) => n >= 1 && n <= MAX_PAGE, { message: `must be between 1 and ${MAX_PAGE}` })
@@ -78,7 +79,8 @@ export const handler = areaHandler(dkimRoutes, {
   ),
 
   createKey: operation(
-    z.object({
+    () =>
+      z.object({
       signing_domain: domainName(),
       selector: selector(),
       bits: dkimKeyBits().optional(),
@@ -92,13 +94,13 @@ export const handler = areaHandler(dkimRoutes, {
     },
   ),
 
-  deleteKey: operation(z.object({ signing_domain: domainName(), selector: selector() }), async (req, input) => {
+  deleteKey: operation(() => z.object({ signing_domain: domainName(), selector: selector() }), async (req, input) => {
     const key = await requireDkimKey(req.accountId, input.signing_domain, input.selector);
     await deleteKey(key, await findDomain(req.accountId, key.signingDomain));
     return { message: 'success' };
   }),
 
-  listDomainKeys: operation(z.object({ authority: z.string() }), async (req, input) => {
+  listDomainKeys: operation(() => z.object({ authority: z.string() }), async (req, input) => {
     await requireDomain(req.accountId, input.authority);
     const keys = await accountKeys(req.accountId, { signingDomain: input.authority.toLowerCase() });
     // A handful of keys per domain: each looked up now, and the observation kept for the list.
@@ -112,29 +114,29 @@ export const handler = areaHandler(dkimRoutes, {
     return { items: checked };
   }),
 
-  activateKey: operation(z.object({ authority: z.string(), selector: selector() }), async (req, input) => {
+  activateKey: operation(() => z.object({ authority: z.string(), selector: selector() }), async (req, input) => {
     const key = await requireDkimKey(req.accountId, input.authority.toLowerCase(), input.selector);
     await activateKey(key);
     return { message: 'domain key activated', authority: key.signingDomain, selector: key.selector, active: true };
   }),
 
-  deactivateKey: operation(z.object({ authority: z.string(), selector: selector() }), async (req, input) => {
+  deactivateKey: operation(() => z.object({ authority: z.string(), selector: selector() }), async (req, input) => {
     const key = await requireDkimKey(req.accountId, input.authority.toLowerCase(), input.selector);
     await deactivateKey(key);
     return { message: 'domain key deactivated', authority: key.signingDomain, selector: key.selector, active: false };
   }),
 
-  setAuthority: operation(z.object({ name: z.string(), self: flag() }), async (req, input) => {
+  setAuthority: operation(() => z.object({ name: z.string(), self: flag() }), async (req, input) => {
     const { domain, changed } = await setDkimAuthority(await requireDomain(req.accountId, input.name), input.self);
     return { message: 'Domain DKIM authority updated', sending_dns_records: dnsRecordsJson(domain).sending_dns_records, changed };
   }),
 
-  setSelector: operation(z.object({ name: z.string(), dkim_selector: selector() }), async (req, input) => {
+  setSelector: operation(() => z.object({ name: z.string(), dkim_selector: selector() }), async (req, input) => {
     await setDkimSelector(await requireDomain(req.accountId, input.name), input.dkim_selector);
     return { message: 'DKIM selector changed' };
   }),
 
-  setRotation: operation(z.object({ name: z.string(), rotation_enabled: flag(), rotation_interval: text().optional() }), async (req, input) => {
+  setRotation: operation(() => z.object({ name: z.string(), rotation_enabled: flag(), rotation_interval: text().optional() }), async (req, input) => {
     const domain = await findDomain(req.accountId, input.name);
     if (!domain) throw new NotFound('domain not found').as('Description');
     let interval: number | undefined;
@@ -146,7 +148,7 @@ export const handler = areaHandler(dkimRoutes, {
     return rotationJson(await setRotation(domain, input.rotation_enabled, interval));
   }),
 
-  rotate: operation(z.object({ name: z.string() }), async (req, input) => {
+  rotate: operation(() => z.object({ name: z.string() }), async (req, input) => {
     const domain = await findDomain(req.accountId, input.name);
     if (!domain) throw new NotFound('domain not found').as('Description');
     await rotateNow(domain);

@@ -12,12 +12,12 @@ import { atom, createDomainInput, footer, getDomainInput, listDomainsInput, upda
 const TRACKING_UPDATED = 'Domain tracking settings have been updated';
 
 /** Click tracking also takes `htmlonly`: links in the HTML part only. */
-const clickActive = z.preprocess(
+const clickActive = () => z.preprocess(
   (value) => (typeof value === 'string' && value.trim().toLowerCase() === 'htmlonly' ? 'htmlonly' : value),
   z.union([z.literal('htmlonly'), flag()]),
 );
 
-function settingsOf(input: z.infer<typeof updateDomainInput>): DomainSettings {
+function settingsOf(input: z.infer<ReturnType<typeof updateDomainInput>>): DomainSettings {
   return {
     spamAction: input.spam_action,
     wildcard: input.wildcard,
@@ -84,17 +84,17 @@ export const handler = areaHandler(domainRoutes, {
     return { message: 'Domain has been updated', domain: domainJson(updated), ...dnsRecordsJson(updated) };
   }),
 
-  verifyDomain: operation(z.object({ name: z.string() }), async (req, input) => {
+  verifyDomain: operation(() => z.object({ name: z.string() }), async (req, input) => {
     const domain = await verifyDomain(await requireDomain(req.accountId, input.name));
     return { message: 'Domain DNS records have been updated', domain: domainJson(domain), ...dnsRecordsJson(domain) };
   }),
 
-  getTracking: operation(z.object({ name: z.string() }), async (req, input) => {
+  getTracking: operation(() => z.object({ name: z.string() }), async (req, input) => {
     const domain = await requireDomain(req.accountId, input.name);
     return { tracking: { ...trackingJson(trackingOf(domain)), web_scheme: domain.webScheme } };
   }),
 
-  updateOpenTracking: operation(z.object({ name: z.string(), active: flag().optional(), place_at_the_top: flag().optional() }), async (req, input) => {
+  updateOpenTracking: operation(() => z.object({ name: z.string(), active: flag().optional(), place_at_the_top: flag().optional() }), async (req, input) => {
     const domain = await requireDomain(req.accountId, input.name);
     const current = trackingOf(domain);
     const open = { active: input.active ?? current.open.active, placeAtTheTop: input.place_at_the_top ?? current.open.placeAtTheTop };
@@ -102,7 +102,7 @@ export const handler = areaHandler(domainRoutes, {
     return { message: TRACKING_UPDATED, open: trackingJson(trackingOf(updated)).open };
   }),
 
-  updateClickTracking: operation(z.object({ name: z.string(), active: clickActive.optional() }), async (req, input) => {
+  updateClickTracking: operation(() => z.object({ name: z.string(), active: clickActive().optional() }), async (req, input) => {
     const domain = await requireDomain(req.accountId, input.name);
     const click = { active: input.active ?? trackingOf(domain).click.active };
     const updated = await patchDomain(domain, { tracking: { ...domain.tracking, click } });
@@ -110,7 +110,7 @@ export const handler = areaHandler(domainRoutes, {
   }),
 
   updateUnsubscribeTracking: operation(
-    z.object({ name: z.string(), active: flag().optional(), html_footer: footer().optional(), text_footer: footer().optional() }),
+    () => z.object({ name: z.string(), active: flag().optional(), html_footer: footer().optional(), text_footer: footer().optional() }),
     async (req, input) => {
       const domain = await requireDomain(req.accountId, input.name);
       const current = trackingOf(domain).unsubscribe;
@@ -120,12 +120,12 @@ export const handler = areaHandler(domainRoutes, {
     },
   ),
 
-  getConnection: operation(z.object({ name: z.string() }), async (req, input) => {
+  getConnection: operation(() => z.object({ name: z.string() }), async (req, input) => {
     const domain = await requireDomain(req.accountId, input.name);
     return { connection: { require_tls: domain.requireTls, skip_verification: domain.skipVerification } };
   }),
 
-  updateConnection: operation(z.object({ name: z.string(), require_tls: flag().optional(), skip_verification: flag().optional() }), async (req, input) => {
+  updateConnection: operation(() => z.object({ name: z.string(), require_tls: flag().optional(), skip_verification: flag().optional() }), async (req, input) => {
     const updated = await updateDomain(await requireDomain(req.accountId, input.name), { requireTls: input.require_tls, skipVerification: input.skip_verification });
     // Mailgun's documentation spells these with hyphens, its SDK types with underscores: both.
     return {
@@ -137,29 +137,29 @@ export const handler = areaHandler(domainRoutes, {
     };
   }),
 
-  updateWebPrefix: operation(z.object({ name: z.string(), web_prefix: atom() }), async (req, input) => {
+  updateWebPrefix: operation(() => z.object({ name: z.string(), web_prefix: atom() }), async (req, input) => {
     await updateDomain(await requireDomain(req.accountId, input.name), { webPrefix: input.web_prefix });
     return { message: 'Domain web prefix updated' };
   }),
 
   // Mail leaves through SES's shared addresses until dedicated IPs and pools exist (issue 15): a
   // domain has none assigned, and none can be.
-  listDomainIps: operation(z.object({ name: z.string() }), async (req, input) => {
+  listDomainIps: operation(() => z.object({ name: z.string() }), async (req, input) => {
     await requireDomain(req.accountId, input.name);
     return { items: [], total_count: 0 };
   }),
 
-  addDomainIp: operation(z.object({ name: z.string(), ip: text().optional(), pool_id: text().optional() }), async (req, input) => {
+  addDomainIp: operation(() => z.object({ name: z.string(), ip: text().optional(), pool_id: text().optional() }), async (req, input) => {
     await requireDomain(req.accountId, input.name);
     if (input.pool_id) throw new BadRequest(`IP pool ${input.pool_id} not found`);
     if (input.ip) throw new BadRequest(`IP ${input.ip} is not assigned to this account`);
     throw new BadRequest('ip or pool_id is required');
   }),
 
-  removeDomainIp: operation(z.object({ name: z.string(), ip: z.string() }), async (req, input) => removeAssignment(req.accountId, input.name, input.ip)),
-  removeDomainPool: operation(z.object({ name: z.string(), ip: z.string() }), async (req, input) => removeAssignment(req.accountId, input.name, input.ip)),
+  removeDomainIp: operation(() => z.object({ name: z.string(), ip: z.string() }), async (req, input) => removeAssignment(req.accountId, input.name, input.ip)),
+  removeDomainPool: operation(() => z.object({ name: z.string(), ip: z.string() }), async (req, input) => removeAssignment(req.accountId, input.name, input.ip)),
 
-  deleteDomain: operation(z.object({ name: z.string() }), async (req, input) => {
+  deleteDomain: operation(() => z.object({ name: z.string() }), async (req, input) => {
     await deleteDomain(await requireDomain(req.accountId, input.name));
     return { message: 'Domain has been deleted' };
   }),

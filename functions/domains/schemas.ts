@@ -1,6 +1,6 @@
 import { z } from 'zod/v3';
 import { skipLimitInput } from '../platform/http/paging';
-import { flag, integer, list, oneOfValues, text } from '../platform/http/params';
+import { flag, integer, list, oneOfValues, schema, text } from '../platform/http/params';
 import { DKIM_KEY_SIZES } from './dkim';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -41,7 +41,7 @@ const url = () =>
 const MAX_FOOTER_LENGTH = 16 * 1024;
 export const footer = () => text().refine((v) => v.length <= MAX_FOOTER_LENGTH, { message: `must be at most ${MAX_FOOTER_LENGTH} characters` });
 
-const settings = {
+const settings = () => ({
   smtp_password: text()
     .refine((p) => p.length >= 5 && p.length <= 32, { message: 'Password is too short or too long. It must be between 5 and 32 characters.' })
     .optional(),
@@ -56,11 +56,11 @@ const settings = {
   archive_to: url().optional(),
   message_ttl: integer().optional(),
   mailfrom_host: text().optional(),
-};
+});
 
-export const createDomainInput = z.object({
+export const createDomainInput = schema(() => z.object({
   name: domainName(),
-  ...settings,
+  ...settings(),
   dkim_key_size: dkimKeyBits().optional(),
   dkim_selector: atom().optional(),
   dkim_host_name: domainName().optional(),
@@ -68,17 +68,17 @@ export const createDomainInput = z.object({
   force_root_dkim_host: flag().optional(),
   ips: list().optional(),
   pool_id: text().optional(),
-});
+}));
 
-export const updateDomainInput = z.object({ name: z.string(), ...settings });
+export const updateDomainInput = schema(() => z.object({ name: z.string(), ...settings() }));
 
-export const getDomainInput = z.object({
+export const getDomainInput = schema(() => z.object({
   name: z.string(),
   'h:extended': flag().default(false),
   'h:with_dns': flag().default(true),
-});
+}));
 
-export const listDomainsInput = z.object({
+export const listDomainsInput = schema(() => z.object({
   ...skipLimitInput(100, 1000),
   state: oneOf(['active', 'unverified', 'disabled']).optional(),
   sort: oneOf(['name', 'name:asc', 'name:desc']).optional(),
@@ -87,5 +87,5 @@ export const listDomainsInput = z.object({
     .transform((v) => v.toLowerCase())
     .optional(),
   include_subaccounts: flag().optional(),
-});
+}));
 

@@ -40,10 +40,10 @@ async function page(req: ApiRequest, domain: string, cursor: EventsCursor) {
 }
 
 export const handler = areaHandler(eventRoutes, {
-  listEvents: operation(listEventsInput.extend({ domain: z.string() }), async (req, input) =>
+  listEvents: operation(() => listEventsInput().extend({ domain: z.string() }), async (req, input) =>
     page(req, input.domain.toLowerCase(), cursorFromQuery(input, env().EVENT_TTL_DAYS)),
   ),
-  eventsPage: operation(z.object({ domain: z.string(), token: z.string() }), async (req, input) =>
+  eventsPage: operation(() => z.object({ domain: z.string(), token: z.string() }), async (req, input) =>
     page(req, input.domain.toLowerCase(), decodeCursor(input.token)),
   ),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod/v3';
 import { parseDateInput } from '../platform/dates';
 import { BadRequest } from '../platform/errors';
-import { flag, integer, text } from '../platform/http/params';
+import { flag, integer, schema, text } from '../platform/http/params';
 import { FILTER_FIELDS, parseExpression, type Expression, type FilterField } from './filters';
 
 /**
@@ -23,7 +23,7 @@ export interface EventsCursor {
 
 export const MAX_LIMIT = 300;
 
-export const listEventsInput = z
+export const listEventsInput = schema(() => z
   .object({
     begin: text().optional(),
     end: text().optional(),
@@ -32,7 +32,7 @@ export const listEventsInput = z
       .refine((n) => n >= 1 && n <= MAX_LIMIT, { message: `must be between 1 and ${MAX_LIMIT}` })
       .default(100),
   })
-  .passthrough();
+  .passthrough());
 
 function instant(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -42,7 +42,7 @@ function instant(name: string, value: string | undefined): number | undefined {
 }
 
 /** Turns the first request's query into a cursor, with Mailgun's rules for begin, end and ascending. */
-export function cursorFromQuery(input: z.infer<typeof listEventsInput>, retentionDays: number, now = Date.now()): EventsCursor {
+export function cursorFromQuery(input: z.infer<ReturnType<typeof listEventsInput>>, retentionDays: number, now = Date.now()): EventsCursor {
   const begin = instant('begin', input.begin);
   const end = instant('end', input.end);
   if (begin !== undefined && end !== undefined && input.ascending !== undefined && input.ascending !== end >= begin) {
@@ -73,7 +73,7 @@ export function encodeCursor(cursor: EventsCursor): string {
  * limit of a billion, a position as long as a key can be, or filters that are not strings would
  * otherwise reach the reader.
  */
-const cursorShape: z.ZodType<EventsCursor, z.ZodTypeDef, unknown> = z.object({
+const cursorShape = schema((): z.ZodType<EventsCursor, z.ZodTypeDef, unknown> => z.object({
   from: z.number().finite(),
   to: z.number().finite().optional(),
   ascending: z.boolean(),
@@ -82,7 +82,7 @@ const cursorShape: z.ZodType<EventsCursor, z.ZodTypeDef, unknown> = z.object({
   // An event's sort key: 13 digits, `#` and a 22-character id.
   position: z.string().max(64).optional(),
   backward: z.boolean().optional(),
-});
+}));
 
 export function decodeCursor(token: string): EventsCursor {
   let parsed: unknown;
@@ -91,7 +91,7 @@ export function decodeCursor(token: string): EventsCursor {
   } catch {
     throw new BadRequest('Invalid page token');
   }
-  const cursor = cursorShape.safeParse(parsed);
+  const cursor = cursorShape().safeParse(parsed);
   if (!cursor.success) throw new BadRequest('Invalid page token');
   return cursor.data;
 }

@@ -2,12 +2,12 @@ import { z } from 'zod/v3';
 import { requireDomain } from '../domains/domain-store';
 import { keyKinds, roles } from '../platform/access';
 import { BadRequest, NotFound } from '../platform/errors';
-import { flag, integer, oneOfValues, text } from '../platform/http/params';
+import { flag, integer, oneOfValues, schema, text } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { deleteKey, findKey, issueKey, keyJson, listKeys, WEB_KEY_MAX_SECONDS } from './api-keys';
 import { keyRoutes } from './routes';
 
-const kindParam = z.preprocess(
+const kindParam = () => z.preprocess(
   (v) => (Array.isArray(v) ? v.at(-1) : v),
   oneOfValues(keyKinds, 'expected `kind` param to be one of [domain user web] or absent'),
 );
@@ -18,14 +18,14 @@ const note = () => text().refine((v) => v.length <= MAX_TEXT_LENGTH, { message: 
 /** Ten years: a key meant to outlive that is better created without an expiration. */
 const MAX_EXPIRATION_SECONDS = 10 * 365 * 86_400;
 
-const listInput = z.object({
-  kind: kindParam.optional(),
+const listInput = schema(() => z.object({
+  kind: kindParam().optional(),
   domain_name: text().optional(),
-});
+}));
 
-const createInput = z.object({
+const createInput = schema(() => z.object({
   role: z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v), oneOfValues(roles)),
-  kind: kindParam.default('user'),
+  kind: kindParam().default('user'),
   description: note().optional(),
   domain_name: text().optional(),
   expiration: integer()
@@ -39,7 +39,7 @@ const createInput = z.object({
     .optional(),
   // Accepted for parity with the dashboard; keys are always enabled when created.
   is_disabled: flag().optional(),
-});
+}));
 
 export const handler = areaHandler(keyRoutes, {
   listKeys: operation(listInput, async (req, input) => {
@@ -80,7 +80,7 @@ export const handler = areaHandler(keyRoutes, {
     return { message: 'great success', key, ...key };
   }),
 
-  deleteKey: operation(z.object({ id: z.string() }), async (req, input) => {
+  deleteKey: operation(() => z.object({ id: z.string() }), async (req, input) => {
     const key = await findKey(req.accountId, input.id);
     if (!key) throw new NotFound('no key matching id');
     await deleteKey(key);

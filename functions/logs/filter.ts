@@ -2,7 +2,7 @@ import { z } from 'zod/v3';
 import type { RecordedEvent } from '../events/event-store';
 import { parseDateInput } from '../platform/dates';
 import { BadRequest } from '../platform/errors';
-import { oneOfValues } from '../platform/http/params';
+import { oneOfValues, schema } from '../platform/http/params';
 
 /**
  * The logs filter (contract §7.1, OpenAPI FilterPredicateGroup): `{"AND": [predicate, ...]}`, every
@@ -52,7 +52,7 @@ const ORDERED: readonly Attribute[] = ['size', 'delivered_at', 'delivery_status_
 const ONLY_ORDERED: readonly Attribute[] = ['size', 'delivered_at'];
 const ONLY_CONTAINS: readonly Attribute[] = ['recipients'];
 
-export const filterInput = z.object({
+export const filterInput = schema(() => z.object({
   AND: z
     .array(
       z.object({
@@ -64,8 +64,8 @@ export const filterInput = z.object({
       }),
     )
     .min(1, { message: 'must hold at least one condition' }),
-});
-export type FilterInput = z.infer<typeof filterInput>;
+}));
+export type FilterInput = z.infer<ReturnType<typeof filterInput>>;
 
 type Predicate = { attribute: Attribute; comparator: Comparator; values: string[]; bound?: number };
 

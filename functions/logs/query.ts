@@ -1,7 +1,7 @@
 import { z } from 'zod/v3';
 import { durationBefore, parseDateInput } from '../platform/dates';
 import { BadRequest } from '../platform/errors';
-import { flag, integer, list, oneOfValues, text } from '../platform/http/params';
+import { flag, integer, list, oneOfValues, schema, text } from '../platform/http/params';
 import { filterInput } from './filter';
 
 /** The OpenAPI's ceiling on a logs page. */
@@ -11,13 +11,13 @@ const DAY_MS = 86_400_000;
 
 const SORTS = ['timestamp:asc', 'timestamp:desc'] as const;
 
-export const logsInput = z.object({
+export const logsInput = schema(() => z.object({
   start: text().optional(),
   end: text().optional(),
   duration: text().optional(),
   events: list().optional(),
   metric_events: list().optional(),
-  filter: filterInput.optional(),
+  filter: filterInput().optional(),
   include_subaccounts: flag().default(false),
   include_totals: flag().default(false),
   pagination: z
@@ -33,8 +33,8 @@ export const logsInput = z.object({
         .default(DEFAULT_LIMIT),
     })
     .default({}),
-});
-export type LogsInput = z.infer<typeof logsInput>;
+}));
+export type LogsInput = z.infer<ReturnType<typeof logsInput>>;
 
 function instant(name: string, value: string): number {
   const date = parseDateInput(value);

@@ -2,6 +2,7 @@ import { z } from 'zod/v3';
 import { patchDomain, requireDomain } from '../domains/domain-store';
 import { BadRequest } from '../platform/errors';
 import { messageId as newMessageId } from '../platform/ids';
+import { schema } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } from './accept';
 import { composeMime } from './compose';
@@ -18,8 +19,8 @@ import { acceptMime } from './mime-submission';
 const QUEUED = 'Queued. Thank you.';
 /** A Message-ID header field, with any folded continuation lines. */
 const MESSAGE_ID_HEADER = /^Message-I[Dd]:[^\r\n]*(\r?\n[ \t][^\r\n]*)*/m;
-const domainPath = z.object({ domain: z.string() }).passthrough();
-const storedPath = z.object({ domain: z.string(), storageKey: z.string() }).passthrough();
+const domainPath = schema(() => z.object({ domain: z.string() }).passthrough());
+const storedPath = schema(() => z.object({ domain: z.string(), storageKey: z.string() }).passthrough());
 
 
 /** The template a message was rendered from, named in it as Mailgun's stored messages show. */
@@ -120,14 +121,14 @@ export const handler = areaHandler(messageRoutes, {
     return { id: accepted.id, message: QUEUED };
   }),
 
-  sendingQueues: operation(z.object({ name: z.string() }), async (req, input) => {
+  sendingQueues: operation(() => z.object({ name: z.string() }), async (req, input) => {
     const domain = await requireDomain(req.accountId, input.name);
     // mailgun-go parses `until` as an RFC 2822 date: it is present only when there is one.
     const state = domain.isDisabled ? { is_disabled: true, disabled: { reason: 'The domain is disabled' } } : { is_disabled: false, disabled: { reason: '' } };
     return { regular: state, scheduled: state };
   }),
 
-  clearQueue: operation(z.object({ domain: z.string() }), async (req, input) => {
+  clearQueue: operation(() => z.object({ domain: z.string() }), async (req, input) => {
     const domain = await requireDomain(req.accountId, input.domain);
     await patchDomain(domain, { queueClearedAt: new Date().toISOString() });
     return { message: 'done' };

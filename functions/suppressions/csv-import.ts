@@ -26,7 +26,7 @@ function recordsOf(text: string, list: SuppressionList): EntryRecord[] {
   if (!KEY_COLUMNS[list].some((column) => header.includes(column))) {
     throw new BadRequest(`while reading csv header: expected a column named ${KEY_COLUMNS[list].join(' or ')}`);
   }
-  const schema = RECORD_SCHEMAS[list];
+  const schema = RECORD_SCHEMAS[list]();
   const records: EntryRecord[] = [];
   for (const { line, fields } of rows) {
     if (fields.every((field) => field.trim() === '')) continue;

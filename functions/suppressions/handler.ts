@@ -60,7 +60,7 @@ function verbsOf(list: SuppressionList): Record<Verb, Operation> {
     // allowlist's `domain` field names the domain to allow, not the list's owner.
     create: operation(domainInput, async (req, { domain }) => {
       await requireDomain(req.accountId, domain);
-      if (!Array.isArray(req.json)) return addOne(req, domain, validate(RECORD_SCHEMAS[list], req.params));
+      if (!Array.isArray(req.json)) return addOne(req, domain, validate(RECORD_SCHEMAS[list](), req.params));
       if (list === 'whitelists') throw new BadRequest('The allowlist takes one address or domain per request, as form fields');
       const count = await addEntries(req.accountId, domain, validate(batchOf(list), req.json));
       return { message: texts.addedMany(count) };

@@ -2,7 +2,7 @@ import { z } from 'zod/v3';
 import { domainName } from '../domains/schemas';
 import { parseDateInput } from '../platform/dates';
 import { keyPart, pivotPageInput } from '../platform/http/paging';
-import { dropBlankFields, list, text } from '../platform/http/params';
+import { dropBlankFields, list, schema, text } from '../platform/http/params';
 import { ALL_TAGS, type SuppressionList } from './lists';
 import type { EntryRecord } from './suppression-store';
 
@@ -59,7 +59,7 @@ const now = () => new Date().toISOString();
 /** mailgun.js types `code` as a number, the API and mailgun-go as a string: take both, keep a string. */
 const bounceCode = () => z.preprocess((value) => (typeof value === 'number' ? String(value) : value), boundedText(MAX_CODE)).default('550');
 
-export const bounceRecord = form({
+export const bounceRecord = schema(() => form({
   address: emailAddress(),
   code: bounceCode(),
   error: boundedText(MAX_ERROR_TEXT).optional(),
@@ -72,12 +72,12 @@ export const bounceRecord = form({
     error: input.error ?? '',
     createdAt: input.created_at ?? now(),
   }),
-);
+));
 
-export const complaintRecord = form({
+export const complaintRecord = schema(() => form({
   address: emailAddress(),
   created_at: createdAt(),
-}).transform((input): EntryRecord<'complaints'> => ({ list: 'complaints', address: input.address, createdAt: input.created_at ?? now() }));
+}).transform((input): EntryRecord<'complaints'> => ({ list: 'complaints', address: input.address, createdAt: input.created_at ?? now() })));
 
 const tagList = () => list().pipe(z.array(z.string().max(MAX_TAG, { message: `must be at most ${MAX_TAG} characters each` })));
 
@@ -85,7 +85,7 @@ const tagList = () => list().pipe(z.array(z.string().max(MAX_TAG, { message: `mu
  * One form field `tag` (mailgun.js, the contract), `tags` (the OpenAPI form, JSON batches, CSV
  * column, possibly comma-separated), or both. No tag means every message (`*`).
  */
-export const unsubscribeRecord = form({
+export const unsubscribeRecord = schema(() => form({
   address: emailAddress(),
   tag: tagList().optional(),
   tags: tagList().optional(),
@@ -93,10 +93,10 @@ export const unsubscribeRecord = form({
 }).transform((input): EntryRecord<'unsubscribes'> => {
   const tags = [...new Set([...(input.tag ?? []), ...(input.tags ?? [])])];
   return { list: 'unsubscribes', address: input.address, tags: tags.length ? tags : [ALL_TAGS], createdAt: input.created_at ?? now() };
-});
+}));
 
 /** An allowlist entry names an address or a whole domain; the address wins when both come. */
-export const allowlistRecord = form({
+export const allowlistRecord = schema(() => form({
   address: emailAddress().optional(),
   domain: domainName().optional(),
   reason: boundedText(MAX_REASON).optional(),
@@ -113,10 +113,10 @@ export const allowlistRecord = form({
     reason: input.reason ?? '',
     createdAt: now(),
   };
-});
+}));
 
 /** The one record shape per list, shared by the single form, JSON batches and CSV rows. */
-export const RECORD_SCHEMAS: { [L in SuppressionList]: z.ZodType<EntryRecord<L>, z.ZodTypeDef, unknown> } = {
+export const RECORD_SCHEMAS: { [L in SuppressionList]: () => z.ZodType<EntryRecord<L>, z.ZodTypeDef, unknown> } = {
   bounces: bounceRecord,
   complaints: complaintRecord,
   unsubscribes: unsubscribeRecord,
@@ -126,22 +126,22 @@ export const RECORD_SCHEMAS: { [L in SuppressionList]: z.ZodType<EntryRecord<L>,
 /** A JSON array of records, as mailgun.js always sends for bounces and complaints. */
 export const batchOf = <L extends SuppressionList>(list: L) =>
   // validate() drops the blank fields of the request, not of each item of a JSON batch.
-  z.array(z.preprocess(dropBlankFields, RECORD_SCHEMAS[list])).max(MAX_BATCH, { message: `Batch size should be less than ${MAX_BATCH}` });
+  z.array(z.preprocess(dropBlankFields, RECORD_SCHEMAS[list]())).max(MAX_BATCH, { message: `Batch size should be less than ${MAX_BATCH}` });
 
 /** Path parameters are percent-decoded by the pipeline; suppression keys are lower-case. */
 const lowered = () => z.string().transform((value) => value.trim().toLowerCase());
 
-export const domainInput = z.object({ domain: lowered() });
+export const domainInput = schema(() => z.object({ domain: lowered() }));
 
-export const entryInput = z.object({ domain: lowered(), address: lowered() });
+export const entryInput = schema(() => z.object({ domain: lowered(), address: lowered() }));
 
-export const deleteEntryInput = z.object({ domain: lowered(), address: lowered(), tag: text().optional() });
+export const deleteEntryInput = schema(() => z.object({ domain: lowered(), address: lowered(), tag: text().optional() }));
 
-export const listInput = z
+export const listInput = schema(() => z
   .object({
     domain: lowered(),
     term: keyPart()
       .transform((value) => value.trim().toLowerCase())
       .optional(),
   })
-  .and(pivotPageInput('address', 100, 1000));
+  .and(pivotPageInput('address', 100, 1000)));

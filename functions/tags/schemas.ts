@@ -1,6 +1,6 @@
 import { z } from 'zod/v3';
 import { pivotPageInput } from '../platform/http/paging';
-import { flag, integer, oneOfValues, text } from '../platform/http/params';
+import { flag, integer, oneOfValues, schema, text } from '../platform/http/params';
 
 /** Mailgun's own ceiling on a tag's length (o:tag); longer names cannot exist, so they are refused. */
 const MAX_TAG_LENGTH = 128;
@@ -18,7 +18,7 @@ export const tagName = () => text().refine((value) => value.trim().length <= MAX
 const SORTS = ['tag:asc', 'tag:desc', 'lastseen:asc', 'lastseen:desc'] as const;
 export type TagSort = (typeof SORTS)[number];
 
-export const listAccountTagsInput = z.object({
+export const listAccountTagsInput = schema(() => z.object({
   pagination: z
     .object({
       sort: text()
@@ -45,17 +45,17 @@ export const listAccountTagsInput = z.object({
   .refine((input) => !input.include_metrics || input.pagination.limit <= MAX_LIMIT_WITH_METRICS, {
     message: `must be at most ${MAX_LIMIT_WITH_METRICS} with include_metrics`,
     path: ['pagination', 'limit'],
-  });
+  }));
 
-export const accountTagInput = z.object({ tag: tagName() });
+export const accountTagInput = schema(() => z.object({ tag: tagName() }));
 
-export const listDomainTagsInput = z
+export const listDomainTagsInput = schema(() => z
   .object({ domain: z.string(), prefix: tagName().optional() })
-  .and(pivotPageInput('tag', 100, 1000));
+  .and(pivotPageInput('tag', 100, 1000)));
 
-export const domainTagInput = z.object({ domain: z.string(), tag: tagName() });
+export const domainTagInput = schema(() => z.object({ domain: z.string(), tag: tagName() }));
 
-export const domainInput = z.object({ domain: z.string() });
+export const domainInput = schema(() => z.object({ domain: z.string() }));
 
 /** Routes that take no parameters. */
-export const noInput = z.object({});
+export const noInput = schema(() => z.object({}));

@@ -1,7 +1,7 @@
 import { z } from 'zod/v3';
 import { byteLength, MAX_KEY_PART_BYTES } from '../data/key-limits';
 import { pivotPageInput } from '../platform/http/paging';
-import { flag, oneOfValues, text } from '../platform/http/params';
+import { flag, oneOfValues, schema, text } from '../platform/http/params';
 import { templateProblem } from './handlebars-dialect';
 import { TEMPLATE_HEADER_NAMES, type TemplateHeaders } from './template-store';
 
@@ -90,21 +90,21 @@ const headers = () =>
     return out;
   });
 
-const domainPath = { domain: pathIdentifier() };
-const templatePath = { ...domainPath, name: pathIdentifier() };
-const versionPath = { ...templatePath, tag: pathIdentifier() };
+const domainPath = () => ({ domain: pathIdentifier() });
+const templatePath = () => ({ ...domainPath(), name: pathIdentifier() });
+const versionPath = () => ({ ...templatePath(), tag: pathIdentifier() });
 
 /** Template and version lists: `page`, `limit` (default and maximum 100) and the pivot `p`. */
 const pivotPage = () => pivotPageInput('p', 100, 100);
 
 // Blank fields (an empty form value) are dropped before any of these sees a request: validate() in
 // functions/platform/http/params.ts.
-export const domainInput = z.object(domainPath);
+export const domainInput = schema(() => z.object(domainPath()));
 
-export const listTemplatesInput = z.object({ ...domainPath, active: flag().optional() }).and(pivotPage());
+export const listTemplatesInput = schema(() => z.object({ ...domainPath(), active: flag().optional() }).and(pivotPage()));
 
-export const createTemplateInput = z.object({
-  ...domainPath,
+export const createTemplateInput = schema(() => z.object({
+  ...domainPath(),
   name: identifier(),
   description: note().optional(),
   createdBy: note().optional(),
@@ -114,34 +114,34 @@ export const createTemplateInput = z.object({
   comment: note().optional(),
   engine: engine().optional(),
   headers: headers().optional(),
-});
+}));
 
-export const templateInput = z.object(templatePath);
+export const templateInput = schema(() => z.object(templatePath()));
 
-export const getTemplateInput = z.object({ ...templatePath, active: flag().optional() });
+export const getTemplateInput = schema(() => z.object({ ...templatePath(), active: flag().optional() }));
 
-export const updateTemplateInput = z.object({ ...templatePath, description: note().optional() });
+export const updateTemplateInput = schema(() => z.object({ ...templatePath(), description: note().optional() }));
 
-export const listVersionsInput = z.object(templatePath).and(pivotPage());
+export const listVersionsInput = schema(() => z.object(templatePath()).and(pivotPage()));
 
-export const createVersionInput = z.object({
-  ...templatePath,
+export const createVersionInput = schema(() => z.object({
+  ...templatePath(),
   template: content(),
   tag: identifier(),
   comment: note().optional(),
   engine: engine().optional(),
   active: flag().optional(),
   headers: headers().optional(),
-});
+}));
 
-export const versionInput = z.object(versionPath);
+export const versionInput = schema(() => z.object(versionPath()));
 
-export const updateVersionInput = z.object({
-  ...versionPath,
+export const updateVersionInput = schema(() => z.object({
+  ...versionPath(),
   template: content().optional(),
   comment: note().optional(),
   active: flag().optional(),
   headers: headers().optional(),
-});
+}));
 
-export const copyVersionInput = z.object({ ...versionPath, new_tag: identifier(), comment: note().optional() });
+export const copyVersionInput = schema(() => z.object({ ...versionPath(), new_tag: identifier(), comment: note().optional() }));

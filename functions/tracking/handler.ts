@@ -2,6 +2,7 @@ import { z } from 'zod/v3';
 import { geolocate } from '../analytics/geolocation';
 import { newEvent, recordEvent, type EventName } from '../events/event-store';
 import { NotFound } from '../platform/errors';
+import { schema } from '../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
 import { RawReply } from '../platform/http/reply';
 import { addUnsubscribe } from '../suppressions/unsubscribes';
@@ -11,7 +12,7 @@ import { verifyClaims, type TrackingClaims } from './tokens';
 
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const NO_STORE = { 'cache-control': 'no-store, max-age=0' };
-const tokenInput = z.object({ token: z.string() });
+const tokenInput = schema(() => z.object({ token: z.string() }));
 
 /** A forged or altered link is simply not found; it reveals nothing. */
 async function claimsOf(token: string): Promise<TrackingClaims> {

@@ -1,5 +1,5 @@
 import { BadRequest, Conflict, NotFound } from '../platform/errors';
-import { flag } from '../platform/http/params';
+import { flag, schema } from '../platform/http/params';
 import { objectId } from '../platform/ids';
 import { MAX_URLS_PER_TYPE, webhookName, type WebhookName } from './names';
 import { checkWebhookUrl } from './url-policy';
@@ -104,13 +104,13 @@ export async function deleteAccountWebhook(accountId: string, id: string) {
   return { message: 'Webhook has been deleted', webhook_id: id };
 }
 
-const allFlag = flag();
+const allFlag = schema(() => flag());
 
 /** DELETE /v1/webhooks: `webhook_ids` wins over `all=true` when both are given (OAS). */
 export async function deleteAccountWebhooks(accountId: string, webhookIds: string | undefined, all: string | undefined) {
   let everything = false;
   if (all !== undefined) {
-    const parsed = allFlag.safeParse(all);
+    const parsed = allFlag().safeParse(all);
     if (!parsed.success) throw new BadRequest("Invalid parameter 'all': must be true or false");
     everything = parsed.data;
   }

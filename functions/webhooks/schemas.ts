@@ -1,5 +1,5 @@
 import { z } from 'zod/v3';
-import { list, text } from '../platform/http/params';
+import { list, schema, text } from '../platform/http/params';
 
 /**
  * Inputs of the webhook routes. Names and URLs are checked by the operations (names.ts,
@@ -23,29 +23,29 @@ export const urls = () =>
     z.array(z.string()).max(MAX_VALUES, { message: `must be at most ${MAX_VALUES} values` }),
   );
 
-const domain = z.string().min(1);
-const name = z.string().min(1);
+const domain = () => z.string().min(1);
+const name = () => z.string().min(1);
 
-export const domainInput = z.object({ domain });
-export const namedInput = z.object({ domain, name });
-export const createV3Input = z.object({ domain, id: text(), url: urls() });
-export const updateV3Input = z.object({ domain, name, url: urls() });
-export const testInput = z.object({ domain, name, url: text() });
+export const domainInput = schema(() => z.object({ domain: domain() }));
+export const namedInput = schema(() => z.object({ domain: domain(), name: name() }));
+export const createV3Input = schema(() => z.object({ domain: domain(), id: text(), url: urls() }));
+export const updateV3Input = schema(() => z.object({ domain: domain(), name: name(), url: urls() }));
+export const testInput = schema(() => z.object({ domain: domain(), name: name(), url: text() }));
 
-export const v4ChangeInput = z.object({ domain, url: text(), event_types: list().pipe(z.array(z.string()).max(MAX_VALUES)) });
+export const v4ChangeInput = schema(() => z.object({ domain: domain(), url: text(), event_types: list().pipe(z.array(z.string()).max(MAX_VALUES)) }));
 /** DELETE /v4/...: `url` is a comma-separated list (the OAS), or repeated. */
-export const v4DeleteInput = z.object({ domain, url: list().pipe(z.array(z.string()).max(MAX_VALUES)) });
+export const v4DeleteInput = schema(() => z.object({ domain: domain(), url: list().pipe(z.array(z.string()).max(MAX_VALUES)) }));
 
-export const accountWebhookInput = z.object({
+export const accountWebhookInput = schema(() => z.object({
   url: text(),
   event_types: list().pipe(z.array(z.string()).max(MAX_VALUES)),
   description: text().pipe(z.string().max(MAX_DESCRIPTION, { message: `must be at most ${MAX_DESCRIPTION} characters` })).optional(),
-});
-export const accountWebhookIdInput = z.object({ id: z.string().min(1) });
-export const replaceAccountWebhookInput = accountWebhookInput.extend({ id: z.string().min(1) });
+}));
+export const accountWebhookIdInput = schema(() => z.object({ id: z.string().min(1) }));
+export const replaceAccountWebhookInput = schema(() => accountWebhookInput().extend({ id: z.string().min(1) }));
 /** `webhook_ids` is read raw: an empty item in it is refused, not skipped (contract §4.3). */
-export const listAccountWebhooksInput = z.object({ webhook_ids: text().optional() });
-export const deleteAccountWebhooksInput = z.object({ webhook_ids: text().optional(), all: text().optional() });
+export const listAccountWebhooksInput = schema(() => z.object({ webhook_ids: text().optional() }));
+export const deleteAccountWebhooksInput = schema(() => z.object({ webhook_ids: text().optional(), all: text().optional() }));
 
 /** The signing-key routes take no parameters. */
-export const noInput = z.object({});
+export const noInput = schema(() => z.object({}));

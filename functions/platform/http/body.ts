@@ -1,4 +1,4 @@
-import busboy from 'busboy';
+import type busboyParser from 'busboy';
 import { BadRequest, PayloadTooLarge } from '../errors';
 
 export interface UploadedFile {
@@ -69,7 +69,10 @@ function parseMultipart(body: Buffer, contentType: string, partBytes: number): P
       reject(error);
     };
     const malformed = () => fail(new BadRequest('Malformed multipart/form-data body'));
-    let parser: busboy.Busboy;
+    // Loaded on the first multipart body: most requests have none (multipart-parser.ts).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose
+    const { busboy } = require('./multipart-parser') as { busboy: typeof busboyParser };
+    let parser: busboyParser.Busboy;
     try {
       parser = busboy({
         headers: { 'content-type': contentType },

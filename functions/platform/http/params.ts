@@ -2,6 +2,18 @@ import { z } from 'zod/v3';
 import { BadRequest } from '../errors';
 
 /**
+ * A schema built on its first use, then kept: how a schema is declared at module level, so that
+ * loading the module builds nothing (see operation() in pipeline.ts for why).
+ *
+ *   export const createDomainInput = schema(() => z.object({ name: domainName(), ... }));
+ *   validate(createDomainInput(), params);
+ */
+export function schema<S extends z.ZodTypeAny>(build: () => S): () => S {
+  let built: S | undefined;
+  return () => (built ??= build());
+}
+
+/**
  * zod building blocks for form parameters. Every form value arrives as a string (or an array of
  * strings when repeated); these accept that and JSON's native types alike.
  */

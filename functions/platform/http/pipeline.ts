@@ -1,4 +1,3 @@
-import middy from '@middy/core';
 import type {
   APIGatewayProxyEventV2WithLambdaAuthorizer,
   APIGatewayProxyStructuredResultV2,
@@ -12,7 +11,7 @@ import { ApiError, Forbidden, NotFound, Unauthorized, type ErrorField } from '..
 import { logger } from '../logger';
 import type { AuthorizerContext, Principal } from '../principal';
 import { parseBody, parseQuery, type UploadedFile } from './body';
-import { validate } from './params';
+import { schema, validate } from './params';
 import { checkPathParams, decodeSegment } from './path-params';
 import { jsonResult, RawReply, rawResult, Reply } from './reply';
 import { routeKey, type RouteSpec } from './route';
@@ -39,13 +38,28 @@ export interface ApiRequest {
 }
 
 export interface Operation<S extends z.ZodType = z.ZodType> {
-  input: S;
+  /** The input schema: built on the operation's first request, then kept. */
+  input: () => S;
   run(request: ApiRequest, input: z.infer<S>): Promise<unknown>;
 }
 
-/** Declares an operation; its input is validated from path, body and query merged. */
-export function operation<S extends z.ZodType>(input: S, run: (request: ApiRequest, input: z.infer<S>) => Promise<unknown>): Operation<S> {
-  return { input, run };
+/**
+ * Declares an operation; its input is validated from path, body and query merged.
+ *
+ * `input` is a function returning the schema, not the schema: it is called on the operation's
+ * first request and its schema kept for the next ones. A Lambda loads every operation of its area
+ * and a request reaches one, so a handler builds no schema at load (building them all, up to 270
+ * zod objects in an area, was cold-start time spent on operations the request never reaches):
+ *
+ *   operation(() => z.object({ id: z.string() }), async (req, input) => ...)
+ *   operation(createDomainInput, ...)   // schemas.ts: createDomainInput = schema(() => z.object({ ... }))
+ *
+ * Schemas at module level are `schema(() => ...)` (functions/platform/http/params.ts), building
+ * blocks are functions (`text()`, `flag()`); test/unit/platform/lazy-schemas.test.ts fails for a
+ * handler that builds a schema at load. The README's "Cold start" section has the other rules.
+ */
+export function operation<S extends z.ZodType>(input: () => S, run: (request: ApiRequest, input: z.infer<S>) => Promise<unknown>): Operation<S> {
+  return { input: schema(input), run };
 }
 
 type Operations<R extends readonly RouteSpec[]> = { [K in R[number]['operation']]: Operation<z.ZodType> };
@@ -100,6 +114,26 @@ export function errorResult(error: unknown, requestId: string, field: ErrorField
   return jsonResult(500, { message: 'Internal Server Error' });
 }
 
+/** How long before Lambda's own deadline a request still running is answered with a 500. */
+const DEADLINE_MARGIN_MS = 5;
+
+/**
+ * `work`, or a TimeoutError once the invocation is DEADLINE_MARGIN_MS from its deadline: the client
+ * gets our 500 (and the log our error line) rather than the gateway's reply to a killed Lambda.
+ */
+function beforeDeadline<T>(work: Promise<T>, context: Pick<Context, 'getRemainingTimeInMillis'> | undefined): Promise<T> {
+  if (typeof context?.getRemainingTimeInMillis !== 'function') return work;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error('[AbortError]: The operation was aborted.');
+      error.name = 'TimeoutError';
+      reject(error);
+    }, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
 /**
  * The Lambda entry of one API area: route by `routeKey`, authenticate from the authorizer's
  * verdict, enforce the route's access, parse and validate input, run, reply JSON.
@@ -112,46 +146,48 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
   const logRequest = (event: ApiEvent, status: number | undefined) =>
     logger.info('request', { requestId: event.requestContext?.requestId, route: event.routeKey, status });
 
-  return middy<ApiEvent, APIGatewayProxyStructuredResultV2, Error, Context>()
-    .use({
-      after: async (request) => logRequest(request.event, request.response?.statusCode),
-      onError: async (request) => {
-        const field = byKey.get(request.event.routeKey)?.route.errorField;
-        request.response = errorResult(request.error, request.event.requestContext?.requestId ?? '', field);
-        logRequest(request.event, request.response.statusCode);
-      },
-    })
-    .handler(async (event) => {
-      const entry = byKey.get(event.routeKey);
-      if (!entry) throw new NotFound('Not Found');
-      const { route, op } = entry;
-      const headers = lowerHeaders(event.headers);
-      const isPublic = route.access === 'public';
-      const principal = isPublic ? ANONYMOUS : principalOf(event);
-      const pathParameters: Record<string, string | undefined> = event.pathParameters ?? {};
-      const path = Object.fromEntries(Object.entries(pathParameters).map(([k, v]) => [k, decodeSegment(v ?? '')]));
-      if (!isPublic) authorize(route, principal, path);
-      checkPathParams(route, path);
-      const accountId = isPublic ? '' : await effectiveAccount(principal, headers);
+  async function answer(event: ApiEvent): Promise<APIGatewayProxyStructuredResultV2> {
+    const entry = byKey.get(event.routeKey);
+    if (!entry) throw new NotFound('Not Found');
+    const { route, op } = entry;
+    const headers = lowerHeaders(event.headers);
+    const isPublic = route.access === 'public';
+    const principal = isPublic ? ANONYMOUS : principalOf(event);
+    const pathParameters: Record<string, string | undefined> = event.pathParameters ?? {};
+    const path = Object.fromEntries(Object.entries(pathParameters).map(([k, v]) => [k, decodeSegment(v ?? '')]));
+    if (!isPublic) authorize(route, principal, path);
+    checkPathParams(route, path);
+    const accountId = isPublic ? '' : await effectiveAccount(principal, headers);
 
-      const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
-      const body = await parseBody(raw, headers['content-type']);
-      const params = { ...parseQuery(event.rawQueryString ?? ''), ...body.fields };
-      const request: ApiRequest = {
-        requestId: event.requestContext.requestId,
-        route,
-        path,
-        params,
-        files: body.files,
-        json: body.json,
-        headers,
-        baseUrl: baseUrlOf(headers, event),
-        principal,
-        accountId,
-      };
-      const input = validate(op.input, { ...params, ...path });
-      const result = await op.run(request, input);
-      if (result instanceof RawReply) return rawResult(result);
-      return result instanceof Reply ? jsonResult(result.status, result.body, result.headers) : jsonResult(200, result);
-    });
+    const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+    const body = await parseBody(raw, headers['content-type']);
+    const params = { ...parseQuery(event.rawQueryString ?? ''), ...body.fields };
+    const request: ApiRequest = {
+      requestId: event.requestContext.requestId,
+      route,
+      path,
+      params,
+      files: body.files,
+      json: body.json,
+      headers,
+      baseUrl: baseUrlOf(headers, event),
+      principal,
+      accountId,
+    };
+    const input = validate(op.input(), { ...params, ...path });
+    const result = await op.run(request, input);
+    if (result instanceof RawReply) return rawResult(result);
+    return result instanceof Reply ? jsonResult(result.status, result.body, result.headers) : jsonResult(200, result);
+  }
+
+  return async (event: ApiEvent, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
+    let response: APIGatewayProxyStructuredResultV2;
+    try {
+      response = await beforeDeadline(answer(event), context);
+    } catch (error) {
+      response = errorResult(error, event.requestContext?.requestId ?? '', byKey.get(event.routeKey)?.route.errorField);
+    }
+    logRequest(event, response.statusCode);
+    return response;
+  };
 }

@@ -23,25 +23,25 @@ describe('records', () => {
   });
 
   it('fills bounce defaults, keeps the code a string and the date ISO', () => {
-    expect(validate(bounceRecord, { address: ' Bob@X.com ', code: 551, created_at: 'Mon, 03 Oct 2011 08:02:00 GMT' })).toEqual({
+    expect(validate(bounceRecord(), { address: ' Bob@X.com ', code: 551, created_at: 'Mon, 03 Oct 2011 08:02:00 GMT' })).toEqual({
       list: 'bounces',
       address: 'bob@x.com',
       code: '551',
       error: '',
       createdAt: '2011-10-03T08:02:00.000Z',
     });
-    expect(validate(bounceRecord, { address: 'bob@x.com', code: '' }).code).toBe('550');
+    expect(validate(bounceRecord(), { address: 'bob@x.com', code: '' }).code).toBe('550');
   });
 
   it('merges unsubscribe tag and tags, defaulting to every message', () => {
-    expect(validate(unsubscribeRecord, { address: 'u@x.com', tag: 'a', tags: ['b', 'a'] }).tags).toEqual(['a', 'b']);
-    expect(validate(unsubscribeRecord, { address: 'u@x.com', tags: 'c, d' }).tags).toEqual(['c', 'd']);
-    expect(validate(unsubscribeRecord, { address: 'u@x.com', tags: [] }).tags).toEqual(['*']);
+    expect(validate(unsubscribeRecord(), { address: 'u@x.com', tag: 'a', tags: ['b', 'a'] }).tags).toEqual(['a', 'b']);
+    expect(validate(unsubscribeRecord(), { address: 'u@x.com', tags: 'c, d' }).tags).toEqual(['c', 'd']);
+    expect(validate(unsubscribeRecord(), { address: 'u@x.com', tags: [] }).tags).toEqual(['*']);
   });
 
   it('allowlists an address before a domain, and needs one of them', () => {
-    expect(validate(allowlistRecord, { address: 'a@x.com', domain: 'y.com' })).toMatchObject({ type: 'address', address: 'a@x.com' });
-    expect(validate(allowlistRecord, { domain: 'Y.com.', address: '' })).toMatchObject({ type: 'domain', address: 'y.com' });
-    expect(() => validate(allowlistRecord, { reason: 'r' })).toThrow('Missing mandatory parameter: address/domain');
+    expect(validate(allowlistRecord(), { address: 'a@x.com', domain: 'y.com' })).toMatchObject({ type: 'address', address: 'a@x.com' });
+    expect(validate(allowlistRecord(), { domain: 'Y.com.', address: '' })).toMatchObject({ type: 'domain', address: 'y.com' });
+    expect(() => validate(allowlistRecord(), { reason: 'r' })).toThrow('Missing mandatory parameter: address/domain');
   });
 });

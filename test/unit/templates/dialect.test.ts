@@ -33,17 +33,17 @@ describe('input schemas', () => {
   const base = { domain: 'MG.Example.com', name: 'welcome' };
 
   it('lower-cases names and tags, in any script', () => {
-    expect(validate(createTemplateInput, { domain: 'MG.Example.com', name: 'Bienvenue.Été_2026~v-1' })).toMatchObject({ domain: 'mg.example.com', name: 'bienvenue.été_2026~v-1' });
-    expect(validate(createVersionInput, { ...base, template: 'x', tag: 'V2' })).toMatchObject({ tag: 'v2' });
-    expect(validate(copyVersionInput, { ...base, tag: 'V2', new_tag: 'Copy' })).toMatchObject({ tag: 'v2', new_tag: 'copy' });
+    expect(validate(createTemplateInput(), { domain: 'MG.Example.com', name: 'Bienvenue.Été_2026~v-1' })).toMatchObject({ domain: 'mg.example.com', name: 'bienvenue.été_2026~v-1' });
+    expect(validate(createVersionInput(), { ...base, template: 'x', tag: 'V2' })).toMatchObject({ tag: 'v2' });
+    expect(validate(copyVersionInput(), { ...base, tag: 'V2', new_tag: 'Copy' })).toMatchObject({ tag: 'v2', new_tag: 'copy' });
   });
 
   it('treats blank fields as absent', () => {
-    expect(validate(createTemplateInput, { domain: 'd.com', name: 'n', description: '', template: ' ', tag: '' })).toEqual({ domain: 'd.com', name: 'n' });
+    expect(validate(createTemplateInput(), { domain: 'd.com', name: 'n', description: '', template: ' ', tag: '' })).toEqual({ domain: 'd.com', name: 'n' });
   });
 
   it('keeps From, Subject and Reply-To in their canonical spelling, from a JSON string or object', () => {
-    const headers = (value: unknown) => validate(createVersionInput, { ...base, template: 'x', tag: 't', headers: value }).headers;
+    const headers = (value: unknown) => validate(createVersionInput(), { ...base, template: 'x', tag: 't', headers: value }).headers;
     expect(headers('{"from":"a@x.com","SUBJECT":" Hi {{n}} ","reply-to":"r@x.com"}')).toEqual({ From: 'a@x.com', Subject: 'Hi {{n}}', 'Reply-To': 'r@x.com' });
     expect(headers({ Subject: 'S', From: '' })).toEqual({ Subject: 'S' });
     expect(headers('{}')).toEqual({});
@@ -57,6 +57,6 @@ describe('input schemas', () => {
     [{ Subject: '{{#if a}}' }, 'Parse error on line 1: unexpected end of template'],
     [['From'], 'must be a JSON object'],
   ])('refuses headers %j', (value, problem) => {
-    expect(() => validate(createVersionInput, { ...base, template: 'x', tag: 't', headers: JSON.stringify(value) })).toThrow(`Invalid parameter 'headers': ${problem}`);
+    expect(() => validate(createVersionInput(), { ...base, template: 'x', tag: 't', headers: JSON.stringify(value) })).toThrow(`Invalid parameter 'headers': ${problem}`);
   });
 });

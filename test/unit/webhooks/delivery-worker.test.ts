@@ -105,9 +105,9 @@ it('adds to an existing item, and goes on with a delivery this very message clai
   expect(posts.sort()).toEqual(['/a', '/b']);
   expect(claims()[1]).toMatchObject({
     Key: E1,
-    ConditionExpression: 'attribute_not_exists(#c0)',
-    ExpressionAttributeNames: { '#c0': attribute('e1', '/b'), '#x0': 'ttl' },
-    ExpressionAttributeValues: { ':c0': 'm2' },
+    ConditionExpression: 'attribute_not_exists(#a0)',
+    ExpressionAttributeNames: { '#a0': attribute('e1', '/b'), '#a1': 'ttl' },
+    ExpressionAttributeValues: expect.objectContaining({ ':v0': 'm2' }),
   });
 });
 
@@ -117,7 +117,7 @@ it('drops a copy whose delivery another message holds, and goes on with those it
   expect(failedIds(await run([['m1', job('e1', '/a')], ['m2', job('e1', '/b')], ['m3', job('e1', '/c')]]))).toEqual([]);
   expect(posts.sort()).toEqual(['/b', '/c']);
   // The second round tries only the delivery nobody held.
-  expect(claims()[1]).toMatchObject({ ExpressionAttributeNames: { '#c0': attribute('e1', '/c'), '#x0': 'ttl' }, ExpressionAttributeValues: { ':c0': 'm3' } });
+  expect(claims()[1]).toMatchObject({ ExpressionAttributeNames: { '#a0': attribute('e1', '/c'), '#a1': 'ttl' }, ExpressionAttributeValues: expect.objectContaining({ ':v0': 'm3' }) });
 });
 
 it('sends one of two copies of a delivery in the same batch', async () => {
@@ -163,7 +163,7 @@ it('claims a retry by setting its attribute if absent, and hands on a job not ye
   const retry = { ...job('e1', '/a'), attempt: 2 };
   const later = { ...job('e2', '/a'), attempt: 1, notBefore: Date.now() + 3_600_000 };
   expect(failedIds(await run([['m1', retry], ['m2', later]]))).toEqual([]);
-  expect(claims()).toEqual([expect.objectContaining({ Key: { pk: 'ACCT#acct#WHDELIVERY#e1#2', sk: 'CLAIMS' }, ConditionExpression: 'attribute_not_exists(#c0)' })]);
+  expect(claims()).toEqual([expect.objectContaining({ Key: { pk: 'ACCT#acct#WHDELIVERY#e1#2', sk: 'CLAIMS' }, ConditionExpression: 'attribute_not_exists(#a0)' })]);
   expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(1);
   expect(posts).toEqual(['/a']);
 });

@@ -1,0 +1,47 @@
+import type { Context } from 'aws-lambda';
+import { z } from 'zod/v3';
+import { BadRequest } from '../../../functions/platform/errors';
+import { areaHandler, operation, type ApiEvent } from '../../../functions/platform/http/pipeline';
+
+const routes = [
+  { method: 'GET', path: '/v1/things/{id}', area: 'things', operation: 'getThing', access: 'public' },
+  { method: 'POST', path: '/v1/things', area: 'things', operation: 'makeThing', access: 'public' },
+] as const;
+
+const handler = areaHandler(routes, {
+  getThing: operation(
+    () => z.object({ id: z.string(), wait: z.coerce.number().default(0) }),
+    async (_req, input) => {
+      await new Promise((resolve) => setTimeout(resolve, input.wait));
+      return { id: input.id };
+    },
+  ),
+  makeThing: operation(
+    () => z.object({}),
+    async () => {
+      throw new BadRequest('no things today');
+    },
+  ),
+});
+
+const event = (routeKey: string, path: Record<string, string>, rawQueryString = '') =>
+  ({ routeKey, rawQueryString, headers: {}, pathParameters: path, requestContext: { requestId: 'r1', domainName: 'api.example.com' } }) as unknown as ApiEvent;
+
+const context = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs }) as Context;
+
+test('an operation answers JSON, and an ApiError its own status and message', async () => {
+  expect(await handler(event('GET /v1/things/{id}', { id: 'a%20b' }), context(10_000))).toMatchObject({ statusCode: 200, body: JSON.stringify({ id: 'a b' }) });
+  expect(await handler(event('POST /v1/things', {}))).toMatchObject({ statusCode: 400, body: JSON.stringify({ message: 'no things today' }) });
+  expect(await handler(event('GET /v1/nothing', {}))).toMatchObject({ statusCode: 404 });
+});
+
+test('a request still running just before the Lambda deadline is answered with a 500', async () => {
+  const started = Date.now();
+  const result = await handler(event('GET /v1/things/{id}', { id: 'x' }, 'wait=2000'), context(100));
+  expect(result).toMatchObject({ statusCode: 500, body: JSON.stringify({ message: 'Internal Server Error' }) });
+  expect(Date.now() - started).toBeLessThan(1000);
+});
+
+test('without a Lambda context there is no deadline', async () => {
+  expect(await handler(event('GET /v1/things/{id}', { id: 'x' }, 'wait=150'))).toMatchObject({ statusCode: 200 });
+});
