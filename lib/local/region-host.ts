@@ -31,6 +31,7 @@ import { gateway } from './api-gateway';
 import { ApiGatewayStandIn } from './apigateway-standin';
 import type { LocalCa } from './local-ca';
 import { startDnsServer, type DnsServer } from './dns-server';
+import { Outbox } from './outbox';
 import { domainZone } from './domain-zone';
 import { PublishedRecords } from './published-records';
 import { startTrackingTls } from './tracking-tls';
@@ -317,6 +318,12 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     const dns: DnsServer = await startDnsServer(domainZone(run, published));
     opened.add(() => dns.close());
     env.DNS_SERVERS = dns.address;
+  }
+  // What SES delivered, as the recipients' server stores it: DKIM checked, one .eml per message.
+  if (dataDir) {
+    const outbox = new Outbox(join(dataDir, 'outbox'), env.DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean));
+    ses.onDelivery((message, recipients) => outbox.deliver(message, recipients));
+    opened.add(() => outbox.close());
   }
 
   // Queues as the stack defines them: the send queue feeds the send worker (and its dead letters

@@ -52,6 +52,12 @@ export interface SentMessage {
 
 export type TlsPolicy = 'OPTIONAL' | 'REQUIRE';
 
+/** How many sends stay in memory: a long-running `npm start` must not grow with every message. */
+const SENT_KEPT = 1000;
+
+/** Called with each accepted message and the recipients it was delivered to. */
+export type DeliveryListener = (message: SentMessage, recipients: string[]) => void;
+
 /** SES's mailbox simulator: these recipients bounce or complain instead of being delivered. */
 const SIMULATOR = {
   bounce: 'bounce@simulator.amazonses.com',
@@ -59,12 +65,22 @@ const SIMULATOR = {
   suppressionList: 'suppressionlist@simulator.amazonses.com',
 };
 
+/** The recipients SES delivers to: all but the simulator's bouncing addresses. */
+function deliveredRecipients(message: SentMessage): string[] {
+  return message.destinations.filter((d) => d !== SIMULATOR.bounce && d !== SIMULATOR.suppressionList);
+}
+
 export class SesStandIn {
   private readonly identities = new Map<string, Identity>();
   private server?: Server;
-  /** Every accepted send, newest last, for inspection in tests and by curious users. */
+  /**
+   * The newest accepted sends (at most SENT_KEPT), newest last, for tests; `sentTotal` counts them
+   * all. Delivered copies a user can open go to the outbox (onDelivery, lib/local/outbox.ts).
+   */
   readonly sent: SentMessage[] = [];
+  sentTotal = 0;
   private sink?: NotificationSink;
+  private deliveryListener?: DeliveryListener;
   private readonly faults: Array<'throttle' | 'drop-reply'> = [];
 
   /**
@@ -99,6 +115,11 @@ export class SesStandIn {
    */
   failNextSend(fault: 'throttle' | 'drop-reply'): void {
     this.faults.push(fault);
+  }
+
+  /** Where delivered messages go (the outbox), after SES has answered the sender. */
+  onDelivery(listener: DeliveryListener): void {
+    this.deliveryListener = listener;
   }
 
   /** Where notifications go (the notifications queue, as SNS would deliver them). */
@@ -164,6 +185,9 @@ export class SesStandIn {
       return { status: 500, payload: { message: `Internal failure: ${(error as Error).message}` }, errorType: 'InternalFailure' };
     }
     this.sent.push(message);
+    if (this.sent.length > SENT_KEPT) this.sent.splice(0, this.sent.length - SENT_KEPT);
+    this.sentTotal += 1;
+    this.deliveryListener?.(message, deliveredRecipients(message));
     return { status: 200, payload: { MessageId: message.sesMessageId } };
   }
 
@@ -176,7 +200,7 @@ export class SesStandIn {
         JSON.stringify({ Type: 'Notification', MessageId: randomBytes(16).toString('hex'), TopicArn: 'arn:aws:sns:local:000000000000:ses-events', Message: JSON.stringify({ ...record, mail }), Timestamp: now }),
         NOTIFICATION_DELAY_SECONDS,
       );
-    const delivered = message.destinations.filter((d) => d !== SIMULATOR.bounce && d !== SIMULATOR.suppressionList);
+    const delivered = deliveredRecipients(message);
     if (delivered.length) {
       publish({ eventType: 'Delivery', delivery: { timestamp: now, recipients: delivered, smtpResponse: '250 2.0.0 OK', reportingMTA: 'a8-1.smtp-out.amazonses.com', processingTimeMillis: 20 } });
     }
