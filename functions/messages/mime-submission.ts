@@ -1,7 +1,11 @@
 import type { DomainItem } from '../data/db';
 import { PayloadTooLarge } from '../platform/errors';
+import { mapLimit } from '../platform/concurrency';
+import { needsPerRecipientCopies, trackingBase, trackingPlan } from '../tracking/rewrite';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, type Accepted } from './accept';
+import { newStorageKey } from './message-store';
 import { mimeHeaders } from './mime-headers';
+import { trackMime } from './mime-tracking';
 import type { SendParams } from './send-params';
 
 /**
@@ -39,25 +43,34 @@ export async function acceptMime(submission: MimeSubmission): Promise<Accepted> 
   const identity = newMessageIdentity(domain.name);
   const messageId = headers.messageId ?? identity.messageId;
   const mime = headers.messageId ? submission.mime : Buffer.concat([Buffer.from(`Message-Id: ${messageId}\r\n`), submission.mime]);
-  return acceptMessage(
-    {
-      storageKey: identity.storageKey,
-      accountId: submission.accountId,
-      domain: domain.name,
-      messageId,
-      from: headers.from,
-      subject: headers.subject,
-      recipients: recipients.all,
-      to: headers.to || params.to.join(', '),
-      tags: params.tags,
-      userVariables: params.variables,
-      attachments: [],
-      testMode: params.testMode,
-      deliverAt: params.deliverAt?.toISOString(),
-      requireTls: params.requireTls,
-      ...(submission.method === 'http' ? {} : { method: submission.method }),
-    },
-    mime,
-    domain,
+  // Tracked links name their recipient, so tracked mail is one copy per recipient (each stored
+  // under its own key, all with one id), as the HTTP messages path sends it.
+  const plan = trackingPlan(domain, params.tracking);
+  const tracked = needsPerRecipientCopies(plan, [mime.toString('latin1')]);
+  const copies = tracked ? recipients.all.map((address) => [address]) : [recipients.all];
+  const base = trackingBase(domain);
+  const accepted = await mapLimit([...copies.entries()], 16, async ([i, copy]) =>
+    acceptMessage(
+      {
+        storageKey: i === 0 ? identity.storageKey : newStorageKey(),
+        accountId: submission.accountId,
+        domain: domain.name,
+        messageId,
+        from: headers.from,
+        subject: headers.subject,
+        recipients: copy,
+        to: headers.to || params.to.join(', '),
+        tags: params.tags,
+        userVariables: params.variables,
+        attachments: [],
+        testMode: params.testMode,
+        deliverAt: params.deliverAt?.toISOString(),
+        requireTls: params.requireTls,
+        ...(submission.method === 'http' ? {} : { method: submission.method }),
+      },
+      tracked ? await trackMime(mime, plan, base, { a: submission.accountId, d: domain.name, m: messageId.trim().replace(/^<|>$/g, ''), r: copy[0]!, t: params.tags }) : mime,
+      domain,
+    ),
   );
+  return accepted[0]!;
 }

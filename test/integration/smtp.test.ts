@@ -2,6 +2,7 @@ import nodemailer from 'nodemailer';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { eventsOf, eventually, sandboxOf, sdk, sesSendsOf, startTestPlatform } from '../support/platform';
 import { scanTable } from '../support/table';
+import { decoded, linksIn, mimeOf } from '../support/mail';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 // SMTP submission with credentials made through the API, as a user of nodemailer would send:
@@ -86,6 +87,36 @@ it('sends over STARTTLS with a credential made through the API: accepted, delive
     return posts.length === 2 ? posts : undefined;
   }, 15_000);
   expect(hooks[0]!.body['event-data']).toMatchObject({ event: 'delivered', tags: ['smtp-tag'] });
+});
+
+it('tracks SMTP mail that asks for it as any other: a copy per recipient with its own links, attachments untouched', async () => {
+  const info = await transport('starttls').sendMail({
+    from: `app@${sandbox}`,
+    to: ['eve@example.com', 'fay@example.com'],
+    subject: 'Tracked over SMTP',
+    html: '<html><body><p>Caf\u00e9 <a href="https://example.org/menu?x=1&amp;y=2">menu</a></p></body></html>',
+    text: 'See https://example.org/plain',
+    attachments: [{ filename: 'page.html', content: '<a href="https://example.org/kept">kept</a>', contentType: 'text/html' }],
+    headers: { 'X-Mailgun-Track': 'yes', 'X-Mailgun-Tag': 'tracked-smtp' },
+  });
+  await settled(info.messageId, 2);
+  const eveRaw = await mimeOf(platform.us, info.messageId.slice(1, -1), 'eve@example.com');
+  const eve = decoded(eveRaw);
+  const fay = decoded(await mimeOf(platform.us, info.messageId.slice(1, -1), 'fay@example.com'));
+  // One click link in the HTML body, one in the text body, and the open pixel; each copy its own.
+  expect(linksIn(platform.us, eve, 'c')).toHaveLength(2);
+  expect(linksIn(platform.us, eve, 'o')).toHaveLength(1);
+  expect(linksIn(platform.us, eve, 'c')[0]).not.toBe(linksIn(platform.us, fay, 'c')[0]);
+  expect(eve).toMatch(/^To: eve@example\.com, fay@example\.com$/m);
+  // The rewritten bodies are UTF-8, quoted-printable as they came; the attachment is sent as written.
+  expect(eveRaw).toContain('Caf=C3=A9');
+  expect(eveRaw).toContain(Buffer.from('<a href="https://example.org/kept">kept</a>').toString('base64'));
+
+  const locations: Array<string | null> = [];
+  for (const link of linksIn(platform.us, eve, 'c')) locations.push((await fetch(link, { redirect: 'manual' })).headers.get('location'));
+  expect(locations.sort()).toEqual(['https://example.org/menu?x=1&y=2', 'https://example.org/plain']);
+  const clicked = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, info.messageId)).find((e) => e.event === 'clicked'));
+  expect(clicked).toMatchObject({ recipient: 'eve@example.com', tags: ['tracked-smtp'] });
 });
 
 it('sends over implicit TLS (SMTPS) too', async () => {
