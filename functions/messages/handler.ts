@@ -9,7 +9,7 @@ import { composeMime } from './compose';
 import { mapLimit } from '../platform/concurrency';
 import { parseRecipientVariables, substitute } from './batch';
 import { applyTracking, needsPerRecipientCopies, trackingBase, trackingPlan } from '../tracking/rewrite';
-import { messageContent, type MessageContent } from './template-content';
+import { messageContent, templateHeaders } from './template-content';
 import { newStorageKey, storedMessage } from './message-store';
 import { parseMailboxes, type Mailbox } from './recipients';
 import { messageRoutes } from './routes';
@@ -23,14 +23,6 @@ const domainPath = schema(() => z.object({ domain: z.string() }).passthrough());
 const storedPath = schema(() => z.object({ domain: z.string(), storageKey: z.string() }).passthrough());
 
 
-/** The template a message was rendered from, named in it as Mailgun's stored messages show. */
-function templateHeaders(content: MessageContent): Array<[string, string]> {
-  if (!content.template) return [];
-  return [
-    ['X-Mailgun-Template-Name', content.template.name],
-    ['X-Mailgun-Template-Variables', JSON.stringify(content.template.variables)],
-  ];
-}
 
 /** Mailgun's own headers: what the worker and the events need to know later travels in the message. */
 function mailgunHeaders(tags: string[], variables: Record<string, string>): Array<[string, string]> {
@@ -84,7 +76,7 @@ export const handler = areaHandler(messageRoutes, {
         inline: params.inline,
         messageId,
         headers: [...body.headers, ...content.headers.map(([name, value]): [string, string] => [name, fill(value)!])],
-        mailgunHeaders: [...mailgunHeaders(params.tags, variables), ...templateHeaders(content)],
+        mailgunHeaders: [...mailgunHeaders(params.tags, variables), ...(content.template ? templateHeaders(content.template) : [])],
       });
       await acceptMessage(
         {
@@ -117,7 +109,7 @@ export const handler = areaHandler(messageRoutes, {
     const part = req.files.find((f) => f.field === 'message');
     const raw = part?.content ?? (typeof req.params['message'] === 'string' ? Buffer.from(req.params['message']) : undefined);
     if (!raw?.length) throw new BadRequest("Missing parameter 'message'.");
-    const accepted = await acceptMime({ accountId: req.accountId, domain, mime: raw, params, method: 'http' });
+    const accepted = await acceptMime({ accountId: req.accountId, domain, mime: raw, params, form: req.params, method: 'http' });
     return { id: accepted.id, message: QUEUED };
   }),
 

@@ -1,18 +1,19 @@
 /**
- * Rewrites the text bodies of a MIME message in place, keeping everything else (structure,
- * headers, attachments, their encodings) byte for byte: mailsplit splits the message into nodes,
- * hands over each chosen body decoded, and joins the result. In the messages Lambda this is a
- * bundle of its own beside index.js (lib/side-bundles.ts), since only tracked MIME sends need it.
+ * Rewrites a MIME message without rebuilding it: mailsplit splits it into nodes, hands over each
+ * chosen text body decoded, and joins the result, so structure, attachments and their encodings
+ * stay byte for byte. In the messages Lambda this is a bundle of its own beside index.js
+ * (lib/side-bundles.ts): only tracked, batch and templated MIME sends need it.
  */
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Joiner, Rewriter, Splitter, type MimeNode } from 'mailsplit';
+import { Joiner, Rewriter, Splitter, type MimeChunk, type MimeHeaders, type MimeNode } from 'mailsplit';
 
 export type TextKind = 'html' | 'text';
+export type { MimeHeaders };
 
-/** Which inline body a node is, if it is one to rewrite: attachments never are. */
+/** Which inline body a node is, if it is one: attachments never are. */
 function kindOf(node: MimeNode): TextKind | undefined {
-  if (node.disposition === 'attachment') return undefined;
+  if (node.disposition === 'attachment' || node.filename) return undefined;
   if (node.contentType === 'text/html') return 'html';
   if (node.contentType === 'text/plain') return 'text';
   return undefined;
@@ -27,34 +28,76 @@ function decodeText(bytes: Buffer, charset: string | false): string {
   }
 }
 
-async function collect(stream: Readable): Promise<Buffer> {
+async function collect(stream: AsyncIterable<unknown>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
 
+export interface MimeRewrite {
+  /** The inline bodies to hand to `body`. */
+  kinds: ReadonlySet<TextKind>;
+  body: (kind: TextKind, text: string) => Promise<string>;
+  /** Changes to the message's own header block (To, Subject, ...). */
+  headers?: (headers: MimeHeaders) => void;
+}
+
 /**
- * Runs `rewrite` on every inline text/html and text/plain body `kinds` names, and answers the
- * message with those bodies replaced (re-encoded as UTF-8, in their transfer encoding, or
- * quoted-printable where they had none).
+ * The message with every inline text/html and text/plain body `kinds` names replaced by what
+ * `body` makes of it (re-encoded as UTF-8, in its transfer encoding, or quoted-printable where it
+ * had none), and its top-level header block changed by `headers`.
  */
-export async function rewriteTextParts(raw: Buffer, kinds: ReadonlySet<TextKind>, rewrite: (kind: TextKind, body: string) => Promise<string>): Promise<Buffer> {
+export async function rewriteMime(raw: Buffer, rewrite: MimeRewrite): Promise<Buffer> {
+  const rootHeaders = new Transform({
+    objectMode: true,
+    transform(chunk: MimeChunk, _encoding, done) {
+      if (chunk.type === 'node' && chunk.root) rewrite.headers?.(chunk.headers);
+      done(null, chunk);
+    },
+  });
   const rewriter = new Rewriter((node) => {
     const kind = kindOf(node);
-    return kind !== undefined && kinds.has(kind);
+    return kind !== undefined && rewrite.kinds.has(kind);
   });
   rewriter.on('node', ({ node, decoder, encoder }) => {
     collect(decoder)
       .then(async (bytes) => {
-        const body = await rewrite(kindOf(node)!, decodeText(bytes, node.charset));
+        const text = await rewrite.body(kindOf(node)!, decodeText(bytes, node.charset));
         node.setCharset('utf-8');
-        encoder.end(Buffer.from(body, 'utf8'));
+        encoder.end(Buffer.from(text, 'utf8'));
       })
       .catch((error: Error) => rewriter.destroy(error));
   });
   const out: Buffer[] = [];
-  await pipeline(Readable.from([raw]), new Splitter(), rewriter, new Joiner(), async (joined: AsyncIterable<Buffer>) => {
-    for await (const chunk of joined) out.push(chunk);
+  await pipeline(Readable.from([raw]), new Splitter(), rootHeaders, rewriter, new Joiner(), async (joined: AsyncIterable<Buffer>) => {
+    out.push(await collect(joined));
   });
   return Buffer.concat(out);
+}
+
+/** What a message is made of besides its text bodies: its header lines, and its other parts as written. */
+export interface MimeParts {
+  /** The top-level header lines, each `Name: value` as written (folded lines kept). */
+  headers: Array<{ key: string; line: string }>;
+  /** Every leaf part that is not an inline text body (attachments, inline images), headers and encoded body. */
+  others: Buffer[];
+}
+
+export async function mimeParts(raw: Buffer): Promise<MimeParts> {
+  const parts: MimeParts = { headers: [], others: [] };
+  let current: Buffer[] | undefined;
+  for await (const chunk of Readable.from([raw]).pipe(new Splitter()) as AsyncIterable<MimeChunk>) {
+    if (chunk.type === 'node') {
+      if (chunk.root) parts.headers = chunk.headers.getList();
+      current = undefined;
+      if (!chunk.multipart && kindOf(chunk) === undefined && !chunk.root) {
+        current = [chunk.getHeaders()];
+        parts.others.push(Buffer.alloc(0));
+      }
+    } else if (chunk.type === 'body' && current) {
+      current.push(chunk.value);
+      parts.others[parts.others.length - 1] = Buffer.concat(current);
+    }
+  }
+  return parts;
 }

@@ -1,12 +1,16 @@
 import type { DomainItem } from '../data/db';
-import { PayloadTooLarge } from '../platform/errors';
 import { mapLimit } from '../platform/concurrency';
+import { BadRequest, PayloadTooLarge } from '../platform/errors';
 import { needsPerRecipientCopies, trackingBase, trackingPlan } from '../tracking/rewrite';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, type Accepted } from './accept';
-import { newStorageKey } from './message-store';
+import { parseRecipientVariables } from './batch';
+import { recipientCopy, type CopyPlan } from './mime-copies';
 import { mimeHeaders } from './mime-headers';
-import { trackMime } from './mime-tracking';
+import { templatedMime } from './mime-template';
+import { newStorageKey } from './message-store';
+import type { Mailbox } from './recipients';
 import type { SendParams } from './send-params';
+import { namedTemplate, templateHeaders } from './template-content';
 
 /**
  * The largest MIME message accepted, by POST /v3/{domain}/messages.mime and by SMTP submission
@@ -26,51 +30,82 @@ export interface MimeSubmission {
   mime: Buffer;
   /** Recipients (to, cc, bcc: the envelope) and o:/v: options, from the form or the SMTP session. */
   params: SendParams;
+  /** The raw options: `template`, `t:version`, `t:text`, `t:variables`, `recipient-variables`. */
+  form: Record<string, unknown>;
   method: SubmissionMethod;
+}
+
+/** One copy to accept: its recipients, and what makes its MIME its own. */
+interface Copy {
+  recipients: string[];
+  to?: Mailbox;
+  values?: Record<string, unknown>;
 }
 
 /**
  * Accepts a caller-built MIME message: the one path behind POST /v3/{domain}/messages.mime and
  * the SMTP submission service (functions/smtp). A message without a Message-ID gets the
- * platform's, so events and replies can name it; then it is stored, gets its accepted events and
- * is queued like any other.
+ * platform's, so events and replies can name it. A named template becomes its body; a batch
+ * (recipient variables) or tracking makes one copy per recipient, all with one id, each stored
+ * under its own key, as the HTTP messages path sends them. Then each copy is stored, gets its
+ * accepted events and is queued like any other.
  */
 export async function acceptMime(submission: MimeSubmission): Promise<Accepted> {
   const { domain, params } = submission;
   if (submission.mime.length > MAX_MIME_MESSAGE_BYTES) throw new PayloadTooLarge(`The message exceeds the maximum size of ${MAX_MIME_MESSAGE_BYTES} bytes`);
   const recipients = envelopeRecipients(params);
-  const headers = mimeHeaders(submission.mime);
+  const batch = parseRecipientVariables(submission.form['recipient-variables']);
+  if (batch && (recipients.cc.length || params.bcc.length)) throw new BadRequest("'cc' and 'bcc' cannot be combined with 'recipient-variables'");
+  const named = await namedTemplate(submission.accountId, domain.name, params, submission.form);
   const identity = newMessageIdentity(domain.name);
+  let mime = submission.mime;
+  if (named) {
+    const { rendered } = named;
+    const supplied: Array<[string, string]> = (['From', 'Subject', 'Reply-To'] as const).flatMap((name) => (rendered.headers[name] ? [[name, rendered.headers[name]] as [string, string]] : []));
+    mime = await templatedMime(mime, { html: rendered.html, text: rendered.text, headers: [...supplied, ...templateHeaders(named.template)] });
+  }
+  const headers = mimeHeaders(mime);
   const messageId = headers.messageId ?? identity.messageId;
-  const mime = headers.messageId ? submission.mime : Buffer.concat([Buffer.from(`Message-Id: ${messageId}\r\n`), submission.mime]);
-  // Tracked links name their recipient, so tracked mail is one copy per recipient (each stored
-  // under its own key, all with one id), as the HTTP messages path sends it.
+  if (!headers.messageId) mime = Buffer.concat([Buffer.from(`Message-Id: ${messageId}\r\n`), mime]);
+
   const plan = trackingPlan(domain, params.tracking);
   const tracked = needsPerRecipientCopies(plan, [mime.toString('latin1')]);
-  const copies = tracked ? recipients.all.map((address) => [address]) : [recipients.all];
+  const copies: Copy[] = batch
+    ? recipients.to.map((to) => ({ recipients: [to.address.toLowerCase()], to, values: batch[to.address.toLowerCase()] ?? {} }))
+    : tracked
+      ? recipients.all.map((address) => ({ recipients: [address] }))
+      : [{ recipients: recipients.all }];
   const base = trackingBase(domain);
-  const accepted = await mapLimit([...copies.entries()], 16, async ([i, copy]) =>
-    acceptMessage(
+  const bareId = messageId.trim().replace(/^<|>$/g, '');
+  const accepted = await mapLimit([...copies.entries()], 16, async ([i, copy]) => {
+    const plans: CopyPlan = {
+      ...(copy.to ? { batch: { to: copy.to, values: copy.values ?? {} } } : {}),
+      ...(tracked ? { tracking: { plan, base, claims: { a: submission.accountId, d: domain.name, m: bareId, r: copy.recipients[0]!, t: params.tags } } } : {}),
+    };
+    const body = plans.batch || plans.tracking ? await recipientCopy(mime, plans) : mime;
+    const own = plans.batch ? mimeHeaders(body) : headers;
+    return acceptMessage(
       {
         storageKey: i === 0 ? identity.storageKey : newStorageKey(),
         accountId: submission.accountId,
         domain: domain.name,
         messageId,
-        from: headers.from,
-        subject: headers.subject,
-        recipients: copy,
-        to: headers.to || params.to.join(', '),
+        from: own.from,
+        subject: own.subject,
+        recipients: copy.recipients,
+        to: own.to || params.to.join(', '),
         tags: params.tags,
         userVariables: params.variables,
         attachments: [],
         testMode: params.testMode,
         deliverAt: params.deliverAt?.toISOString(),
         requireTls: params.requireTls,
+        ...(named ? { template: { name: named.template.name, version: named.template.version, 'is-text': named.template['is-text'] } } : {}),
         ...(submission.method === 'http' ? {} : { method: submission.method }),
       },
-      tracked ? await trackMime(mime, plan, base, { a: submission.accountId, d: domain.name, m: messageId.trim().replace(/^<|>$/g, ''), r: copy[0]!, t: params.tags }) : mime,
+      body,
       domain,
-    ),
-  );
+    );
+  });
   return accepted[0]!;
 }

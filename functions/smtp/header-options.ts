@@ -23,6 +23,11 @@ const OPTION_HEADERS: Readonly<Record<string, string>> = {
   'x-mailgun-time-zone-localize': 'o:time-zone-localize',
   'x-mailgun-secondary-dkim': 'o:secondary-dkim',
   'x-mailgun-secondary-dkim-public': 'o:secondary-dkim-public',
+  'x-mailgun-template-name': 'template',
+  'x-mailgun-template-version': 't:version',
+  'x-mailgun-template-variables': 't:variables',
+  // Every recipient's values: taken out, so no copy carries the others'.
+  'x-mailgun-recipient-variables': 'recipient-variables',
 };
 
 /** User variables: one JSON object per header, several headers merged (Mailgun's rule). */
@@ -37,10 +42,6 @@ const KEPT = new Set(['x-mailgun-tag', VARIABLES_HEADER]);
 
 /** Options Mailgun takes over SMTP that this platform cannot honour in a MIME message: refused, not ignored. */
 const REFUSED: Readonly<Record<string, string>> = {
-  'x-mailgun-template-name': 'Templates are not available for messages sent over SMTP here; send them with POST /v3/{domain}/messages',
-  'x-mailgun-template-version': 'Templates are not available for messages sent over SMTP here; send them with POST /v3/{domain}/messages',
-  'x-mailgun-template-variables': 'Templates are not available for messages sent over SMTP here; send them with POST /v3/{domain}/messages',
-  'x-mailgun-recipient-variables': 'Batch sending (recipient variables) is not available over SMTP here; send batches with POST /v3/{domain}/messages',
   'x-mailgun-sending-ip': 'Dedicated IPs do not exist on this platform',
   'x-mailgun-sending-ip-pool': 'IP pools do not exist on this platform',
 };

@@ -21,5 +21,5 @@ export async function submitMessage(identity: SmtpIdentity, envelope: SmtpEnvelo
   const domain = await sendingDomain(identity.accountId, identity.domain);
   const options = headerOptions(mime);
   const params = readSendParams({ ...options.form, to: envelope.rcptTo }, []);
-  return acceptMime({ accountId: identity.accountId, domain, mime: options.mime, params, method: 'smtp' });
+  return acceptMime({ accountId: identity.accountId, domain, mime: options.mime, params, form: options.form, method: 'smtp' });
 }

@@ -337,6 +337,26 @@ describe('templates', () => {
     expect(mime).toContain('Hi Go');
   });
 
+  it('renders a template as the body of a messages.mime send, with a batch of recipient variables', async () => {
+    const mime = [`From: me@${sandbox}`, 'To: a@example.com, b@example.com', 'Subject: Batch %recipient.first%', 'Content-Type: text/plain', '', 'ignored'].join('\r\n');
+    const sent = await mg.messages.create(sandbox, {
+      to: ['a@example.com', 'b@example.com'],
+      message: Buffer.from(mime),
+      template: 'welcome',
+      't:variables': JSON.stringify({ name: '%recipient.first%' }),
+      'recipient-variables': JSON.stringify({ 'a@example.com': { first: 'Ann' }, 'b@example.com': { first: 'Bea' } }),
+    } as never);
+    const events = await settled(sent.id!, 2);
+    expect(events.filter((e) => e.event === 'accepted').map((e) => (e as { template?: { name: string } }).template?.name)).toEqual(['welcome', 'welcome']);
+    const copies = sesSendsOf(platform.us, sent.id!).map((m) => m.raw.toString());
+    const ann = copies.find((c) => c.includes('Hi Ann'))!;
+    // The message's own Subject wins over the template's; each copy shows only its recipient.
+    expect(ann).toMatch(/^Subject: Batch Ann$/m);
+    expect(ann).toMatch(/^To: a@example\.com$/m);
+    expect(copies.find((c) => c.includes('Hi Bea'))).toMatch(/^To: b@example\.com$/m);
+    expect(ann).toMatch(/^Reply-To: help@example\.com$/m);
+  });
+
   it('sends from the domain postmaster when neither message nor template names a sender', async () => {
     const sent = await mg.messages.create(sandbox, { to: 'nofrom@example.com', subject: 's', text: 't' } as never);
     const accepted = (await settled(sent.id!, 1)).find((e) => e.event === 'accepted')!;

@@ -1,3 +1,4 @@
+import { simpleParser } from 'mailparser';
 import nodemailer from 'nodemailer';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { eventsOf, eventually, sandboxOf, sdk, sesSendsOf, startTestPlatform } from '../support/platform';
@@ -117,6 +118,54 @@ it('tracks SMTP mail that asks for it as any other: a copy per recipient with it
   expect(locations.sort()).toEqual(['https://example.org/menu?x=1&y=2', 'https://example.org/plain']);
   const clicked = await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, info.messageId)).find((e) => e.event === 'clicked'));
   expect(clicked).toMatchObject({ recipient: 'eve@example.com', tags: ['tracked-smtp'] });
+});
+
+it('sends a batch over SMTP: each recipient gets a copy addressed to them alone, with their values', async () => {
+  const info = await transport('starttls').sendMail({
+    from: `app@${sandbox}`,
+    to: ['gus@example.com', 'hal@example.com'],
+    subject: 'Hello %recipient.first%',
+    text: 'Dear %recipient.first%, your code is %recipient.code%.',
+    headers: { 'X-Mailgun-Recipient-Variables': JSON.stringify({ 'gus@example.com': { first: 'Gus', code: 7 }, 'hal@example.com': { first: 'H\u00e4l', code: 8 } }) },
+  });
+  await settled(info.messageId, 2);
+  const gus = await mimeOf(platform.us, info.messageId.slice(1, -1), 'gus@example.com');
+  const hal = simpleParser(await mimeOf(platform.us, info.messageId.slice(1, -1), 'hal@example.com'));
+  expect(decoded(gus)).toMatch(/^To: gus@example\.com$/m);
+  expect(decoded(gus)).toMatch(/^Subject: Hello Gus$/m);
+  expect(decoded(gus)).toContain('Dear Gus, your code is 7.');
+  expect(gus).not.toMatch(/X-Mailgun-Recipient-Variables|hal@example\.com/i);
+  expect((await hal).subject).toBe('Hello H\u00e4l');
+  expect((await hal).text?.trim()).toBe('Dear H\u00e4l, your code is 8.');
+});
+
+it('renders a stored template named in the headers as the body, keeping the message\'s own headers and attachments', async () => {
+  await mg.domains.domainTemplates.create(sandbox, { name: 'smtp-welcome', description: 'for SMTP', template: '<p>Welcome, {{name}}!</p>', tag: 'v1', engine: 'handlebars' } as never);
+  const info = await transport('starttls').sendMail({
+    from: `app@${sandbox}`,
+    to: 'ivy@example.com',
+    subject: 'Your account',
+    text: 'replaced by the template',
+    attachments: [{ filename: 'terms.txt', content: 'the terms' }],
+    headers: { 'X-Mailgun-Template-Name': 'smtp-welcome', 'X-Mailgun-Template-Variables': '{"name":"Ivy"}', 'X-Custom': 'kept' },
+  });
+  const events = await settled(info.messageId, 1);
+  expect(events.find((e) => e.event === 'accepted')).toMatchObject({ template: { name: 'smtp-welcome' } });
+  const parsed = await simpleParser(await mimeOf(platform.us, info.messageId.slice(1, -1), 'ivy@example.com'));
+  expect(parsed.html).toContain('<p>Welcome, Ivy!</p>');
+  expect(parsed.subject).toBe('Your account');
+  expect(parsed.messageId).toBe(info.messageId);
+  expect(parsed.headers.get('x-custom')).toBe('kept');
+  expect(parsed.headers.get('x-mailgun-template-name')).toBe('smtp-welcome');
+  expect(parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([['terms.txt', 'the terms']]);
+});
+
+it('refuses a template that does not exist with 550 and the reason', async () => {
+  const error = await transport('starttls')
+    .sendMail({ from: `app@${sandbox}`, to: 'jay@example.com', subject: 's', text: 't', headers: { 'X-Mailgun-Template-Name': 'no-such-template' } })
+    .catch((e: { responseCode: number; response: string }) => e);
+  expect(error).toMatchObject({ responseCode: 550 });
+  expect((error as { response: string }).response).toContain('template not found');
 });
 
 it('sends over implicit TLS (SMTPS) too', async () => {

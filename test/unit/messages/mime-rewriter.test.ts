@@ -1,6 +1,6 @@
 import { simpleParser } from 'mailparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { rewriteTextParts } from '../../../functions/messages/mime-rewriter';
+import { rewriteMime } from '../../../functions/messages/mime-rewriter';
 
 const compose = (options: ConstructorParameters<typeof MailComposer>[0]) => new MailComposer(options).compile().build();
 const upper = async (_kind: string, body: string) => body.toUpperCase();
@@ -17,8 +17,8 @@ it('rewrites the inline bodies it is asked for and leaves attachments and other 
       { filename: 'page.html', content: '<p>attached html</p>', contentType: 'text/html' },
     ],
   });
-  const parsed = await simpleParser(await rewriteTextParts(raw, new Set(['html']), upper));
-  expect(parsed.html?.trim()).toBe('<P>HTML BODY</P>');
+  const parsed = await simpleParser(await rewriteMime(raw, { kinds: new Set(['html']), body: upper }));
+  expect(String(parsed.html).trim()).toBe('<P>HTML BODY</P>');
   expect(parsed.text).toBe('plain body');
   expect(parsed.attachments.map((a) => a.content.toString())).toEqual(['attached text', '<p>attached html</p>']);
   expect(parsed.subject).toBe('Mixed');
@@ -30,9 +30,12 @@ it('reads a body in its own charset and writes it back as UTF-8', async () => {
     Buffer.from('caf\u00e9 cr\u00e8me\r\n', 'latin1'),
   ]);
   const seen: string[] = [];
-  const rewritten = await rewriteTextParts(latin1, new Set(['text']), async (_kind, body) => {
-    seen.push(body);
-    return `${body.trim()} \u2713`;
+  const rewritten = await rewriteMime(latin1, {
+    kinds: new Set(['text']),
+    body: async (_kind, body) => {
+      seen.push(body);
+      return `${body.trim()} \u2713`;
+    },
   });
   expect(seen).toEqual(['caf\u00e9 cr\u00e8me\r\n']);
   const parsed = await simpleParser(rewritten);
@@ -42,5 +45,5 @@ it('reads a body in its own charset and writes it back as UTF-8', async () => {
 
 it('answers a message without text bodies unchanged', async () => {
   const raw = Buffer.from('From: a@example.com\r\nTo: b@example.com\r\nSubject: Image\r\nContent-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n\r\niVBORw0KGgo=\r\n');
-  expect((await rewriteTextParts(raw, new Set(['html', 'text']), upper)).toString()).toBe(raw.toString());
+  expect((await rewriteMime(raw, { kinds: new Set(['html', 'text']), body: upper })).toString()).toBe(raw.toString());
 });

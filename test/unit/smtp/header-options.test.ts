@@ -54,9 +54,16 @@ it('takes the instructions out of the message and keeps the tag and variables he
   expect(headerOptions(plain).mime).toBe(plain);
 });
 
+it('reads templates and batch values as the form options, and takes them out of the message', () => {
+  const { form, mime } = headerOptions(
+    message('From: a@example.com', 'X-Mailgun-Template-Name: welcome', 'X-Mailgun-Template-Version: v2', 'X-Mailgun-Template-Variables: {"plan":"pro"}', 'X-Mailgun-Recipient-Variables: {"b@example.com":{"first":"Bo"}}'),
+  );
+  expect(form).toEqual({ template: 'welcome', 't:version': 'v2', 't:variables': '{"plan":"pro"}', 'recipient-variables': '{"b@example.com":{"first":"Bo"}}' });
+  // No copy may carry every recipient's values.
+  expect(mime.toString()).not.toMatch(/X-Mailgun-(Template|Recipient)/i);
+});
+
 it('refuses what it cannot honour rather than ignoring it', () => {
-  expect(() => headerOptions(message('X-Mailgun-Template-Name: welcome'))).toThrow('X-Mailgun-Template-Name: Templates are not available for messages sent over SMTP here');
-  expect(() => headerOptions(message('X-Mailgun-Recipient-Variables: {}'))).toThrow('Batch sending');
   expect(() => headerOptions(message('X-Mailgun-Sending-Ip: 1.2.3.4'))).toThrow('Dedicated IPs');
   expect(() => headerOptions(message('X-Mailgun-Variables: [1,2]'))).toThrow('X-Mailgun-Variables must be a JSON object');
   expect(() => headerOptions(message('X-Mailgun-Variables: {oops'))).toThrow('X-Mailgun-Variables must be a JSON object');
