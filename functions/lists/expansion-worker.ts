@@ -9,6 +9,7 @@ import { acceptCopy, copyContext, type CopyContext } from '../messages/copies';
 import { messageKey, messageOf, type MessageRecord } from '../messages/message-store';
 import { signClaims } from '../tracking/tokens';
 import { runImportSlice } from './bulk';
+import { EXPANSION_WORKER_TIMEOUT_SECONDS } from './list-timing';
 import { getJobObject, jobObjectKey, queueListJob, type ListJob } from './jobs';
 import { listKeys, membersAfter, type MemberItem } from './list-store';
 import { finishPost, getPost, loadFile, type ListPost, type StoredPlan } from './post';
@@ -34,7 +35,6 @@ const COPIES_AT_ONCE = 16;
 const PAGE_RESERVE_MS = 15_000;
 /** Margin past a claim's deadline before it is taken over (clock skew between invocations). */
 const CLAIM_GRACE_MS = 5_000;
-export const EXPANSION_WORKER_TIMEOUT_SECONDS = 120;
 
 interface PageClaim {
   state: 'working' | 'done';

@@ -14,7 +14,8 @@ import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../
 import { handler as sendWorker } from '../../functions/messages/send-worker';
 import { handler as scheduleUndelivered } from '../../functions/messages/schedule-undelivered';
 import { handler as webhookWorker } from '../../functions/webhooks/delivery-worker';
-import { EXPANSION_WORKER_TIMEOUT_SECONDS, handler as listWorker } from '../../functions/lists/expansion-worker';
+import { handler as listWorker } from '../../functions/lists/expansion-worker';
+import { EXPANSION_WORKER_TIMEOUT_SECONDS } from '../../functions/lists/list-timing';
 import { handler as listDeadLetters } from '../../functions/lists/dead-letters';
 import { authenticate } from '../../functions/credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
