@@ -65,7 +65,7 @@ export function findListByAddress(accountId: string, address: string): Promise<L
  * Stores the post's content, records the post and queues its first page. Nothing is accepted
  * yet: each member's copy gets its accepted event when the worker reaches it.
  */
-export async function startListPost(list: ListItem, plan: MessagePlan, domain: DomainItem, via: Via, replyTo: string): Promise<{ id: string }> {
+export async function startListPost(list: ListItem, plan: MessagePlan, domain: DomainItem, via: Via, replyTo: string): Promise<{ id: string; postId: string }> {
   const postId = randomHex(12);
   const stored: StoredPlan = { ...plan, attachments: plan.attachments.map(storeFile), inline: plan.inline.map(storeFile), replyTo };
   await putJobObject(jobObjectKey(list.accountId, 'list-posts', postId), stored);
@@ -87,7 +87,7 @@ export async function startListPost(list: ListItem, plan: MessagePlan, domain: D
     await finishPost(postId, 'failed', 'The post could not be queued').catch(() => undefined);
     throw error;
   }
-  return { id: plan.messageId };
+  return { id: plan.messageId, postId };
 }
 
 /** Reply-To by the list's reply_preference: the list itself, or whoever wrote. */

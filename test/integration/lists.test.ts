@@ -1,6 +1,12 @@
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, sandboxOf, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
+import { call, eventually, primaryAccountId, sandboxOf, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
 import { decoded } from '../support/mail';
+import { scanTable } from '../support/table';
+import { handler as listWorker } from '../../functions/lists/expansion-worker';
+import { postToList, type ListPost } from '../../functions/lists/post';
+import { putItem, updateItem } from '../../functions/data/store';
+import { listKeys } from '../../functions/lists/list-store';
+import type { SQSEvent } from 'aws-lambda';
 
 // Mailing lists and members through mailgun.js (contract §10), and posts to a list expanded to
 // one message per member.
@@ -181,6 +187,70 @@ describe('posting to a list', () => {
     const mixed = await sdkError(mg.messages.create(sandbox, { from: `news@${sandbox}`, to: [list, 'someone@example.com'], text: 'x' } as never));
     expect(mixed.status).toBe(400);
   });
+});
+
+describe('the inbound seam (postToList)', () => {
+  const mime = (from: string, to: string) =>
+    Buffer.from([`From: Pat <${from}>`, `To: ${to}`, 'Subject: Hello %recipient.name%', 'Message-ID: <inbound-1@example.org>', 'Content-Type: text/plain; charset=utf-8', '', 'Code %recipient.code%', ''].join('\r\n'));
+  const post = (list: string, from: string, via: 'api' | 'inbound' = 'inbound') => platform.us.run(async () => postToList(accountId, list, mime(from, list), from, via));
+  let accountId: string;
+  beforeAll(async () => {
+    accountId = await primaryAccountId(platform.us);
+    for (const level of ['readonly', 'members', 'everyone']) {
+      await mg.lists.create({ address: `in-${level}@${sandbox}`, access_level: level, reply_preference: 'sender' } as never);
+      await mg.lists.members.createMember(`in-${level}@${sandbox}`, { address: 'member@example.com', name: 'Mem', vars: JSON.stringify({ code: 'm-1' }) } as never);
+    }
+  });
+
+  it('refuses inbound posts to a readonly list, and non-members on a members list', async () => {
+    expect(await post(`in-readonly@${sandbox}`, 'member@example.com')).toEqual({ refused: `Mailing list in-readonly@${sandbox} is read-only: only the API may post to it` });
+    expect(await post(`in-members@${sandbox}`, 'stranger@example.com')).toEqual({ refused: `Only members may post to mailing list in-members@${sandbox}` });
+    expect(await post(`in-nosuch@${sandbox}`, 'member@example.com')).toEqual({ refused: `Mailing list in-nosuch@${sandbox} not found` });
+  });
+
+  it('expands an accepted post from MIME: from the list on the author\'s behalf, replies to the author', async () => {
+    for (const [list, via] of [[`in-members@${sandbox}`, 'inbound'], [`in-everyone@${sandbox}`, 'inbound'], [`in-readonly@${sandbox}`, 'api']] as const) {
+      const outcome = await post(list, via === 'api' ? `news@${sandbox}` : 'member@example.com', via);
+      expect(outcome).toMatchObject({ accepted: true, id: expect.stringMatching(/^<.+>$/) });
+      const { id } = outcome as { id: string };
+      const sent = await eventually(async () => sesSendsOf(platform.us, id)[0]);
+      const text = decoded(sent.raw.toString());
+      expect(sent.destinations).toEqual(['member@example.com']);
+      expect(text).toContain('Subject: Hello Mem');
+      expect(text).toContain('Code m-1');
+      expect(text).toMatch(new RegExp(`From: "?Pat via ${list.split('@')[0]}@`));
+      expect(text).toMatch(/Reply-To: "?Pat"? <(member@example\.com|news@)/);
+    }
+  });
+});
+
+describe('expansion retries', () => {
+  it('a page taken over from a dead invocation re-accepts no member', async () => {
+    const list = `retry@${sandbox}`;
+    await mg.lists.create({ address: list } as never);
+    const members = Array.from({ length: 250 }, (_, i) => ({ address: `r${String(i).padStart(3, '0')}@example.com`, vars: { i } }));
+    for (let i = 0; i < members.length; i += 100) await mg.lists.members.createMembers(list, { members: members.slice(i, i + 100), upsert: 'yes' } as never);
+    const sent = await mg.messages.create(sandbox, { from: `news@${sandbox}`, to: list, subject: 'once', text: 'n=%recipient.i%', 'o:testmode': 'yes' } as never);
+    const postOf = async () => (await scanTable(platform.us)).find((item) => item['sk'] === 'POST' && item['messageId'] === sent.id) as unknown as ListPost;
+    await eventually(async () => (await postOf())?.status === 'done', 60_000);
+    expect((await postOf()).accepted).toBe(250);
+
+    // As if the invocation that expanded the first page died after accepting its members: the
+    // page's claim is left 'working' past its deadline, the post still expanding.
+    const { postId } = await postOf();
+    await platform.us.run(async () => {
+      await putItem(listKeys.page(postId, ''), { state: 'working', owner: 'dead', until: Date.now() - 60_000 });
+      await updateItem(listKeys.post(postId), { status: 'expanding' });
+    });
+    const redelivered = { Records: [{ messageId: 'again', body: JSON.stringify({ kind: 'expand', postId }) }] } as unknown as SQSEvent;
+    expect(await platform.us.run(() => listWorker(redelivered))).toEqual({ batchItemFailures: [] });
+    // The second page's job it queued again finds that page done and ends the post.
+    await platform.us.run(() => updateItem(listKeys.post(postId), { status: 'done' }));
+    expect((await postOf()).accepted).toBe(250);
+    const accepted = await acceptedOf(sent.id!);
+    expect(accepted).toHaveLength(250);
+    expect(new Set(accepted).size).toBe(250);
+  }, 120_000);
 });
 
 /** The recipients of a message's accepted events, all pages. */
