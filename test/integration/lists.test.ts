@@ -3,7 +3,8 @@ import { call, eventually, primaryAccountId, sandboxOf, sdk, sdkError, sesSendsO
 import { decoded } from '../support/mail';
 import { scanTable } from '../support/table';
 import { handler as listWorker } from '../../functions/lists/expansion-worker';
-import { postToList, type ListPost } from '../../functions/lists/post';
+import { type ListPost } from '../../functions/lists/post';
+import { postToList } from '../../functions/lists/inbound-post';
 import { putItem, updateItem } from '../../functions/data/store';
 import { listKeys } from '../../functions/lists/list-store';
 import type { SQSEvent } from 'aws-lambda';
