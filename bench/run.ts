@@ -11,6 +11,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { coldStart, printColdStart, type ColdStartResult } from './cold-start';
 import { eventIngest, printEventIngest, type EventIngestResult } from './event-ingest';
+import { listExpansion, printListExpansion, type ListExpansionResult } from './list-expansion';
 import { fixed, OUT_DIR, print, ratio, table, type TargetCheck } from './lib/report';
 import { metricsQuery, printMetricsQuery, type MetricsQueryResult } from './metrics-query';
 import { printRequestOverhead, requestOverhead, type RequestOverheadResult } from './request-overhead';
@@ -42,6 +43,7 @@ async function main(): Promise<number> {
   let metrics: MetricsQueryResult | undefined;
   let dispatch: WebhookDispatchResult | undefined;
   let smtp: SmtpSubmissionResult | undefined;
+  let lists: ListExpansionResult | undefined;
   const withProfile = !process.argv.includes('--no-profile');
 
   try {
@@ -87,8 +89,14 @@ async function main(): Promise<number> {
   } catch (error) {
     failures.push({ benchmark: 'smtp submission', error: (error as Error).stack ?? String(error) });
   }
+  try {
+    lists = await listExpansion();
+    printListExpansion(lists);
+  } catch (error) {
+    failures.push({ benchmark: 'list expansion', error: (error as Error).stack ?? String(error) });
+  }
 
-  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? [])];
+  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? [])];
   const passed = checks.filter((c) => c.pass).length;
   const seconds = (Date.now() - started) / 1000;
   print('== Summary ==');
@@ -117,7 +125,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;

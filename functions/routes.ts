@@ -4,6 +4,7 @@ import { certificateRoutes } from './certificates/routes';
 import { domainRoutes } from './domains/routes';
 import { eventRoutes } from './events/routes';
 import { keyRoutes } from './keys/routes';
+import { listRoutes } from './lists/routes';
 import { messageRoutes } from './messages/routes';
 import type { RouteSpec } from './platform/http/route';
 import { trackingRoutes } from './tracking/routes';
@@ -20,7 +21,7 @@ import { webhookRoutes } from './webhooks/routes';
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes, ...listRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];

@@ -11,6 +11,7 @@ import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
 import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
 import { Smtp, type SmtpProps } from './constructs/smtp';
 import { TrackingCertificates } from './constructs/tracking-certificates';
+import { Lists } from './constructs/lists';
 import { Webhooks } from './constructs/webhooks';
 import type { PlatformRegion } from './regions';
 
@@ -50,6 +51,7 @@ export class PlatformStack extends Stack {
   readonly bootstrap: Bootstrap;
   readonly eventStream: EventStream;
   readonly webhooks: Webhooks;
+  readonly lists: Lists;
   readonly periodicJobs: PeriodicJobs;
   /** SMTP submission, when enabled. */
   readonly smtp?: Smtp;
@@ -65,6 +67,7 @@ export class PlatformStack extends Stack {
     this.sending = new Sending(this, 'Sending', { platformRegion: props.platformRegion });
     this.scheduling = new Scheduling(this, 'Scheduling', { sendQueue: this.sending.sendQueue.queue });
     this.webhooks = new Webhooks(this, 'Webhooks');
+    this.lists = new Lists(this, 'Lists');
     this.certificates = new TrackingCertificates(this, 'TrackingCertificates');
     const resources: AreaResources = {
       table: this.data.table,
@@ -75,6 +78,7 @@ export class PlatformStack extends Stack {
       requireTlsConfigurationSet: this.sending.requireTlsConfigurationSet,
       scheduleStateMachine: this.scheduling.stateMachine,
       webhookQueue: this.webhooks.queue.queue,
+      listQueue: this.lists.queue.queue,
       certificateStateMachine: this.certificates.stateMachine,
     };
     this.api = new Api(this, 'Api', {
@@ -96,6 +100,7 @@ export class PlatformStack extends Stack {
     this.certificates.addTasks(this.platformEnvironment, resources, this.api.trackingApi);
     this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
     this.webhooks.addWorker(this.platformEnvironment, resources);
+    this.lists.addWorkers(this.platformEnvironment, resources);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
     if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });

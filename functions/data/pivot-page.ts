@@ -21,13 +21,14 @@ export function boundsWithin(prefix: string, plan: { after?: string; before?: st
  * One page of Mailgun's style-A paging (`page`, a pivot, `limit`) over the items of `pk` whose sort
  * keys are `keyPrefix` + a lower-case name, restricted to names starting with `namePrefix`: a key
  * range, so a page costs its own size. Items come in name order whichever way the page walked.
+ * `keep` filters items without counting them against the page (a page then reads past them).
  */
-export async function readPivotPage<T>(pk: string, keyPrefix: string, page: PivotPage, namePrefix = ''): Promise<T[]> {
+export async function readPivotPage<T>(pk: string, keyPrefix: string, page: PivotPage, namePrefix = '', keep?: (item: Record<string, unknown>) => boolean): Promise<T[]> {
   // Names are stored lower-case; a pivot typed by hand may not be.
   const plan = pivotQuery({ ...page, pivot: page.pivot?.toLowerCase() });
   const bounds = boundsWithin(namePrefix, plan);
   if (bounds === 'empty') return [];
-  const items = await queryPage<T>(pk, { prefix: keyPrefix + namePrefix, ascending: plan.ascending, ...bounds, limit: page.limit });
+  const items = await queryPage<T>(pk, { prefix: keyPrefix + namePrefix, ascending: plan.ascending, ...bounds, limit: page.limit, keep });
   // Backward pages come nearest-first.
   return plan.ascending ? items : items.reverse();
 }

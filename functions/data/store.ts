@@ -340,18 +340,20 @@ export function isLive(item: { ttl?: number }, now = Date.now()): boolean {
 
 /**
  * Adds `delta` to a numeric attribute, creating the item if needed. With `atMost` (a quota), only
- * if the result stays within it: answers the new value, or undefined when the quota refused.
+ * if the result stays within it; with `ifExists`, only on an item that is there (a counter on an
+ * entity that may have been deleted meanwhile). Answers the new value, or undefined when refused.
  */
-export async function addToCounter(key: Key, attribute: string, delta: number, options: { atMost?: number } = {}): Promise<number | undefined> {
+export async function addToCounter(key: Key, attribute: string, delta: number, options: { atMost?: number; ifExists?: boolean } = {}): Promise<number | undefined> {
   const max = options.atMost === undefined ? undefined : options.atMost - delta;
   if (max !== undefined && max < 0) return undefined;
+  const conditions = [...(max !== undefined ? ['(attribute_not_exists(#a) OR #a <= :max)'] : []), ...(options.ifExists ? ['attribute_exists(pk)'] : [])];
   try {
     const out = await documentClient().send(
       new UpdateCommand({
         TableName: table(),
         Key: key,
         UpdateExpression: 'ADD #a :d',
-        ...(max !== undefined ? { ConditionExpression: 'attribute_not_exists(#a) OR #a <= :max' } : {}),
+        ...(conditions.length ? { ConditionExpression: conditions.join(' AND ') } : {}),
         ExpressionAttributeNames: { '#a': attribute },
         ExpressionAttributeValues: { ':d': delta, ...(max !== undefined ? { ':max': max } : {}) },
         ReturnValues: 'UPDATED_NEW',
@@ -359,7 +361,7 @@ export async function addToCounter(key: Key, attribute: string, delta: number, o
     );
     return out.Attributes?.[attribute] as number;
   } catch (error) {
-    if (max !== undefined && error instanceof ConditionalCheckFailedException) return undefined;
+    if (conditions.length && error instanceof ConditionalCheckFailedException) return undefined;
     throw error;
   }
 }

@@ -81,7 +81,7 @@ function acceptedEvent(record: MessageRecord, recipient: string, at: number) {
  * Hands the accepted message to the send worker: on the send queue now, or, when it is scheduled,
  * through a scheduled-delivery execution that waits until its time and then queues the same job.
  */
-async function queueForSending(record: MessageRecord): Promise<void> {
+export async function queueForSending(record: MessageRecord): Promise<void> {
   const job: SendJob = { storageKey: record.storageKey, attempt: 0 };
   if (record.deliverAt) {
     const input: ScheduledJob = { ...job, deliverAt: record.deliverAt };

@@ -4,14 +4,14 @@ import { BadRequest } from '../platform/errors';
 import { messageId as newMessageId } from '../platform/ids';
 import { schema } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { listPostOf } from '../lists/post';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } from './accept';
-import { composeMime } from './compose';
 import { mapLimit } from '../platform/concurrency';
-import { parseRecipientVariables, substitute } from './batch';
-import { applyTracking, needsPerRecipientCopies, trackingBase, trackingPlan } from '../tracking/rewrite';
-import { messageContent, templateHeaders } from './template-content';
-import { newStorageKey, storedMessage } from './message-store';
-import { parseMailboxes, type Mailbox } from './recipients';
+import { parseRecipientVariables } from './batch';
+import { acceptCopy, copyContext, type Copy, type MessagePlan } from './copies';
+import { messageContent } from './template-content';
+import { storedMessage } from './message-store';
+import { parseMailboxes } from './recipients';
 import { messageRoutes } from './routes';
 import { readSendParams } from './send-params';
 import { acceptMime } from './mime-submission';
@@ -21,13 +21,6 @@ const QUEUED = 'Queued. Thank you.';
 const MESSAGE_ID_HEADER = /^Message-I[Dd]:[^\r\n]*(\r?\n[ \t][^\r\n]*)*/m;
 const domainPath = schema(() => z.object({ domain: z.string() }).passthrough());
 const storedPath = schema(() => z.object({ domain: z.string(), storageKey: z.string() }).passthrough());
-
-
-
-/** Mailgun's own headers: what the worker and the events need to know later travels in the message. */
-function mailgunHeaders(tags: string[], variables: Record<string, string>): Array<[string, string]> {
-  return [...tags.map((tag): [string, string] => ['X-Mailgun-Tag', tag]), ...(Object.keys(variables).length ? [['X-Mailgun-Variables', JSON.stringify(variables)] as [string, string]] : [])];
-}
 
 export const handler = areaHandler(messageRoutes, {
   sendMessage: operation(domainPath, async (req, input) => {
@@ -44,62 +37,40 @@ export const handler = areaHandler(messageRoutes, {
     if (from.length !== 1) throw new BadRequest("'from' parameter must be exactly one address");
     const batch = parseRecipientVariables(req.params['recipient-variables']);
     if (batch && (recipients.cc.length || params.bcc.length)) throw new BadRequest("'cc' and 'bcc' cannot be combined with 'recipient-variables'");
+    // A list address among the recipients makes the message a list post (functions/lists/post.ts).
+    const post = await listPostOf(req.accountId, recipients);
+    const plan: MessagePlan = {
+      accountId: req.accountId,
+      messageId: newMessageId(domain.name),
+      sender,
+      from: from[0]!,
+      content,
+      ampHtml: params.ampHtml,
+      attachments: params.attachments,
+      inline: params.inline,
+      tags: params.tags,
+      variables: params.variables,
+      testMode: params.testMode,
+      deliverAt: params.deliverAt?.toISOString(),
+      requireTls: params.requireTls,
+      tracking: params.tracking,
+    };
+    if (post) {
+      if (batch) throw new BadRequest("'recipient-variables' cannot be combined with a mailing list address: members' vars fill its placeholders");
+      return { id: (await post.start(plan, domain)).id, message: QUEUED };
+    }
+    const messageId = plan.messageId;
     // A batch is one message per 'to' recipient, each seeing only itself; all share one id.
-    const plan = trackingPlan(domain, params.tracking);
     // Tracked links name their recipient, so tracked mail is one copy per recipient; the
     // headers still show every To and Cc, as one message would.
-    const tracked = Boolean(batch) || needsPerRecipientCopies(plan, [content.html, content.text]);
-    const copies: Array<{ to: Mailbox[]; cc: Mailbox[]; all: string[]; values?: Record<string, unknown> }> = batch
+    const context = copyContext(plan, domain, Boolean(batch));
+    const copies: Copy[] = batch
       ? recipients.to.map((to) => ({ to: [to], cc: [], all: [to.address.toLowerCase()], values: batch[to.address.toLowerCase()] ?? {} }))
-      : tracked
+      : context.tracked
         ? recipients.all.map((address) => ({ to: recipients.to, cc: recipients.cc, all: [address] }))
-        : [{ to: recipients.to, cc: recipients.cc, all: recipients.all, values: undefined }];
+        : [{ to: recipients.to, cc: recipients.cc, all: recipients.all }];
     // One id for every copy; each copy is stored under its own key.
-    const messageId = newMessageId(domain.name);
-    const base = trackingBase(domain);
-    await mapLimit(copies, 16, async (copy) => {
-      const fill = (text: string | undefined) => (text !== undefined && copy.values ? substitute(text, copy.values) : text);
-      const subject = fill(content.subject) ?? '';
-      const variables = Object.fromEntries(Object.entries(params.variables).map(([k, v]) => [k, fill(v)!]));
-      const body = tracked
-        ? await applyTracking(plan, base, { a: req.accountId, d: domain.name, m: messageId.slice(1, -1), r: copy.all[0]!, t: params.tags }, { html: fill(content.html), text: fill(content.text) })
-        : { html: fill(content.html), text: fill(content.text), headers: [] };
-      const mime = await composeMime({
-        from: from[0]!,
-        to: copy.to,
-        cc: copy.cc,
-        subject,
-        text: body.text,
-        html: body.html,
-        ampHtml: fill(params.ampHtml),
-        attachments: params.attachments,
-        inline: params.inline,
-        messageId,
-        headers: [...body.headers, ...content.headers.map(([name, value]): [string, string] => [name, fill(value)!])],
-        mailgunHeaders: [...mailgunHeaders(params.tags, variables), ...(content.template ? templateHeaders(content.template) : [])],
-      });
-      await acceptMessage(
-        {
-          storageKey: newStorageKey(),
-          accountId: req.accountId,
-          domain: domain.name,
-          messageId,
-          from: sender,
-          subject,
-          recipients: copy.all,
-          to: copy.to.map((m) => m.address).join(', '),
-          tags: params.tags,
-          userVariables: variables,
-          attachments: params.attachments.map((f) => ({ filename: f.filename, 'content-type': f.contentType, size: f.content.length })),
-          testMode: params.testMode,
-          deliverAt: params.deliverAt?.toISOString(),
-          requireTls: params.requireTls,
-          ...(content.template ? { template: { name: content.template.name, version: content.template.version, 'is-text': content.template['is-text'] } } : {}),
-        },
-        mime,
-        domain,
-      );
-    });
+    await mapLimit(copies, 16, (copy) => acceptCopy(context, copy));
     return { id: messageId, message: QUEUED };
   }),
 

@@ -83,6 +83,8 @@ export const platformEnvSchema = z.object({
   TAG_LIMIT_DOMAIN: z.coerce.number().int().min(0).default(20_000),
   /** The webhook delivery queue: one message per (event, URL), consumed by functions/webhooks/delivery-worker.ts. */
   WEBHOOK_QUEUE_URL: z.string().url().optional(),
+  /** The list queue: list-post expansion pages and bulk member uploads, consumed by functions/lists/expansion-worker.ts. */
+  LIST_QUEUE_URL: z.string().url().optional(),
   /**
    * Let webhook URLs reach this machine's loopback (127.0.0.0/8, ::1), and accept names that do not
    * resolve yet. Off on AWS (a URL must not turn the platform into a proxy into its own network:

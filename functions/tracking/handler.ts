@@ -5,6 +5,7 @@ import { NotFound } from '../platform/errors';
 import { schema } from '../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
 import { RawReply } from '../platform/http/reply';
+import { unsubscribeMember } from '../lists/list-store';
 import { addUnsubscribe } from '../suppressions/unsubscribes';
 import { clientInfo } from './client-info';
 import { trackingRoutes } from './routes';
@@ -43,6 +44,12 @@ async function record(req: ApiRequest, claims: TrackingClaims, name: EventName, 
 }
 
 async function unsubscribe(req: ApiRequest, claims: TrackingClaims): Promise<void> {
+  // A list's link unsubscribes its member from that list only, not from the domain's mail.
+  if (claims.l) {
+    await unsubscribeMember(claims.a, claims.l, claims.r);
+    await record(req, claims, 'unsubscribed', { 'mailing-list': { address: claims.la ?? '', 'list-id': claims.l } });
+    return;
+  }
   const tags = claims.s === 'tags' && claims.t?.length ? claims.t : undefined;
   await addUnsubscribe(claims.a, claims.d, claims.r, tags);
   await record(req, claims, 'unsubscribed');

@@ -17,6 +17,9 @@ export interface TrackingClaims {
   u?: string;
   /** an unsubscribe's scope: every message of the domain, or only those with the message's tags */
   s?: 'all' | 'tags';
+  /** a mailing list's unsubscribe link (%mailing_list_unsubscribe_url%): the list's id and address */
+  l?: string;
+  la?: string;
 }
 
 const SIGNATURE_BYTES = 16;

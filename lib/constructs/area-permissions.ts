@@ -25,6 +25,8 @@ export interface AreaResources {
   scheduleStateMachine: sfn.IStateMachine;
   /** Webhook deliveries: filled by fan-out (the event stream), drained by the webhook worker (lib/constructs/webhooks.ts). */
   webhookQueue: sqs.IQueue;
+  /** Mailing lists: post expansion pages and bulk uploads (lib/constructs/lists.ts). */
+  listQueue: sqs.IQueue;
   /** Tracking certificates: one execution per job, and per release (lib/constructs/tracking-certificates.ts). */
   certificateStateMachine: sfn.IStateMachine;
 }
@@ -149,11 +151,19 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   // Accepting a message: store its MIME, record it and its accepted events, queue it (or, with
   // o:deliverytime, start its scheduled-delivery execution). Reading a stored message (GET,
   // resend) reads the MIME back.
-  messages: (grantee, { table, messagesBucket, sendQueue, scheduleStateMachine }) => {
+  // A send to a list address stores the post's content and queues its expansion (the list queue).
+  messages: (grantee, { table, messagesBucket, sendQueue, scheduleStateMachine, listQueue }) => {
     grantTableReadWrite(grantee, table);
     grantMessageObjects(grantee, messagesBucket, ['s3:PutObject', 's3:GetObject']);
     grantSendToQueue(grantee, sendQueue);
     grantStartExecution(grantee, scheduleStateMachine);
+    grantSendToQueue(grantee, listQueue);
+  },
+  // Lists and members; a bulk upload beyond 100 entries stores them and queues its task.
+  lists: (grantee, { table, messagesBucket, listQueue }) => {
+    grantTableReadWrite(grantee, table);
+    grantMessageObjects(grantee, messagesBucket, ['s3:PutObject']);
+    grantSendToQueue(grantee, listQueue);
   },
   // Listing events reads the domain and the event partitions; it writes nothing.
   events: (grantee, { table }) => grantTableRead(grantee, table),
@@ -215,6 +225,20 @@ export function grantNotificationsWorker(grantee: AreaGrantee, { table }: AreaRe
 export function grantEventStreamWorker(grantee: AreaGrantee, { table, webhookQueue }: AreaResources): void {
   grantTableReadWrite(grantee, table);
   grantSendToQueue(grantee, webhookQueue);
+}
+
+/**
+ * The list worker: reads a post's content and an upload's members (objects beside the stored
+ * messages), accepts each member's copy as the messages area does (MIME put, record and events,
+ * the send queue or a scheduled-delivery execution), and queues the next page on its own queue.
+ * Its dead-letter consumer shares the grant: it only writes post and task statuses.
+ */
+export function grantListWorker(grantee: AreaGrantee, { table, messagesBucket, sendQueue, scheduleStateMachine, listQueue }: AreaResources): void {
+  grantTableReadWrite(grantee, table);
+  grantMessageObjects(grantee, messagesBucket, ['s3:PutObject', 's3:GetObject']);
+  grantSendToQueue(grantee, sendQueue);
+  grantStartExecution(grantee, scheduleStateMachine);
+  grantSendToQueue(grantee, listQueue);
 }
 
 /**

@@ -14,6 +14,9 @@ import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../
 import { handler as sendWorker } from '../../functions/messages/send-worker';
 import { handler as scheduleUndelivered } from '../../functions/messages/schedule-undelivered';
 import { handler as webhookWorker } from '../../functions/webhooks/delivery-worker';
+import { handler as listWorker } from '../../functions/lists/expansion-worker';
+import { EXPANSION_WORKER_TIMEOUT_SECONDS } from '../../functions/lists/list-timing';
+import { handler as listDeadLetters } from '../../functions/lists/dead-letters';
 import { authenticate } from '../../functions/credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
 import { MAX_RECIPIENTS } from '../../functions/messages/recipients';
@@ -368,6 +371,13 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   publishStream = (bodies) => sqs.sendAll(eventStreamQueue, bodies);
   // Webhook deliveries: several batches at once, as Lambda would run them, so a slow receiver holds back no other.
   env.WEBHOOK_QUEUE_URL = sqs.createQueue('webhooks', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 8 }, webhookWorker);
+  // Mailing lists: post expansion pages and bulk uploads, as lib/constructs/lists.ts defines them.
+  sqs.createQueue('list-dead-letters', { visibilityTimeoutSeconds: 60, batchSize: 10 }, listDeadLetters);
+  env.LIST_QUEUE_URL = sqs.createQueue(
+    'lists',
+    { visibilityTimeoutSeconds: 6 * EXPANSION_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 5, deadLetterQueue: 'list-dead-letters', functionTimeoutSeconds: EXPANSION_WORKER_TIMEOUT_SECONDS, batchSize: 10, maxConcurrency: 4 },
+    listWorker,
+  );
   // Tracking certificates: ACM issues them (signed by the local CA once the validation record
   // resolves), API Gateway's custom domain names say which host each serves, and the workflow
   // (below) that ties them together runs the same task function as on AWS. Both open before Step

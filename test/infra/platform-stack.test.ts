@@ -1,3 +1,4 @@
+import { LIST_WORKER_CONCURRENCY, LIST_WORKER_TIMEOUT } from '../../lib/constructs/lists';
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -102,6 +103,10 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     webhookQueue: string;
     webhookDlq: string;
     webhookWorker: string;
+    listQueue: string;
+    listDlq: string;
+    listWorker: string;
+    listDeadLetterWorker: string;
     trackingApi: string;
     certificateMachine: string;
     certificateTasks: string;
@@ -135,6 +140,10 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       webhookQueue: logicalIdOf(stack, stack.webhooks.queue.queue),
       webhookDlq: logicalIdOf(stack, stack.webhooks.queue.deadLetterQueue),
       webhookWorker: logicalIdOf(stack, stack.webhooks.worker!.fn),
+      listQueue: logicalIdOf(stack, stack.lists.queue.queue),
+      listDlq: logicalIdOf(stack, stack.lists.queue.deadLetterQueue),
+      listWorker: logicalIdOf(stack, stack.lists.worker!.fn),
+      listDeadLetterWorker: logicalIdOf(stack, stack.lists.deadLetterWorker!.fn),
       trackingApi: logicalIdOf(stack, stack.api.trackingApi),
       certificateMachine: logicalIdOf(stack, stack.certificates.stateMachine),
       certificateTasks: logicalIdOf(stack, stack.certificates.tasks!.fn),
@@ -190,11 +199,11 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       const id = functionIdByDescription(template, `API area: ${area}`);
       expect(template.toJSON().Resources[id].Properties).toMatchObject(platformLambdaProperties(29));
     }
-    // The areas, the authorizer, the bootstrap handler, the four queue workers (send, send dead
-    // letters, notifications, webhooks), the stream worker, scheduled delivery's undelivered
+    // The areas, the authorizer, the bootstrap handler, the six queue workers (send, send dead
+    // letters, notifications, webhooks, lists, list dead letters), the stream worker, scheduled delivery's undelivered
     // handler, the certificate workflow's tasks, and one per periodic job (functions/schedules.ts); the provider framework runs its
     // own runtime.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 9 + periodicJobs.length);
+    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 11 + periodicJobs.length);
   });
 
   test('each periodic job is a Lambda an EventBridge rule invokes at its rate, allowed to change SES identities', () => {
@@ -216,6 +225,8 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       [ids.sendDeadLetterWorker, 'Queue worker: gives the unsent recipients of dead-lettered send jobs a final event', SEND_DEAD_LETTER_WORKER_TIMEOUT.toSeconds()],
       [ids.notificationsWorker, 'Queue worker: turns SES notifications into events', NOTIFICATIONS_WORKER_TIMEOUT.toSeconds()],
       [ids.webhookWorker, 'Queue worker: signs and POSTs webhook deliveries, re-queues retries', WEBHOOK_WORKER_TIMEOUT.toSeconds()],
+      [ids.listWorker, 'Queue worker: expands list posts a page of members at a time, runs bulk member uploads', LIST_WORKER_TIMEOUT.toSeconds()],
+      [ids.listDeadLetterWorker, 'Queue worker: ends list posts and uploads the list queue gave up on as failed', 30],
     ] as const;
     for (const [id, description, timeout] of workers) {
       expect(functionIdByDescription(template, description)).toBe(id);
@@ -302,6 +313,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       MAX_MESSAGE_TTL: '604800',
       LOG_LEVEL: 'INFO',
       WEBHOOK_QUEUE_URL: { Ref: ids.webhookQueue },
+      LIST_QUEUE_URL: { Ref: ids.listQueue },
       POWERTOOLS_SERVICE_NAME: 'mailplane',
       NODE_OPTIONS: '--enable-source-maps',
     };
@@ -311,6 +323,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       ids.sendWorker,
       ids.notificationsWorker,
       ids.webhookWorker,
+      ids.listWorker,
       ...areas.map((a) => functionIdByDescription(template, `API area: ${a}`)),
     ];
     for (const id of functionIds) {
@@ -362,6 +375,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       [ids.sendQueue, ids.sendDlq, ids.sendWorker],
       [ids.notificationsQueue, ids.notificationsDlq, ids.notificationsWorker],
       [ids.webhookQueue, ids.webhookDlq, ids.webhookWorker],
+      [ids.listQueue, ids.listDlq, ids.listWorker],
     ] as const;
     const resources = template.toJSON().Resources as Record<string, Resource>;
     for (const [queueId, dlqId, workerId] of pairs) {
@@ -374,7 +388,8 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       });
       // The send queue's dead letters are consumed (their recipients still need a final event):
       // that queue's visibility follows its consumer's timeout.
-      const dlqVisibility = dlqId === ids.sendDlq ? { VisibilityTimeout: 6 * resources[ids.sendDeadLetterWorker]!.Properties.Timeout } : {};
+      const consumer = { [ids.sendDlq]: ids.sendDeadLetterWorker, [ids.listDlq]: ids.listDeadLetterWorker }[dlqId];
+      const dlqVisibility = consumer ? { VisibilityTimeout: 6 * resources[consumer]!.Properties.Timeout } : {};
       expect(resources[dlqId]!.Properties).toEqual({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true, ...dlqVisibility });
       for (const id of [queueId, dlqId]) {
         template.hasResourceProperties('AWS::SQS::QueuePolicy', {
@@ -384,7 +399,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       }
     }
     // Plus the stream's failure destination (tested with the stream).
-    expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(7);
+    expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(9);
   });
 
   test("the send queue's clocks are the ones the send worker reasons with (functions/messages/send-timing.ts)", () => {
@@ -423,6 +438,19 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         {
           FunctionName: { Ref: ids.webhookWorker },
           EventSourceArn: { 'Fn::GetAtt': [ids.webhookQueue, 'Arn'] },
+          BatchSize: 10,
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+        },
+        {
+          FunctionName: { Ref: ids.listWorker },
+          EventSourceArn: { 'Fn::GetAtt': [ids.listQueue, 'Arn'] },
+          BatchSize: 10,
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+          ScalingConfig: { MaximumConcurrency: LIST_WORKER_CONCURRENCY },
+        },
+        {
+          FunctionName: { Ref: ids.listDeadLetterWorker },
+          EventSourceArn: { 'Fn::GetAtt': [ids.listDlq, 'Arn'] },
           BatchSize: 10,
           FunctionResponseTypes: ['ReportBatchItemFailures'],
         },
@@ -516,11 +544,14 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     });
   });
 
-  test('the messages area stores and reads MIME objects, queues sends and starts scheduled deliveries, and nothing more', () => {
+  test('the messages area stores and reads MIME objects, queues sends and list posts and starts scheduled deliveries, and nothing more', () => {
     const { business, actions } = permissionsOf(template, functionIdByDescription(template, 'API area: messages'));
     const objects = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.bucket, 'Arn'] }, '/*']] };
     expect(business).toContainEqual({ Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objects });
-    expect(business).toContainEqual({ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [ids.sendQueue, 'Arn'] } });
+    // The send queue, and the list queue for sends to a list address (CDK merges the two).
+    const queues = business.filter((st) => st.Action === 'sqs:SendMessage').flatMap((st) => [st.Resource].flat());
+    expect(queues).toEqual(expect.arrayContaining([{ 'Fn::GetAtt': [ids.sendQueue, 'Arn'] }, { 'Fn::GetAtt': [ids.listQueue, 'Arn'] }]));
+    expect(queues).toHaveLength(2);
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
     expect(business).toContainEqual({ Effect: 'Allow', Action: 'states:StartExecution', Resource: { Ref: ids.scheduleMachine } });
     expect(actions.filter((a) => !a.startsWith('dynamodb:')).sort()).toEqual(['s3:GetObject', 's3:PutObject', 'sqs:SendMessage', 'states:StartExecution']);
@@ -647,6 +678,19 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(actions.filter((a) => !/^(dynamodb|secretsmanager|sqs):/.test(a))).toEqual([]);
     const { actions: areaActions } = permissionsOf(template, functionIdByDescription(template, 'API area: webhooks'));
     expect(areaActions.filter((a) => !/^(dynamodb|secretsmanager):/.test(a))).toEqual([]);
+  });
+
+  test('the list worker accepts copies (MIME, table, send queue, scheduled delivery) and queues only on the send and list queues; the lists area queues uploads', () => {
+    const { business, actions } = permissionsOf(template, ids.listWorker);
+    const sqsResources = business.filter((st) => [st.Action].flat().some((a) => a.startsWith('sqs:'))).flatMap((st) => [st.Resource].flat());
+    expect(sqsResources).toEqual(expect.arrayContaining([{ 'Fn::GetAtt': [ids.sendQueue, 'Arn'] }, { 'Fn::GetAtt': [ids.listQueue, 'Arn'] }]));
+    expect(new Set(sqsResources.map((resource) => JSON.stringify(resource))).size).toBe(2);
+    expect(business).toContainEqual({ Effect: 'Allow', Action: 'states:StartExecution', Resource: { Ref: ids.scheduleMachine } });
+    expect(actions).toEqual(expect.arrayContaining(['s3:GetObject', 's3:PutObject', 'dynamodb:PutItem', 'dynamodb:BatchGetItem']));
+    expect(actions.filter((a) => !/^(dynamodb|s3|sqs|states):/.test(a))).toEqual([]);
+    const area = permissionsOf(template, functionIdByDescription(template, 'API area: lists'));
+    expect(area.business).toContainEqual({ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [ids.listQueue, 'Arn'] } });
+    expect(area.actions.filter((a) => !a.startsWith('dynamodb:')).sort()).toEqual(['s3:PutObject', 'sqs:SendMessage']);
   });
 
   test('the send worker reads MIME, re-queues retries, and sends through SES with either configuration set', () => {
