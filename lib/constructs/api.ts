@@ -88,6 +88,7 @@ export class Api extends Construct {
       certificateStateMachineArn: resources.certificateStateMachine.stateMachineArn,
       maxMessageTtl: props.maxMessageTtl,
       webhookQueueUrl: resources.webhookQueue.queueUrl,
+      inboundActionQueueUrl: resources.inboundActionQueue?.queueUrl,
     });
 
     this.authorizerFunction = new PlatformFunction(this, 'Authorizer', {

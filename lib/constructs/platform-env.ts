@@ -29,6 +29,8 @@ export interface PlatformEnvSettings {
   maxMessageTtl?: Duration;
   /** The webhook delivery queue's URL: fan-out fills it, the webhook worker re-queues retries on it. */
   webhookQueueUrl?: string;
+  /** The route action queue's URL: the inbound worker queues actions, the action worker re-queues retries. */
+  inboundActionQueueUrl?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
 }
 
@@ -42,6 +44,7 @@ const TOKEN_STAND_INS: Partial<Record<keyof PlatformEnv, string>> = {
   SCHEDULE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:scheduled-delivery',
   CERTIFICATE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:tracking-certificate',
   WEBHOOK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-queue',
+  INBOUND_ACTION_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/route-action-queue',
 };
 
 /**
@@ -65,6 +68,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     MAX_MESSAGE_TTL: String((settings.maxMessageTtl ?? DEFAULT_MAX_MESSAGE_TTL).toSeconds()),
     LOG_LEVEL: settings.logLevel ?? 'INFO',
     WEBHOOK_QUEUE_URL: settings.webhookQueueUrl,
+    INBOUND_ACTION_QUEUE_URL: settings.inboundActionQueueUrl,
   };
   // Settings left out are left out of the environment. A value the handlers would reject fails
   // the synth, not the first request after a deploy.
