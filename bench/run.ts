@@ -16,6 +16,7 @@ import { metricsQuery, printMetricsQuery, type MetricsQueryResult } from './metr
 import { printRequestOverhead, requestOverhead, type RequestOverheadResult } from './request-overhead';
 import { printSendCpu, sendCpu, type SendCpuResult } from './send-cpu';
 import { printSmtpSubmission, smtpSubmission, type SmtpSubmissionResult } from './smtp-submission';
+import { inbound, printInbound, type InboundResult } from './inbound';
 import { printWebhookDispatch, webhookDispatch, type WebhookDispatchResult } from './webhook-dispatch';
 
 /** Share of all cores busy over `ms` (from the kernel's per-core counters): other work skews every figure. */
@@ -42,6 +43,7 @@ async function main(): Promise<number> {
   let metrics: MetricsQueryResult | undefined;
   let dispatch: WebhookDispatchResult | undefined;
   let smtp: SmtpSubmissionResult | undefined;
+  let inboundResult: InboundResult | undefined;
   const withProfile = !process.argv.includes('--no-profile');
 
   try {
@@ -87,8 +89,14 @@ async function main(): Promise<number> {
   } catch (error) {
     failures.push({ benchmark: 'smtp submission', error: (error as Error).stack ?? String(error) });
   }
+  try {
+    inboundResult = await inbound();
+    printInbound(inboundResult);
+  } catch (error) {
+    failures.push({ benchmark: 'inbound', error: (error as Error).stack ?? String(error) });
+  }
 
-  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? [])];
+  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(inboundResult?.checks ?? [])];
   const passed = checks.filter((c) => c.pass).length;
   const seconds = (Date.now() - started) / 1000;
   print('== Summary ==');
@@ -117,7 +125,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, inbound: inboundResult }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;

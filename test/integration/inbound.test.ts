@@ -175,3 +175,20 @@ it('gives a forward that the receiver refuses with 406 a failed event, and does 
   expect(failed).toMatchObject({ severity: 'permanent', 'delivery-status': { code: 406 } });
   expect(receiver.on('/refuse')).toHaveLength(1);
 });
+
+it("honours the domain's spam_action on SES's verdict: tag adds X-Mailgun-Sflag, block drops the message", async () => {
+  const GTUBE = 'XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X';
+  await mg.routes.create({ priority: PRIORITY_0, description: '', expression: 'match_header("subject", "spam.*")', action: [`forward("${receiver.url}/spam")`] });
+  const setAction = (action: string) => call(`${platform.us.url}/v4/domains/${sandbox}`, { method: 'PUT', body: `spam_action=${action}`, contentType: 'application/x-www-form-urlencoded' });
+  expect((await setAction('tag')).status).toBe(200);
+  await inbound().sendMail({ from: 'bob@example.org', to: `spam@${sandbox}`, subject: 'spam tagged', text: GTUBE });
+  const tagged = await eventually(async () => receiver.on('/spam').find((p) => p.fields['subject'] === 'spam tagged'), 15_000);
+  expect(tagged.fields['X-Mailgun-Sflag']).toBe('Yes');
+  expect(tagged.fields['X-Ses-Spam-Verdict']).toBe('FAIL');
+  expect((await setAction('block')).status).toBe(200);
+  await inbound().sendMail({ from: 'bob@example.org', to: `spam@${sandbox}`, subject: 'spam blocked', text: GTUBE });
+  await inbound().sendMail({ from: 'bob@example.org', to: `spam@${sandbox}`, subject: 'spam-free', text: 'clean' });
+  await eventually(async () => receiver.on('/spam').find((p) => p.fields['subject'] === 'spam-free'), 15_000);
+  expect(receiver.on('/spam').some((p) => p.fields['subject'] === 'spam blocked')).toBe(false);
+  await setAction('disabled');
+});
