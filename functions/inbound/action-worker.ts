@@ -8,13 +8,13 @@ import { findMessage, hasHeader, loadMime, withHeader, withMessageId, type Messa
 import { storedMessageUrl } from '../messages/storage-url';
 import { env } from '../platform/env';
 import { messageId as newMessageId } from '../platform/ids';
-import { logger } from '../platform/logger';
 import { retryDelayMs } from '../webhooks/delivery-job';
 import { DeliveryError, postJson } from '../webhooks/http-post';
 import { sign } from '../webhooks/signature';
 import { signingKeyForDelivery } from '../webhooks/signing-key';
 import { webhookAddressPolicy } from '../webhooks/url-policy';
 import { enqueueAction, stableId, type ActionJob } from './action-job';
+import { eachRecord } from './batch';
 import { parsedFields } from './parsed-message';
 import { routeForm } from './route-post';
 
@@ -127,15 +127,6 @@ async function handle(record: SQSRecord): Promise<void> {
   await updateItem(claimKey(job), { done: true });
 }
 
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const outcomes = await Promise.allSettled(event.Records.map(handle));
-  const failures: SQSBatchResponse['batchItemFailures'] = [];
-  outcomes.forEach((outcome, i) => {
-    if (outcome.status === 'fulfilled') return;
-    // Name and message only: an error's own fields could carry the receiver's URL and its credentials.
-    const error = outcome.reason as Error;
-    logger.error('route action failed; the queue will redeliver it', { messageId: event.Records[i]!.messageId, errorName: error.name, errorMessage: error.message });
-    failures.push({ itemIdentifier: event.Records[i]!.messageId });
-  });
-  return { batchItemFailures: failures };
+export function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  return eachRecord(event.Records, handle, 'route action failed; the queue will redeliver it');
 }

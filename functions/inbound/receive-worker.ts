@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { logger } from '../platform/logger';
+import { eachRecord } from './batch';
 import { receive } from './receive';
 import { receiptOf } from './receipt';
 
@@ -9,14 +9,6 @@ import { receiptOf } from './receipt';
  * five tries waits in the dead-letter queue with its raw message still in the bucket): receive()
  * is safe to repeat.
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const outcomes = await Promise.allSettled(event.Records.map((record) => receive(receiptOf(record.body))));
-  const failures: SQSBatchResponse['batchItemFailures'] = [];
-  outcomes.forEach((outcome, i) => {
-    if (outcome.status === 'fulfilled') return;
-    const error = outcome.reason as Error;
-    logger.error('inbound message not processed; the queue will redeliver it', { messageId: event.Records[i]!.messageId, errorName: error.name, errorMessage: error.message });
-    failures.push({ itemIdentifier: event.Records[i]!.messageId });
-  });
-  return { batchItemFailures: failures };
+export function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  return eachRecord(event.Records, (record) => receive(receiptOf(record.body)), 'inbound message not processed; the queue will redeliver it');
 }
