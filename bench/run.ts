@@ -17,6 +17,7 @@ import { metricsQuery, printMetricsQuery, type MetricsQueryResult } from './metr
 import { printRequestOverhead, requestOverhead, type RequestOverheadResult } from './request-overhead';
 import { printSendCpu, sendCpu, type SendCpuResult } from './send-cpu';
 import { printSmtpSubmission, smtpSubmission, type SmtpSubmissionResult } from './smtp-submission';
+import { inbound, printInbound, type InboundResult } from './inbound';
 import { printWebhookDispatch, webhookDispatch, type WebhookDispatchResult } from './webhook-dispatch';
 
 /** Share of all cores busy over `ms` (from the kernel's per-core counters): other work skews every figure. */
@@ -44,6 +45,7 @@ async function main(): Promise<number> {
   let dispatch: WebhookDispatchResult | undefined;
   let smtp: SmtpSubmissionResult | undefined;
   let lists: ListExpansionResult | undefined;
+  let inboundResult: InboundResult | undefined;
   const withProfile = !process.argv.includes('--no-profile');
 
   try {
@@ -96,7 +98,14 @@ async function main(): Promise<number> {
     failures.push({ benchmark: 'list expansion', error: (error as Error).stack ?? String(error) });
   }
 
-  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? [])];
+  try {
+    inboundResult = await inbound();
+    printInbound(inboundResult);
+  } catch (error) {
+    failures.push({ benchmark: 'inbound', error: (error as Error).stack ?? String(error) });
+  }
+
+  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? []), ...(inboundResult?.checks ?? [])];
   const passed = checks.filter((c) => c.pass).length;
   const seconds = (Date.now() - started) / 1000;
   print('== Summary ==');
@@ -125,7 +134,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;

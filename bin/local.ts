@@ -4,8 +4,8 @@ import { startLocal } from '../lib/local/platform';
 /**
  * `npm start`: both regions on localhost over embedded stand-ins.
  * PORT (3000), EU_PORT (PORT+1), TRACKING_TLS_PORT (PORT+443), EU_TRACKING_TLS_PORT
- * (TRACKING_TLS_PORT+1), SMTP_PORT (2587, STARTTLS) and SMTPS_PORT (2465, implicit TLS) for the US
- * region (EU: each + 1), HOST (127.0.0.1), DATA_DIR (.data), BOOTSTRAP_API_KEY, and any handler
+ * (TRACKING_TLS_PORT+1), SMTP_PORT (2587, STARTTLS) and SMTPS_PORT (2465, implicit TLS) and INBOUND_SMTP_PORT
+ * (2525, SES receiving's stand-in) for the US region (EU: each + 1), HOST (127.0.0.1), DATA_DIR (.data), BOOTSTRAP_API_KEY, and any handler
  * setting listed in PASSED_SETTINGS from the environment.
  */
 const PASSED_SETTINGS = [
@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     host: process.env.HOST,
     smtpPort: process.env.SMTP_PORT ? Number(process.env.SMTP_PORT) : undefined,
     smtpsPort: process.env.SMTPS_PORT ? Number(process.env.SMTPS_PORT) : undefined,
+    inboundSmtpPort: optionalPort('INBOUND_SMTP_PORT'),
     dataDir: process.env.DATA_DIR ?? '.data',
     bootstrapApiKey: process.env.BOOTSTRAP_API_KEY || undefined,
     env: Object.fromEntries(PASSED_SETTINGS.map((name) => [name, process.env[name]])),
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     `  EU API: ${platform.eu.url}`,
     `  US SMTP: ${platform.us.smtp.host}:${platform.us.smtp.port} (STARTTLS), ${platform.us.smtp.host}:${platform.us.smtp.securePort} (TLS)`,
     `  EU SMTP: ${platform.eu.smtp.host}:${platform.eu.smtp.port} (STARTTLS), ${platform.eu.smtp.host}:${platform.eu.smtp.securePort} (TLS)`,
+    `  Inbound mail (SES receiving stand-in, any domain of the region): US ${platform.us.inboundSmtp.host}:${platform.us.inboundSmtp.port}, EU ${platform.eu.inboundSmtp.host}:${platform.eu.inboundSmtp.port}`,
     `  Admin API key: ${platform.adminKey}${platform.adminKeyGenerated ? ' (generated and saved in the data dir)' : ''}`,
     `  Tracking hosts over HTTPS (once their certificate is active): US port ${platform.us.trackingTlsPort}, EU port ${platform.eu.trackingTlsPort}`,
     `  Local CA (trust it for the tracking HTTPS and SMTP listeners): ${platform.ca.certificatePath ?? '(in memory)'}`,

@@ -13,6 +13,7 @@ import { Smtp, type SmtpProps } from './constructs/smtp';
 import { TrackingCertificates } from './constructs/tracking-certificates';
 import { Lists } from './constructs/lists';
 import { Webhooks } from './constructs/webhooks';
+import { Inbound, SES_RECEIVING_REGIONS } from './constructs/inbound';
 import type { PlatformRegion } from './regions';
 
 export interface PlatformStackProps extends StackProps {
@@ -37,6 +38,12 @@ export interface PlatformStackProps extends StackProps {
    * smtpHost<Us|Eu>, smtpCertificateArn<Us|Eu> and smtpTlsSecretArn<Us|Eu> (lib/app-config.ts).
    */
   smtp?: Pick<SmtpProps, 'hostname' | 'certificateArn' | 'tlsSecretArn' | 'minTasks' | 'maxTasks'>;
+  /**
+   * Receiving mail (lib/constructs/inbound.ts): on where SES receives mail (SES_RECEIVING_REGIONS)
+   * unless `-c inboundReceiving=false`; `true` forces it elsewhere. `-c inboundRuleSet=<name>` adds
+   * the platform's receipt rule to that (already active) rule set instead of making one.
+   */
+  inbound?: { enabled?: boolean; existingRuleSetName?: string };
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
@@ -56,6 +63,8 @@ export class PlatformStack extends Stack {
   /** SMTP submission, when enabled. */
   readonly smtp?: Smtp;
   readonly certificates: TrackingCertificates;
+  /** SES receiving and routes' actions, where SES receives mail. */
+  readonly inbound?: Inbound;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -69,6 +78,8 @@ export class PlatformStack extends Stack {
     this.webhooks = new Webhooks(this, 'Webhooks');
     this.lists = new Lists(this, 'Lists');
     this.certificates = new TrackingCertificates(this, 'TrackingCertificates');
+    const inbound = this.inboundSettings(props);
+    if (inbound.enabled) this.inbound = new Inbound(this, 'Inbound', { accessLogs: this.data.accessLogs, existingRuleSetName: inbound.existingRuleSetName });
     const resources: AreaResources = {
       table: this.data.table,
       encryptionKey: this.data.encryptionKey,
@@ -80,6 +91,7 @@ export class PlatformStack extends Stack {
       webhookQueue: this.webhooks.queue.queue,
       listQueue: this.lists.queue.queue,
       certificateStateMachine: this.certificates.stateMachine,
+      inboundActionQueue: this.inbound?.actionQueue.queue,
     };
     this.api = new Api(this, 'Api', {
       platformRegion: props.platformRegion,
@@ -101,6 +113,7 @@ export class PlatformStack extends Stack {
     this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
     this.webhooks.addWorker(this.platformEnvironment, resources);
     this.lists.addWorkers(this.platformEnvironment, resources);
+    this.inbound?.addWorkers(this.platformEnvironment, resources);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
     if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });
@@ -110,6 +123,16 @@ export class PlatformStack extends Stack {
       value: this.bootstrap.adminKeySecret.secretName,
       description: 'Secrets Manager secret holding the first admin API key',
     });
+  }
+
+  private inboundSettings(props: PlatformStackProps): { enabled: boolean; existingRuleSetName?: string } {
+    const flag: unknown = this.node.tryGetContext('inboundReceiving');
+    const forced = flag === undefined || flag === null || flag === '' ? undefined : flag === true || flag === 'true';
+    const ruleSet: unknown = this.node.tryGetContext('inboundRuleSet');
+    return {
+      enabled: props.inbound?.enabled ?? forced ?? SES_RECEIVING_REGIONS.includes(this.region),
+      existingRuleSetName: props.inbound?.existingRuleSetName ?? (typeof ruleSet === 'string' && ruleSet ? ruleSet : undefined),
+    };
   }
 
   /** `-c sendConcurrency=N` arrives as a string, cdk.json may hold a number. */

@@ -10,15 +10,13 @@ import { mapLimit } from '../platform/concurrency';
 import { parseRecipientVariables } from './batch';
 import { acceptCopy, copyContext, type Copy, type MessagePlan } from './copies';
 import { messageContent } from './template-content';
-import { storedMessage } from './message-store';
+import { storedMessage, withMessageId } from './message-store';
 import { parseMailboxes } from './recipients';
 import { messageRoutes } from './routes';
 import { readSendParams } from './send-params';
 import { acceptMime } from './mime-submission';
 
 const QUEUED = 'Queued. Thank you.';
-/** A Message-ID header field, with any folded continuation lines. */
-const MESSAGE_ID_HEADER = /^Message-I[Dd]:[^\r\n]*(\r?\n[ \t][^\r\n]*)*/m;
 const domainPath = schema(() => z.object({ domain: z.string() }).passthrough());
 const storedPath = schema(() => z.object({ domain: z.string(), storageKey: z.string() }).passthrough());
 
@@ -104,14 +102,10 @@ export const handler = areaHandler(messageRoutes, {
     const recipients = envelopeRecipients({ to: params.to, cc: [], bcc: [] });
     const identity = newMessageIdentity(domain.name);
     // A resend is a new message: its own id and storage key, the same content.
-    const text = mime.toString('utf8');
-    const replaced = MESSAGE_ID_HEADER.test(text)
-      ? text.replace(MESSAGE_ID_HEADER, `Message-ID: ${identity.messageId}`)
-      : `Message-ID: ${identity.messageId}\r\n${text}`;
     const accepted = await acceptMessage(
       // A resend goes now, even if the original is still waiting for its delivery time.
       { ...record, method: undefined, storageKey: identity.storageKey, messageId: identity.messageId, recipients: recipients.all, testMode: params.testMode || record.testMode, deliverAt: undefined },
-      Buffer.from(replaced, 'utf8'),
+      withMessageId(mime, identity.messageId),
       domain,
     );
     return { id: accepted.id, message: QUEUED };

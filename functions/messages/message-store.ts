@@ -38,6 +38,8 @@ export interface MessageRecord {
   requireTls?: boolean;
   /** How it was submitted, when not over HTTP: SMTP (functions/smtp). */
   method?: 'smtp';
+  /** Received mail (functions/inbound): the envelope sender and SES's verdicts, as SES gave them. */
+  inbound?: { sender: string; spamVerdict: string; virusVerdict: string };
   /** The stored template the message was rendered from. */
   template?: { name: string; version: string; 'is-text': boolean };
   createdAt: string;
@@ -122,4 +124,31 @@ export function messageEventFields(record: MessageRecord, recipient: string) {
     campaigns: [],
     'user-variables': record.userVariables,
   };
+}
+
+/** A header field by name, any case, with its folded continuation lines. */
+const headerField = (name: string) => new RegExp(`^${name.replace(/-/g, '\\-')}:[^\\r\\n]*(\\r?\\n[ \\t][^\\r\\n]*)*`, 'im');
+
+/** The top header block of a message (up to the first blank line): edits touch nothing below it. */
+function splitHeaders(text: string): [string, string] {
+  const end = text.search(/\r?\n\r?\n/);
+  return end < 0 ? [text, ''] : [text.slice(0, end), text.slice(end)];
+}
+
+/** The message with a header field set: the first one of that name replaced, else one added on top. */
+export function withHeader(mime: Buffer, name: string, value: string): Buffer {
+  const [head, body] = splitHeaders(mime.toString('utf8'));
+  const field = headerField(name);
+  const line = `${name}: ${value}`;
+  return Buffer.from((field.test(head) ? head.replace(field, () => line) : `${line}\r\n${head}`) + body, 'utf8');
+}
+
+/** Whether the message's header block has a field of that name. */
+export function hasHeader(mime: Buffer, name: string): boolean {
+  return headerField(name).test(splitHeaders(mime.toString('utf8'))[0]);
+}
+
+/** The message under a new Message-ID (a resend, a route's forward): a new message with the same content. */
+export function withMessageId(mime: Buffer, messageId: string): Buffer {
+  return withHeader(mime, 'Message-ID', messageId);
 }

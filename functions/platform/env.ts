@@ -81,6 +81,11 @@ export const platformEnvSchema = z.object({
   TAG_LIMIT_ACCOUNT: z.coerce.number().int().min(0).default(100_000),
   /** Distinct tags a domain may have (Mailgun's default: 20,000), for /v3/{domain}/tags. */
   TAG_LIMIT_DOMAIN: z.coerce.number().int().min(0).default(20_000),
+  /**
+   * Inbound route actions (forward to a URL or an address, store notifications): one message per
+   * action, consumed by functions/inbound/action-worker.ts, retried on the webhook schedule.
+   */
+  INBOUND_ACTION_QUEUE_URL: z.string().url().optional(),
   /** The webhook delivery queue: one message per (event, URL), consumed by functions/webhooks/delivery-worker.ts. */
   WEBHOOK_QUEUE_URL: z.string().url().optional(),
   /** The list queue: list-post expansion pages and bulk member uploads, consumed by functions/lists/expansion-worker.ts. */

@@ -67,12 +67,12 @@ function poolFor(policy: AddressPolicy) {
 }
 
 /**
- * POSTs a JSON body to a webhook URL and reads the start of the reply, within `timeoutMs` from the
- * first byte sent to the last byte read. Redirects are not followed (a 3xx is an answer, and
+ * POSTs a body (JSON unless `contentType` says otherwise: routes post multipart forms) to a webhook
+ * URL and reads the start of the reply, within `timeoutMs` from the first byte sent to the last byte read. Redirects are not followed (a 3xx is an answer, and
  * following one would bypass the address check). Addresses `policy` forbids are refused before
  * connecting, both IP literals (which Node never looks up) and resolved names.
  */
-export function postJson(target: string, body: string, options: { timeoutMs: number; policy: AddressPolicy }): Promise<PostResult> {
+export function postJson(target: string, body: string | Buffer, options: { timeoutMs: number; policy: AddressPolicy; contentType?: string }): Promise<PostResult> {
   const url = new URL(target);
   const literal = literalAddress(url.hostname);
   if (literal) {
@@ -84,7 +84,7 @@ export function postJson(target: string, body: string, options: { timeoutMs: num
   const requestOptions: RequestOptions = {
     method: 'POST',
     agent: https ? pool.https : pool.http,
-    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'mailplane-webhooks/1' },
+    headers: { 'content-type': options.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'mailplane-webhooks/1' },
     signal: AbortSignal.timeout(options.timeoutMs),
     lookup: pool.lookup,
   };

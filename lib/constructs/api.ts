@@ -89,6 +89,7 @@ export class Api extends Construct {
       maxMessageTtl: props.maxMessageTtl,
       webhookQueueUrl: resources.webhookQueue.queueUrl,
       listQueueUrl: resources.listQueue.queueUrl,
+      inboundActionQueueUrl: resources.inboundActionQueue?.queueUrl,
     });
 
     this.authorizerFunction = new PlatformFunction(this, 'Authorizer', {

@@ -29,6 +29,8 @@ export interface AreaResources {
   listQueue: sqs.IQueue;
   /** Tracking certificates: one execution per job, and per release (lib/constructs/tracking-certificates.ts). */
   certificateStateMachine: sfn.IStateMachine;
+  /** Route actions of received mail (lib/constructs/inbound.ts), where SES receives mail. */
+  inboundActionQueue?: sqs.IQueue;
 }
 
 /** The grantee and the construct whose subtree the acknowledgements of its findings apply to. */

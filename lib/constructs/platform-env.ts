@@ -31,6 +31,8 @@ export interface PlatformEnvSettings {
   webhookQueueUrl?: string;
   /** The list queue's URL: list posts and bulk uploads queue their jobs, the list worker its next pages. */
   listQueueUrl?: string;
+  /** The route action queue's URL: the inbound worker queues actions, the action worker re-queues retries. */
+  inboundActionQueueUrl?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
 }
 
@@ -45,6 +47,7 @@ const TOKEN_STAND_INS: Partial<Record<keyof PlatformEnv, string>> = {
   CERTIFICATE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:tracking-certificate',
   WEBHOOK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-queue',
   LIST_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/list-queue',
+  INBOUND_ACTION_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/route-action-queue',
 };
 
 /**
@@ -69,6 +72,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     LOG_LEVEL: settings.logLevel ?? 'INFO',
     WEBHOOK_QUEUE_URL: settings.webhookQueueUrl,
     LIST_QUEUE_URL: settings.listQueueUrl,
+    INBOUND_ACTION_QUEUE_URL: settings.inboundActionQueueUrl,
   };
   // Settings left out are left out of the environment. A value the handlers would reject fails
   // the synth, not the first request after a deploy.

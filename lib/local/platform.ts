@@ -17,6 +17,11 @@ export interface LocalOptions {
    */
   smtpPort?: number;
   smtpsPort?: number;
+  /**
+   * The US region's inbound SMTP stand-in for SES receiving (INBOUND_SMTP_PORT, default 2525); EU
+   * listens on it + 1. 0 picks a free port (the default when `port` is 0).
+   */
+  inboundSmtpPort?: number;
   /** Where data persists; `null` keeps everything in memory (tests). */
   dataDir?: string | null;
   /** The primary account's admin key in both regions; generated and saved when absent. */
@@ -117,6 +122,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
   const host = options.host ?? '127.0.0.1';
   const smtpPort = options.smtpPort ?? (port === 0 ? 0 : 2587);
   const smtpsPort = options.smtpsPort ?? (port === 0 ? 0 : 2465);
+  const inboundSmtpPort = options.inboundSmtpPort ?? (port === 0 ? 0 : 2525);
   const nextTo = (p: number) => (p === 0 ? 0 : p + 1);
   const tlsPort = options.trackingTlsPort ?? (port === 0 ? 0 : port + 443);
   const euTlsPort = options.euTrackingTlsPort ?? (tlsPort === 0 ? 0 : tlsPort + 1);
@@ -136,6 +142,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       certificateRenewBeforeMs: options.certificateRenewBeforeMs,
       host,
       smtp: region === 'us' ? { port: smtpPort, securePort: smtpsPort } : { port: nextTo(smtpPort), securePort: nextTo(smtpsPort) },
+      inboundSmtpPort: region === 'us' ? inboundSmtpPort : nextTo(inboundSmtpPort),
       dataDir: dataDir ? join(dataDir, region) : undefined,
       adminKey: admin.value,
       encryptionKey,

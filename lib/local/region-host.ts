@@ -17,6 +17,8 @@ import { handler as webhookWorker } from '../../functions/webhooks/delivery-work
 import { handler as listWorker } from '../../functions/lists/expansion-worker';
 import { EXPANSION_WORKER_TIMEOUT_SECONDS } from '../../functions/lists/list-timing';
 import { handler as listDeadLetters } from '../../functions/lists/dead-letters';
+import { handler as inboundReceiveWorker } from '../../functions/inbound/receive-worker';
+import { handler as inboundActionWorker } from '../../functions/inbound/action-worker';
 import { authenticate } from '../../functions/credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
 import { MAX_RECIPIENTS } from '../../functions/messages/recipients';
@@ -34,6 +36,7 @@ import { gateway } from './api-gateway';
 import { ApiGatewayStandIn } from './apigateway-standin';
 import type { LocalCa } from './local-ca';
 import { startDnsServer, type DnsServer } from './dns-server';
+import { startInboundSmtp } from './inbound-smtp';
 import { Outbox } from './outbox';
 import { domainZone } from './domain-zone';
 import { PublishedRecords } from './published-records';
@@ -84,6 +87,8 @@ export interface RegionHostOptions {
   periodicJobEveryMs?: number;
   /** SMTP submission: STARTTLS on `port`, implicit TLS on `securePort` (0 picks a free one). */
   smtp: { port: number; securePort: number };
+  /** The inbound SMTP stand-in for SES receiving (INBOUND_SMTP_PORT; 0 picks a free one). */
+  inboundSmtpPort: number;
   /** The HTTPS port of tracking hosts with a certificate (TRACKING_TLS_PORT); 0 or absent: any free port. */
   trackingTlsPort?: number;
   /** The ACM stand-in's certificate lifetime and renewal window (tests shorten them); default 395 and 60 days. */
@@ -105,6 +110,8 @@ export interface RegionHost {
   sfn: SfnStandIn;
   /** The SMTP submission ports: STARTTLS (`port`) and implicit TLS (`securePort`). */
   smtp: { host: string; port: number; securePort: number };
+  /** SES receiving's stand-in: mail to the region's domains is delivered here (plain SMTP, no AUTH). */
+  inboundSmtp: { host: string; port: number };
   /** ACM: tracking certificates, issued by the local CA once their validation record resolves. */
   acm: AcmStandIn;
   /** API Gateway's custom domain names: which tracking hosts the HTTPS port serves. */
@@ -378,6 +385,10 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     { visibilityTimeoutSeconds: 6 * EXPANSION_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 5, deadLetterQueue: 'list-dead-letters', functionTimeoutSeconds: EXPANSION_WORKER_TIMEOUT_SECONDS, batchSize: 10, maxConcurrency: 4 },
     listWorker,
   );
+  // Received mail (SES receipt -> S3 -> notification -> inbound queue, here the inbound SMTP
+  // stand-in), and the route actions it queues, retried on the webhook schedule.
+  env.INBOUND_ACTION_QUEUE_URL = sqs.createQueue('inbound-actions', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 4 }, inboundActionWorker);
+  const inboundQueue = sqs.createQueue('inbound', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 4 }, inboundReceiveWorker);
   // Tracking certificates: ACM issues them (signed by the local CA once the validation record
   // resolves), API Gateway's custom domain names say which host each serves, and the workflow
   // (below) that ties them together runs the same task function as on AWS. Both open before Step
@@ -483,6 +494,15 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   // SMTP submission opens only now that the region answers: the same accept path as the API's.
   const smtp = await startSmtp(options, run);
   opened.add(() => smtp.service.close());
+  const inboundSmtp = await startInboundSmtp({
+    port: options.inboundSmtpPort,
+    host: options.host,
+    bucket: MESSAGES_BUCKET,
+    run,
+    notify: (body) => sqs.send(inboundQueue, body),
+    closeTimeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+  });
+  opened.add(() => inboundSmtp.close());
 
   let closing: Promise<void> | undefined;
   return {
@@ -493,6 +513,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     sqs,
     sfn,
     smtp: { host: smtp.host, port: smtp.service.ports[0]!, securePort: smtp.service.ports[1]! },
+    inboundSmtp: { host: smtp.host, port: inboundSmtp.port },
     acm,
     apiGateway,
     dns: published,
@@ -502,7 +523,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
       closing ??= (async () => {
         // No new connections; requests and SMTP sessions in flight finish (up to the drain
         // timeout) before anything they use is stopped, and idle keep-alive connections are let go at once.
-        const smtpClosed = smtp.service.close();
+        const smtpClosed = Promise.all([smtp.service.close(), inboundSmtp.close()]);
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await Promise.all([gate.drained(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS), tls.close(options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS)]);

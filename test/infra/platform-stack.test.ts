@@ -113,7 +113,8 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   };
 
   beforeAll(() => {
-    ({ stack, template } = synthPlatform(region));
+    // Receiving adds its own topic, queues and workers; test/infra/inbound.test.ts asserts those.
+    ({ stack, template } = synthPlatform(region, { inbound: { enabled: false } }));
     ids = {
       table: logicalIdOf(stack, stack.data.table),
       encryptionKey: logicalIdOf(stack, stack.data.encryptionKey),
