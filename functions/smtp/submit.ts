@@ -1,5 +1,5 @@
 import type { SmtpIdentity } from '../credentials/credentials';
-import { sendingDomain, type Accepted } from '../messages/accept';
+import { sendingDomain } from '../messages/accept';
 import { acceptMime } from '../messages/mime-submission';
 import { readSendParams } from '../messages/send-params';
 import { headerOptions } from './header-options';
@@ -17,7 +17,7 @@ export interface SmtpEnvelope {
  * envelope's recipients, with the X-Mailgun-* headers as its options, through the same accept
  * path as POST /v3/{domain}/messages.mime. Refusals are ApiErrors, as the HTTP API's are.
  */
-export async function submitMessage(identity: SmtpIdentity, envelope: SmtpEnvelope, mime: Buffer): Promise<Accepted> {
+export async function submitMessage(identity: SmtpIdentity, envelope: SmtpEnvelope, mime: Buffer): Promise<{ id: string }> {
   const domain = await sendingDomain(identity.accountId, identity.domain);
   const options = headerOptions(mime);
   const params = readSendParams({ ...options.form, to: envelope.rcptTo }, []);

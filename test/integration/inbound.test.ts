@@ -192,3 +192,29 @@ it("honours the domain's spam_action on SES's verdict: tag adds X-Mailgun-Sflag,
   expect(receiver.on('/spam').some((p) => p.fields['subject'] === 'spam blocked')).toBe(false);
   await setAction('disabled');
 });
+
+it('posts mail received for a mailing list to its members, each with their own values; a readonly list refuses with a failed event', async () => {
+  const list = `club@${sandbox}`;
+  const readonly = `notices@${sandbox}`;
+  await mg.lists.create({ address: list, access_level: 'everyone', reply_preference: 'list' } as never);
+  await mg.lists.create({ address: readonly, access_level: 'readonly' } as never);
+  await mg.lists.members.createMembers(list, { members: JSON.stringify([{ address: 'kim@example.com', name: 'Kim', vars: { seat: '12A' } }, { address: 'lee@example.com', name: 'Lee', vars: { seat: '3C' } }]), upsert: 'yes' } as never);
+  const info = await inbound().sendMail({ from: 'Ola <ola@example.org>', to: [list, readonly], subject: 'Seats for %recipient.name%', text: 'Your seat: %recipient.seat%' });
+  expect(info.rejected).toEqual([]);
+
+  const copies = await eventually(async () => {
+    const sent = platform.us.ses.sent.filter((m) => m.raw.toString().includes('Seats for'));
+    return sent.length >= 2 ? sent : undefined;
+  }, 15_000);
+  const byMember = Object.fromEntries(copies.map((m) => [m.destinations[0], m.raw.toString()]));
+  expect(Object.keys(byMember).sort()).toEqual(['kim@example.com', 'lee@example.com']);
+  expect(byMember['kim@example.com']).toContain('Subject: Seats for Kim');
+  expect(byMember['kim@example.com']).toContain('Your seat: 12A');
+  expect(byMember['lee@example.com']).toContain('Your seat: 3C');
+  expect(byMember['kim@example.com']).toMatch(new RegExp(`^Reply-To: ${list}$`, 'm'));
+
+  const refused = await eventually(async () => (await eventsOf('event=failed')).find((e) => e.recipient === readonly), 10_000);
+  expect(JSON.stringify(refused)).toContain('read-only');
+  // Neither list address was routed or stored as a received message of its own.
+  expect((await eventsOf('event=accepted')).filter((e) => e.recipient === list || e.recipient === readonly)).toEqual([]);
+});

@@ -182,6 +182,19 @@ describe('posting to a list', () => {
     expect((await call(url(`/v3/${sandbox}/unsubscribes/m0000%40example.com`))).status).toBe(404);
   }, 180_000);
 
+  it('expands a messages.mime post to a list as a send to its members', async () => {
+    const list = `mime-list@${sandbox}`;
+    await mg.lists.create({ address: list } as never);
+    await mg.lists.members.createMember(list, { address: 'mo@example.com', name: 'Mo', vars: JSON.stringify({ code: 'x-9' }) } as never);
+    const mime = [`From: News <news@${sandbox}>`, `To: ${list}`, 'Subject: For %recipient.name%', 'Content-Type: text/plain', '', 'Code %recipient.code%', ''].join('\r\n');
+    const sent = await mg.messages.create(sandbox, { to: list, message: Buffer.from(mime), 'o:tag': 'mime-post' } as never);
+    const copy = await eventually(async () => sesSendsOf(platform.us, sent.id!)[0]);
+    expect(copy.destinations).toEqual(['mo@example.com']);
+    expect(decoded(copy.raw.toString())).toContain('Subject: For Mo');
+    expect(decoded(copy.raw.toString())).toContain('Code x-9');
+    expect(decoded(copy.raw.toString())).toMatch(new RegExp(`^From: "?News"? <news@${sandbox}>$`, 'm'));
+  });
+
   it('refuses a list among other recipients', async () => {
     const list = `mixed@${sandbox}`;
     await mg.lists.create({ address: list } as never);
@@ -219,7 +232,8 @@ describe('the inbound seam (postToList)', () => {
       expect(sent.destinations).toEqual(['member@example.com']);
       expect(text).toContain('Subject: Hello Mem');
       expect(text).toContain('Code m-1');
-      expect(text).toMatch(new RegExp(`From: "?Pat via ${list.split('@')[0]}@`));
+      // Relayed mail comes from the list on the author's behalf; an API post from its author.
+      expect(text).toMatch(via === 'api' ? new RegExp(`From: "?Pat"? <news@${sandbox}>`) : new RegExp(`From: "?Pat via ${list.split('@')[0]}@`));
       expect(text).toMatch(/Reply-To: "?Pat"? <(member@example\.com|news@)/);
     }
   });
