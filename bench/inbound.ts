@@ -16,14 +16,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import { BENCH_KEY, withLocalMode } from './lib/local';
-import { fixed, median, note, print, ratio, table, type TargetCheck } from './lib/report';
+import { fixed, median, note, print, ratio, REPORTED, table, type TargetCheck } from './lib/report';
 
 const MESSAGE_BYTES = 50 * 1024;
 const ROUNDS = 3;
 const PER_ROUND = 40;
 const CONNECTIONS = 5;
-/** A report target, not the issue's: the whole path within 25x of parsing alone. */
-const MAX_RATIO = 25;
 
 export interface InboundResult {
   messageBytes: number;
@@ -100,7 +98,7 @@ export async function inbound(): Promise<InboundResult> {
       parsePerSecond,
       ratio: r,
       rounds,
-      checks: [{ benchmark: 'inbound', subject: 'SMTP receipt to forward done vs mailparser alone', figure: ratio(r), target: `<= ${MAX_RATIO}x`, pass: r <= MAX_RATIO }],
+      checks: [{ benchmark: 'inbound', subject: 'SMTP receipt to forward done vs mailparser alone', figure: ratio(r), target: REPORTED, pass: true }],
     };
   });
 }

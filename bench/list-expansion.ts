@@ -23,7 +23,7 @@ import { getPost, startListPost } from '../functions/lists/post';
 import { getList } from '../functions/lists/list-store';
 import { messageId as newMessageId } from '../functions/platform/ids';
 import { withLocalMode } from './lib/local';
-import { fixed, note, print, ratio, table, type TargetCheck } from './lib/report';
+import { fixed, note, print, ratio, REPORTED, table, type TargetCheck } from './lib/report';
 
 const MEMBERS = 2000;
 const BATCH_WRITE = 25;
@@ -91,7 +91,7 @@ export async function listExpansion(): Promise<ListExpansionResult> {
       floor,
       ratio: r,
       // Reported, not targeted: the brief asks for the ratio, and expansion does several times the floor's work per member.
-      checks: [{ benchmark: 'list expansion', subject: 'members/s, BatchWriteItem floor / ours (same run)', figure: ratio(r), target: 'reported', pass: true }],
+      checks: [{ benchmark: 'list expansion', subject: 'members/s, BatchWriteItem floor / ours (same run)', figure: ratio(r), target: REPORTED, pass: true }],
     };
   });
 }

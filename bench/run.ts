@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { coldStart, printColdStart, type ColdStartResult } from './cold-start';
 import { eventIngest, printEventIngest, type EventIngestResult } from './event-ingest';
 import { listExpansion, printListExpansion, type ListExpansionResult } from './list-expansion';
-import { fixed, OUT_DIR, print, ratio, table, type TargetCheck } from './lib/report';
+import { fixed, OUT_DIR, print, ratio, REPORTED, table, type TargetCheck } from './lib/report';
 import { metricsQuery, printMetricsQuery, type MetricsQueryResult } from './metrics-query';
 import { printRequestOverhead, requestOverhead, type RequestOverheadResult } from './request-overhead';
 import { printSendCpu, sendCpu, type SendCpuResult } from './send-cpu';
@@ -106,11 +106,13 @@ async function main(): Promise<number> {
   }
 
   const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? []), ...(inboundResult?.checks ?? [])];
-  const passed = checks.filter((c) => c.pass).length;
+  // A figure the issue asks only to report (beside its floor) has no target to meet.
+  const targets = checks.filter((c) => c.target !== REPORTED);
+  const passed = targets.filter((c) => c.pass).length;
   const seconds = (Date.now() - started) / 1000;
   print('== Summary ==');
   print();
-  print(table([['benchmark', 'subject', 'ours', 'target', 'result'], ...checks.map((c) => [c.benchmark, c.subject, c.figure, c.target, c.pass ? 'PASS' : 'FAIL'])]));
+  print(table([['benchmark', 'subject', 'ours', 'target', 'result'], ...checks.map((c) => [c.benchmark, c.subject, c.figure, c.target, c.target === REPORTED ? '' : c.pass ? 'PASS' : 'FAIL'])]));
   print();
   if (ingest) {
     print(
@@ -127,14 +129,14 @@ async function main(): Promise<number> {
     print();
   }
   for (const f of failures) print(`ERROR: ${f.benchmark} did not run: ${f.error}`);
-  print(`${passed}/${checks.length} targets met${failures.length ? `, ${failures.length} benchmark(s) failed to run` : ''} (${seconds.toFixed(0)} s).`);
+  print(`${passed}/${targets.length} targets met${failures.length ? `, ${failures.length} benchmark(s) failed to run` : ''} (${seconds.toFixed(0)} s).`);
   if (busyAtStart > 0.2) print(`Note: ${(busyAtStart * 100).toFixed(0)}% of the CPU was busy with other work before the run; ratios are less reliable than usual.`);
 
   mkdirSync(OUT_DIR, { recursive: true });
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: checks.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;

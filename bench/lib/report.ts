@@ -39,6 +39,9 @@ export function table(rows: readonly (readonly string[])[]): string {
 }
 
 /** One target checked by a benchmark, as the summary and results.json list it. */
+/** The target of a figure an issue asks only to report beside its floor: no pass or fail. */
+export const REPORTED = 'reported';
+
 export interface TargetCheck {
   benchmark: string;
   subject: string;
