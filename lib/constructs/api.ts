@@ -80,6 +80,7 @@ export class Api extends Construct {
       encryptionKeySecretId: resources.encryptionKey.secretArn,
       sandboxDomain: props.sandboxDomain,
       trackingCnameTarget: this.trackingHost,
+      publicApiUrl: this.url,
       messagesBucket: resources.messagesBucket.bucketName,
       sendQueueUrl: resources.sendQueue.queueUrl,
       sesConfigurationSet: resources.configurationSet.configurationSetName,

@@ -11,6 +11,8 @@ export interface PlatformEnvSettings {
   encryptionKeySecretId: string;
   sandboxDomain: string;
   trackingCnameTarget: string;
+  /** The API's base URL (its custom domain, or execute-api's): stored messages' URLs in webhooks and route notifications name it. */
+  publicApiUrl?: string;
   // The sending pipeline's resources: optional as in the contract (a handler that does not send
   // needs none of them), but the stack always sets them (lib/constructs/api.ts).
   /** The stored-messages bucket (MIME of accepted messages). */
@@ -42,6 +44,7 @@ export interface PlatformEnvSettings {
  * (a queue URL is a URL) still run on everything that is known.
  */
 const TOKEN_STAND_INS: Partial<Record<keyof PlatformEnv, string>> = {
+  PUBLIC_API_URL: 'https://a1b2c3d4e5.execute-api.us-east-1.amazonaws.com',
   SEND_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/send-queue',
   SCHEDULE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:scheduled-delivery',
   CERTIFICATE_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:123456789012:stateMachine:tracking-certificate',
@@ -61,6 +64,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     ENCRYPTION_KEY_SECRET_ID: settings.encryptionKeySecretId,
     SANDBOX_DOMAIN: settings.sandboxDomain,
     TRACKING_CNAME_TARGET: settings.trackingCnameTarget,
+    PUBLIC_API_URL: settings.publicApiUrl,
     MESSAGES_BUCKET: settings.messagesBucket,
     SEND_QUEUE_URL: settings.sendQueueUrl,
     SES_CONFIGURATION_SET: settings.sesConfigurationSet,

@@ -305,6 +305,8 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       ENCRYPTION_KEY_SECRET_ID: { Ref: ids.encryptionKey },
       SANDBOX_DOMAIN,
       TRACKING_CNAME_TARGET: { 'Fn::Join': ['', [{ Ref: ids.api }, `.execute-api.${AWS_REGIONS[region]}.`, { Ref: 'AWS::URLSuffix' }]] },
+      // Stored messages' URLs in webhooks and route notifications name the API.
+      PUBLIC_API_URL: { 'Fn::GetAtt': [ids.api, 'ApiEndpoint'] },
       MESSAGES_BUCKET: { Ref: ids.bucket },
       SEND_QUEUE_URL: { Ref: ids.sendQueue },
       SES_CONFIGURATION_SET: { Ref: ids.configurationSet },
@@ -784,6 +786,7 @@ describe('PlatformStack with a custom domain', () => {
     template.hasOutput('ApiUrl', { Value: `https://${customDomain.domainName}` });
     const variables = template.toJSON().Resources[logicalIdOf(stack, stack.api.authorizerFunction.fn)].Properties.Environment.Variables;
     expect(variables.TRACKING_CNAME_TARGET).toBe(customDomain.domainName);
+    expect(variables.PUBLIC_API_URL).toBe(`https://${customDomain.domainName}`);
   });
 });
 
