@@ -88,11 +88,22 @@ export interface ItemWrite {
  * ids).
  */
 export async function putItems(items: ItemWrite[]): Promise<void> {
+  await batchWrite(items.map(({ key, item }) => ({ PutRequest: { Item: { ...item, ...key } } })));
+}
+
+/** Deletes many items, 25 a call (BatchWriteItem); an absent key is no error. */
+export async function deleteItems(keys: readonly Key[]): Promise<void> {
+  await batchWrite(keys.map((key) => ({ DeleteRequest: { Key: { pk: key.pk, sk: key.sk } } })));
+}
+
+type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Key } };
+
+async function batchWrite(requests: WriteRequest[]): Promise<void> {
   await Promise.all(
-    chunksOf(items, BATCH_WRITE_MAX).map((chunk) =>
-      untilProcessed('writes', chunk.map(({ key, item }) => ({ PutRequest: { Item: { ...item, ...key } } })), async (requests) => {
-        const out = await documentClient().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }));
-        return (out.UnprocessedItems?.[table()] ?? []) as typeof requests;
+    chunksOf(requests, BATCH_WRITE_MAX).map((chunk) =>
+      untilProcessed('writes', chunk, async (pending) => {
+        const out = await documentClient().send(new BatchWriteCommand({ RequestItems: { [table()]: pending } }));
+        return (out.UnprocessedItems?.[table()] ?? []) as typeof pending;
       }),
     ),
   );

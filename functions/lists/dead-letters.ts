@@ -17,7 +17,9 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       const job = JSON.parse(message.body) as ListJob;
       const why = 'Given up after repeated failures; see the list worker logs';
       if (job.kind === 'expand') await finishPost(job.postId, 'failed', why);
-      else await finishTask(job.accountId, job.taskId, 'failed', why);
+      else if (job.kind === 'import') await finishTask(job.accountId, job.taskId, 'failed', why);
+      // A purge that keeps failing leaves members no list reaches: nothing waits on it.
+      else logger.error("a deleted list's members could not all be deleted", { listId: job.listId });
     } catch (error) {
       logger.error('list dead letter could not be settled', { messageId: message.messageId, error: error as Error });
       failures.push({ itemIdentifier: message.messageId });

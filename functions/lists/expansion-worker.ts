@@ -9,6 +9,7 @@ import { acceptCopy, copyContext, type CopyContext } from '../messages/copies';
 import { messageKey, messageOf, type MessageRecord } from '../messages/message-store';
 import { signClaims } from '../tracking/tokens';
 import { runImportSlice } from './bulk';
+import { purgeMembers } from './lists';
 import { EXPANSION_WORKER_TIMEOUT_SECONDS } from './list-timing';
 import { getJobObject, jobObjectKey, queueListJob, type ListJob } from './jobs';
 import { listKeys, membersAfter, type MemberItem } from './list-store';
@@ -131,6 +132,10 @@ async function expandPage(job: Extract<ListJob, { kind: 'expand' }>, invocation:
 
 async function runJob(job: ListJob, invocation: Invocation): Promise<void> {
   if (job.kind === 'expand') return expandPage(job, invocation);
+  if (job.kind === 'purge') {
+    if (await purgeMembers(job.accountId, job.listId)) await queueListJob(job);
+    return;
+  }
   const next = await runImportSlice(job.accountId, job.taskId, job.offset);
   if (next !== undefined) await queueListJob({ ...job, offset: next });
 }

@@ -9,7 +9,9 @@ import { env } from '../platform/env';
  */
 export type ListJob =
   | { kind: 'expand'; postId: string; /** The last member address of the page before; absent for the first page. */ after?: string }
-  | { kind: 'import'; accountId: string; taskId: string; offset: number };
+  | { kind: 'import'; accountId: string; taskId: string; offset: number }
+  /** A deleted list's members, a page a job until none is left. */
+  | { kind: 'purge'; accountId: string; listId: string };
 
 /** SQS delays a message by at most 15 minutes. */
 const MAX_DELAY_SECONDS = 900;

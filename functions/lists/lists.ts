@@ -1,4 +1,7 @@
+import { deleteItems } from '../data/store';
 import { mapLimit } from '../platform/concurrency';
+import { logger } from '../platform/logger';
+import { queueListJob } from './jobs';
 import { BadRequest, NotFound } from '../platform/errors';
 import { objectId } from '../platform/ids';
 import { isEmailAddress } from '../suppressions/schemas';
@@ -9,6 +12,8 @@ import {
   getList,
   getMember,
   insertList,
+  listKeys,
+  membersAfter,
   putMember,
   replaceList,
   type AccessLevel,
@@ -104,7 +109,23 @@ export async function updateList(accountId: string, current: string, input: List
 }
 
 export async function removeList(accountId: string, address: string): Promise<void> {
-  if (!(await deleteList(accountId, address))) throw listNotFound(address);
+  const list = await getList(accountId, address);
+  if (!list || !(await deleteList(accountId, address))) throw listNotFound(address);
+  // Its members can no longer be reached (a list made again at this address gets a new id): they
+  // are deleted in the background, a page a job. If that cannot be queued they stay unreachable.
+  await queueListJob({ kind: 'purge', accountId, listId: list.listId }).catch((error: Error) =>
+    logger.error("a deleted list's members could not be queued for deletion", { listId: list.listId, error }),
+  );
+}
+
+/** Members deleted per purge job: one query page, 40 BatchWriteItem calls. */
+export const PURGE_PAGE = 1000;
+
+/** Deletes one page of a deleted list's members; true when more may remain. */
+export async function purgeMembers(accountId: string, listId: string): Promise<boolean> {
+  const members = await membersAfter({ accountId, listId }, undefined, PURGE_PAGE);
+  await deleteItems(members.map((member) => listKeys.member(accountId, listId, member.address)));
+  return members.length === PURGE_PAGE;
 }
 
 export interface MemberInput {

@@ -64,6 +64,22 @@ describe('lists', () => {
     expect((await call(url('/v3/lists/c%40paging.test'))).json).toEqual({ message: 'Mailing list c@paging.test not found' });
   });
 
+  it("keeps members through a rename, and deletes a deleted list's members", async () => {
+    await mg.lists.create({ address: 'gone@lists.test' } as never);
+    await mg.lists.members.createMembers('gone@lists.test', { members: JSON.stringify(['p1@example.com', 'p2@example.com', 'p3@example.com']), upsert: 'yes' } as never);
+    await mg.lists.update('gone@lists.test', { address: 'going@lists.test' } as never);
+    expect((await mg.lists.members.listMembers('going@lists.test')).items.map((m) => m.address)).toEqual(['p1@example.com', 'p2@example.com', 'p3@example.com']);
+    const listId = ((await scanTable(platform.us)).find((item) => item['address'] === 'going@lists.test' && String(item['sk']).startsWith('LIST#')) as { listId: string }).listId;
+    const membersLeft = async () => (await scanTable(platform.us)).filter((item) => String(item['pk']).endsWith(`#LIST#${listId}`)).length;
+    expect(await membersLeft()).toBe(3);
+    await mg.lists.destroy('going@lists.test');
+    await eventually(async () => (await membersLeft()) === 0);
+    await mg.lists.create({ address: 'going@lists.test' } as never);
+    expect(await mg.lists.get('going@lists.test')).toMatchObject({ members_count: 0 });
+    expect((await mg.lists.members.listMembers('going@lists.test')).items).toEqual([]);
+    await mg.lists.destroy('going@lists.test');
+  });
+
   it("refuses bad input with Mailgun's bodies and changes nothing", async () => {
     const level = await call(url('/v3/lists'), form('POST', { address: 'bad@lists.test', access_level: 'nobody' }));
     expect(level).toMatchObject({ status: 400, json: { message: "Invalid access level 'nobody'. It can be any of: 'readonly', 'members', 'everyone'." } });
