@@ -47,7 +47,7 @@ import { PutObjectCommand, S3Client, type PutObjectCommandInput } from '@aws-sdk
 import { SendMessageCommand, SQSClient, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { Crc32 } from '@aws-sdk/checksums/crc';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, type BatchWriteCommandInput, type GetCommandInput, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, type BatchGetCommandInput, type BatchWriteCommandInput, type GetCommandInput, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import busboy from 'busboy';
 import MailComposer from 'nodemailer/lib/mail-composer';
@@ -234,6 +234,20 @@ interface FloorPlan {
   queueUrl: string;
 }
 
+/**
+ * The floor's read of the domain (consistent GetItem), from ours: ours reads the domain together
+ * with the lists among the recipients in one BatchGetItem (a list address makes a send a list post).
+ */
+function domainRead(calls: readonly SentCall[]): GetCommandInput {
+  const get = calls.find((c) => c.command === 'GetItemCommand');
+  if (get) return get.input as unknown as GetCommandInput;
+  const batch = calls.find((c) => c.command === 'BatchGetItemCommand')?.input as unknown as BatchGetCommandInput | undefined;
+  const [table, request] = Object.entries(batch?.RequestItems ?? {})[0] ?? [];
+  const key = request?.Keys?.[0];
+  if (!table || !key) throw new Error('the floor expects ours to read the domain');
+  return { TableName: table, Key: key, ConsistentRead: true };
+}
+
 function floorPlan(calls: readonly SentCall[], clients: HandlerClients): FloorPlan {
   const one = (command: string) => {
     const found = calls.filter((c) => c.command === command);
@@ -245,7 +259,7 @@ function floorPlan(calls: readonly SentCall[], clients: HandlerClients): FloorPl
   const [table, writes] = Object.entries(batch.RequestItems!)[0]!;
   return {
     clients,
-    get: defined(one('GetItemCommand') as unknown as GetCommandInput),
+    get: domainRead(calls),
     bucket: put.Bucket!,
     keyPrefix: put.Key!.slice(0, put.Key!.lastIndexOf('/') + 1),
     table,
@@ -370,6 +384,8 @@ function describeCall(call: SentCall): string {
       return 'SendMessage send job';
     case 'BatchWriteItemCommand':
       return 'BatchWriteItem message record + accepted events';
+    case 'BatchGetItemCommand':
+      return 'BatchGetItem the domain + lists among the recipients';
     default:
       return call.command;
   }
@@ -401,6 +417,8 @@ function replayer(calls: SentCall[], [doc, s3, sqs]: HandlerClients, env: Readon
       }
       case 'SendMessageCommand':
         return sqs.send(new SendMessageCommand(call.input as unknown as SendMessageCommandInput));
+      case 'BatchGetItemCommand':
+        return doc.send(new BatchGetCommand(call.input as unknown as BatchGetCommandInput));
       case 'BatchWriteItemCommand': {
         const input = call.input as unknown as BatchWriteCommandInput;
         const requests = Object.fromEntries(
@@ -417,10 +435,10 @@ function replayer(calls: SentCall[], [doc, s3, sqs]: HandlerClients, env: Readon
   let replays = 0;
   // For scale: the domain GetItem's request without the SDK (JSON body, keep-alive socket, a fixed
   // unsigned Authorization header, which the stand-in does not check). The least any client can do.
-  const get = options.bare ? calls.find((c) => c.command === 'GetItemCommand') : undefined;
+  const get = options.bare ? domainRead(calls) : undefined;
   const endpoint = new URL(env['DYNAMODB_ENDPOINT']!);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const bareBody = get ? JSON.stringify({ TableName: get.input['TableName'], Key: marshall(get.input['Key'] as Record<string, unknown>) }) : '';
+  const bareBody = get ? JSON.stringify({ TableName: get.TableName, Key: marshall(get.Key as Record<string, unknown>) }) : '';
   const bareGet = () =>
     new Promise<void>((resolve, reject) => {
       const headers = {

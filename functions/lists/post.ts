@@ -1,6 +1,9 @@
 import type { DomainItem } from '../data/db';
-import { getItem, putItem, updateItem } from '../data/store';
-import { BadRequest } from '../platform/errors';
+import { byteLength, MAX_DOMAIN_NAME_BYTES } from '../data/key-limits';
+import { keys } from '../data/db';
+import { getItem, getItems, putItem, updateItem } from '../data/store';
+import { canSend, sendingDomain } from '../messages/accept';
+import { BadRequest, NotFound } from '../platform/errors';
 import type { UploadedFile } from '../platform/http/body';
 import { randomHex } from '../platform/ids';
 import type { MessagePlan } from '../messages/copies';
@@ -96,15 +99,30 @@ export async function startListPost(list: ListItem, plan: MessagePlan, domain: D
 export const replyTarget = (list: ListItem, sender: string) => (list.replyPreference === 'list' ? list.address : sender);
 
 /**
- * The send API's view: whether a message's recipients name a list (one BatchGetItem), and if so
- * how to start its post. A list address must be the message's only recipient: its members are
- * the recipients.
+ * The send API's view: whether a message's recipients name a list, and if so how to start its
+ * post. A list address must be the message's only recipient: its members are the recipients.
+ * `lists` are the lists among the recipients when the caller read them already (sendingDomainAndLists).
  */
-export async function listPostOf(accountId: string, recipients: { all: string[] }) {
-  const [list] = await listsAmong(accountId, recipients.all);
+export async function listPostOf(accountId: string, recipients: { all: string[] }, lists?: ListItem[]) {
+  const [list] = lists ?? (await listsAmong(accountId, recipients.all));
   if (!list) return undefined;
   if (recipients.all.length > 1) throw new BadRequest(`A mailing list address (${list.address}) must be the only recipient of a message`);
   return { list, start: (plan: MessagePlan, domain: DomainItem) => startListPost(list, plan, domain, 'api', replyTarget(list, plan.sender)) };
+}
+
+/**
+ * The sending domain and the lists among a message's recipients in one consistent BatchGetItem:
+ * every send must know both, and one round trip costs what the domain's read alone did.
+ */
+export async function sendingDomainAndLists(accountId: string, name: string, recipients: readonly string[]): Promise<{ domain: DomainItem; lists: ListItem[] }> {
+  if (byteLength(name) > MAX_DOMAIN_NAME_BYTES) return { domain: await sendingDomain(accountId, name), lists: [] };
+  const domainKey = keys.domain(accountId, name.toLowerCase());
+  const listKeysOf = recipients.map((address) => listKeys.list(accountId, address.toLowerCase()));
+  const items = await getItems<Record<string, unknown>>([domainKey, ...listKeysOf], { consistent: true });
+  const domain = items.find((item) => item.pk === domainKey.pk && item.sk === domainKey.sk) as DomainItem | undefined;
+  if (!domain) throw new NotFound('Domain not found');
+  const lists = items.filter((item) => item.pk === listKeysOf[0]?.pk) as unknown as ListItem[];
+  return { domain: canSend(domain), lists };
 }
 
 /** Whether `sender` may post to `list` through `via` (access_level); a reason when not. */

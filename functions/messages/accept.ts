@@ -39,7 +39,11 @@ export interface Accepted {
 }
 
 export async function sendingDomain(accountId: string, name: string): Promise<DomainItem> {
-  const domain = await requireDomain(accountId, name);
+  return canSend(await requireDomain(accountId, name));
+}
+
+/** The domain, if it may send now: else why not (403 disabled, 400 unverified). */
+export function canSend(domain: DomainItem): DomainItem {
   if (domain.isDisabled) throw new Forbidden(`Domain ${domain.name} is not allowed to send: it is disabled`);
   if (domain.state !== 'active') {
     throw new BadRequest(`Domain ${domain.name} is not verified: publish its DNS records, then PUT /v4/domains/${domain.name}/verify`);

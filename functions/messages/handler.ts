@@ -4,7 +4,7 @@ import { BadRequest } from '../platform/errors';
 import { messageId as newMessageId } from '../platform/ids';
 import { schema } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
-import { listPostOf } from '../lists/post';
+import { listPostOf, sendingDomainAndLists } from '../lists/post';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } from './accept';
 import { mapLimit } from '../platform/concurrency';
 import { parseRecipientVariables } from './batch';
@@ -22,9 +22,17 @@ const storedPath = schema(() => z.object({ domain: z.string(), storageKey: z.str
 
 export const handler = areaHandler(messageRoutes, {
   sendMessage: operation(domainPath, async (req, input) => {
-    const domain = await sendingDomain(req.accountId, input.domain);
-    const params = readSendParams(req.params, req.files);
-    const recipients = envelopeRecipients(params);
+    let parsed: { params: ReturnType<typeof readSendParams>; recipients: ReturnType<typeof envelopeRecipients> };
+    try {
+      const params = readSendParams(req.params, req.files);
+      parsed = { params, recipients: envelopeRecipients(params) };
+    } catch (error) {
+      // An unknown or disabled domain is the answer before anything wrong with the message.
+      await sendingDomain(req.accountId, input.domain);
+      throw error;
+    }
+    const { params, recipients } = parsed;
+    const { domain, lists } = await sendingDomainAndLists(req.accountId, input.domain, recipients.all);
     const content = await messageContent(req.accountId, domain.name, params, req.params);
     if (!content.text && !content.html && !params.ampHtml) {
       throw new BadRequest("Need at least one of 'text', 'html', 'amp-html' or 'template' parameters specified");
@@ -36,7 +44,7 @@ export const handler = areaHandler(messageRoutes, {
     const batch = parseRecipientVariables(req.params['recipient-variables']);
     if (batch && (recipients.cc.length || params.bcc.length)) throw new BadRequest("'cc' and 'bcc' cannot be combined with 'recipient-variables'");
     // A list address among the recipients makes the message a list post (functions/lists/post.ts).
-    const post = await listPostOf(req.accountId, recipients);
+    const post = await listPostOf(req.accountId, recipients, lists);
     const plan: MessagePlan = {
       accountId: req.accountId,
       messageId: newMessageId(domain.name),
