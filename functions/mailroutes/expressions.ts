@@ -1,4 +1,4 @@
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import { BadRequest } from '../platform/errors';
 
 /**
@@ -42,11 +42,21 @@ function unquote(double: string | undefined, single: string | undefined): string
 }
 
 /** Compiles a pattern with RE2, or explains in a 400 why it is not one. */
+/**
+ * re2js, required on the first pattern compiled (saving or evaluating a route), not with the
+ * module: listing, reading and deleting routes do not need it at cold start.
+ */
+function re2js(): typeof import('re2js') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose
+  return require('re2js') as typeof import('re2js');
+}
+
 export function compilePattern(source: string): RE2JS {
   if (source.length > MAX_PATTERN_LENGTH) throw new BadRequest(`The regular expression is longer than ${MAX_PATTERN_LENGTH} characters`);
   try {
     // Addresses and header values are matched case-insensitively, as Mailgun does.
-    return RE2JS.compile(source, RE2JS.CASE_INSENSITIVE | RE2JS.DOTALL);
+    const { RE2JS: re2 } = re2js();
+    return re2.compile(source, re2.CASE_INSENSITIVE | re2.DOTALL);
   } catch (error) {
     throw new BadRequest(`Invalid regular expression ${JSON.stringify(source)}: ${(error as Error).message}`);
   }
