@@ -82,7 +82,7 @@ export async function smtpSubmission(): Promise<SmtpSubmissionResult> {
     const httpSend = async () => {
       const form = new FormData();
       form.append('to', to);
-      form.append('message', new Blob([mime]), 'MimeMessage');
+      form.append('message', new Blob([new Uint8Array(mime)]), 'MimeMessage');
       const res = await fetch(`${us.url}/v3/${sandbox}/messages.mime`, { method: 'POST', headers: { authorization: auth }, body: form });
       if (res.status !== 200) throw new Error(`messages.mime answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();

@@ -16,13 +16,17 @@ import { logRoutes } from './logs/routes';
 import { analyticsRoutes } from './analytics/routes';
 import { webhookRoutes } from './webhooks/routes';
 import { mailRouteRoutes } from './mailroutes/routes';
+import { linkRoutes } from './inspect/links/routes';
+import { imageRoutes } from './inspect/images/routes';
+import { accessibilityRoutes } from './inspect/accessibility/routes';
+import { analyzeRoutes } from './inspect/analyze/routes';
 
 /**
  * The whole HTTP surface. CDK makes one API Gateway route per row, integrated with the area's
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes, ...listRoutes, ...mailRouteRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes, ...listRoutes, ...mailRouteRoutes, ...linkRoutes, ...imageRoutes, ...accessibilityRoutes, ...analyzeRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];

@@ -10,6 +10,8 @@ import { REPO_ROOT } from './paths';
 const KNOWN_OPTIONS = new Set([
   'minify', 'sourceMap', 'sourceMapMode', 'sourcesContent', 'target', 'format', 'externalModules', 'loader',
   'define', 'logLevel', 'keepNames', 'tsconfig', 'banner', 'footer', 'mainFields', 'inject', 'forceDockerBundling',
+  // Installed beside the bundle instead of bundled: external to esbuild; the environment is npm's, not esbuild's.
+  'nodeModules', 'environment',
 ]);
 
 export function esbuildOptionsOf(bundling: BundlingOptions): BuildOptions {
@@ -28,7 +30,7 @@ export function esbuildOptionsOf(bundling: BundlingOptions): BuildOptions {
     sourcemap: sourceMapEnabled ? (mode === 'default' ? true : (mode as 'external' | 'inline' | 'both')) : false,
     sourcesContent: bundling.sourcesContent ?? true,
     // CDK's default for nodejs18+ runtimes is to leave the SDK out; ours passes [] (bundle it).
-    external: bundling.externalModules ?? ['@aws-sdk/*'],
+    external: [...(bundling.externalModules ?? ['@aws-sdk/*']), ...(bundling.nodeModules ?? [])],
     loader: bundling.loader as BuildOptions['loader'],
     define: bundling.define,
     keepNames: bundling.keepNames,

@@ -12,6 +12,7 @@ import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/
 import { Smtp, type SmtpProps } from './constructs/smtp';
 import { TrackingCertificates } from './constructs/tracking-certificates';
 import { Lists } from './constructs/lists';
+import { Inspection } from './constructs/inspection';
 import { Webhooks } from './constructs/webhooks';
 import { Inbound, SES_RECEIVING_REGIONS } from './constructs/inbound';
 import type { PlatformRegion } from './regions';
@@ -59,6 +60,7 @@ export class PlatformStack extends Stack {
   readonly eventStream: EventStream;
   readonly webhooks: Webhooks;
   readonly lists: Lists;
+  readonly inspection: Inspection;
   readonly periodicJobs: PeriodicJobs;
   /** SMTP submission, when enabled. */
   readonly smtp?: Smtp;
@@ -77,6 +79,7 @@ export class PlatformStack extends Stack {
     this.scheduling = new Scheduling(this, 'Scheduling', { sendQueue: this.sending.sendQueue.queue });
     this.webhooks = new Webhooks(this, 'Webhooks');
     this.lists = new Lists(this, 'Lists');
+    this.inspection = new Inspection(this, 'Inspection', { accessLogs: this.data.accessLogs });
     this.certificates = new TrackingCertificates(this, 'TrackingCertificates');
     const inbound = this.inboundSettings(props);
     if (inbound.enabled) this.inbound = new Inbound(this, 'Inbound', { accessLogs: this.data.accessLogs, existingRuleSetName: inbound.existingRuleSetName });
@@ -92,6 +95,8 @@ export class PlatformStack extends Stack {
       listQueue: this.lists.queue.queue,
       certificateStateMachine: this.certificates.stateMachine,
       inboundActionQueue: this.inbound?.actionQueue.queue,
+      inspectBucket: this.inspection.bucket,
+      inspectQueue: this.inspection.queue.queue,
     };
     this.api = new Api(this, 'Api', {
       platformRegion: props.platformRegion,
@@ -113,6 +118,7 @@ export class PlatformStack extends Stack {
     this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
     this.webhooks.addWorker(this.platformEnvironment, resources);
     this.lists.addWorkers(this.platformEnvironment, resources);
+    this.inspection.addWorkers(this.platformEnvironment, resources);
     this.inbound?.addWorkers(this.platformEnvironment, resources);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });

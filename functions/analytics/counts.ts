@@ -31,6 +31,13 @@ export const STORED_COUNTS = [
   'hard_bounces',
   'soft_bounces',
   'delayed_bounce',
+  // Inspection tests run (functions/inspect/common/usage.ts), usage metrics only.
+  'link_validation',
+  'link_validation_failed',
+  'image_validation',
+  'image_validation_failed',
+  'accessibility',
+  'accessibility_failed',
 ] as const;
 export type StoredCount = (typeof STORED_COUNTS)[number];
 

@@ -101,16 +101,25 @@ export const SENDING_METRICS: MetricSet = {
   },
 };
 
+/** The usage counts inspection tests add (functions/inspect/common/usage.ts), as Mailgun names them. */
+export const INSPECTION_USAGE = ['link_validation', 'link_validation_failed', 'image_validation', 'image_validation_failed', 'accessibility', 'accessibility_failed'] as const;
+
 /**
- * Usage metrics: only what this platform meters. Messages processed exist; validation, previews,
- * inspections, seed tests, blocklist monitoring and archiving do not (yet), and a count of zero for
- * them would read as "used none" rather than "not offered".
+ * Usage metrics: only what this platform meters. Messages processed and inspection tests exist;
+ * email validation, previews, seed tests, blocklist monitoring and archiving do not (yet), and a
+ * count of zero for them would read as "used none" rather than "not offered".
  */
 export const USAGE_METRICS: MetricSet = {
-  names: ['processed_count'],
+  names: ['processed_count', ...INSPECTION_USAGE.map((name) => `${name}_count`)],
   dimensions: ['time'],
-  // The same reading as sending metrics: processed_count is one of them.
-  valuesOf: SENDING_METRICS.valuesOf,
+  valuesOf(counts, wanted) {
+    const out: Record<string, number | string> = {};
+    for (const name of wanted) {
+      const stored = name.slice(0, -'_count'.length) as (typeof INSPECTION_USAGE)[number];
+      out[name] = name === 'processed_count' ? (SENDING_METRICS.valuesOf(counts, [name])[name] as number) : (counts[stored] ?? 0);
+    }
+    return out;
+  },
 };
 
 interface Row {

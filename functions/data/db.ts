@@ -46,6 +46,11 @@ export const keys = {
    * attribute per delivery: a retried stream batch enqueues them twice.
    */
   webhookDeliveries: (accountId: string, eventId: string, attempt: number): Key => ({ pk: `ACCT#${accountId}#WHDELIVERY#${eventId}#${attempt}`, sk: 'CLAIMS' }),
+  /**
+   * An inspection test (links, images, accessibility, code analysis) of an account, in a partition
+   * per kind; ids start with their creation second (objectId), so the partition is in creation order.
+   */
+  inspectTest: (accountId: string, kind: string, id = ''): Key => ({ pk: `ACCT#${accountId}#INSPECT#${kind}`, sk: id }),
   /** Deliveries given up (retries exhausted, or 406), per account and UTC day, newest last. */
   webhookFailure: (accountId: string, day: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#WHFAILED#${day}`, sk }),
 };

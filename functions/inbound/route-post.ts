@@ -32,7 +32,7 @@ export async function routeForm(
     ...(notify ? { domain: notify.domain, 'message-url': notify.messageUrl } : {}),
   };
   for (const [name, value] of Object.entries(text)) form.set(name, value);
-  [...fields.attachments, ...fields.inline].forEach((part, i) => form.append(`attachment-${i + 1}`, new Blob([part.content], { type: part['content-type'] }), part.name));
+  [...fields.attachments, ...fields.inline].forEach((part, i) => form.append(`attachment-${i + 1}`, new Blob([new Uint8Array(part.content)], { type: part['content-type'] }), part.name));
   const encoded = new Response(form);
   return { body: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type')! };
 }

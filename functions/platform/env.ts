@@ -26,6 +26,8 @@ export const platformEnvSchema = z.object({
   APIGATEWAY_ENDPOINT: z.string().url().optional(),
   /** Where accepted messages' MIME is stored. */
   MESSAGES_BUCKET: z.string().min(1).default('messages'),
+  /** Inspection tests' inputs and results, and optimized images (lib/constructs/inspection.ts): kept 90 days. */
+  INSPECT_BUCKET: z.string().min(1).default('inspections'),
   /** The send queue: one entry per accepted message, consumed by the send worker. */
   SEND_QUEUE_URL: z.string().url().optional(),
   /** The scheduled-delivery state machine (lib/workflows/scheduled-delivery.asl.json): o:deliverytime waits there. */
@@ -90,6 +92,8 @@ export const platformEnvSchema = z.object({
   WEBHOOK_QUEUE_URL: z.string().url().optional(),
   /** The list queue: list-post expansion pages and bulk member uploads, consumed by functions/lists/expansion-worker.ts. */
   LIST_QUEUE_URL: z.string().url().optional(),
+  /** The inspection queue: one message per test run, consumed by functions/inspect/job-worker.ts. */
+  INSPECT_QUEUE_URL: z.string().url().optional(),
   /**
    * Let webhook URLs reach this machine's loopback (127.0.0.0/8, ::1), and accept names that do not
    * resolve yet. Off on AWS (a URL must not turn the platform into a proxy into its own network:

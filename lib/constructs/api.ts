@@ -13,6 +13,12 @@ import { type AreaResources, grantArea, grantKeyLookup } from './area-permission
 import { PlatformFunction } from './platform-function';
 import { platformEnvironment } from './platform-env';
 
+/**
+ * Areas that need more than the default 512 MB: image uploads and optimisation decode images with
+ * sharp in the request (a 10 MB JPEG is far larger decoded), and Lambda's CPU share grows with memory.
+ */
+const AREA_MEMORY_MB: Readonly<Record<string, number>> = { 'inspect/images': 1536 };
+
 export interface CustomDomainProps {
   domainName: string;
   /** An ACM certificate for domainName, in the stack's region. */
@@ -91,6 +97,8 @@ export class Api extends Construct {
       webhookQueueUrl: resources.webhookQueue.queueUrl,
       listQueueUrl: resources.listQueue.queueUrl,
       inboundActionQueueUrl: resources.inboundActionQueue?.queueUrl,
+      inspectBucket: resources.inspectBucket.bucketName,
+      inspectQueueUrl: resources.inspectQueue.queueUrl,
     });
 
     this.authorizerFunction = new PlatformFunction(this, 'Authorizer', {
@@ -112,6 +120,7 @@ export class Api extends Construct {
         entry: handlerEntry(area),
         description: `API area: ${area}`,
         environment: this.environment,
+        memorySize: AREA_MEMORY_MB[area],
       });
       grantArea(area, fn.grantee, resources);
       areaFunctions.set(area, fn);

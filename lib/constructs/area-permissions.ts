@@ -31,6 +31,10 @@ export interface AreaResources {
   certificateStateMachine: sfn.IStateMachine;
   /** Route actions of received mail (lib/constructs/inbound.ts), where SES receives mail. */
   inboundActionQueue?: sqs.IQueue;
+  /** Inspection tests' inputs, results and images (lib/constructs/inspection.ts). */
+  inspectBucket: s3.Bucket;
+  /** One message per inspection run, drained by the inspection worker. */
+  inspectQueue: sqs.IQueue;
 }
 
 /** The grantee and the construct whose subtree the acknowledgements of its findings apply to. */
@@ -103,6 +107,29 @@ export function grantMessageObjects(grantee: AreaGrantee, bucket: s3.Bucket, act
   });
 }
 
+/** Object-level calls on the inspection bucket (tests' inputs, results, images), and no others. */
+function grantInspectObjects(grantee: AreaGrantee, bucket: s3.Bucket, actions: ReadonlyArray<'s3:PutObject' | 's3:GetObject' | 's3:DeleteObject'>): void {
+  grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...actions], resources: [bucket.arnForObjects('*')] }));
+  const bucketLogicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
+  Validations.of(grantee.scope).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/*]`,
+    reason: 'Objects of the inspection bucket only; their keys (account/kind/test id/...) are created per test at run time.',
+  });
+}
+
+/** An inspection API area: its tests in the table, their objects (deleting a test deletes them), queueing runs. */
+const grantInspectArea: AreaGrant = (grantee, { table, inspectBucket, inspectQueue }) => {
+  grantTableReadWrite(grantee, table);
+  grantInspectObjects(grantee, inspectBucket, ['s3:PutObject', 's3:GetObject', 's3:DeleteObject']);
+  grantSendToQueue(grantee, inspectQueue);
+};
+
+/** The inspection worker: reads a run's input, writes its result and images, ends the test, counts usage. */
+export function grantInspectWorker(grantee: AreaGrantee, { table, inspectBucket }: AreaResources): void {
+  grantTableReadWrite(grantee, table);
+  grantInspectObjects(grantee, inspectBucket, ['s3:PutObject', 's3:GetObject']);
+}
+
 /** SendMessage on the send queue: not grantSendMessages, which adds GetQueueAttributes and GetQueueUrl. */
 export function grantSendToQueue(grantee: AreaGrantee, queue: sqs.IQueue): void {
   grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
@@ -135,6 +162,10 @@ export const grantSendingIdentities: AreaGrant = (grantee, { table, encryptionKe
 
 export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   keys: tableReadWrite,
+  'inspect/links': grantInspectArea,
+  'inspect/images': grantInspectArea,
+  'inspect/accessibility': grantInspectArea,
+  'inspect/analyze': grantInspectArea,
   // Deleting a domain, or moving its tracking host, releases its tracking certificate (a workflow).
   domains: (grantee, { table, encryptionKey, certificateStateMachine }) => {
     grantTableReadWrite(grantee, table);

@@ -35,6 +35,10 @@ export interface PlatformEnvSettings {
   listQueueUrl?: string;
   /** The route action queue's URL: the inbound worker queues actions, the action worker re-queues retries. */
   inboundActionQueueUrl?: string;
+  /** The inspection bucket (tests' inputs, results and images). */
+  inspectBucket?: string;
+  /** The inspection queue's URL: creating or reprocessing a test queues its run. */
+  inspectQueueUrl?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
 }
 
@@ -51,6 +55,7 @@ const TOKEN_STAND_INS: Partial<Record<keyof PlatformEnv, string>> = {
   WEBHOOK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-queue',
   LIST_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/list-queue',
   INBOUND_ACTION_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/route-action-queue',
+  INSPECT_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/inspect-queue',
 };
 
 /**
@@ -77,6 +82,8 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     WEBHOOK_QUEUE_URL: settings.webhookQueueUrl,
     LIST_QUEUE_URL: settings.listQueueUrl,
     INBOUND_ACTION_QUEUE_URL: settings.inboundActionQueueUrl,
+    INSPECT_BUCKET: settings.inspectBucket,
+    INSPECT_QUEUE_URL: settings.inspectQueueUrl,
   };
   // Settings left out are left out of the environment. A value the handlers would reject fails
   // the synth, not the first request after a deploy.

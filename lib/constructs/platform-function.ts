@@ -29,14 +29,31 @@ export const PLATFORM_BUNDLING = {
 } satisfies BundlingOptions;
 
 /**
+ * Packages installed into a function's asset (node_modules beside index.js) instead of bundled, by
+ * entry: sharp carries a native libvips build, so npm must fetch the one for Lambda's linux-arm64
+ * rather than the synthesizing machine's; jsdom resolves files of its own at load
+ * (`require.resolve('./xhr-sync-worker.js')`), which a single bundled file cannot satisfy.
+ */
+const INSTALLED_MODULES: Readonly<Record<string, readonly string[]>> = {
+  [path.join('functions', 'inspect', 'job-worker.ts')]: ['sharp', 'jsdom'],
+  [path.join('functions', 'inspect', 'images', 'handler.ts')]: ['sharp'],
+};
+
+/** npm's platform selection for optional native packages (sharp's @img/sharp-linux-arm64): Lambda's, not ours. */
+const LAMBDA_NPM_PLATFORM = { npm_config_os: 'linux', npm_config_cpu: 'arm64', npm_config_libc: 'glibc' };
+
+/**
  * PLATFORM_BUNDLING for one entry: with its side bundles (lib/side-bundles.ts), if it has any,
- * external to index.js and built beside it after esbuild has bundled the entry.
+ * external to index.js and built beside it after esbuild has bundled the entry, and the packages
+ * it installs rather than bundles (INSTALLED_MODULES).
  */
 export function platformBundlingOf(entry: string): BundlingOptions {
+  const installed = INSTALLED_MODULES[path.relative(REPO_ROOT, entry)];
+  const base: BundlingOptions = installed ? { ...PLATFORM_BUNDLING, nodeModules: [...installed], environment: LAMBDA_NPM_PLATFORM } : PLATFORM_BUNDLING;
   const side = sideBundlesOfEntry(entry);
-  if (!side) return PLATFORM_BUNDLING;
+  if (!side) return base;
   return {
-    ...PLATFORM_BUNDLING,
+    ...base,
     externalModules: [...PLATFORM_BUNDLING.externalModules, ...side.sides.map((s) => s.importPath)],
     commandHooks: {
       beforeBundling: () => [],

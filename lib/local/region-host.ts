@@ -19,6 +19,9 @@ import { EXPANSION_WORKER_TIMEOUT_SECONDS } from '../../functions/lists/list-tim
 import { handler as listDeadLetters } from '../../functions/lists/dead-letters';
 import { handler as inboundReceiveWorker } from '../../functions/inbound/receive-worker';
 import { handler as inboundActionWorker } from '../../functions/inbound/action-worker';
+import { handler as inspectWorker } from '../../functions/inspect/job-worker';
+import { handler as inspectDeadLetters } from '../../functions/inspect/dead-letters';
+import { INSPECT_WORKER_TIMEOUT_SECONDS } from '../../functions/inspect/job-timing';
 import { authenticate } from '../../functions/credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
 import { MAX_RECIPIENTS } from '../../functions/messages/recipients';
@@ -51,6 +54,7 @@ import { SqsStandIn } from './sqs-standin';
 import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from './workflow-runner';
 
 const MESSAGES_BUCKET = 'mailplane-messages';
+const INSPECT_BUCKET = 'mailplane-inspections';
 /** The stack's two configuration sets (lib/constructs/sending.ts): opportunistic TLS, and TLS required. */
 const SES_CONFIGURATION_SET = 'mailplane-events';
 const SES_TLS_CONFIGURATION_SET = 'mailplane-events-require-tls';
@@ -295,7 +299,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   // Without a data dir, objects live in a scratch folder removed on close.
   const scratch = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'mailplane-s3-'));
   if (scratch) opened.add(() => rmSync(scratch, { recursive: true, force: true }));
-  const s3: LocalS3 = await startS3(dataDir ? join(dataDir, 's3') : scratch!, MESSAGES_BUCKET);
+  const s3: LocalS3 = await startS3(dataDir ? join(dataDir, 's3') : scratch!, [MESSAGES_BUCKET, INSPECT_BUCKET]);
   opened.add(() => s3.close());
 
   const env: Record<string, string | undefined> = {
@@ -307,6 +311,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     ENCRYPTION_KEY: options.encryptionKey,
     S3_ENDPOINT: s3.endpoint,
     MESSAGES_BUCKET,
+    INSPECT_BUCKET,
     SES_CONFIGURATION_SET,
     SES_TLS_CONFIGURATION_SET,
     PUBLIC_API_URL: url,
@@ -384,6 +389,13 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     'lists',
     { visibilityTimeoutSeconds: 6 * EXPANSION_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 5, deadLetterQueue: 'list-dead-letters', functionTimeoutSeconds: EXPANSION_WORKER_TIMEOUT_SECONDS, batchSize: 10, maxConcurrency: 4 },
     listWorker,
+  );
+  // Inspection runs, one message each, as lib/constructs/inspection.ts defines the queue.
+  sqs.createQueue('inspect-dead-letters', { visibilityTimeoutSeconds: 180, batchSize: 10 }, inspectDeadLetters);
+  env.INSPECT_QUEUE_URL = sqs.createQueue(
+    'inspect',
+    { visibilityTimeoutSeconds: 6 * INSPECT_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 2, deadLetterQueue: 'inspect-dead-letters', functionTimeoutSeconds: INSPECT_WORKER_TIMEOUT_SECONDS, batchSize: 1, maxConcurrency: 4 },
+    inspectWorker,
   );
   // Received mail (SES receipt -> S3 -> notification -> inbound queue, here the inbound SMTP
   // stand-in), and the route actions it queues, retried on the webhook schedule.

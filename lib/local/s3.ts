@@ -16,9 +16,9 @@ export interface LocalS3 {
 }
 
 /** An S3 API on loopback (path-style) storing objects as files under `directory`. */
-export async function startS3(directory: string, bucket: string): Promise<LocalS3> {
+export async function startS3(directory: string, buckets: readonly string[]): Promise<LocalS3> {
   mkdirSync(directory, { recursive: true });
-  const server = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true, configureBuckets: [{ name: bucket }] });
+  const server = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true, configureBuckets: buckets.map((name) => ({ name })) });
   const { port } = await server.run();
   return { endpoint: `http://127.0.0.1:${port}`, close: () => server.close() };
 }

@@ -1,0 +1,51 @@
+import { decode as decodeCharset, encodingExists } from 'iconv-lite';
+import { webhookAddressPolicy } from '../../webhooks/url-policy';
+import { MAX_HTML_BYTES } from './inspect-input';
+import { fetchOnce } from './safe-fetch';
+import type { StoredSource } from './source-input';
+
+/** A page behind a few redirects is still the page; more is a loop or a trap. */
+const MAX_REDIRECTS = 5;
+const FETCH_TIMEOUT_MS = 15_000;
+
+/** Why an email's HTML could not be fetched: the run ends Failed with this as its reason. */
+export class HtmlFetchError extends Error {
+  override name = 'HtmlFetchError';
+}
+
+function charsetOf(contentType: string | undefined, body: Buffer): string {
+  const declared = /charset="?([\w-]+)/i.exec(contentType ?? '')?.[1] ?? /<meta[^>]+charset=["']?([\w-]+)/i.exec(body.subarray(0, 4096).toString('latin1'))?.[1];
+  return declared && encodingExists(declared) ? declared : 'utf-8';
+}
+
+/**
+ * The HTML at a user's URL, through the SSRF-safe client with the webhooks' address policy (only
+ * public addresses on AWS; this machine's loopback too in local mode), following redirects hop by
+ * hop so every hop is checked, at most MAX_HTML_BYTES.
+ */
+export async function fetchHtml(url: string): Promise<string> {
+  let target = url;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    let outcome: Awaited<ReturnType<typeof fetchOnce>>;
+    try {
+      outcome = await fetchOnce(target, { method: 'GET', timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_HTML_BYTES, policy: webhookAddressPolicy(), readBody: true });
+    } catch (error) {
+      throw new HtmlFetchError(`${target} could not be fetched: ${(error as Error).message}`);
+    }
+    const location = outcome.headers['location'];
+    if (outcome.status >= 300 && outcome.status < 400 && location) {
+      target = new URL(location, target).href;
+      continue;
+    }
+    if (outcome.status !== 200) throw new HtmlFetchError(`${target} answered HTTP ${outcome.status}, not the email's HTML`);
+    if (outcome.truncated) throw new HtmlFetchError(`The HTML at ${target} is larger than ${MAX_HTML_BYTES / 1024 / 1024} MiB, the most a test accepts`);
+    const body = outcome.body ?? Buffer.alloc(0);
+    return decodeCharset(body, charsetOf(outcome.headers['content-type'], body));
+  }
+  throw new HtmlFetchError(`${url} redirects more than ${MAX_REDIRECTS} times`);
+}
+
+/** A stored test input's HTML: as stored, or fetched now from its URL. */
+export async function htmlOfStoredSource(source: StoredSource): Promise<string> {
+  return 'html' in source ? source.html : fetchHtml(source.url);
+}
