@@ -29,3 +29,11 @@ export class Findings {
     this.informational.push({ id, rule, description, details });
   }
 }
+
+/**
+ * A link or image is Invalid when something breaks it for readers (a serious or critical failure);
+ * minor and moderate failures (plain http, a slow answer) are listed but leave it Valid.
+ */
+export function isBroken(findings: Pick<Findings, 'failures'>): boolean {
+  return findings.failures.some((f) => f.impact === 'serious' || f.impact === 'critical');
+}

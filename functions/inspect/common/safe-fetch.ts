@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { checkServerIdentity, type PeerCertificate, type TLSSocket } from 'node:tls';
+import { checkServerIdentity, rootCertificates, type PeerCertificate, type TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
 import { forbiddenAddressCategory, type AddressPolicy } from '../../webhooks/address-policy';
 import { guardedLookup } from '../../webhooks/http-post';
@@ -65,6 +65,8 @@ export interface FetchOptions {
   maxBytes: number;
   policy: AddressPolicy;
   readBody?: boolean;
+  /** Roots trusted beside Node's own (a local CA); Node's bundle alone when absent. */
+  ca?: readonly string[];
 }
 
 function tlsReportOf(socket: TLSSocket, hostname: string): TlsReport {
@@ -118,14 +120,14 @@ export function fetchOnce(target: string, options: FetchOptions): Promise<FetchO
   const https = url.protocol === 'https:';
   const start = process.hrtime.bigint();
   const timings: Partial<FetchTimings> = {};
-  const requestOptions: RequestOptions & { rejectUnauthorized?: boolean; servername?: string } = {
+  const requestOptions: RequestOptions & { rejectUnauthorized?: boolean; servername?: string; ca?: string[] } = {
     method: options.method,
     agent: false,
     headers: { 'user-agent': options.userAgent || DEFAULT_USER_AGENT, accept: '*/*', 'accept-encoding': 'identity' },
     signal: AbortSignal.timeout(options.timeoutMs),
     lookup: guardedLookup(options.policy),
     // Expired, self-signed and mismatched certificates are findings to report, not reasons to stop.
-    ...(https ? { rejectUnauthorized: false, servername: literal ? undefined : url.hostname } : {}),
+    ...(https ? { rejectUnauthorized: false, servername: literal ? undefined : url.hostname, ...(options.ca ? { ca: [...rootCertificates, ...options.ca] } : {}) } : {}),
   };
   return new Promise<FetchOutcome>((resolve, reject) => {
     let tls: TlsReport | undefined;

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { Findings, type Finding } from '../common/finding';
+import { Findings, isBroken, type Finding } from '../common/finding';
 import { poorlySupportedFormat } from './format-support';
 import type { ImageRef } from './image-extractor';
 
@@ -128,5 +128,5 @@ export async function analyzeImage(input: ImageInput): Promise<ImageResult> {
   findings.inform('transparency_check', 'Transparency', 'Whether the image has an alpha channel; transparent areas show the background, which dark mode changes.', [{ has_alpha: meta.hasAlpha ?? false }]);
 
   if (input.ref) judgeMarkup(findings, input.ref, width);
-  return resultOf(input, findings, findings.failures.length ? 'Invalid' : 'Valid');
+  return resultOf(input, findings, isBroken(findings) ? 'Invalid' : 'Valid');
 }

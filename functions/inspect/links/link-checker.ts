@@ -1,6 +1,6 @@
 import type { AddressPolicy } from '../../webhooks/address-policy';
 import { ConcurrencyGate } from '../common/concurrency-gate';
-import { Findings, type Finding } from '../common/finding';
+import { Findings, isBroken, type Finding } from '../common/finding';
 import { FetchError, fetchOnce, type FetchOutcome, type TlsReport } from '../common/safe-fetch';
 import { goDuration } from './go-duration';
 import type { LinkInput } from './link-extractor';
@@ -29,6 +29,8 @@ export interface CheckOptions {
   perHost?: number;
   timeoutMs?: number;
   maxHops?: number;
+  /** Roots trusted beside Node's own, for certificates a local CA issued. */
+  ca?: readonly string[];
 }
 
 /** One request of a link's redirect chain. */
@@ -77,7 +79,7 @@ function planFor(raw: string): Plan {
 
 /** HEAD, and GET where the server refuses HEAD (or drops the connection on it). */
 async function request(gate: ConcurrencyGate, url: string, options: CheckOptions): Promise<FetchOutcome> {
-  const base = { userAgent: options.userAgent ?? undefined, timeoutMs: options.timeoutMs ?? 10_000, maxBytes: 0, policy: options.policy };
+  const base = { userAgent: options.userAgent ?? undefined, timeoutMs: options.timeoutMs ?? 10_000, maxBytes: 0, policy: options.policy, ca: options.ca };
   const host = new URL(url).host;
   try {
     const head = await gate.run(host, () => fetchOnce(url, { ...base, method: 'HEAD' }));
@@ -198,7 +200,7 @@ async function checkLink(gate: ConcurrencyGate, link: LinkInput, options: CheckO
   if (type) findings.inform('content_type_check', 'Content Type', 'The type of what the link returns.', [{ content_type: type }]);
   const length = last.outcome.headers['content-length'];
   if (length) findings.inform('content_length_check', 'Content Length', 'The size the server declares.', [{ content_length: length }]);
-  return resultOf(link, findings, findings.failures.length ? 'Invalid' : 'Valid', code);
+  return resultOf(link, findings, isBroken(findings) ? 'Invalid' : 'Valid', code);
 }
 
 /** Checks every link, results in the links' order, at most `concurrency` requests at once and `perHost` per host. */
