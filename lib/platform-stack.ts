@@ -13,6 +13,7 @@ import { Smtp, type SmtpProps } from './constructs/smtp';
 import { TrackingCertificates } from './constructs/tracking-certificates';
 import { Lists } from './constructs/lists';
 import { Inspection } from './constructs/inspection';
+import { ProductApi } from './constructs/product-api';
 import { Webhooks } from './constructs/webhooks';
 import { Inbound, SES_RECEIVING_REGIONS } from './constructs/inbound';
 import type { PlatformRegion } from './regions';
@@ -61,6 +62,8 @@ export class PlatformStack extends Stack {
   readonly webhooks: Webhooks;
   readonly lists: Lists;
   readonly inspection: Inspection;
+  /** Inspection's API areas and worker, in a nested stack (lib/constructs/product-api.ts). */
+  readonly inspectionApi: ProductApi;
   readonly periodicJobs: PeriodicJobs;
   /** SMTP submission, when enabled. */
   readonly smtp?: Smtp;
@@ -118,7 +121,8 @@ export class PlatformStack extends Stack {
     this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
     this.webhooks.addWorker(this.platformEnvironment, resources);
     this.lists.addWorkers(this.platformEnvironment, resources);
-    this.inspection.addWorkers(this.platformEnvironment, resources);
+    this.inspectionApi = new ProductApi(this, 'InspectionApi', { product: 'Inspection', api: this.api, environment: this.platformEnvironment, resources });
+    this.inspection.addWorkers(this.inspectionApi, this.platformEnvironment, resources);
     this.inbound?.addWorkers(this.platformEnvironment, resources);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });

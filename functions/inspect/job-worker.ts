@@ -10,9 +10,9 @@ import { countUsage, type UsageMetric } from './common/usage';
  * check does not load jsdom and axe, nor an accessibility check sharp.
  *
  * A run that throws is tried once more at once; if it throws again the test ends `Failed` with
- * the reason, so every test reaches a final status within minutes. The queue redelivers only a
- * run whose worker died (out of time or memory); after that the dead-letter consumer ends it
- * (functions/inspect/dead-letters.ts).
+ * the reason, so every test reaches a final status within minutes. A run whose message comes back
+ * (its worker died: out of time or out of memory) is not tried again, as it would die the same
+ * way: it ends `Failed` saying so.
  */
 export const RUN_ATTEMPTS = 2;
 
@@ -59,6 +59,10 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       job = JSON.parse(message.body) as InspectJob;
     } catch {
       logger.error('inspection job is not JSON; dropped', { messageId: message.messageId });
+      continue;
+    }
+    if (Number(message.attributes?.ApproximateReceiveCount ?? '1') > 1) {
+      await failRun(job, 'The test could not be run: its worker ran out of time or memory').catch(() => failures.push({ itemIdentifier: message.messageId }));
       continue;
     }
     for (let attempt = 1; attempt <= RUN_ATTEMPTS; attempt++) {

@@ -17,7 +17,35 @@ import { platformEnvironment } from './platform-env';
  * Areas that need more than the default 512 MB: image uploads and optimisation decode images with
  * sharp in the request (a 10 MB JPEG is far larger decoded), and Lambda's CPU share grows with memory.
  */
-const AREA_MEMORY_MB: Readonly<Record<string, number>> = { 'inspect/images': 1536 };
+export const AREA_MEMORY_MB: Readonly<Record<string, number>> = { 'inspect/images': 1536 };
+
+/**
+ * Areas whose Lambdas, integrations and routes live in a product's nested stack (lib/constructs/
+ * product-api.ts) rather than in the region's stack: CloudFormation allows 500 resources a stack,
+ * and each area brings five (function, role, policies, log group) plus its routes.
+ */
+export const NESTED_AREA_PREFIXES: Readonly<Record<string, string>> = { Inspection: 'inspect/' };
+
+/** The nested product an area belongs to, if any. */
+export const productOfArea = (area: string): string | undefined => Object.keys(NESTED_AREA_PREFIXES).find((product) => area.startsWith(NESTED_AREA_PREFIXES[product]!));
+
+/** One API area's Lambda, with its grants and its integration, in `scope` (this stack or a product's). */
+export function areaFunction(scope: Construct, area: string, environment: Record<string, string>, resources: AreaResources): { fn: PlatformFunction; integration: HttpLambdaIntegration } {
+  const fn = new PlatformFunction(scope, `Area-${area}`, {
+    entry: handlerEntry(area),
+    description: `API area: ${area}`,
+    environment,
+    memorySize: AREA_MEMORY_MB[area],
+  });
+  grantArea(area, fn.grantee, resources);
+  const integration = new HttpLambdaIntegration(`${area}-integration`, fn.fn, {
+    payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
+    // One invoke permission per function and API, not per route: a Lambda resource policy
+    // is capped at 20 KB, which a large area's routes would outgrow.
+    scopePermissionToRoute: false,
+  });
+  return { fn, integration };
+}
 
 export interface CustomDomainProps {
   domainName: string;
@@ -40,6 +68,7 @@ export interface ApiProps {
 /**
  * The HTTP API of one region: every row of functions/routes.ts becomes a route on its area's
  * Lambda, behind the Basic-auth Lambda authorizer, on the `$default` stage (no stage prefix in URLs).
+ * The areas of nested products (NESTED_AREA_PREFIXES) are added by their ProductApi stacks.
  */
 export class Api extends Construct {
   readonly httpApi: apigw.HttpApi;
@@ -56,6 +85,8 @@ export class Api extends Construct {
   /** The environment every platform Lambda of this region gets. */
   readonly environment: Record<string, string>;
   readonly authorizerFunction: PlatformFunction;
+  /** The Basic-auth authorizer, for the routes products add in their own stacks. */
+  readonly authorizer: HttpLambdaAuthorizer;
   readonly areaFunctions: ReadonlyMap<string, PlatformFunction>;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
@@ -115,24 +146,10 @@ export class Api extends Construct {
 
     const areaFunctions = new Map<string, PlatformFunction>();
     const integrations = new Map<string, HttpLambdaIntegration>();
-    for (const area of areas) {
-      const fn = new PlatformFunction(this, `Area-${area}`, {
-        entry: handlerEntry(area),
-        description: `API area: ${area}`,
-        environment: this.environment,
-        memorySize: AREA_MEMORY_MB[area],
-      });
-      grantArea(area, fn.grantee, resources);
+    for (const area of areas.filter((a) => !productOfArea(a))) {
+      const { fn, integration } = areaFunction(this, area, this.environment, resources);
       areaFunctions.set(area, fn);
-      integrations.set(
-        area,
-        new HttpLambdaIntegration(`${area}-integration`, fn.fn, {
-          payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
-          // One invoke permission per function and API, not per route: a Lambda resource policy
-          // is capped at 20 KB, which a large area's routes would outgrow.
-          scopePermissionToRoute: false,
-        }),
-      );
+      integrations.set(area, integration);
     }
     this.areaFunctions = areaFunctions;
 
@@ -144,7 +161,8 @@ export class Api extends Construct {
         });
       }
     };
-    for (const route of routes) {
+    this.authorizer = authorizer;
+    for (const route of routes.filter((r) => !productOfArea(r.area))) {
       const isPublic = route.access === 'public';
       const added = this.httpApi.addRoutes({
         path: route.path,

@@ -1,4 +1,4 @@
-import { Aws, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, type CfnElement, Names, Stack, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -74,10 +74,22 @@ function acknowledgeSesIdentities(grantee: AreaGrantee): void {
   });
 }
 
+/**
+ * How cdk-nag names a resource's ARN in a grantee's policy: `<LogicalId.Arn>` in the resource's own
+ * stack; from a nested stack (a product's, lib/constructs/product-api.ts) it is the parameter CDK
+ * passes the ARN in by, `<referenceto<unique id of the element>Arn>`.
+ */
+export function nagArnReference(grantee: AreaGrantee, resource: Construct): string {
+  const owner = Stack.of(resource);
+  const logicalId = owner.getLogicalId(resource.node.defaultChild as CfnElement);
+  if (Stack.of(grantee.scope) === owner) return `<${logicalId}.Arn>`;
+  // CDK names the parameter after the referenced element's unique id (core/lib/private/refs.ts).
+  return `<referenceto${Names.nodeUniqueId((resource.node.defaultChild as CfnElement).node)}Arn>`;
+}
+
 function acknowledgeTableIndexes(grantee: AreaGrantee, table: dynamodb.Table): void {
-  const tableLogicalId = Stack.of(table).getLogicalId(table.node.defaultChild as dynamodb.CfnTable);
   Validations.of(grantee.scope).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`,
+    id: `AwsSolutions-IAM5[Resource::${nagArnReference(grantee, table)}/index/*]`,
     reason: "Queries on the table's own global secondary indexes (gsi1); the wildcard names no other table.",
   });
 }
@@ -110,9 +122,8 @@ export function grantMessageObjects(grantee: AreaGrantee, bucket: s3.Bucket, act
 /** Object-level calls on the inspection bucket (tests' inputs, results, images), and no others. */
 function grantInspectObjects(grantee: AreaGrantee, bucket: s3.Bucket, actions: ReadonlyArray<'s3:PutObject' | 's3:GetObject' | 's3:DeleteObject'>): void {
   grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...actions], resources: [bucket.arnForObjects('*')] }));
-  const bucketLogicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
   Validations.of(grantee.scope).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/*]`,
+    id: `AwsSolutions-IAM5[Resource::${nagArnReference(grantee, bucket)}/*]`,
     reason: 'Objects of the inspection bucket only; their keys (account/kind/test id/...) are created per test at run time.',
   });
 }

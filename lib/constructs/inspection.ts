@@ -14,15 +14,15 @@ import { visibilityTimeoutFor } from './sending';
 export const INSPECT_WORKER_TIMEOUT = Duration.seconds(INSPECT_WORKER_TIMEOUT_SECONDS);
 /** jsdom with axe-core over a 5 MiB email, and sharp decoding large images, need room. */
 export const INSPECT_WORKER_MEMORY_MB = 2048;
-const INSPECT_DEAD_LETTER_TIMEOUT = Duration.seconds(30);
 /** Tests running at once per region: each fetches links or images, so this also bounds outbound load. */
 export const INSPECT_WORKER_CONCURRENCY = 8;
 
 /**
  * Inspection's background work (functions/inspect): the bucket for tests' inputs, results and
  * images (kept INSPECT_RETENTION_DAYS, as the tests are), the queue that create and reprocess fill
- * with one message per run, its worker, and the consumer of its dead letters that ends a run whose
- * worker died as Failed. Local mode wires the same (lib/local/region-host.ts).
+ * with one message per run, and its worker. A run whose message comes back (its worker died) is
+ * ended Failed by the worker itself, so no dead-letter consumer is needed; the dead-letter queue
+ * keeps a message whose ending failed too. Local mode wires the same (lib/local/region-host.ts).
  *
  * Why a queue and not a Step Functions Map over links or images: one test's fan-out is bounded
  * (1,000 links, 500 images) and runs within one invocation at a fixed concurrency per host, which a
@@ -32,7 +32,6 @@ export class Inspection extends Construct {
   readonly bucket: s3.Bucket;
   readonly queue: QueueWithDlq;
   worker?: PlatformFunction;
-  deadLetterWorker?: PlatformFunction;
 
   constructor(scope: Construct, id: string, props: { accessLogs: s3.IBucket }) {
     super(scope, id);
@@ -47,15 +46,15 @@ export class Inspection extends Construct {
     });
     this.queue = new QueueWithDlq(this, 'Queue', {
       visibilityTimeout: visibilityTimeoutFor(INSPECT_WORKER_TIMEOUT),
-      // The worker ends every run it can (functions/inspect/job-worker.ts): a redelivery means it died.
-      maxReceiveCount: 2,
-      deadLetterVisibilityTimeout: visibilityTimeoutFor(INSPECT_DEAD_LETTER_TIMEOUT),
+      // A second receipt ends the run Failed (functions/inspect/job-worker.ts); a third, if ending it failed.
+      maxReceiveCount: 3,
     });
   }
 
-  addWorkers(environment: Record<string, string>, resources: AreaResources): void {
+  /** The worker, in `scope`: inspection's nested stack, beside its API areas (the region's stack is near its resource limit). */
+  addWorkers(scope: Construct, environment: Record<string, string>, resources: AreaResources): void {
     const grant = (grantee: AreaGrantee) => grantInspectWorker(grantee, resources);
-    this.worker = queueWorker(this, 'Worker', {
+    this.worker = queueWorker(scope, 'InspectionWorker', {
       entry: path.join(REPO_ROOT, 'functions', 'inspect', 'job-worker.ts'),
       description: 'Queue worker: runs inspection tests (links, images, accessibility, code analysis)',
       environment,
@@ -65,14 +64,6 @@ export class Inspection extends Construct {
       grant,
       maxConcurrency: INSPECT_WORKER_CONCURRENCY,
       batchSize: 1,
-    });
-    this.deadLetterWorker = queueWorker(this, 'DeadLetterWorker', {
-      entry: path.join(REPO_ROOT, 'functions', 'inspect', 'dead-letters.ts'),
-      description: 'Queue worker: ends inspection runs whose worker died as Failed',
-      environment,
-      timeout: INSPECT_DEAD_LETTER_TIMEOUT,
-      queue: this.queue.deadLetterQueue,
-      grant,
     });
   }
 }

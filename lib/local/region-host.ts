@@ -20,7 +20,6 @@ import { handler as listDeadLetters } from '../../functions/lists/dead-letters';
 import { handler as inboundReceiveWorker } from '../../functions/inbound/receive-worker';
 import { handler as inboundActionWorker } from '../../functions/inbound/action-worker';
 import { handler as inspectWorker } from '../../functions/inspect/job-worker';
-import { handler as inspectDeadLetters } from '../../functions/inspect/dead-letters';
 import { INSPECT_WORKER_TIMEOUT_SECONDS } from '../../functions/inspect/job-timing';
 import { authenticate } from '../../functions/credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
@@ -391,10 +390,9 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     listWorker,
   );
   // Inspection runs, one message each, as lib/constructs/inspection.ts defines the queue.
-  sqs.createQueue('inspect-dead-letters', { visibilityTimeoutSeconds: 180, batchSize: 10 }, inspectDeadLetters);
   env.INSPECT_QUEUE_URL = sqs.createQueue(
     'inspect',
-    { visibilityTimeoutSeconds: 6 * INSPECT_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 2, deadLetterQueue: 'inspect-dead-letters', functionTimeoutSeconds: INSPECT_WORKER_TIMEOUT_SECONDS, batchSize: 1, maxConcurrency: 4 },
+    { visibilityTimeoutSeconds: 6 * INSPECT_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 3, deadLetterQueue: 'inspect-dead-letters', functionTimeoutSeconds: INSPECT_WORKER_TIMEOUT_SECONDS, batchSize: 1, maxConcurrency: 4 },
     inspectWorker,
   );
   // Received mail (SES receipt -> S3 -> notification -> inbound queue, here the inbound SMTP

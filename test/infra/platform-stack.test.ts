@@ -18,6 +18,8 @@ import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
 import { MAX_SCHEDULE_MS } from '../../functions/messages/send-params';
 import { PlatformStack, type PlatformStackProps } from '../../lib/platform-stack';
 import { WEBHOOK_WORKER_TIMEOUT } from '../../lib/constructs/webhooks';
+import { INSPECT_WORKER_CONCURRENCY, INSPECT_WORKER_TIMEOUT } from '../../lib/constructs/inspection';
+import { AREA_MEMORY_MB, productOfArea } from '../../lib/constructs/api';
 import { AWS_REGIONS, logicalIdOf, removeSynthOutput, SANDBOX_DOMAIN, synthPlatform, testApp } from './synth';
 
 afterAll(removeSynthOutput);
@@ -70,6 +72,10 @@ const platformLambdaProperties = (timeoutSeconds: number) => ({
   LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
 });
 
+const inspectAreas = areas.filter((area) => productOfArea(area) === 'Inspection');
+const mainAreas = areas.filter((area) => !productOfArea(area));
+const mainRoutes = routes.filter((route) => !productOfArea(route.area));
+
 function functionIdByDescription(template: Template, description: string): string {
   return only(template, 'AWS::Lambda::Function', { Description: description })[0];
 }
@@ -107,14 +113,21 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     listDlq: string;
     listWorker: string;
     listDeadLetterWorker: string;
+    inspectQueue: string;
+    inspectDlq: string;
+    inspectBucket: string;
     trackingApi: string;
     certificateMachine: string;
     certificateTasks: string;
   };
 
+  let inspectionTemplate: Template;
+  const mainEnvironment = () => template.toJSON().Resources[ids.authorizer].Properties.Environment.Variables as Record<string, unknown>;
+
   beforeAll(() => {
     // Receiving adds its own topic, queues and workers; test/infra/inbound.test.ts asserts those.
     ({ stack, template } = synthPlatform(region, { inbound: { enabled: false } }));
+    inspectionTemplate = Template.fromStack(stack.inspectionApi);
     ids = {
       table: logicalIdOf(stack, stack.data.table),
       encryptionKey: logicalIdOf(stack, stack.data.encryptionKey),
@@ -133,6 +146,9 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       eventsKey: logicalIdOf(stack, stack.sending.eventsKey),
       sendWorker: logicalIdOf(stack, stack.sendingWorkers.sendWorker.fn),
       sendDeadLetterWorker: logicalIdOf(stack, stack.sendingWorkers.sendDeadLetterWorker.fn),
+      inspectQueue: logicalIdOf(stack, stack.inspection.queue.queue),
+      inspectDlq: logicalIdOf(stack, stack.inspection.queue.deadLetterQueue),
+      inspectBucket: logicalIdOf(stack, stack.inspection.bucket),
       notificationsWorker: logicalIdOf(stack, stack.sendingWorkers.notificationsWorker.fn),
       scheduleMachine: logicalIdOf(stack, stack.scheduling.stateMachine),
       streamWorker: logicalIdOf(stack, stack.eventStream.worker.fn),
@@ -197,14 +213,15 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
 
   test('one Lambda per area, nodejs22.x on arm64, traced, with its own log group', () => {
     for (const area of areas) {
-      const id = functionIdByDescription(template, `API area: ${area}`);
-      expect(template.toJSON().Resources[id].Properties).toMatchObject(platformLambdaProperties(29));
+      const holder = productOfArea(area) ? inspectionTemplate : template;
+      const id = functionIdByDescription(holder, `API area: ${area}`);
+      expect(holder.toJSON().Resources[id].Properties).toMatchObject({ ...platformLambdaProperties(29), MemorySize: AREA_MEMORY_MB[area] ?? 512 });
     }
     // The areas, the authorizer, the bootstrap handler, the six queue workers (send, send dead
-    // letters, notifications, webhooks, lists, list dead letters), the stream worker, scheduled delivery's undelivered
+    // letters, notifications, webhooks, lists, list dead letters, inspection), the stream worker, scheduled delivery's undelivered
     // handler, the certificate workflow's tasks, and one per periodic job (functions/schedules.ts); the provider framework runs its
     // own runtime.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(areas.length + 11 + periodicJobs.length);
+    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(mainAreas.length + 11 + periodicJobs.length);
   });
 
   test('each periodic job is a Lambda an EventBridge rule invokes at its rate, allowed to change SES identities', () => {
@@ -235,6 +252,23 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     }
   });
 
+  test("a product's areas, routes and worker are in its nested stack, on the region's API behind its authorizer", () => {
+    const nested = inspectionTemplate.toJSON();
+    const inspectRoutes = routes.filter((route) => productOfArea(route.area) === 'Inspection');
+    const found = Object.values(inspectionTemplate.findResources('AWS::ApiGatewayV2::Route')) as Resource[];
+    expect(found.map((r) => r.Properties.RouteKey).sort()).toEqual(inspectRoutes.map((r) => `${r.method} ${r.path}`).sort());
+    for (const route of found) expect(route.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: expect.stringMatching(/BasicAuth/) }, ApiId: { Ref: expect.stringMatching(/Api/) } });
+    const lambdas = Object.values(nested.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function');
+    expect(lambdas.map((l) => l.Properties.Description).sort()).toEqual([...inspectAreas.map((a) => `API area: ${a}`), 'Queue worker: runs inspection tests (links, images, accessibility, code analysis)'].sort());
+    // One inspection run is one invocation: a run may take minutes.
+    const [mapping] = Object.values(inspectionTemplate.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+    expect(mapping!.Properties).toMatchObject({ BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'], ScalingConfig: { MaximumConcurrency: INSPECT_WORKER_CONCURRENCY } });
+    const [worker] = lambdas.filter((l) => l.Properties.Description.startsWith('Queue worker'));
+    expect(worker!.Properties).toMatchObject({ ...platformLambdaProperties(INSPECT_WORKER_TIMEOUT.toSeconds()), MemorySize: 2048 });
+    // The same environment contract as every Lambda, its values passed in from the region's stack.
+    for (const lambda of lambdas) expect(Object.keys(lambda.Properties.Environment.Variables).sort()).toEqual(Object.keys(mainEnvironment()).sort());
+  });
+
   test('every row of the route table is one route, on its area Lambda, behind the authorizer unless public', () => {
     const [authorizerId] = only(template, 'AWS::ApiGatewayV2::Authorizer');
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration', { Properties: { ApiId: { Ref: ids.api } } });
@@ -242,7 +276,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       Object.entries(integrations).find(
         ([, i]) => i.Properties.IntegrationUri['Fn::GetAtt'][0] === functionIdByDescription(template, `API area: ${area}`),
       )![0];
-    for (const route of routes) {
+    for (const route of mainRoutes) {
       // Public routes (tracking links) authenticate by signature in the handler, not by API key.
       const auth = route.access === 'public' ? { AuthorizationType: 'NONE' } : { AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } };
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
@@ -252,7 +286,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         Target: { 'Fn::Join': ['', ['integrations/', { Ref: integrationOf(route.area) }]] },
       });
     }
-    expect(Object.keys(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { ApiId: { Ref: ids.api } } }))).toHaveLength(routes.length);
+    expect(Object.keys(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { ApiId: { Ref: ids.api } } }))).toHaveLength(mainRoutes.length);
     expect(routes.filter((route) => route.access === 'public').every((route) => route.area === 'tracking')).toBe(true);
     for (const integration of Object.values(integrations)) {
       expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
@@ -317,6 +351,8 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       LOG_LEVEL: 'INFO',
       WEBHOOK_QUEUE_URL: { Ref: ids.webhookQueue },
       LIST_QUEUE_URL: { Ref: ids.listQueue },
+      INSPECT_BUCKET: { Ref: ids.inspectBucket },
+      INSPECT_QUEUE_URL: { Ref: ids.inspectQueue },
       POWERTOOLS_SERVICE_NAME: 'mailplane',
       NODE_OPTIONS: '--enable-source-maps',
     };
@@ -327,7 +363,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       ids.notificationsWorker,
       ids.webhookWorker,
       ids.listWorker,
-      ...areas.map((a) => functionIdByDescription(template, `API area: ${a}`)),
+      ...mainAreas.map((a) => functionIdByDescription(template, `API area: ${a}`)),
     ];
     for (const id of functionIds) {
       const variables = template.toJSON().Resources[id].Properties.Environment.Variables;
@@ -401,8 +437,14 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         });
       }
     }
+    // The inspection queue ends a run itself on its second receipt: its dead letters wait for a person.
+    expect(resources[ids.inspectQueue]!.Properties).toEqual({
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [ids.inspectDlq, 'Arn'] }, maxReceiveCount: 3 },
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 6 * INSPECT_WORKER_TIMEOUT.toSeconds(),
+    });
     // Plus the stream's failure destination (tested with the stream).
-    expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(9);
+    expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(11);
   });
 
   test("the send queue's clocks are the ones the send worker reasons with (functions/messages/send-timing.ts)", () => {

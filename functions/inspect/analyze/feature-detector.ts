@@ -90,8 +90,7 @@ export function detectFeatures(html: string): DetectedFeature[] {
   const hits: FeatureHit[] = [];
   if (/^\s*<!doctype/i.test(html)) hits.push({ slug: 'html-doctype', offset: html.search(/<!doctype/i) });
   for (const element of source.elements) {
-    const position = source.positionOf(element);
-    const at = position.absolute_index;
+    const at = source.offsetOf(element);
     // A conditional comment's elements carry offsets into the comment; CSS inside them is left out.
     const inComment = at !== element.startIndex;
     for (const slug of elementSlugs(element, known)) hits.push({ slug, offset: at });

@@ -1,6 +1,5 @@
-import { decode as decodeCharset, encodingExists } from 'iconv-lite';
 import { webhookAddressPolicy } from '../../webhooks/url-policy';
-import { MAX_HTML_BYTES } from './inspect-input';
+import { decoderFor, MAX_HTML_BYTES } from './inspect-input';
 import { fetchOnce } from './safe-fetch';
 import type { StoredSource } from './source-input';
 
@@ -13,9 +12,10 @@ export class HtmlFetchError extends Error {
   override name = 'HtmlFetchError';
 }
 
-function charsetOf(contentType: string | undefined, body: Buffer): string {
+/** The charset the server or the page itself declares, as a browser would read it; UTF-8 otherwise. */
+function decoderOf(contentType: string | undefined, body: Buffer): TextDecoder {
   const declared = /charset="?([\w-]+)/i.exec(contentType ?? '')?.[1] ?? /<meta[^>]+charset=["']?([\w-]+)/i.exec(body.subarray(0, 4096).toString('latin1'))?.[1];
-  return declared && encodingExists(declared) ? declared : 'utf-8';
+  return decoderFor(declared) ?? new TextDecoder('utf-8');
 }
 
 /**
@@ -40,7 +40,7 @@ export async function fetchHtml(url: string): Promise<string> {
     if (outcome.status !== 200) throw new HtmlFetchError(`${target} answered HTTP ${outcome.status}, not the email's HTML`);
     if (outcome.truncated) throw new HtmlFetchError(`The HTML at ${target} is larger than ${MAX_HTML_BYTES / 1024 / 1024} MiB, the most a test accepts`);
     const body = outcome.body ?? Buffer.alloc(0);
-    return decodeCharset(body, charsetOf(outcome.headers['content-type'], body));
+    return decoderOf(outcome.headers['content-type'], body).decode(body);
   }
   throw new HtmlFetchError(`${url} redirects more than ${MAX_REDIRECTS} times`);
 }

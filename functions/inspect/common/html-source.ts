@@ -71,6 +71,8 @@ export interface HtmlSource {
   elements: Element[];
   positionOf(element: Element): SourcePosition;
   positionAt(offset: number, selector?: string): SourcePosition;
+  /** Where the element starts in the whole document, without the cost of a selector. */
+  offsetOf(element: Element): number;
 }
 
 const CONDITIONAL_COMMENT = /^\[if [^\]]*\]>([\s\S]*)<!\[endif\]$/i;
@@ -121,5 +123,6 @@ export function parseHtml(html: string): HtmlSource {
     elements,
     positionAt,
     positionOf: (element) => positionAt((shifted.get(element) ?? 0) + (element.startIndex ?? 0), selectorOf(element, uniqueIds)),
+    offsetOf: (element) => (shifted.get(element) ?? 0) + (element.startIndex ?? 0),
   };
 }

@@ -1,5 +1,4 @@
 import type { simpleParser as SimpleParser } from 'mailparser';
-import { decode as decodeCharset, encodingExists } from 'iconv-lite';
 import { decode as decodeQuotedPrintable } from 'libqp';
 import { BadRequest, PayloadTooLarge } from '../../platform/errors';
 
@@ -29,16 +28,28 @@ export function ensureHtmlSize(html: string): string {
   return html;
 }
 
-function checkCharset(charset: string | undefined): string {
-  const name = (charset ?? 'utf-8').trim() || 'utf-8';
-  if (!encodingExists(name)) throw new BadRequest(`Unknown charset '${name}'`);
-  return name;
+/**
+ * A decoder for a charset label, from the WHATWG Encoding Standard's list (what browsers and mail
+ * clients read: utf-8, windows-1252, iso-8859-*, shift_jis, gb18030, ...), built into Node.
+ */
+export function decoderFor(charset: string | undefined): TextDecoder | undefined {
+  try {
+    return new TextDecoder((charset ?? 'utf-8').trim() || 'utf-8');
+  } catch {
+    return undefined;
+  }
+}
+
+function checkCharset(charset: string | undefined): TextDecoder {
+  const decoder = decoderFor(charset);
+  if (!decoder) throw new BadRequest(`Unknown charset '${charset}'`);
+  return decoder;
 }
 
 /** Undoes `transfer_encoding`, then reads the bytes in `charset`. */
 export function decodeTransferEncoded(text: string, transferEncoding: string | undefined, charset: string | undefined): string {
   const encoding = (transferEncoding ?? '8bit').trim().toLowerCase() || '8bit';
-  const name = checkCharset(charset);
+  const decoder = checkCharset(charset);
   let bytes: Buffer;
   switch (encoding) {
     case 'base64': {
@@ -54,13 +65,13 @@ export function decodeTransferEncoded(text: string, transferEncoding: string | u
     case '8bit':
       // JSON already carried the text as Unicode: only a charset other than UTF-8 means the
       // characters stand for bytes (each code point one byte, as an 8bit body is sent).
-      if (/^utf-?8$/i.test(name)) return text;
+      if (decoder.encoding === 'utf-8') return text;
       bytes = Buffer.from(text, 'latin1');
       break;
     default:
       throw new BadRequest(`Unknown transfer_encoding '${transferEncoding}': use one of ${TRANSFER_ENCODINGS.join(', ')}`);
   }
-  return decodeCharset(bytes, name);
+  return decoder.decode(bytes);
 }
 
 /** The HTML part of a raw message (mailparser decodes its transfer encoding and charset). */
