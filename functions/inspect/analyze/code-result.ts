@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { APPLICATION_TYPE, caniemailFeatures, type CaniemailFeature, type SupportLevel, type VariantSupport } from './caniemail-data';
 import type { DetectedFeature } from './feature-detector';
 import { MARKET_SHARE } from './market-share';
@@ -9,14 +8,24 @@ export interface StoredFeature {
   instances: Array<{ id: string; line: number; column: number; resolved: boolean }>;
 }
 
-/** An instance id: stable for the same feature at the same place, so it survives a re-run of the same HTML. */
-const instanceId = (slug: string, line: number, column: number) => createHash('sha256').update(`${slug}:${line}:${column}`).digest('hex').slice(0, 24);
+/** FNV-1a, 32 bits: a short, stable tag for a slug (not a security boundary, only an id part). */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash.toString(16).padStart(8, '0');
+}
+
+/**
+ * An instance id: the feature and the place, so the same feature at the same place has the same id
+ * in every version (a resolved mark can be carried), and ids are cheap for thousands of instances.
+ */
+const instanceId = (slugTag: string, line: number, column: number) => `${slugTag}-${line}-${column}`;
 
 export function buildFeatures(detected: DetectedFeature[]): StoredFeature[] {
-  return detected.map((feature) => ({
-    slug: feature.slug,
-    instances: feature.instances.map(({ line, column }) => ({ id: instanceId(feature.slug, line, column), line, column, resolved: false })),
-  }));
+  return detected.map((feature) => {
+    const tag = fnv1a(feature.slug);
+    return { slug: feature.slug, instances: feature.instances.map(({ line, column }) => ({ id: instanceId(tag, line, column), line, column, resolved: false })) };
+  });
 }
 
 /** A new version keeps the `resolved` marks of instances still at the same place (same feature, line, column). */

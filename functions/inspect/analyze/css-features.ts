@@ -9,10 +9,8 @@ import { imageSlugs } from './image-formats';
  * (an HTML attribute despite its name, see html-features.ts), `css-sytem-ui` only as a font name.
  */
 
-export interface FeatureHit {
-  slug: string;
-  offset: number;
-}
+/** Where a detector reports each feature it finds: the slug and the document offset of the occurrence. */
+export type FeatureSink = (slug: string, offset: number) => void;
 
 /** Properties caniemail tests as one feature; checked after an exact `css-<property>` slug. */
 const PROPERTY_GROUPS: Array<[RegExp, string]> = [
@@ -93,13 +91,29 @@ const COMBINATORS: Readonly<Record<string, string>> = { ' ': 'css-selector-desce
 const withoutVendor = (name: string) => name.toLowerCase().replace(/^-(webkit|moz|ms|o)-/, '');
 
 export class CssFeatureDetector {
+  /** Names seen before and their slugs: a newsletter repeats the same few properties thousands of times. */
+  private readonly propertySlugs = new Map<string, string | undefined>();
+  private readonly prefixed = new Map<string, string | undefined>();
+
   constructor(private readonly known: ReadonlySet<string>) {}
+
+  /** `prefix + name` when caniemail has that slug, remembered per name. */
+  private slugWith(prefix: string, name: string): string | undefined {
+    const key = `${prefix}${name}`;
+    if (!this.prefixed.has(key)) this.prefixed.set(key, this.has(key.toLowerCase()));
+    return this.prefixed.get(key);
+  }
 
   private has(slug: string): string | undefined {
     return this.known.has(slug) ? slug : undefined;
   }
 
   private propertySlug(property: string): string | undefined {
+    if (!this.propertySlugs.has(property)) this.propertySlugs.set(property, this.resolveProperty(property));
+    return this.propertySlugs.get(property);
+  }
+
+  private resolveProperty(property: string): string | undefined {
     if (property.startsWith('--')) return 'css-variables';
     const name = withoutVendor(property);
     const exact = this.has(`css-${name}`);
@@ -111,17 +125,17 @@ export class CssFeatureDetector {
     return undefined;
   }
 
-  /** Hits in a stylesheet (a `<style>` block) or a declaration list (a `style` attribute) starting at `offset`. */
-  detect(css: string, context: 'stylesheet' | 'declarationList', offset: number, line: number, column: number): FeatureHit[] {
+  /** Features of a stylesheet (a `<style>` block) or a declaration list (a `style` attribute) starting at `offset`. */
+  detect(css: string, context: 'stylesheet' | 'declarationList', offset: number, line: number, column: number, sink: FeatureSink): void {
     let ast: csstree.CssNode;
     try {
       ast = csstree.parse(css, { context, positions: true, offset, line, column, parseValue: true, parseAtrulePrelude: true, parseRulePrelude: true });
     } catch {
-      return [];
+      return;
     }
-    const hits: FeatureHit[] = [];
+    // Every slug reaching here is one caniemail has (checked where it is made, once per name).
     const add = (slug: string | undefined, node: csstree.CssNode | undefined) => {
-      if (slug && this.known.has(slug)) hits.push({ slug, offset: node?.loc?.start.offset ?? offset });
+      if (slug) sink(slug, node?.loc?.start.offset ?? offset);
     };
     csstree.walk(ast, (node) => {
       switch (node.type) {
@@ -138,7 +152,7 @@ export class CssFeatureDetector {
           add(FUNCTIONS[node.name.toLowerCase()], node);
           break;
         case 'Dimension':
-          add(`css-unit-${node.unit.toLowerCase()}`, node);
+          add(this.slugWith('css-unit-', node.unit), node);
           break;
         case 'Url':
           for (const slug of imageSlugs(node.value)) add(slug, node);
@@ -152,11 +166,9 @@ export class CssFeatureDetector {
           else if (name === 'system-ui') add('css-sytem-ui', node);
           break;
         }
-        case 'Atrule': {
-          const name = withoutVendor(node.name);
-          add(`css-at-${name}`, node);
+        case 'Atrule':
+          add(this.slugWith('css-at-', withoutVendor(node.name)), node);
           break;
-        }
         case 'Feature': {
           const name = withoutVendor(node.name);
           for (const [pattern, slug] of MEDIA_FEATURES) if (pattern.test(name)) add(slug, node);
@@ -189,10 +201,10 @@ export class CssFeatureDetector {
           add('css-selector-attribute', node);
           break;
         case 'PseudoClassSelector':
-          add(`css-pseudo-class-${node.name.toLowerCase()}`, node);
+          add(this.slugWith('css-pseudo-class-', node.name), node);
           break;
         case 'PseudoElementSelector':
-          add(`css-pseudo-element-${node.name.toLowerCase()}`, node);
+          add(this.slugWith('css-pseudo-element-', node.name), node);
           break;
         case 'NestingSelector':
           add('css-nesting', node);
@@ -201,6 +213,5 @@ export class CssFeatureDetector {
           break;
       }
     });
-    return hits;
   }
 }

@@ -1,7 +1,7 @@
 import type { Element } from 'domhandler';
-import { parseHtml, type HtmlSource } from '../common/html-source';
+import { parseHtml } from '../common/html-source';
 import { caniemailFeatures } from './caniemail-data';
-import { CssFeatureDetector, type FeatureHit } from './css-features';
+import { CssFeatureDetector } from './css-features';
 import { imageSlugs } from './image-formats';
 
 /** A feature found in an email, with every place it occurs. */
@@ -44,37 +44,64 @@ const ELEMENT_GROUPS: Readonly<Record<string, string>> = {
 /** Attributes caniemail tests under another name than `html-<attribute>`. */
 const ATTRIBUTE_SLUGS: Readonly<Record<string, string>> = { loading: 'html-loading-attribute', inert: 'css-inert-attribute' };
 
-function elementSlugs(element: Element, known: ReadonlySet<string>): string[] {
-  const name = element.name.toLowerCase();
-  const slugs: string[] = [];
-  const own = ELEMENT_GROUPS[name] ?? `html-${name}`;
-  if (known.has(own)) slugs.push(own);
-  const attribs = element.attribs;
-  const type = attribs['type']?.toLowerCase();
-  if (name === 'input' && type) slugs.push(`html-input-${type}`);
-  if (name === 'button') slugs.push(`html-button-${type ?? 'submit'}`);
-  if (name === 'a') {
-    const href = attribs['href']?.trim().toLowerCase() ?? '';
-    if (href.startsWith('#')) slugs.push('html-anchor-links');
-    if (href.startsWith('mailto:')) slugs.push('html-mailto-links');
+/** Element and attribute names to their slugs, remembered: an email repeats a few dozen names. */
+class HtmlSlugs {
+  private readonly elements = new Map<string, string | undefined>();
+  private readonly attributes = new Map<string, string | undefined>();
+
+  constructor(private readonly known: ReadonlySet<string>) {}
+
+  private element(name: string): string | undefined {
+    if (!this.elements.has(name)) {
+      const slug = ELEMENT_GROUPS[name] ?? `html-${name}`;
+      this.elements.set(name, this.known.has(slug) ? slug : undefined);
+    }
+    return this.elements.get(name);
   }
-  if (name === 'meta' && attribs['name']?.toLowerCase() === 'color-scheme') slugs.push('html-meta-color-scheme');
-  if (name === 'img' && attribs['src']) slugs.push(...imageSlugs(attribs['src']));
-  for (const attribute of Object.keys(attribs)) {
-    const lower = attribute.toLowerCase();
-    // `html-style` is the <style> element; a style attribute's CSS is analysed as CSS.
-    if (lower === 'style') continue;
-    slugs.push(ATTRIBUTE_SLUGS[lower] ?? `html-${lower}`);
+
+  private attribute(name: string): string | undefined {
+    if (!this.attributes.has(name)) {
+      const lower = name.toLowerCase();
+      // `html-style` is the <style> element; a style attribute's CSS is analysed as CSS.
+      const slug = lower === 'style' ? undefined : (ATTRIBUTE_SLUGS[lower] ?? `html-${lower}`);
+      this.attributes.set(name, slug && this.known.has(slug) ? slug : undefined);
+    }
+    return this.attributes.get(name);
   }
-  return slugs.filter((slug) => known.has(slug));
+
+  of(element: Element): string[] {
+    const name = element.name.toLowerCase();
+    const slugs: string[] = [];
+    const own = this.element(name);
+    if (own) slugs.push(own);
+    const attribs = element.attribs;
+    const type = attribs['type']?.toLowerCase();
+    if (name === 'input' && type) slugs.push(`html-input-${type}`);
+    if (name === 'button') slugs.push(`html-button-${type ?? 'submit'}`);
+    if (name === 'a') {
+      const href = attribs['href']?.trim().toLowerCase() ?? '';
+      if (href.startsWith('#')) slugs.push('html-anchor-links');
+      if (href.startsWith('mailto:')) slugs.push('html-mailto-links');
+    }
+    if (name === 'meta' && attribs['name']?.toLowerCase() === 'color-scheme') slugs.push('html-meta-color-scheme');
+    if (name === 'img' && attribs['src']) slugs.push(...imageSlugs(attribs['src']));
+    for (const attribute in attribs) {
+      const slug = this.attribute(attribute);
+      if (slug) slugs.push(slug);
+    }
+    return slugs.filter((slug) => this.known.has(slug));
+  }
 }
 
+/** Finds `style=` inside a start tag; searched from the tag's offset, not on a copy of it. */
+const STYLE_ATTRIBUTE = /\sstyle\s*=\s*["']?/gi;
+
 /** Where a `style` attribute's value starts, found in the element's start tag as written. */
-function styleValueStart(source: HtmlSource, elementOffset: number): number | undefined {
-  const tagEnd = source.html.indexOf('>', elementOffset);
-  const tag = source.html.slice(elementOffset, tagEnd === -1 ? undefined : tagEnd);
-  const match = /\sstyle\s*=\s*(["']?)/i.exec(tag);
-  return match ? elementOffset + match.index + match[0].length : undefined;
+function styleValueStart(html: string, elementOffset: number): number | undefined {
+  const tagEnd = html.indexOf('>', elementOffset);
+  STYLE_ATTRIBUTE.lastIndex = elementOffset;
+  const match = STYLE_ATTRIBUTE.exec(html);
+  return match && (tagEnd === -1 || match.index < tagEnd) ? match.index + match[0].length : undefined;
 }
 
 /**
@@ -86,42 +113,58 @@ function styleValueStart(source: HtmlSource, elementOffset: number): number | un
 export function detectFeatures(html: string): DetectedFeature[] {
   const known = new Set(caniemailFeatures().keys());
   const css = new CssFeatureDetector(known);
+  const htmlSlugs = new HtmlSlugs(known);
   const source = parseHtml(html);
-  const hits: FeatureHit[] = [];
-  if (/^\s*<!doctype/i.test(html)) hits.push({ slug: 'html-doctype', offset: html.search(/<!doctype/i) });
+  const found = new Map<string, number[]>();
+  // Builders repeat the same inline styles hundreds of times: each distinct one is parsed once, its
+  // features kept at offsets relative to the attribute value, then placed at every occurrence.
+  const inlineStyles = new Map<string, Array<[string, number]>>();
+  const inlineStyleFeatures = (style: string) => {
+    let features = inlineStyles.get(style);
+    if (!features) {
+      const collected: Array<[string, number]> = [];
+      css.detect(style, 'declarationList', 0, 1, 1, (slug, offset) => collected.push([slug, offset]));
+      inlineStyles.set(style, (features = collected));
+    }
+    return features;
+  };
+  const sink = (slug: string, offset: number) => {
+    const offsets = found.get(slug);
+    if (offsets) offsets.push(offset);
+    else found.set(slug, [offset]);
+  };
+  if (/^\s*<!doctype/i.test(html)) sink('html-doctype', html.search(/<!doctype/i));
   for (const element of source.elements) {
     const at = source.offsetOf(element);
     // A conditional comment's elements carry offsets into the comment; CSS inside them is left out.
     const inComment = at !== element.startIndex;
-    for (const slug of elementSlugs(element, known)) hits.push({ slug, offset: at });
+    for (const slug of htmlSlugs.of(element)) sink(slug, at);
     const style = element.attribs['style'];
     if (style && !inComment) {
-      const start = styleValueStart(source, at);
-      if (start !== undefined) {
-        const { line, column } = source.lines.at(start);
-        hits.push(...css.detect(style, 'declarationList', start, line, column));
-      }
+      const start = styleValueStart(html, at);
+      if (start !== undefined) for (const [slug, offset] of inlineStyleFeatures(style)) sink(slug, start + offset);
     }
     if (element.name === 'style' && !inComment) {
       const first = element.children[0];
       const text = element.children.map((child) => ('data' in child ? String(child.data) : '')).join('');
       const start = first?.startIndex ?? at;
       const { line, column } = source.lines.at(start);
-      hits.push(...css.detect(text, 'stylesheet', start, line, column));
+      css.detect(text, 'stylesheet', start, line, column, sink);
     }
     const background = element.attribs['background'];
-    if (background) for (const slug of imageSlugs(background)) hits.push({ slug, offset: at });
+    if (background) for (const slug of imageSlugs(background)) sink(slug, at);
   }
-  const bySlug = new Map<string, Set<number>>();
-  for (const hit of hits) {
-    let offsets = bySlug.get(hit.slug);
-    if (!offsets) bySlug.set(hit.slug, (offsets = new Set()));
-    offsets.add(hit.offset);
+  const features: DetectedFeature[] = [];
+  for (const [slug, offsets] of found) {
+    offsets.sort((a, b) => a - b);
+    const instances: DetectedFeature['instances'] = [];
+    // One instance per place: the same feature twice at one offset (a repeated attribute) is one occurrence.
+    offsets.forEach((offset, i) => {
+      if (i > 0 && offsets[i - 1] === offset) return;
+      const { line, column } = source.lines.at(offset);
+      instances.push({ line, column, absolute_index: offset });
+    });
+    features.push({ slug, instances });
   }
-  return [...bySlug]
-    .map(([slug, offsets]) => ({
-      slug,
-      instances: [...offsets].sort((a, b) => a - b).map((offset) => ({ ...source.lines.at(offset), absolute_index: offset })),
-    }))
-    .sort((a, b) => a.instances[0]!.absolute_index - b.instances[0]!.absolute_index);
+  return features.sort((a, b) => a.instances[0]!.absolute_index - b.instances[0]!.absolute_index);
 }

@@ -108,12 +108,17 @@ export function parseHtml(html: string): HtmlSource {
   };
   walk(document.children, 0);
 
-  const idCounts = new Map<string, number>();
-  for (const element of elements) {
-    const id = element.attribs['id'];
-    if (id) idCounts.set(id, (idCounts.get(id) ?? 0) + 1);
-  }
-  const uniqueIds = new Set([...idCounts].filter(([, n]) => n === 1).map(([id]) => id));
+  // Which ids are unique, for selectors: worked out on the first selector asked for, not per parse.
+  let uniqueIds: Set<string> | undefined;
+  const uniqueIdsOf = () => {
+    if (uniqueIds) return uniqueIds;
+    const idCounts = new Map<string, number>();
+    for (const element of elements) {
+      const id = element.attribs['id'];
+      if (id) idCounts.set(id, (idCounts.get(id) ?? 0) + 1);
+    }
+    return (uniqueIds = new Set([...idCounts].filter(([, n]) => n === 1).map(([id]) => id)));
+  };
 
   const positionAt = (offset: number, selector = ''): SourcePosition => ({ ...lines.at(offset), absolute_index: offset, selector });
   return {
@@ -122,7 +127,7 @@ export function parseHtml(html: string): HtmlSource {
     lines,
     elements,
     positionAt,
-    positionOf: (element) => positionAt((shifted.get(element) ?? 0) + (element.startIndex ?? 0), selectorOf(element, uniqueIds)),
+    positionOf: (element) => positionAt((shifted.get(element) ?? 0) + (element.startIndex ?? 0), selectorOf(element, uniqueIdsOf())),
     offsetOf: (element) => (shifted.get(element) ?? 0) + (element.startIndex ?? 0),
   };
 }

@@ -122,10 +122,13 @@ export async function findTest(accountId: string, kind: InspectKind, id: string)
   return test && isLive(test) ? test : undefined;
 }
 
-/** Every live test of a kind, newest first. */
+/**
+ * Every live test of a kind, newest first: by creation time to the millisecond (ids only order by
+ * the second), then by id, so the order is total and the same on every read.
+ */
 export async function listTests(accountId: string, kind: InspectKind, now = Date.now()): Promise<InspectTest[]> {
   const tests = await queryAll<InspectTest>({ pk: keys.inspectTest(accountId, kind).pk }, '', { ascending: false });
-  return tests.filter((test) => isLive(test, now));
+  return tests.filter((test) => isLive(test, now)).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 }
 
 /**

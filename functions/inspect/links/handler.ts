@@ -107,13 +107,15 @@ export const handler = areaHandler(linkRoutes, {
   listLinkTests: operation(listInput, async (req, input) => {
     const all = (await listTests(req.accountId, 'links')).filter((test) => matchesFilters(test, input));
     const token = input.page ? readLinkPageToken(input.page) : { s: 0, p: false };
-    // Newest first; a token's boundary id says where the page starts (exclusive), `p` which way.
+    // Newest first; a token's boundary id says where the page starts (exclusive), `p` which way. A
+    // boundary since deleted (or expired) ends the walk with an empty page, so a client following
+    // `next` until it is empty always stops.
+    const boundary = token.b ? all.findIndex((test) => test.id === token.b) : -1;
     let page: InspectTest[];
-    if (!token.b) page = token.p ? all.slice(-input.limit) : all.slice(0, input.limit);
-    else if (token.p) {
-      const before = all.filter((test) => test.id > token.b!);
-      page = before.slice(-input.limit);
-    } else page = all.filter((test) => test.id < token.b!).slice(0, input.limit);
+    if (token.b && boundary < 0) page = [];
+    else if (boundary < 0) page = token.p ? all.slice(-input.limit) : all.slice(0, input.limit);
+    else if (token.p) page = all.slice(Math.max(0, boundary - input.limit), boundary);
+    else page = all.slice(boundary + 1, boundary + 1 + input.limit);
     const query: Record<string, string | undefined> = { limit: String(input.limit) };
     for (const name of ['status', 'id', 'url', 'isExpiredSSL'] as const) query[name] = input[name];
     if (input.statusCode !== undefined) query['statusCode'] = String(input.statusCode);
