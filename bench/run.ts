@@ -19,6 +19,7 @@ import { printSendCpu, sendCpu, type SendCpuResult } from './send-cpu';
 import { printSmtpSubmission, smtpSubmission, type SmtpSubmissionResult } from './smtp-submission';
 import { inbound, printInbound, type InboundResult } from './inbound';
 import { printWebhookDispatch, webhookDispatch, type WebhookDispatchResult } from './webhook-dispatch';
+import { inspectBench, printInspectBench, type InspectBenchResult } from './inspect';
 
 /** Share of all cores busy over `ms` (from the kernel's per-core counters): other work skews every figure. */
 async function machineBusy(ms = 1000): Promise<number> {
@@ -46,6 +47,7 @@ async function main(): Promise<number> {
   let smtp: SmtpSubmissionResult | undefined;
   let lists: ListExpansionResult | undefined;
   let inboundResult: InboundResult | undefined;
+  let inspection: InspectBenchResult | undefined;
   const withProfile = !process.argv.includes('--no-profile');
 
   try {
@@ -105,7 +107,14 @@ async function main(): Promise<number> {
     failures.push({ benchmark: 'inbound', error: (error as Error).stack ?? String(error) });
   }
 
-  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? []), ...(inboundResult?.checks ?? [])];
+  try {
+    inspection = await inspectBench();
+    printInspectBench(inspection);
+  } catch (error) {
+    failures.push({ benchmark: 'inspect', error: (error as Error).stack ?? String(error) });
+  }
+
+  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? []), ...(inboundResult?.checks ?? []), ...(inspection?.checks ?? [])];
   // A figure the issue asks only to report (beside its floor) has no target to meet.
   const targets = checks.filter((c) => c.target !== REPORTED);
   const passed = targets.filter((c) => c.pass).length;
@@ -136,7 +145,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult, inspection }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;
