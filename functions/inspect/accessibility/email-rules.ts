@@ -44,6 +44,15 @@ function wrapperChain(source: HtmlSource): Element[] {
   return chain;
 }
 
+/** Whether an element wrapping the whole email carries `attribute`: one verdict, on the outermost wrapper. */
+function wrapperAttribute(source: HtmlSource, attribute: string, fix: string): Array<{ element: Element; problem?: string }> {
+  const body = source.elements.find((e) => e.name === 'body');
+  if (!body) return [];
+  const chain = wrapperChain(source);
+  const ok = chain.some((e) => e.attribs[attribute]?.trim());
+  return [{ element: chain[0] ?? body, problem: ok ? undefined : fix }];
+}
+
 const RULES: EmailRule[] = [
   {
     id: 'email-content-lang',
@@ -51,13 +60,7 @@ const RULES: EmailRule[] = [
     impact: 'serious',
     description: 'Email clients drop the <html> element, so the language must be set on a wrapper inside <body>, or screen readers read the email in the reader\'s own language.',
     tags: ['wcag2a', 'wcag311'],
-    evaluate(source) {
-      const body = source.elements.find((e) => e.name === 'body');
-      if (!body) return [];
-      const chain = wrapperChain(source);
-      const ok = chain.some((e) => e.attribs['lang']?.trim());
-      return [{ element: chain[0] ?? body, problem: ok ? undefined : 'Add lang="..." to the element that wraps the whole email inside <body>' }];
-    },
+    evaluate: (source) => wrapperAttribute(source, 'lang', 'Add lang="..." to the element that wraps the whole email inside <body>'),
   },
   {
     id: 'email-content-dir',
@@ -65,13 +68,7 @@ const RULES: EmailRule[] = [
     impact: 'serious',
     description: 'Email clients drop the <html> element, so the text direction (dir="ltr" or "rtl") must be set on a wrapper inside <body>.',
     tags: ['best-practice'],
-    evaluate(source) {
-      const body = source.elements.find((e) => e.name === 'body');
-      if (!body) return [];
-      const chain = wrapperChain(source);
-      const ok = chain.some((e) => e.attribs['dir']?.trim());
-      return [{ element: chain[0] ?? body, problem: ok ? undefined : 'Add dir="ltr" (or "rtl") to the element that wraps the whole email inside <body>' }];
-    },
+    evaluate: (source) => wrapperAttribute(source, 'dir', 'Add dir="ltr" (or "rtl") to the element that wraps the whole email inside <body>'),
   },
   {
     id: 'email-layout-table',

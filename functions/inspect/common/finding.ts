@@ -11,6 +11,17 @@ export interface Finding {
   details: Array<Record<string, unknown>>;
 }
 
+/** What a checked link or image shares (contract §1, §2): where it sits in the HTML, and its findings in three lists. */
+export interface PlacedFindings {
+  line: number | null;
+  column: number | null;
+  selector: string | null;
+  absolute_index: number | null;
+  passes: Finding[];
+  failures: Finding[];
+  informational: Finding[];
+}
+
 /** A result's findings, sorted into the three lists the contract shows. */
 export class Findings {
   readonly passes: Finding[] = [];

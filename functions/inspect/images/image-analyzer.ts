@@ -1,20 +1,13 @@
 import sharp from 'sharp';
-import { Findings, isBroken, type Finding } from '../common/finding';
+import { Findings, isBroken, type PlacedFindings } from '../common/finding';
 import { poorlySupportedFormat } from './format-support';
 import type { ImageRef } from './image-extractor';
 
 /** A checked image as contract §2 shows it. */
-export interface ImageResult {
+export interface ImageResult extends PlacedFindings {
   id: string;
   url: string;
   status: 'Valid' | 'Invalid' | 'Error';
-  line: number | null;
-  column: number | null;
-  selector: string | null;
-  absolute_index: number | null;
-  passes: Finding[];
-  failures: Finding[];
-  informational: Finding[];
 }
 
 export interface ImageInput {

@@ -1,6 +1,6 @@
 import type { AddressPolicy } from '../../webhooks/address-policy';
 import { ConcurrencyGate } from '../common/concurrency-gate';
-import { Findings, isBroken, type Finding } from '../common/finding';
+import { Findings, isBroken, type PlacedFindings } from '../common/finding';
 import { FetchError, fetchOnce, type FetchOutcome, type TlsReport } from '../common/safe-fetch';
 import { goDuration } from './go-duration';
 import type { LinkInput } from './link-extractor';
@@ -8,17 +8,10 @@ import type { LinkInput } from './link-extractor';
 export type { LinkInput };
 
 /** A checked link as contract §1 shows it. */
-export interface LinkResult {
+export interface LinkResult extends PlacedFindings {
   url: string;
   status: 'Valid' | 'Invalid' | 'Error';
   status_code: number | null;
-  line: number | null;
-  column: number | null;
-  selector: string | null;
-  absolute_index: number | null;
-  passes: Finding[];
-  failures: Finding[];
-  informational: Finding[];
 }
 
 export interface CheckOptions {
