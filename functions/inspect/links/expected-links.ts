@@ -1,5 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { Workbook } from 'exceljs';
+import { read as readWorkbook, utils as sheetUtils } from '@e965/xlsx';
 import type { LinkResult } from './link-checker';
 
 /**
@@ -50,6 +51,23 @@ function cellText(value: unknown): string {
   return String(value);
 }
 
+/**
+ * Legacy binary XLS (Excel 97-2003, BIFF8 in an OLE2 container): SheetJS reads it, from its npm
+ * republication (`@e965/xlsx`, SheetJS CE 0.20; the `xlsx` package on npm stopped at 0.18.5, with
+ * known flaws). exceljs reads XLSX only.
+ */
+function rowsOfXls(data: Buffer): string[][] {
+  let workbook: ReturnType<typeof readWorkbook>;
+  try {
+    workbook = readWorkbook(data, { type: 'buffer', cellFormula: false, cellHTML: false });
+  } catch (error) {
+    throw new ExpectedLinksError(`The file is not a readable XLS workbook: ${(error as Error).message}`);
+  }
+  const sheet = workbook.SheetNames[0] ? workbook.Sheets[workbook.SheetNames[0]] : undefined;
+  if (!sheet) throw new ExpectedLinksError('The workbook has no worksheet');
+  return (sheetUtils.sheet_to_json(sheet, { header: 1, raw: false, blankrows: false }) as unknown[][]).map((row) => row.map((cell) => cellText(cell)));
+}
+
 async function rowsOfXlsx(data: Buffer): Promise<string[][]> {
   const workbook = new Workbook();
   try {
@@ -69,7 +87,7 @@ async function rowsOfXlsx(data: Buffer): Promise<string[][]> {
 
 function rowsOfCsv(data: Buffer): string[][] {
   const text = data.toString('utf8').replace(/^\uFEFF/, '');
-  if (text.includes('\u0000')) throw new ExpectedLinksError('The file is neither CSV text nor an XLSX workbook');
+  if (text.includes('\u0000')) throw new ExpectedLinksError('The file is neither CSV text nor an XLS or XLSX workbook');
   const firstLine = text.split(/\r?\n/, 1)[0] ?? '';
   const delimiter = [',', ';', '\t'].sort((a, b) => firstLine.split(b).length - firstLine.split(a).length)[0]!;
   try {
@@ -120,8 +138,7 @@ const same = (a: string, b: string) => {
 };
 
 export async function compareWithExpected(file: ExpectedFile, results: LinkResult[]): Promise<Comparison> {
-  if (isOle2(file.data)) throw new ExpectedLinksError('Legacy binary XLS files (Excel 97-2003) cannot be read: save the sheet as XLSX or CSV and upload that');
-  const rows = expectedRows(isZip(file.data) ? await rowsOfXlsx(file.data) : rowsOfCsv(file.data));
+  const rows = expectedRows(isOle2(file.data) ? rowsOfXls(file.data) : isZip(file.data) ? await rowsOfXlsx(file.data) : rowsOfCsv(file.data));
   const errors: Comparison['errors'] = [];
   const matched = new Set<LinkResult>();
   for (const expected of rows) {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { generateKeyPairSync } from 'node:crypto';
 import forge from 'node-forge';
 import { Workbook } from 'exceljs';
+import { utils as sheetUtils, write as writeWorkbook } from '@e965/xlsx';
 import { localCa } from '../../../lib/local/local-ca';
 import { PUBLIC_ONLY } from '../../../functions/webhooks/address-policy';
 import { FetchError, fetchOnce } from '../../../functions/inspect/common/safe-fetch';
@@ -204,7 +205,7 @@ describe('compareWithExpected', () => {
     ]);
   });
 
-  it('reads an XLSX workbook, and refuses a legacy XLS with what to do instead', async () => {
+  it('reads an XLSX workbook and a legacy binary XLS, and refuses a file that is neither', async () => {
     const workbook = new Workbook();
     const sheet = workbook.addWorksheet('links');
     sheet.addRow(['URL']);
@@ -213,8 +214,14 @@ describe('compareWithExpected', () => {
     const xlsx = Buffer.from(await workbook.xlsx.writeBuffer());
     const out = await compareWithExpected({ data: xlsx }, results);
     expect(out.errors).toEqual([{ row: 2, message: 'https://b.example/ did not pass: Broken Link', alert: results[1] }]);
-    const ole = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(512)]);
-    await expect(compareWithExpected({ data: ole }, results)).rejects.toThrow(/save the sheet as XLSX or CSV/);
+    const legacy = sheetUtils.book_new();
+    sheetUtils.book_append_sheet(legacy, sheetUtils.aoa_to_sheet([['url', 'expected_status'], ['https://a.example/', 301], ['https://b.example/', 404]]), 'links');
+    const xls = writeWorkbook(legacy, { type: 'buffer', bookType: 'biff8' }) as Buffer;
+    expect(xls.subarray(0, 4).toString('hex')).toBe('d0cf11e0');
+    const fromXls = await compareWithExpected({ data: xls }, results);
+    expect(fromXls.errors).toEqual([{ row: 1, message: 'https://a.example/ answered 200, expected 301', alert: results[0] }]);
+    const binary = Buffer.concat([Buffer.from('PK'), Buffer.alloc(64, 0)]);
+    await expect(compareWithExpected({ data: binary }, results)).rejects.toThrow(/not a readable XLSX workbook|neither CSV/);
   });
 });
 
