@@ -4,9 +4,9 @@ import { imageSlugs } from './image-formats';
 /**
  * CSS to caniemail feature slugs. Slugs are caniemail's own (`css-<property>`, `css-unit-<unit>`,
  * `css-pseudo-class-<name>`, ...): a name is mapped by its slug's naming rule when the data set has
- * that slug, and through the small tables below only where caniemail groups several properties
- * under one feature. Not detected: `css-comments` (the parser drops comments), `css-inert-attribute`
- * (an HTML attribute despite its name, see html-features.ts), `css-sytem-ui` only as a font name.
+ * that slug, and through the small tables below only where caniemail groups several properties or
+ * keywords under one feature. `css-inert-attribute` is an HTML attribute despite its name
+ * (feature-detector.ts).
  */
 
 /** Where a detector reports each feature it finds: the slug and the document offset of the occurrence. */
@@ -39,7 +39,7 @@ const PROPERTY_GROUPS: Array<[RegExp, string]> = [
   [/^scroll-snap/, 'css-scroll-snap'],
   [/^inset-/, 'css-inset'],
   [/^overflow-[xy]$/, 'css-overflow'],
-  [/^contain-intrinsic/, 'css-intrinsic-size'],
+  [/^(block|inline)-size$/, 'css-block-inline-size'],
   [/^animation-/, 'css-animation'],
   [/^transition-/, 'css-transition'],
   [/^mask/, 'css-mask-image'],
@@ -59,6 +59,7 @@ const FUNCTIONS: Readonly<Record<string, string>> = {
   'radial-gradient': 'css-radial-gradient',
   'repeating-radial-gradient': 'css-radial-gradient',
   'conic-gradient': 'css-conic-gradient',
+  'fit-content': 'css-intrinsic-size',
   'repeating-conic-gradient': 'css-conic-gradient',
   hsl: 'css-modern-color',
   hsla: 'css-modern-color',
@@ -68,6 +69,19 @@ const FUNCTIONS: Readonly<Record<string, string>> = {
   oklab: 'css-modern-color',
   oklch: 'css-modern-color',
   color: 'css-modern-color',
+};
+
+/** Value keywords caniemail tests as features of their own. */
+const KEYWORDS: Readonly<Record<string, string>> = {
+  initial: 'css-unit-initial',
+  'fit-content': 'css-intrinsic-size',
+  'min-content': 'css-intrinsic-size',
+  'max-content': 'css-intrinsic-size',
+  'system-ui': 'css-sytem-ui',
+  'ui-serif': 'css-sytem-ui',
+  'ui-sans-serif': 'css-sytem-ui',
+  'ui-rounded': 'css-sytem-ui',
+  'ui-monospace': 'css-sytem-ui',
 };
 
 const DISPLAY_VALUES: Readonly<Record<string, string>> = {
@@ -127,6 +141,8 @@ export class CssFeatureDetector {
 
   /** Features of a stylesheet (a `<style>` block) or a declaration list (a `style` attribute) starting at `offset`. */
   detect(css: string, context: 'stylesheet' | 'declarationList', offset: number, line: number, column: number, sink: FeatureSink): void {
+    // The parser drops comments, so they are found in the text itself.
+    for (let at = css.indexOf('/*'); at !== -1; at = css.indexOf('/*', at + 2)) sink('css-comments', offset + at);
     let ast: csstree.CssNode;
     try {
       ast = csstree.parse(css, { context, positions: true, offset, line, column, parseValue: true, parseAtrulePrelude: true, parseRulePrelude: true });
@@ -160,12 +176,9 @@ export class CssFeatureDetector {
         case 'Percentage':
           add('css-unit-percent', node);
           break;
-        case 'Identifier': {
-          const name = node.name.toLowerCase();
-          if (name === 'initial') add('css-unit-initial', node);
-          else if (name === 'system-ui') add('css-sytem-ui', node);
+        case 'Identifier':
+          add(KEYWORDS[node.name.toLowerCase()], node);
           break;
-        }
         case 'Atrule':
           add(this.slugWith('css-at-', withoutVendor(node.name)), node);
           break;

@@ -42,7 +42,10 @@ const ELEMENT_GROUPS: Readonly<Record<string, string>> = {
 };
 
 /** Attributes caniemail tests under another name than `html-<attribute>`. */
-const ATTRIBUTE_SLUGS: Readonly<Record<string, string>> = { loading: 'html-loading-attribute', inert: 'css-inert-attribute' };
+const ATTRIBUTE_SLUGS: Readonly<Record<string, string>> = { loading: 'html-loading-attribute', inert: 'css-inert-attribute', '⚡4email': 'amp', amp4email: 'amp' };
+
+/** HTML comments, but not Outlook's conditional ones (`<!--[if mso]>`, `<!--<![endif]-->`), which are markup. */
+const HTML_COMMENT = /<!--(?!\[if|<!\[endif\])/g;
 
 /** Element and attribute names to their slugs, remembered: an email repeats a few dozen names. */
 class HtmlSlugs {
@@ -134,6 +137,7 @@ export function detectFeatures(html: string): DetectedFeature[] {
     else found.set(slug, [offset]);
   };
   if (/^\s*<!doctype/i.test(html)) sink('html-doctype', html.search(/<!doctype/i));
+  for (const match of html.matchAll(HTML_COMMENT)) sink('html-comments', match.index);
   for (const element of source.elements) {
     const at = source.offsetOf(element);
     // A conditional comment's elements carry offsets into the comment; CSS inside them is left out.

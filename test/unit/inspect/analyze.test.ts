@@ -103,3 +103,21 @@ test('the dictionary names clients, platforms and every variant from caniemail',
   expect(lookups.support_levels).toEqual({ y: 'Supported', a: 'Partially supported', n: 'Not supported', u: 'Support unknown' });
   expect(lookups.variants['gmail.desktop-webmail.2022-02']).toEqual({ client: 'gmail', platform: 'desktop-webmail', version: '2022-02', application_type: 'web' });
 });
+
+test('finds comments, AMP, logical sizes and the keyword features caniemail tests', () => {
+  const html = [
+    '<html ⚡4email>',
+    '<!-- a note -->',
+    '<!--[if mso]><table><tr><td><![endif]-->',
+    '<style>/* reset */ p { block-size: 10px; width: fit-content; font-family: system-ui; }</style>',
+    '<p style="inline-size: 50%">x</p>',
+  ].join('\n');
+  const found = Object.fromEntries(detectFeatures(html).map((f) => [f.slug, f.instances.map((i) => [i.line, i.column])]));
+  expect(found['amp']).toEqual([[1, 1]]);
+  expect(found['html-comments']).toEqual([[2, 1]]);
+  expect(found['css-comments']).toEqual([[4, 8]]);
+  expect(found['css-block-inline-size']).toEqual([[4, 24]]);
+  expect(found['css-inline-size']).toEqual([[5, 11]]);
+  expect(found['css-intrinsic-size']).toEqual([[4, 49]]);
+  expect(found['css-sytem-ui']).toEqual([[4, 75]]);
+});
