@@ -120,8 +120,11 @@ async function freePort(): Promise<number> {
 }
 
 it('answers a request that arrives while the host is still starting', async () => {
-  const [port, euPort] = [await freePort(), await freePort()];
-  const starting = startLocal({ port, euPort, dataDir: null, bootstrapApiKey: 'early-key' });
+  // Only the port knocked on is fixed: every other listener picks a free one, so no neighbour's
+  // port (a fixed default, or port + 443 for tracking TLS) can collide with it.
+  const port = await freePort();
+  const others = { euPort: 0, smtpPort: 0, smtpsPort: 0, inboundSmtpPort: 0, trackingTlsPort: 0, euTrackingTlsPort: 0 };
+  const starting = startLocal({ port, ...others, dataDir: null, bootstrapApiKey: 'early-key' });
   // Knock from the moment the port opens: the first connection accepted must get an answer.
   let first: { status: number } | undefined;
   const knocking = Date.now();
