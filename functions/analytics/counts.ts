@@ -38,6 +38,8 @@ export const STORED_COUNTS = [
   'image_validation_failed',
   'accessibility',
   'accessibility_failed',
+  'email_preview',
+  'email_preview_failed',
 ] as const;
 export type StoredCount = (typeof STORED_COUNTS)[number];
 

@@ -102,11 +102,11 @@ export const SENDING_METRICS: MetricSet = {
 };
 
 /** The usage counts inspection tests add (functions/inspect/common/usage.ts), as Mailgun names them. */
-export const INSPECTION_USAGE = ['link_validation', 'link_validation_failed', 'image_validation', 'image_validation_failed', 'accessibility', 'accessibility_failed'] as const;
+export const INSPECTION_USAGE = ['link_validation', 'link_validation_failed', 'image_validation', 'image_validation_failed', 'accessibility', 'accessibility_failed', 'email_preview', 'email_preview_failed'] as const;
 
 /**
- * Usage metrics: only what this platform meters. Messages processed and inspection tests exist;
- * email validation, previews, seed tests, blocklist monitoring and archiving do not (yet), and a
+ * Usage metrics: only what this platform meters. Messages processed, inspection tests and preview
+ * renders exist; email validation, seed tests, blocklist monitoring and archiving do not (yet), and a
  * count of zero for them would read as "used none" rather than "not offered".
  */
 export const USAGE_METRICS: MetricSet = {

@@ -94,6 +94,21 @@ export const platformEnvSchema = z.object({
   LIST_QUEUE_URL: z.string().url().optional(),
   /** The inspection queue: one message per test run, consumed by functions/inspect/job-worker.ts. */
   INSPECT_QUEUE_URL: z.string().url().optional(),
+  /** The email preview workflow (lib/workflows/email-preview.asl.json): one execution renders a test's clients. */
+  PREVIEW_STATE_MACHINE_ARN: z.string().min(1).optional(),
+  /** The preview export workflow (lib/workflows/preview-export.asl.json): one execution zips a test's screenshots. */
+  PREVIEW_EXPORT_STATE_MACHINE_ARN: z.string().min(1).optional(),
+  /**
+   * The domain preview addresses are on (POST /v2/preview/address): mail received for it becomes
+   * preview tests. It must receive through the region's SES receipt rule (MX to SES, verified);
+   * unset, the address routes answer that previews by email are not configured.
+   */
+  PREVIEW_INBOX_DOMAIN: z.string().min(1).optional(),
+  /**
+   * The Chromium that renders previews. Unset: the @sparticuz/chromium build that `npm ci` installs
+   * (Lambda, and x86-64 Linux in local mode); elsewhere Debian's /usr/bin/chromium or a Chrome.
+   */
+  CHROMIUM_PATH: z.string().min(1).optional(),
   /**
    * Let webhook URLs reach this machine's loopback (127.0.0.0/8, ::1), and accept names that do not
    * resolve yet. Off on AWS (a URL must not turn the platform into a proxy into its own network:

@@ -20,6 +20,9 @@ import { handler as listDeadLetters } from '../../functions/lists/dead-letters';
 import { handler as inboundReceiveWorker } from '../../functions/inbound/receive-worker';
 import { handler as inboundActionWorker } from '../../functions/inbound/action-worker';
 import { handler as inspectWorker } from '../../functions/inspect/job-worker';
+import { handler as previewRenderTask } from '../../functions/inspect/preview/render-task';
+import { handler as previewExportTask } from '../../functions/inspect/preview/export-task';
+import { closeBrowser } from '../../functions/inspect/preview/renderer';
 import { INSPECT_WORKER_TIMEOUT_SECONDS } from '../../functions/inspect/job-timing';
 import { authenticate } from '../../functions/credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
@@ -452,6 +455,19 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     options.workflowRetryIntervalMs,
   );
   env.CERTIFICATE_STATE_MACHINE_ARN = sfn.createStateMachine(trackingCertificate);
+
+  // Email previews: a Map over a test's clients, each one render in Chromium (the same task
+  // function as on AWS); exports zip the screenshots. Chromium is launched on the first render.
+  const renderTaskFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:preview-render`;
+  const exportTaskFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:preview-export`;
+  env.PREVIEW_STATE_MACHINE_ARN = sfn.createStateMachine(
+    new LocalWorkflow('email-preview', { RenderTaskFunctionArn: renderTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [renderTaskFunction]: previewRenderTask }) }, undefined, options.workflowRetryIntervalMs),
+  );
+  env.PREVIEW_EXPORT_STATE_MACHINE_ARN = sfn.createStateMachine(
+    new LocalWorkflow('preview-export', { ExportTaskFunctionArn: exportTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [exportTaskFunction]: previewExportTask }) }, undefined, options.workflowRetryIntervalMs),
+  );
+  // The browser is closed on stop; a render cut short by it is tried again when its execution resumes.
+  opened.add(() => closeBrowser());
 
   // The tracking hosts' HTTPS port: its handshakes wait until the region is ready (its number is
   // part of the handlers' configuration, so it opens now, as the API's port does).

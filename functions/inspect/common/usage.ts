@@ -2,8 +2,8 @@ import { RESOLUTIONS, bucketStart } from '../../analytics/buckets';
 import { addToCounters } from '../../analytics/counter-store';
 import type { StoredCount } from '../../analytics/counts';
 
-/** The usage metric each check counts under (mailgun-contract §7.2); code analysis has none. */
-export type UsageMetric = 'link_validation' | 'image_validation' | 'accessibility';
+/** The usage metric each check counts under (mailgun-contract §7.2), and previews per client; code analysis has none. */
+export type UsageMetric = 'link_validation' | 'image_validation' | 'accessibility' | 'email_preview';
 
 /**
  * Counts one finished run of a test in the account's usage metrics (`<metric>_count`, and

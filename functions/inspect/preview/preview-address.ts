@@ -1,0 +1,36 @@
+import { keys } from '../../data/db';
+import { getItem, putItem } from '../../data/store';
+import { env } from '../../platform/env';
+import { randomHex } from '../../platform/ids';
+import { PreviewError } from './preview-error';
+
+interface PreviewAddressItem {
+  accountId: string;
+  localPart: string;
+  address: string;
+}
+
+/**
+ * The account's preview address, made on first request (contract §5.9): a random local part on
+ * PREVIEW_INBOX_DOMAIN. Mail to it (or to `<local>+<customer_id>@`) becomes a preview test
+ * (functions/inspect/preview/inbound-preview.ts).
+ */
+export async function previewAddressOf(accountId: string): Promise<string> {
+  const domain = env().PREVIEW_INBOX_DOMAIN;
+  if (!domain) throw new PreviewError(400, 'BadRequest', 'Previews by email are not configured on this platform (PREVIEW_INBOX_DOMAIN)');
+  const existing = await getItem<PreviewAddressItem>(keys.previewAddress(accountId));
+  if (existing) return existing.address;
+  const localPart = `preview-${randomHex(8)}`;
+  const item: PreviewAddressItem = { accountId, localPart, address: `${localPart}@${domain}` };
+  // The owner first: an address is never handed out before mail to it can find its account.
+  await putItem(keys.previewAddressOwner(localPart), item);
+  if (await putItem(keys.previewAddress(accountId), item, { ifAbsent: true })) return item.address;
+  // Another request made one first: that one is the account's.
+  return (await getItem<PreviewAddressItem>(keys.previewAddress(accountId), { consistent: true }))!.address;
+}
+
+/** The account a preview address belongs to, from its local part (any `+suffix` removed). */
+export async function previewAddressOwner(localPart: string): Promise<string | undefined> {
+  const item = await getItem<PreviewAddressItem>(keys.previewAddressOwner(localPart.split('+')[0]!.toLowerCase()));
+  return item?.accountId;
+}

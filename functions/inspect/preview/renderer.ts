@@ -1,0 +1,150 @@
+import type { Browser, BrowserContext, Route } from 'playwright-core';
+import { env } from '../../platform/env';
+import { logger } from '../../platform/logger';
+import { webhookAddressPolicy } from '../../webhooks/url-policy';
+import { fetchOnce } from '../common/safe-fetch';
+import type { Viewport } from './clients';
+
+/**
+ * Headless Chromium through playwright-core: the `@sparticuz/chromium` build (in Lambda, and in
+ * local mode on x86-64 Linux, where `npm ci` installs it), or the one CHROMIUM_PATH names (Debian's
+ * `chromium`, a Mac's Chrome). One browser per process, reused by every render; a context per
+ * render, so nothing carries over between emails.
+ */
+
+/** Every image and stylesheet of an email together: a slow host cannot hold a render longer. */
+const LOAD_TIMEOUT_MS = 10_000;
+const RESOURCE_TIMEOUT_MS = 8_000;
+const RESOURCE_MAX_BYTES = 10 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
+/** A screenshot stops here (CSS pixels): a page longer than any email would exhaust the task's memory. */
+export const MAX_PAGE_HEIGHT = 16_000;
+
+/**
+ * @sparticuz/chromium's switches, less the ones that would let an email's content reach further
+ * than a client lets it (web security off, mixed content on); plus no background traffic of
+ * Chromium's own (component updates, sync), which a closed network refuses anyway.
+ */
+const UNSAFE_SWITCHES = /^--(disable-web-security|allow-running-insecure-content|disable-site-isolation-trials)/;
+const QUIET_SWITCHES = ['--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-gpu'];
+
+let browser: Promise<Browser> | undefined;
+
+async function launch(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  const configured = env().CHROMIUM_PATH;
+  const packaged = (await import('@sparticuz/chromium')).default;
+  const executablePath = configured ?? (await packaged.executablePath());
+  // One process for everything is what lets Chromium start in Lambda; on a full machine, where
+  // several renders share the browser, it makes one page's crash everyone's.
+  const singleProcess = Boolean(process.env['AWS_LAMBDA_FUNCTION_NAME']);
+  const args = [...packaged.args.filter((arg) => !UNSAFE_SWITCHES.test(arg) && (singleProcess || !/^--(single-process|no-zygote)$/.test(arg))), ...QUIET_SWITCHES];
+  const launched = await chromium.launch({ executablePath, args, headless: true, timeout: 30_000 });
+  launched.on('disconnected', () => {
+    browser = undefined;
+  });
+  return launched;
+}
+
+/** The shared browser, launched on first use and again after it died. */
+async function sharedBrowser(): Promise<Browser> {
+  browser ??= launch().catch((error: unknown) => {
+    browser = undefined;
+    throw error;
+  });
+  const current = await browser;
+  if (!current.isConnected()) {
+    browser = undefined;
+    return sharedBrowser();
+  }
+  return current;
+}
+
+/** Closes the shared browser (tests, the local host stopping). */
+export async function closeBrowser(): Promise<void> {
+  const current = browser;
+  browser = undefined;
+  if (current) await (await current.catch(() => undefined))?.close();
+}
+
+/**
+ * A resource the email loads (image, stylesheet, font), fetched through the platform's SSRF-safe
+ * client (public addresses only on AWS; loopback too in local mode), following redirects hop by
+ * hop so every hop is checked. Nothing else leaves the browser.
+ */
+async function fetchResource(route: Route, blockImages: boolean): Promise<void> {
+  const request = route.request();
+  const type = request.resourceType();
+  if (blockImages && type === 'image') return route.abort('blockedbyclient');
+  let target = request.url();
+  if (!/^https?:/i.test(target) || !['image', 'stylesheet', 'font', 'media'].includes(type)) return route.abort('blockedbyclient');
+  try {
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      const outcome = await fetchOnce(target, { method: 'GET', timeoutMs: RESOURCE_TIMEOUT_MS, maxBytes: RESOURCE_MAX_BYTES, policy: webhookAddressPolicy(), readBody: true });
+      const location = outcome.headers['location'];
+      if (outcome.status >= 300 && outcome.status < 400 && location) {
+        target = new URL(location, target).href;
+        continue;
+      }
+      if (outcome.truncated) return route.abort('failed');
+      const contentType = outcome.headers['content-type'];
+      return route.fulfill({ status: outcome.status, body: outcome.body ?? Buffer.alloc(0), headers: contentType ? { 'content-type': contentType } : {} });
+    }
+    return route.abort('failed');
+  } catch {
+    return route.abort('failed');
+  }
+}
+
+export interface RenderRequest {
+  html: string;
+  viewport: Viewport;
+  dark: boolean;
+  blockImages: boolean;
+  /** The device turned sideways: width and height swapped. */
+  landscape: boolean;
+}
+
+export interface Rendered {
+  png: Buffer;
+  /** CSS pixels of the page captured (the PNG is deviceScaleFactor times larger). */
+  width: number;
+  height: number;
+  /** The page was longer than MAX_PAGE_HEIGHT and was cut there. */
+  cut: boolean;
+}
+
+/** One email in one client's viewport: the full page, as a PNG, with scripts off as every mail client has them. */
+export async function renderEmail(request: RenderRequest): Promise<Rendered> {
+  const current = await sharedBrowser();
+  const { viewport } = request;
+  const size = request.landscape ? { width: viewport.height, height: viewport.width } : { width: viewport.width, height: viewport.height };
+  let context: BrowserContext | undefined;
+  try {
+    context = await current.newContext({
+      viewport: size,
+      deviceScaleFactor: viewport.deviceScaleFactor,
+      isMobile: viewport.isMobile,
+      hasTouch: viewport.isMobile,
+      javaScriptEnabled: false,
+      colorScheme: request.dark ? 'dark' : 'light',
+      serviceWorkers: 'block',
+      acceptDownloads: false,
+    });
+    await context.route('**/*', (route) => fetchResource(route, request.blockImages));
+    const page = await context.newPage();
+    try {
+      await page.setContent(request.html, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
+    } catch (error) {
+      // A resource still loading after the timeout: the screenshot shows the page as it is, as a client would.
+      if ((error as Error).name !== 'TimeoutError') throw error;
+      logger.info('preview render: resources still loading at the timeout', { timeoutMs: LOAD_TIMEOUT_MS });
+    }
+    const height = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0));
+    const captured = Math.min(Math.max(height, 1), MAX_PAGE_HEIGHT);
+    const png = await page.screenshot({ type: 'png', fullPage: true, clip: height > MAX_PAGE_HEIGHT ? { x: 0, y: 0, width: size.width, height: MAX_PAGE_HEIGHT } : undefined, timeout: 30_000 });
+    return { png, width: size.width, height: captured, cut: height > MAX_PAGE_HEIGHT };
+  } finally {
+    await context?.close().catch(() => undefined);
+  }
+}
