@@ -121,7 +121,13 @@ export class PlatformStack extends Stack {
     this.eventStream = new EventStream(this, 'EventStream', { resources, environment: this.platformEnvironment });
     this.webhooks.addWorker(this.platformEnvironment, resources);
     this.lists.addWorkers(this.platformEnvironment, resources);
-    this.inspectionApi = new ProductApi(this, 'InspectionApi', { product: 'Inspection', api: this.api, environment: this.platformEnvironment, resources });
+    this.inspectionApi = new ProductApi(this, 'InspectionApi', {
+      product: 'Inspection',
+      api: this.api,
+      environment: this.platformEnvironment,
+      resources,
+      prepare: (stack) => this.inspection.addPreviewWorkflows(stack),
+    });
     this.inspection.addWorkers(this.inspectionApi, this.platformEnvironment, resources);
     this.inbound?.addWorkers(this.platformEnvironment, resources);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });

@@ -135,6 +135,16 @@ const grantInspectArea: AreaGrant = (grantee, { table, inspectBucket, inspectQue
   grantSendToQueue(grantee, inspectQueue);
 };
 
+/**
+ * The preview area: as every inspection area, and listing the bucket under a test's prefix, since
+ * deleting a preview test deletes every screenshot of every run. Starting its workflows is granted
+ * in inspection's nested stack, where they are (lib/constructs/inspection.ts).
+ */
+const grantPreviewArea: AreaGrant = (grantee, resources) => {
+  grantInspectArea(grantee, resources);
+  grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [resources.inspectBucket.bucketArn] }));
+};
+
 /** The inspection worker: reads a run's input, writes its result and images, ends the test, counts usage. */
 export function grantInspectWorker(grantee: AreaGrantee, { table, inspectBucket }: AreaResources): void {
   grantTableReadWrite(grantee, table);
@@ -177,6 +187,7 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   'inspect/images': grantInspectArea,
   'inspect/accessibility': grantInspectArea,
   'inspect/analyze': grantInspectArea,
+  'inspect/preview': grantPreviewArea,
   // Deleting a domain, or moving its tracking host, releases its tracking certificate (a workflow).
   domains: (grantee, { table, encryptionKey, certificateStateMachine }) => {
     grantTableReadWrite(grantee, table);

@@ -1,4 +1,5 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Lazy, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import * as path from 'node:path';
@@ -6,7 +7,8 @@ import { INSPECT_RETENTION_DAYS } from '../../functions/inspect/common/inspect-s
 import { INSPECT_WORKER_TIMEOUT_SECONDS } from '../../functions/inspect/job-timing';
 import { REPO_ROOT } from '../paths';
 import { type AreaGrantee, type AreaResources, grantInspectWorker } from './area-permissions';
-import type { PlatformFunction } from './platform-function';
+import { PlatformFunction } from './platform-function';
+import { Workflow } from './workflows';
 import { QueueWithDlq } from './queue';
 import { queueWorker } from './queue-worker';
 import { visibilityTimeoutFor } from './sending';
@@ -16,6 +18,16 @@ export const INSPECT_WORKER_TIMEOUT = Duration.seconds(INSPECT_WORKER_TIMEOUT_SE
 export const INSPECT_WORKER_MEMORY_MB = 2048;
 /** Tests running at once per region: each fetches links or images, so this also bounds outbound load. */
 export const INSPECT_WORKER_CONCURRENCY = 8;
+/**
+ * One client's render: Chromium's start (unpacking it to /tmp on a cold start), the email's images,
+ * up to four screenshots and the thumbnails. Under the workflow's 180-second step timeout (the
+ * spec's 3-minute re-queue), so Lambda's own timeout ends a stuck render first, with its error.
+ */
+export const PREVIEW_RENDER_TIMEOUT = Duration.seconds(150);
+/** Chromium with one page at DPR 2, and sharp on its screenshot; Lambda's CPU share grows with memory too. */
+export const PREVIEW_RENDER_MEMORY_MB = 2048;
+/** Streaming screenshots from S3 through a zip into a multipart upload: bounded by the export step's 600 s. */
+export const PREVIEW_EXPORT_TIMEOUT = Duration.seconds(540);
 
 /**
  * Inspection's background work (functions/inspect): the bucket for tests' inputs, results and
@@ -32,6 +44,10 @@ export class Inspection extends Construct {
   readonly bucket: s3.Bucket;
   readonly queue: QueueWithDlq;
   worker?: PlatformFunction;
+  previewWorkflow?: Workflow;
+  exportWorkflow?: Workflow;
+  renderTask?: PlatformFunction;
+  exportTask?: PlatformFunction;
 
   constructor(scope: Construct, id: string, props: { accessLogs: s3.IBucket }) {
     super(scope, id);
@@ -51,6 +67,34 @@ export class Inspection extends Construct {
     });
   }
 
+  /**
+   * The preview workflows (lib/workflows/email-preview.asl.json, preview-export.asl.json) in
+   * `scope`, inspection's nested stack (ProductApi's `prepare`), before its areas: the preview area
+   * starts them, so it gets their ARNs and StartExecution on them. Their task functions come with
+   * the workers (`addWorkers`), named here lazily.
+   */
+  addPreviewWorkflows(scope: Construct): { environment: Record<string, string>; grant: (area: string, fn: PlatformFunction) => void } {
+    const taskArn = (name: string, task: () => PlatformFunction | undefined) =>
+      Lazy.string({
+        produce: () => {
+          const fn = task();
+          if (!fn) throw new Error(`Inspection: addWorkers() was not called, so the ${name} task does not exist`);
+          return fn.fn.functionArn;
+        },
+      });
+    const preview = new Workflow(scope, 'PreviewWorkflow', { name: 'email-preview', substitutions: { RenderTaskFunctionArn: taskArn('render', () => this.renderTask) } });
+    const exportJobs = new Workflow(scope, 'PreviewExportWorkflow', { name: 'preview-export', substitutions: { ExportTaskFunctionArn: taskArn('export', () => this.exportTask) } });
+    this.previewWorkflow = preview;
+    this.exportWorkflow = exportJobs;
+    return {
+      environment: { PREVIEW_STATE_MACHINE_ARN: preview.stateMachine.stateMachineArn, PREVIEW_EXPORT_STATE_MACHINE_ARN: exportJobs.stateMachine.stateMachineArn },
+      grant: (area, fn) => {
+        if (area !== 'inspect/preview') return;
+        fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [preview.stateMachine.stateMachineArn, exportJobs.stateMachine.stateMachineArn] }));
+      },
+    };
+  }
+
   /** The worker, in `scope`: inspection's nested stack, beside its API areas (the region's stack is near its resource limit). */
   addWorkers(scope: Construct, environment: Record<string, string>, resources: AreaResources): void {
     const grant = (grantee: AreaGrantee) => grantInspectWorker(grantee, resources);
@@ -65,5 +109,28 @@ export class Inspection extends Construct {
       maxConcurrency: INSPECT_WORKER_CONCURRENCY,
       batchSize: 1,
     });
+    if (this.previewWorkflow && this.exportWorkflow) this.addPreviewTasks(scope, environment, resources, this.previewWorkflow, this.exportWorkflow);
+  }
+
+  /** The preview workflows' task functions: rendering (Chromium, x86_64) and zipping exports; each workflow may invoke its own only. */
+  private addPreviewTasks(scope: Construct, environment: Record<string, string>, resources: AreaResources, preview: Workflow, exportJobs: Workflow): void {
+    this.renderTask = new PlatformFunction(scope, 'PreviewRenderTask', {
+      entry: path.join(REPO_ROOT, 'functions', 'inspect', 'preview', 'render-task.ts'),
+      description: 'Email previews: renders one client of a test in headless Chromium and stores its screenshots',
+      environment,
+      timeout: PREVIEW_RENDER_TIMEOUT,
+      memorySize: PREVIEW_RENDER_MEMORY_MB,
+    });
+    this.exportTask = new PlatformFunction(scope, 'PreviewExportTask', {
+      entry: path.join(REPO_ROOT, 'functions', 'inspect', 'preview', 'export-task.ts'),
+      description: 'Email previews: zips a test\'s screenshots into S3 for an export job',
+      environment,
+      timeout: PREVIEW_EXPORT_TIMEOUT,
+      memorySize: 1024,
+    });
+    grantInspectWorker(this.renderTask.grantee, resources);
+    grantInspectWorker(this.exportTask.grantee, resources);
+    preview.stateMachine.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.renderTask.fn.functionArn] }));
+    exportJobs.stateMachine.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.exportTask.fn.functionArn] }));
   }
 }

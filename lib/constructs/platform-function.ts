@@ -37,10 +37,20 @@ export const PLATFORM_BUNDLING = {
 const INSTALLED_MODULES: Readonly<Record<string, readonly string[]>> = {
   [path.join('functions', 'inspect', 'job-worker.ts')]: ['sharp', 'jsdom'],
   [path.join('functions', 'inspect', 'images', 'handler.ts')]: ['sharp'],
+  // Chromium itself (brotli-packed, unpacked to /tmp at first launch) and its driver.
+  [path.join('functions', 'inspect', 'preview', 'render-task.ts')]: ['@sparticuz/chromium', 'playwright-core', 'sharp'],
 };
 
+/**
+ * Entries that run on x86_64 rather than arm64: @sparticuz/chromium's npm package carries
+ * Chromium for x86-64 only (its arm64 build is a separate download, which a deploy must not need).
+ */
+const X86_64_ENTRIES: ReadonlySet<string> = new Set([path.join('functions', 'inspect', 'preview', 'render-task.ts')]);
+
+const isX86 = (entry: string) => X86_64_ENTRIES.has(path.relative(REPO_ROOT, entry));
+
 /** npm's platform selection for optional native packages (sharp's @img/sharp-linux-arm64): Lambda's, not ours. */
-const LAMBDA_NPM_PLATFORM = { npm_config_os: 'linux', npm_config_cpu: 'arm64', npm_config_libc: 'glibc' };
+const lambdaNpmPlatform = (entry: string) => ({ npm_config_os: 'linux', npm_config_cpu: isX86(entry) ? 'x64' : 'arm64', npm_config_libc: 'glibc' });
 
 /**
  * PLATFORM_BUNDLING for one entry: with its side bundles (lib/side-bundles.ts), if it has any,
@@ -49,7 +59,7 @@ const LAMBDA_NPM_PLATFORM = { npm_config_os: 'linux', npm_config_cpu: 'arm64', n
  */
 export function platformBundlingOf(entry: string): BundlingOptions {
   const installed = INSTALLED_MODULES[path.relative(REPO_ROOT, entry)];
-  const base: BundlingOptions = installed ? { ...PLATFORM_BUNDLING, nodeModules: [...installed], environment: LAMBDA_NPM_PLATFORM } : PLATFORM_BUNDLING;
+  const base: BundlingOptions = installed ? { ...PLATFORM_BUNDLING, nodeModules: [...installed], environment: lambdaNpmPlatform(entry) } : PLATFORM_BUNDLING;
   const side = sideBundlesOfEntry(entry);
   if (!side) return base;
   return {
@@ -74,7 +84,8 @@ export interface PlatformFunctionProps {
 }
 
 /**
- * A Lambda built the one way every platform function is built: nodejs22.x on arm64, bundled by
+ * A Lambda built the one way every platform function is built: nodejs22.x on arm64 (x86_64 for
+ * Chromium, X86_64_ENTRIES), bundled by
  * the local esbuild with the AWS SDK inside (so the SDK version is the one we tested), its own log
  * group with a retention, X-Ray tracing, and a role that may only write to that log group.
  */
@@ -104,7 +115,7 @@ export class PlatformFunction extends Construct {
       description: props.description,
       // Pinned rather than "latest": Lambda and the local host (Node 20) must run the same code.
       runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
+      architecture: isX86(props.entry) ? lambda.Architecture.X86_64 : lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(29),
       role: this.role,

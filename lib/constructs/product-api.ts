@@ -1,4 +1,4 @@
-import { NestedStack } from 'aws-cdk-lib';
+import { NestedStack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Construct } from 'constructs';
 import { areas, routes } from '../../functions/routes';
@@ -12,6 +12,11 @@ export interface ProductApiProps {
   api: Api;
   environment: Record<string, string>;
   resources: AreaResources;
+  /**
+   * Called first, inside the nested stack: what the product builds there before its areas (its
+   * workflows, say), the environment its areas get on top of the platform's, and grants per area.
+   */
+  prepare?: (stack: NestedStack) => { environment?: Record<string, string>; grant?: (area: string, fn: PlatformFunction) => void };
 }
 
 /**
@@ -29,18 +34,27 @@ export class ProductApi extends NestedStack {
     super(scope, id, { description: `Mailplane ${props.product}: API areas and routes` });
     const prefix = NESTED_AREA_PREFIXES[props.product];
     if (!prefix) throw new Error(`Unknown product ${props.product}: add it to NESTED_AREA_PREFIXES`);
+    const prepared = props.prepare?.(this) ?? {};
+    const environment = { ...props.environment, ...prepared.environment };
     const functions = new Map<string, PlatformFunction>();
     for (const area of areas.filter((a) => a.startsWith(prefix))) {
-      const { fn, integration } = areaFunction(this, area, props.environment, props.resources);
+      const { fn, integration } = areaFunction(this, area, environment, props.resources);
+      prepared.grant?.(area, fn);
       functions.set(area, fn);
       for (const route of routes.filter((r) => r.area === area)) {
-        if (route.access === 'public') throw new Error(`${route.method} ${route.path}: public routes belong to the region's stack`);
-        new apigw.HttpRoute(this, `${route.method}${route.path}`, {
+        const isPublic = route.access === 'public';
+        const added = new apigw.HttpRoute(this, `${route.method}${route.path}`, {
           httpApi: props.api.httpApi,
           routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
           integration,
-          authorizer: props.api.authorizer,
+          authorizer: isPublic ? new apigw.HttpNoneAuthorizer() : props.api.authorizer,
         });
+        if (isPublic) {
+          Validations.of(added).acknowledge({
+            id: 'AwsSolutions-APIG4',
+            reason: 'A public page of a product (a preview share), opened by whoever was given its link: the unguessable id in the path is the credential, and the handler answers 404 for one that is unknown, disabled, expired or rotated.',
+          });
+        }
       }
     }
     this.areaFunctions = functions;

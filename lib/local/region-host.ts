@@ -467,7 +467,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     new LocalWorkflow('preview-export', { ExportTaskFunctionArn: exportTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [exportTaskFunction]: previewExportTask }) }, undefined, options.workflowRetryIntervalMs),
   );
   // The browser is closed on stop; a render cut short by it is tried again when its execution resumes.
-  opened.add(() => closeBrowser());
+  opened.add(() => closeBrowser(env.CHROMIUM_PATH));
 
   // The tracking hosts' HTTPS port: its handshakes wait until the region is ready (its number is
   // part of the handlers' configuration, so it opens now, as the API's port does).

@@ -18,7 +18,7 @@ import { EVENT_ITEM_KIND } from '../../functions/events/event-store';
 import { MAX_SCHEDULE_MS } from '../../functions/messages/send-params';
 import { PlatformStack, type PlatformStackProps } from '../../lib/platform-stack';
 import { WEBHOOK_WORKER_TIMEOUT } from '../../lib/constructs/webhooks';
-import { INSPECT_WORKER_CONCURRENCY, INSPECT_WORKER_TIMEOUT } from '../../lib/constructs/inspection';
+import { INSPECT_WORKER_CONCURRENCY, INSPECT_WORKER_TIMEOUT, PREVIEW_RENDER_MEMORY_MB, PREVIEW_RENDER_TIMEOUT } from '../../lib/constructs/inspection';
 import { AREA_MEMORY_MB, productOfArea } from '../../lib/constructs/api';
 import { AWS_REGIONS, logicalIdOf, removeSynthOutput, SANDBOX_DOMAIN, synthPlatform, testApp } from './synth';
 
@@ -257,16 +257,48 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     const inspectRoutes = routes.filter((route) => productOfArea(route.area) === 'Inspection');
     const found = Object.values(inspectionTemplate.findResources('AWS::ApiGatewayV2::Route')) as Resource[];
     expect(found.map((r) => r.Properties.RouteKey).sort()).toEqual(inspectRoutes.map((r) => `${r.method} ${r.path}`).sort());
-    for (const route of found) expect(route.Properties).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: expect.stringMatching(/BasicAuth/) }, ApiId: { Ref: expect.stringMatching(/Api/) } });
+    for (const route of found) {
+      const row = inspectRoutes.find((r) => `${r.method} ${r.path}` === route.Properties.RouteKey)!;
+      // A preview share's page and images: the unguessable uuid in the path is the credential.
+      const auth = row.access === 'public' ? { AuthorizationType: 'NONE' } : { AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: expect.stringMatching(/BasicAuth/) } };
+      expect(route.Properties).toMatchObject({ ...auth, ApiId: { Ref: expect.stringMatching(/Api/) } });
+    }
     const lambdas = Object.values(nested.Resources as Record<string, Resource>).filter((r) => r.Type === 'AWS::Lambda::Function');
-    expect(lambdas.map((l) => l.Properties.Description).sort()).toEqual([...inspectAreas.map((a) => `API area: ${a}`), 'Queue worker: runs inspection tests (links, images, accessibility, code analysis)'].sort());
+    expect(lambdas.map((l) => l.Properties.Description).sort()).toEqual(
+      [
+        ...inspectAreas.map((a) => `API area: ${a}`),
+        'Queue worker: runs inspection tests (links, images, accessibility, code analysis)',
+        'Email previews: renders one client of a test in headless Chromium and stores its screenshots',
+        "Email previews: zips a test's screenshots into S3 for an export job",
+      ].sort(),
+    );
     // One inspection run is one invocation: a run may take minutes.
     const [mapping] = Object.values(inspectionTemplate.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
     expect(mapping!.Properties).toMatchObject({ BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'], ScalingConfig: { MaximumConcurrency: INSPECT_WORKER_CONCURRENCY } });
     const [worker] = lambdas.filter((l) => l.Properties.Description.startsWith('Queue worker'));
     expect(worker!.Properties).toMatchObject({ ...platformLambdaProperties(INSPECT_WORKER_TIMEOUT.toSeconds()), MemorySize: 2048 });
-    // The same environment contract as every Lambda, its values passed in from the region's stack.
-    for (const lambda of lambdas) expect(Object.keys(lambda.Properties.Environment.Variables).sort()).toEqual(Object.keys(mainEnvironment()).sort());
+    // Chromium's npm build is x86-64 only; the render ends before the workflow's 3-minute step timeout.
+    const [render] = lambdas.filter((l) => l.Properties.Description.startsWith('Email previews: renders'));
+    expect(render!.Properties).toMatchObject({ ...platformLambdaProperties(PREVIEW_RENDER_TIMEOUT.toSeconds()), Architectures: ['x86_64'], MemorySize: PREVIEW_RENDER_MEMORY_MB });
+    // The same environment contract as every Lambda, its values passed in from the region's stack;
+    // the product's areas also name its workflows, which live in this stack.
+    const previewKeys = ['PREVIEW_EXPORT_STATE_MACHINE_ARN', 'PREVIEW_STATE_MACHINE_ARN'];
+    for (const lambda of lambdas) {
+      const extra = lambda.Properties.Description.startsWith('API area: ') ? previewKeys : [];
+      expect(Object.keys(lambda.Properties.Environment.Variables).sort()).toEqual([...Object.keys(mainEnvironment()), ...extra].sort());
+    }
+  });
+
+  test('a preview test is a workflow in the nested stack: a Map of at most 4 renders, each step timed out at 3 minutes', () => {
+    const machines = Object.values(inspectionTemplate.findResources('AWS::StepFunctions::StateMachine')) as Resource[];
+    expect(machines).toHaveLength(2);
+    const definitions = machines.map((m) => JSON.stringify(m.Properties.DefinitionString));
+    const preview = definitions.find((d) => d.includes('RenderClients'))!;
+    expect(preview).toMatch(/MaxConcurrency\W+4\b/);
+    expect(preview).toMatch(/TimeoutSeconds\W+180\b/);
+    // Only the preview area may start them, and nothing else in the stack does.
+    const starters = Object.values(inspectionTemplate.findResources('AWS::IAM::Policy')).filter((p) => JSON.stringify(p).includes('states:StartExecution'));
+    expect(starters).toHaveLength(1);
   });
 
   test('every row of the route table is one route, on its area Lambda, behind the authorizer unless public', () => {
@@ -287,7 +319,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       });
     }
     expect(Object.keys(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { ApiId: { Ref: ids.api } } }))).toHaveLength(mainRoutes.length);
-    expect(routes.filter((route) => route.access === 'public').every((route) => route.area === 'tracking')).toBe(true);
+    expect(routes.filter((route) => route.access === 'public').every((route) => route.area === 'tracking' || route.area === 'inspect/preview')).toBe(true);
     for (const integration of Object.values(integrations)) {
       expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
     }

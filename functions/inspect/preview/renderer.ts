@@ -1,4 +1,5 @@
-import type { Browser, BrowserContext, Route } from 'playwright-core';
+import packagedChromium from '@sparticuz/chromium';
+import { chromium, type Browser, type BrowserContext, type Route } from 'playwright-core';
 import { env } from '../../platform/env';
 import { logger } from '../../platform/logger';
 import { webhookAddressPolicy } from '../../webhooks/url-policy';
@@ -28,43 +29,43 @@ export const MAX_PAGE_HEIGHT = 16_000;
 const UNSAFE_SWITCHES = /^--(disable-web-security|allow-running-insecure-content|disable-site-isolation-trials)/;
 const QUIET_SWITCHES = ['--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--disable-gpu'];
 
-let browser: Promise<Browser> | undefined;
+/** Launched browsers by executable ('' = the packaged one): each local host may name its own. */
+const browsers = new Map<string, Promise<Browser>>();
 
-async function launch(): Promise<Browser> {
-  const { chromium } = await import('playwright-core');
-  const configured = env().CHROMIUM_PATH;
-  const packaged = (await import('@sparticuz/chromium')).default;
-  const executablePath = configured ?? (await packaged.executablePath());
+async function launch(configured: string | undefined): Promise<Browser> {
+  const executablePath = configured ?? (await packagedChromium.executablePath());
   // One process for everything is what lets Chromium start in Lambda; on a full machine, where
   // several renders share the browser, it makes one page's crash everyone's.
   const singleProcess = Boolean(process.env['AWS_LAMBDA_FUNCTION_NAME']);
-  const args = [...packaged.args.filter((arg) => !UNSAFE_SWITCHES.test(arg) && (singleProcess || !/^--(single-process|no-zygote)$/.test(arg))), ...QUIET_SWITCHES];
-  const launched = await chromium.launch({ executablePath, args, headless: true, timeout: 30_000 });
-  launched.on('disconnected', () => {
-    browser = undefined;
-  });
-  return launched;
+  const args = [...packagedChromium.args.filter((arg) => !UNSAFE_SWITCHES.test(arg) && (singleProcess || !/^--(single-process|no-zygote)$/.test(arg))), ...QUIET_SWITCHES];
+  return chromium.launch({ executablePath, args, headless: true, timeout: 30_000 });
 }
 
-/** The shared browser, launched on first use and again after it died. */
+/** The shared browser, launched on first use and again after it died or failed to start. */
 async function sharedBrowser(): Promise<Browser> {
-  browser ??= launch().catch((error: unknown) => {
-    browser = undefined;
-    throw error;
-  });
-  const current = await browser;
-  if (!current.isConnected()) {
-    browser = undefined;
-    return sharedBrowser();
+  const configured = env().CHROMIUM_PATH;
+  const key = configured ?? '';
+  let launching = browsers.get(key);
+  if (!launching) {
+    launching = launch(configured);
+    browsers.set(key, launching);
+    launching.then(
+      (launched) => launched.on('disconnected', () => browsers.get(key) === launching && browsers.delete(key)),
+      () => browsers.get(key) === launching && browsers.delete(key),
+    );
   }
-  return current;
+  const current = await launching;
+  if (current.isConnected()) return current;
+  if (browsers.get(key) === launching) browsers.delete(key);
+  return sharedBrowser();
 }
 
-/** Closes the shared browser (tests, the local host stopping). */
-export async function closeBrowser(): Promise<void> {
-  const current = browser;
-  browser = undefined;
-  if (current) await (await current.catch(() => undefined))?.close();
+/** Closes the browser of an executable (the local host stopping; '' or undefined: the packaged one). */
+export async function closeBrowser(executable?: string): Promise<void> {
+  const key = executable ?? '';
+  const launching = browsers.get(key);
+  browsers.delete(key);
+  if (launching) await (await launching.catch(() => undefined))?.close();
 }
 
 /**
