@@ -35,11 +35,12 @@ const keyed = routes.filter((route) => route.access !== 'public');
 const cases = keyed.map((route) => [`${route.method} ${route.path}`, route] as const);
 const publicCases = routes.filter((route) => route.access === 'public').map((route) => [`${route.method} ${route.path}`, route] as const);
 
-describe.each(publicCases)('%s (public: the signed token is the credential)', (_, route) => {
-  it('answers a forged, altered or malformed token with a JSON 404, with or without a key', async () => {
-    for (const token of ['forged', 'eyJhIjoiMSJ9.AAAAAAAAAAAAAAAAAAAAAA', '']) {
-      const res = await call(`${platform.us.url}${route.path.replace('{token}', token || '%20')}`, { method: route.method, key: null });
-      expect(res.status).toBe(token ? 404 : 400);
+describe.each(publicCases)('%s (public: the signed token or the share uuid in the path is the credential)', (_, route) => {
+  it('answers a forged, altered or malformed credential with a JSON 404 (400 for a blank one), with or without a key', async () => {
+    for (const token of ['forged', 'eyJhIjoiMSJ9.AAAAAAAAAAAAAAAAAAAAAA', '6f1c2a0e-3b8d-4c55-9a7e-2d1f0b9c8e7a', '']) {
+      const res = await call(`${platform.us.url}${route.path.replace(/\{\w+\}/g, token || '%20')}`, { method: route.method, key: null });
+      if (token) expect(res.status).toBe(404);
+      else expect([400, 404]).toContain(res.status);
       expect(res.contentType).toBe('application/json');
     }
   });
@@ -91,7 +92,7 @@ describe.each(cases)('%s', (_, route) => {
 });
 
 it('covers every area with at least one route', () => {
-  expect(new Set(routes.map((r) => r.area))).toEqual(new Set(['keys', 'domains', 'dkim', 'credentials', 'messages', 'storage', 'events', 'suppressions', 'templates', 'tracking', 'certificates', 'tags', 'logs', 'analytics', 'webhooks', 'lists', 'mailroutes', 'inspect/links', 'inspect/images', 'inspect/accessibility', 'inspect/analyze']));
+  expect(new Set(routes.map((r) => r.area))).toEqual(new Set(['keys', 'domains', 'dkim', 'credentials', 'messages', 'storage', 'events', 'suppressions', 'templates', 'tracking', 'certificates', 'tags', 'logs', 'analytics', 'webhooks', 'lists', 'mailroutes', 'inspect/links', 'inspect/images', 'inspect/accessibility', 'inspect/analyze', 'inspect/preview']));
 });
 
 it('reserves key management to admins and sending to the send access', () => {
