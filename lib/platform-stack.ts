@@ -44,8 +44,10 @@ export interface PlatformStackProps extends StackProps {
    * Receiving mail (lib/constructs/inbound.ts): on where SES receives mail (SES_RECEIVING_REGIONS)
    * unless `-c inboundReceiving=false`; `true` forces it elsewhere. `-c inboundRuleSet=<name>` adds
    * the platform's receipt rule to that (already active) rule set instead of making one.
+   * `-c previewInboxDomain=<domain>` turns on preview addresses on that domain (verified in SES,
+   * its MX pointing at SES receiving): mail to them becomes preview tests.
    */
-  inbound?: { enabled?: boolean; existingRuleSetName?: string };
+  inbound?: { enabled?: boolean; existingRuleSetName?: string; previewInboxDomain?: string };
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
@@ -107,6 +109,7 @@ export class PlatformStack extends Stack {
       resources,
       maxMessageTtl,
       customDomain: props.customDomain,
+      previewInboxDomain: inbound.enabled ? inbound.previewInboxDomain : undefined,
     });
     this.platformEnvironment = this.api.environment;
     // After the API: the workers share its environment, which names the send queue and bucket.
@@ -129,7 +132,7 @@ export class PlatformStack extends Stack {
       prepare: (stack) => this.inspection.addPreviewWorkflows(stack),
     });
     this.inspection.addWorkers(this.inspectionApi, this.platformEnvironment, resources);
-    this.inbound?.addWorkers(this.platformEnvironment, resources);
+    this.inbound?.addWorkers(this.platformEnvironment, resources, inbound.previewInboxDomain ? this.inspection.previewIntake() : undefined);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
     if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });
@@ -141,13 +144,15 @@ export class PlatformStack extends Stack {
     });
   }
 
-  private inboundSettings(props: PlatformStackProps): { enabled: boolean; existingRuleSetName?: string } {
+  private inboundSettings(props: PlatformStackProps): { enabled: boolean; existingRuleSetName?: string; previewInboxDomain?: string } {
     const flag: unknown = this.node.tryGetContext('inboundReceiving');
     const forced = flag === undefined || flag === null || flag === '' ? undefined : flag === true || flag === 'true';
     const ruleSet: unknown = this.node.tryGetContext('inboundRuleSet');
+    const previewDomain: unknown = this.node.tryGetContext('previewInboxDomain');
     return {
       enabled: props.inbound?.enabled ?? forced ?? SES_RECEIVING_REGIONS.includes(this.region),
       existingRuleSetName: props.inbound?.existingRuleSetName ?? (typeof ruleSet === 'string' && ruleSet ? ruleSet : undefined),
+      previewInboxDomain: props.inbound?.previewInboxDomain ?? (typeof previewDomain === 'string' && previewDomain ? previewDomain : undefined),
     };
   }
 

@@ -8,7 +8,9 @@ import { evaluateRoutes, type RouteMatch } from '../mailroutes/mailroutes';
 import { routesOf } from '../mailroutes/route-store';
 import { messageEventFields, storeMime, storeRecord, type MessageRecord } from '../messages/message-store';
 import { s3Client } from '../platform/aws-clients';
+import { env } from '../platform/env';
 import { logger } from '../platform/logger';
+import { receivePreviewMail } from '../inspect/preview/inbound-preview';
 import { takeListRecipients } from '../lists/inbound-recipients';
 import { enqueueAction, stableId, type ActionJob } from './action-job';
 import { headerPairs } from './parsed-message';
@@ -70,6 +72,12 @@ export async function receive(receipt: SesReceipt): Promise<void> {
   }
   let mime: Buffer | undefined;
   for (const [name, recipients] of byDomain) {
+    if (name === env().PREVIEW_INBOX_DOMAIN) {
+      // Preview addresses (POST /v2/preview/address): each message becomes a preview test.
+      mime ??= await readObject(bucketName, objectKey);
+      await receivePreviewMail(recipients, mime, objectKey);
+      continue;
+    }
     const owner = await receivingDomain(name);
     if (!owner) {
       // SES receives for every verified domain of the AWS account; ours are the platform's domains.

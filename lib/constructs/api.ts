@@ -61,6 +61,8 @@ export interface ApiProps {
   /** Upper bound of a domain's message_ttl (MAX_MESSAGE_TTL); default the handlers' own. */
   maxMessageTtl?: Duration;
   customDomain?: CustomDomainProps;
+  /** The domain of preview addresses (PREVIEW_INBOX_DOMAIN); absent, previews by email are off. */
+  previewInboxDomain?: string;
   /** Stage-wide request rate (per second) and burst; API Gateway answers 429 beyond them. */
   throttle?: { rateLimit: number; burstLimit: number };
 }
@@ -130,6 +132,7 @@ export class Api extends Construct {
       inboundActionQueueUrl: resources.inboundActionQueue?.queueUrl,
       inspectBucket: resources.inspectBucket.bucketName,
       inspectQueueUrl: resources.inspectQueue.queueUrl,
+      previewInboxDomain: props.previewInboxDomain,
     });
 
     this.authorizerFunction = new PlatformFunction(this, 'Authorizer', {

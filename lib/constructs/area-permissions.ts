@@ -120,7 +120,7 @@ export function grantMessageObjects(grantee: AreaGrantee, bucket: s3.Bucket, act
 }
 
 /** Object-level calls on the inspection bucket (tests' inputs, results, images), and no others. */
-function grantInspectObjects(grantee: AreaGrantee, bucket: s3.Bucket, actions: ReadonlyArray<'s3:PutObject' | 's3:GetObject' | 's3:DeleteObject'>): void {
+export function grantInspectObjects(grantee: AreaGrantee, bucket: s3.Bucket, actions: ReadonlyArray<'s3:PutObject' | 's3:GetObject' | 's3:DeleteObject'>): void {
   grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...actions], resources: [bucket.arnForObjects('*')] }));
   Validations.of(grantee.scope).acknowledge({
     id: `AwsSolutions-IAM5[Resource::${nagArnReference(grantee, bucket)}/*]`,

@@ -125,15 +125,19 @@ export class Inbound extends Construct {
   }
 
   /** The two workers, once the platform environment (which names the action queue) exists. */
-  addWorkers(environment: Record<string, string>, resources: AreaResources): void {
+  /** `previewIntake`: when preview addresses are on, what their mail needs to become preview tests (inspection's). */
+  addWorkers(environment: Record<string, string>, resources: AreaResources, previewIntake?: { environment: Record<string, string>; grant: (grantee: AreaGrantee) => void }): void {
     this.receiveWorker = queueWorker(this, 'ReceiveWorker', {
       entry: path.join(REPO_ROOT, 'functions', 'inbound', 'receive-worker.ts'),
       description: 'Queue worker: parses received mail, records its events and queues its route actions',
-      environment,
+      environment: { ...environment, ...previewIntake?.environment },
       timeout: INBOUND_WORKER_TIMEOUT,
       memorySize: 512,
       queue: this.queue.queue,
-      grant: (grantee) => this.grantReceive(grantee, resources),
+      grant: (grantee) => {
+        this.grantReceive(grantee, resources);
+        previewIntake?.grant(grantee);
+      },
     });
     this.actionWorker = queueWorker(this, 'RouteActionWorker', {
       entry: path.join(REPO_ROOT, 'functions', 'inbound', 'action-worker.ts'),

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { INSPECT_RETENTION_DAYS } from '../../functions/inspect/common/inspect-store';
 import { INSPECT_WORKER_TIMEOUT_SECONDS } from '../../functions/inspect/job-timing';
 import { REPO_ROOT } from '../paths';
-import { type AreaGrantee, type AreaResources, grantInspectWorker } from './area-permissions';
+import { type AreaGrantee, type AreaResources, grantInspectObjects, grantInspectWorker } from './area-permissions';
 import { PlatformFunction } from './platform-function';
 import { Workflow } from './workflows';
 import { QueueWithDlq } from './queue';
@@ -91,6 +91,23 @@ export class Inspection extends Construct {
       grant: (area, fn) => {
         if (area !== 'inspect/preview') return;
         fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [preview.stateMachine.stateMachineArn, exportJobs.stateMachine.stateMachineArn] }));
+      },
+    };
+  }
+
+  /**
+   * What the inbound receive worker needs to turn mail to preview addresses into preview tests
+   * (functions/inspect/preview/inbound-preview.ts): the preview workflow's ARN, starting it, and
+   * writing a test's HTML to the bucket.
+   */
+  previewIntake(): { environment: Record<string, string>; grant: (grantee: AreaGrantee) => void } {
+    const preview = this.previewWorkflow;
+    if (!preview) throw new Error('Inspection: addPreviewWorkflows() must come before previewIntake()');
+    return {
+      environment: { PREVIEW_STATE_MACHINE_ARN: preview.stateMachine.stateMachineArn },
+      grant: (grantee) => {
+        grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [preview.stateMachine.stateMachineArn] }));
+        grantInspectObjects(grantee, this.bucket, ['s3:PutObject']);
       },
     };
   }

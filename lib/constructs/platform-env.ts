@@ -39,6 +39,8 @@ export interface PlatformEnvSettings {
   inspectBucket?: string;
   /** The inspection queue's URL: creating or reprocessing a test queues its run. */
   inspectQueueUrl?: string;
+  /** The domain preview addresses are on: its mail, received by the inbound rule, becomes preview tests. */
+  previewInboxDomain?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
 }
 
@@ -84,6 +86,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     INBOUND_ACTION_QUEUE_URL: settings.inboundActionQueueUrl,
     INSPECT_BUCKET: settings.inspectBucket,
     INSPECT_QUEUE_URL: settings.inspectQueueUrl,
+    PREVIEW_INBOX_DOMAIN: settings.previewInboxDomain,
   };
   // Settings left out are left out of the environment. A value the handlers would reject fails
   // the synth, not the first request after a deploy.

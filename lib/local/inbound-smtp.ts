@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { receivingDomain } from '../../functions/inbound/receive';
+import { env } from '../../functions/platform/env';
 import { INBOUND_OBJECT_PREFIX, type SesReceipt, type Verdict } from '../../functions/inbound/receipt';
 import { s3Client } from '../../functions/platform/aws-clients';
 
@@ -56,7 +57,8 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     onRcptTo(address, _session, callback) {
       const domain = address.address.split('@')[1] ?? '';
       options
-        .run(() => receivingDomain(domain))
+        // The platform's preview domain receives too (SES receives for every verified identity).
+        .run(async () => domain === env().PREVIEW_INBOX_DOMAIN || receivingDomain(domain))
         .then((owner) => callback(owner ? null : smtpError(550, `5.1.1 Recipient address rejected: ${domain} is not a domain of this region`)))
         .catch(() => callback(smtpError(451, 'Temporary failure, please try again later')));
     },

@@ -323,6 +323,8 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     WEBHOOK_CONFIG_CACHE_SECONDS: '0',
     // The local DNS answers at once: a certificate is issued within moments of its record appearing.
     CERTIFICATE_POLL_SECONDS: '2',
+    // Preview addresses: mail to the inbound SMTP stand-in for this domain becomes preview tests.
+    PREVIEW_INBOX_DOMAIN: 'preview.localhost',
     // Settings not given keep the defaults above and the schema's.
     ...Object.fromEntries(Object.entries(options.env).filter(([, value]) => value !== undefined)),
   };

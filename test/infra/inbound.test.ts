@@ -72,4 +72,19 @@ describe('receiving settings', () => {
     expect(stack.inbound).toBeUndefined();
     template.resourceCountIs('AWS::SES::ReceiptRule', 0);
   });
+
+  test('-c previewInboxDomain: the receive worker turns that domain\'s mail into preview tests, and may start only the preview workflow', () => {
+    const { stack, template } = synthPlatform('us', { inbound: { previewInboxDomain: 'preview.example.com' } });
+    expect(stack.platformEnvironment['PREVIEW_INBOX_DOMAIN']).toBe('preview.example.com');
+    const workers = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Queue worker: parses received mail') } }));
+    expect(workers).toHaveLength(1);
+    expect(workers[0]!.Properties.Environment.Variables.PREVIEW_STATE_MACHINE_ARN).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^InspectionApi/), expect.stringMatching(/PreviewWorkflow/)] });
+    const starts = JSON.stringify(template.findResources('AWS::IAM::Policy', { Properties: { PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'states:StartExecution' })]) } } }));
+    expect(starts).toContain('PreviewWorkflow');
+    // Without the setting, nothing of previews reaches the inbound worker.
+    const plain = synthPlatform('us').template;
+    const plainWorker = Object.values(plain.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Queue worker: parses received mail') } }))[0]!;
+    expect(plainWorker.Properties.Environment.Variables.PREVIEW_STATE_MACHINE_ARN).toBeUndefined();
+    expect(plainWorker.Properties.Environment.Variables.PREVIEW_INBOX_DOMAIN).toBeUndefined();
+  });
 });

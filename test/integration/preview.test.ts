@@ -1,6 +1,7 @@
 import { get, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import JSZip from 'jszip';
+import nodemailer from 'nodemailer';
 import sharp from 'sharp';
 import packagedChromium from '@sparticuz/chromium';
 import { chromium, type Browser } from 'playwright-core';
@@ -206,10 +207,28 @@ test('finished clients count in the usage metrics', async () => {
   const res = await send('POST', '/v1/analytics/usage/metrics', { duration: '1d', resolution: 'day', metrics: ['email_preview_count', 'email_preview_failed_count'], include_aggregates: true });
   expect(res.status).toBe(200);
   const totals = (res.json.aggregates as { metrics: Record<string, number> }).metrics;
-  // Four clients and one reprocess.
+  // Four clients and one reprocess (the test runs before the mailed-in one).
   expect(totals['email_preview_count']).toBe(5);
   expect(totals['email_preview_failed_count']).toBe(0);
 });
+
+test('mail sent to the preview address becomes a preview test, its clients named by X-EOA-CLIENTS', async () => {
+  const address = (await send('POST', '/v2/preview/address')).json.preview_address as string;
+  expect(address).toMatch(/^preview-[0-9a-f]{16}@preview\.localhost$/);
+  expect((await send('POST', '/v1/preview/address')).json.preview_address).toBe(address);
+  const [local, domain] = address.split('@');
+  const smtp = nodemailer.createTransport({ host: platform.us.inboundSmtp.host, port: platform.us.inboundSmtp.port, secure: false, ignoreTLS: true });
+  await smtp.sendMail({ from: 'designer@example.org', to: `${local}+campaign-7@${domain}`, subject: 'Mailed in', html: '<h1>Hello from the inbox</h1>', headers: { 'X-EOA-CLIENTS': 'appmail14, gmail_chr26_win', 'X-EOA-REFERENCE-ID': 'ref-42' } });
+  const listed = await eventually(async () => {
+    const all = (await send('GET', '/v2/preview/tests?subject=mailed')).json as unknown as Array<{ id: string }>;
+    return all.length === 1 && all[0];
+  }, 20_000);
+  const info = await finished(listed.id);
+  expect(info.completed.sort()).toEqual(['appmail14', 'gmail_chr26_win']);
+  expect((await send('GET', `/v2/preview/tests?customer_id=campaign-7`)).json).toHaveLength(1);
+  expect((await send('GET', `/v1/preview/tests/${listed.id}/content`)).json.content).toContain('Hello from the inbox');
+  await send('DELETE', `/v2/preview/tests/${listed.id}`);
+}, 60_000);
 
 test('deleting a test deletes its results and screenshots for good', async () => {
   const shotUrl = url(`/v1/preview/tests/${testId}/screenshots/appmail14/default.png`);

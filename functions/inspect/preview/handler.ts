@@ -1,15 +1,16 @@
 import { z } from 'zod/v3';
 import { keys } from '../../data/db';
-import { deleteItems, putItem, putItems } from '../../data/store';
+import { deleteItems } from '../../data/store';
 import { ApiError } from '../../platform/errors';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
 import { flag, integer, schema, text } from '../../platform/http/params';
 import { fetchHtml } from '../common/fetch-html';
 import { htmlOfInput } from '../common/inspect-input';
-import { putBytes, getBytes } from '../common/inspect-store';
-import { catalogJson, DEFAULT_CLIENT_IDS, PREVIEW_CLIENTS } from './clients';
+import { getBytes } from '../common/inspect-store';
+import { catalogJson, PREVIEW_CLIENTS } from './clients';
 import { clientResultJson, type ScreenshotUrl } from './client-result';
-import { startContentChecks, deleteContentChecks } from './content-checks';
+import { deleteContentChecks } from './content-checks';
+import { asList, chooseClients, createPreviewTest } from './create-test';
 import { contentAs } from './content-variants';
 import { exportJson, requireExport } from './export-json';
 import { exportKey } from './preview-store';
@@ -24,8 +25,6 @@ import {
   findPreviewTest,
   listPreviewTests,
   nextRun,
-  PREVIEW_RETENTION_SECONDS,
-  previewTestId,
   REPROCESS_BUDGET,
   screenshotKey,
   startRenders,
@@ -93,7 +92,6 @@ const listInput = schema(() =>
     .passthrough(),
 );
 
-const asList = (value: string | string[]) => (Array.isArray(value) ? value : value.split(',')).map((v) => v.trim()).filter(Boolean);
 
 async function requireTest(accountId: string, testId: string): Promise<PreviewTest> {
   const test = await findPreviewTest(accountId, testId);
@@ -124,52 +122,32 @@ async function createTest(req: ApiRequest, input: z.infer<ReturnType<typeof crea
       throw new PreviewError(400, 'InvalidURL', error.message);
     }),
   );
-  const warnings: Array<{ name: string; message: string }> = [];
-  let clients = [...DEFAULT_CLIENT_IDS];
-  if (input.clients !== undefined) {
-    const asked = [...new Set(asList(input.clients))];
-    for (const id of asked.filter((id) => !PREVIEW_CLIENTS.has(id))) warnings.push({ name: 'invalid_client', message: `Unknown client id: ${id}` });
-    clients = asked.filter((id) => PREVIEW_CLIENTS.has(id));
-    if (!clients.length) throw new PreviewError(400, 'NoClients', 'None of the clients asked for is in the catalog (GET /v1/preview/tests/clients)');
-  }
   for (const name of Object.keys(input.headers ?? {})) {
     if (!/^x-/i.test(name) || /^x-eoa/i.test(name)) throw new PreviewError(400, 'InvalidParameter', `Header '${name}' is not allowed: only X- headers, not X-EOA ones`);
   }
-
-  const now = Date.now();
-  const id = previewTestId();
-  const ttl = Math.floor(now / 1000) + PREVIEW_RETENTION_SECONDS;
-  await putBytes(contentKey(req.accountId, id), Buffer.from(html, 'utf8'), 'text/html; charset=utf-8');
-  const contentChecking = await startContentChecks(req.accountId, html, input.content_checking ?? {});
-  const spamKey = input.spam ? previewTestId().slice(0, 24) : undefined;
-  const test: PreviewTest = {
+  const clients = chooseClients(input.clients === undefined ? undefined : asList(input.clients));
+  if (!clients.ids.length) throw new PreviewError(400, 'NoClients', 'None of the clients asked for is in the catalog (GET /v1/preview/tests/clients)');
+  const created = (await createPreviewTest({
     accountId: req.accountId,
-    id,
     subject: input.subject,
-    date: Math.floor(now / 1000),
-    createdAt: new Date(now).toISOString(),
-    ttl,
-    clients,
+    html,
+    clients: clients.ids,
     imageBlocking: input.image_blocking ?? false,
     headers: input.headers ?? {},
-    ...(input.reference_id ? { referenceId: input.reference_id } : {}),
-    ...(input.customer_id ? { customerId: input.customer_id } : {}),
-    contentChecking,
-    extra: Object.fromEntries(Object.entries({ spam: input.spam && { ...input.spam, key: spamKey }, user_id: input.user_id, folder_id: input.folder_id, project_name: input.project_name }).filter(([, v]) => v !== undefined)),
-  };
-  const states: PreviewClientState[] = clients.map((clientId) => ({ accountId: req.accountId, testId: id, clientId, status: 'Processing', run: 1, attempts: 0, submitted: test.date, reprocessesLeft: REPROCESS_BUDGET, ttl }));
-  await putItems(states.map((state) => ({ key: keys.previewClient(req.accountId, id, state.clientId), item: state })));
-  await putItem(keys.previewTest(req.accountId, id), test);
-  // A start that fails leaves the clients processing: the 3-minute rule re-queues them on the next read.
-  await startRenders(states.map(({ accountId, testId, clientId, run }) => ({ accountId, testId, clientId, run })));
+    referenceId: input.reference_id,
+    customerId: input.customer_id,
+    checks: input.content_checking ?? {},
+    extra: { spam: input.spam, user_id: input.user_id, folder_id: input.folder_id, project_name: input.project_name },
+  }))!;
+  const { test } = created;
   return {
-    id,
+    id: test.id,
     ...(test.referenceId ? { reference_id: test.referenceId } : {}),
     ...(test.customerId ? { customer_id: test.customerId } : {}),
     // Spam testing is accepted and kept, not performed (contract §7.5): no seed addresses are offered.
-    ...(spamKey ? { spam: { key: spamKey, address_list: [] } } : {}),
-    warnings,
-    content_checking: contentChecking,
+    ...(created.spamKey ? { spam: { key: created.spamKey, address_list: [] } } : {}),
+    warnings: clients.warnings,
+    content_checking: test.contentChecking,
   };
 }
 
