@@ -20,6 +20,7 @@ import { printSmtpSubmission, smtpSubmission, type SmtpSubmissionResult } from '
 import { inbound, printInbound, type InboundResult } from './inbound';
 import { printWebhookDispatch, webhookDispatch, type WebhookDispatchResult } from './webhook-dispatch';
 import { inspectBench, printInspectBench, type InspectBenchResult } from './inspect';
+import { previewBench, printPreviewBench, type PreviewBenchResult } from './preview';
 
 /** Share of all cores busy over `ms` (from the kernel's per-core counters): other work skews every figure. */
 async function machineBusy(ms = 1000): Promise<number> {
@@ -48,6 +49,7 @@ async function main(): Promise<number> {
   let lists: ListExpansionResult | undefined;
   let inboundResult: InboundResult | undefined;
   let inspection: InspectBenchResult | undefined;
+  let preview: PreviewBenchResult | undefined;
   const withProfile = !process.argv.includes('--no-profile');
 
   try {
@@ -113,8 +115,14 @@ async function main(): Promise<number> {
   } catch (error) {
     failures.push({ benchmark: 'inspect', error: (error as Error).stack ?? String(error) });
   }
+  try {
+    preview = await previewBench();
+    printPreviewBench(preview);
+  } catch (error) {
+    failures.push({ benchmark: 'preview', error: (error as Error).stack ?? String(error) });
+  }
 
-  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? []), ...(inboundResult?.checks ?? []), ...(inspection?.checks ?? [])];
+  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? []), ...(inboundResult?.checks ?? []), ...(inspection?.checks ?? []), ...(preview?.checks ?? [])];
   // A figure the issue asks only to report (beside its floor) has no target to meet.
   const targets = checks.filter((c) => c.target !== REPORTED);
   const passed = targets.filter((c) => c.pass).length;
@@ -145,7 +153,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult, inspection }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult, inspection, preview }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;

@@ -32,13 +32,19 @@ const QUIET_SWITCHES = ['--disable-background-networking', '--disable-component-
 /** Launched browsers by executable ('' = the packaged one): each local host may name its own. */
 const browsers = new Map<string, Promise<Browser>>();
 
-async function launch(configured: string | undefined): Promise<Browser> {
+/**
+ * How Chromium is started: the executable (CHROMIUM_PATH, or the packaged build unpacked) and its
+ * switches. One process for everything is what lets Chromium start in Lambda; on a full machine,
+ * where several renders share the browser, it would make one page's crash everyone's.
+ */
+export async function launchOptions(configured: string | undefined, singleProcess = Boolean(process.env['AWS_LAMBDA_FUNCTION_NAME'])): Promise<{ executablePath: string; args: string[] }> {
   const executablePath = configured ?? (await packagedChromium.executablePath());
-  // One process for everything is what lets Chromium start in Lambda; on a full machine, where
-  // several renders share the browser, it makes one page's crash everyone's.
-  const singleProcess = Boolean(process.env['AWS_LAMBDA_FUNCTION_NAME']);
   const args = [...packagedChromium.args.filter((arg) => !UNSAFE_SWITCHES.test(arg) && (singleProcess || !/^--(single-process|no-zygote)$/.test(arg))), ...QUIET_SWITCHES];
-  return chromium.launch({ executablePath, args, headless: true, timeout: 30_000 });
+  return { executablePath, args };
+}
+
+async function launch(configured: string | undefined): Promise<Browser> {
+  return chromium.launch({ ...(await launchOptions(configured)), headless: true, timeout: 30_000 });
 }
 
 /** The shared browser, launched on first use and again after it died or failed to start. */
@@ -115,25 +121,45 @@ export interface Rendered {
   cut: boolean;
 }
 
+/**
+ * Contexts by device kind (scale factor, mobile), kept for the browser's life: Chromium run as one
+ * process (Lambda) cannot make a new context once one has been closed, so contexts are never
+ * closed and each render is a page of its own. Routing every request (below) switches the HTTP
+ * cache off, so nothing one email loaded is served to another.
+ */
+const contexts = new WeakMap<Browser, Map<string, Promise<BrowserContext>>>();
+
+function contextFor(browser: Browser, viewport: Viewport): Promise<BrowserContext> {
+  let byKind = contexts.get(browser);
+  if (!byKind) contexts.set(browser, (byKind = new Map()));
+  const kind = `${viewport.deviceScaleFactor}|${viewport.isMobile}`;
+  let context = byKind.get(kind);
+  if (!context) {
+    context = browser.newContext({
+      viewport: { width: viewport.width, height: viewport.height },
+      deviceScaleFactor: viewport.deviceScaleFactor,
+      isMobile: viewport.isMobile,
+      hasTouch: viewport.isMobile,
+      javaScriptEnabled: false,
+      serviceWorkers: 'block',
+      acceptDownloads: false,
+    });
+    byKind.set(kind, context);
+    context.catch(() => byKind.delete(kind));
+  }
+  return context;
+}
+
 /** One email in one client's viewport: the full page, as a PNG, with scripts off as every mail client has them. */
 export async function renderEmail(request: RenderRequest): Promise<Rendered> {
   const current = await sharedBrowser();
   const { viewport } = request;
   const size = request.landscape ? { width: viewport.height, height: viewport.width } : { width: viewport.width, height: viewport.height };
-  let context: BrowserContext | undefined;
+  const page = await (await contextFor(current, viewport)).newPage();
   try {
-    context = await current.newContext({
-      viewport: size,
-      deviceScaleFactor: viewport.deviceScaleFactor,
-      isMobile: viewport.isMobile,
-      hasTouch: viewport.isMobile,
-      javaScriptEnabled: false,
-      colorScheme: request.dark ? 'dark' : 'light',
-      serviceWorkers: 'block',
-      acceptDownloads: false,
-    });
-    await context.route('**/*', (route) => fetchResource(route, request.blockImages));
-    const page = await context.newPage();
+    await page.setViewportSize(size);
+    await page.emulateMedia({ colorScheme: request.dark ? 'dark' : 'light' });
+    await page.route('**/*', (route) => fetchResource(route, request.blockImages));
     try {
       await page.setContent(request.html, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
     } catch (error) {
@@ -146,6 +172,6 @@ export async function renderEmail(request: RenderRequest): Promise<Rendered> {
     const png = await page.screenshot({ type: 'png', fullPage: true, clip: height > MAX_PAGE_HEIGHT ? { x: 0, y: 0, width: size.width, height: MAX_PAGE_HEIGHT } : undefined, timeout: 30_000 });
     return { png, width: size.width, height: captured, cut: height > MAX_PAGE_HEIGHT };
   } finally {
-    await context?.close().catch(() => undefined);
+    await page.close().catch(() => undefined);
   }
 }
