@@ -48,6 +48,11 @@ export interface PlatformStackProps extends StackProps {
    * its MX pointing at SES receiving): mail to them becomes preview tests.
    */
   inbound?: { enabled?: boolean; existingRuleSetName?: string; previewInboxDomain?: string };
+  /**
+   * Previews from real mail clients beside the emulated ones: `-c previewRealClients=emailonacid
+   * -c eoaCredentialsSecretArn=<arn>` (a secret holding JSON `apiKey` and `password`). Off unless given.
+   */
+  previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
@@ -84,7 +89,7 @@ export class PlatformStack extends Stack {
     this.scheduling = new Scheduling(this, 'Scheduling', { sendQueue: this.sending.sendQueue.queue });
     this.webhooks = new Webhooks(this, 'Webhooks');
     this.lists = new Lists(this, 'Lists');
-    this.inspection = new Inspection(this, 'Inspection', { accessLogs: this.data.accessLogs });
+    this.inspection = new Inspection(this, 'Inspection', { accessLogs: this.data.accessLogs, realClientsSecretArn: this.realClientSettings(props)?.credentialsSecretArn });
     this.certificates = new TrackingCertificates(this, 'TrackingCertificates');
     const inbound = this.inboundSettings(props);
     if (inbound.enabled) this.inbound = new Inbound(this, 'Inbound', { accessLogs: this.data.accessLogs, existingRuleSetName: inbound.existingRuleSetName });
@@ -110,6 +115,7 @@ export class PlatformStack extends Stack {
       maxMessageTtl,
       customDomain: props.customDomain,
       previewInboxDomain: inbound.enabled ? inbound.previewInboxDomain : undefined,
+      previewRealClients: this.realClientSettings(props),
     });
     this.platformEnvironment = this.api.environment;
     // After the API: the workers share its environment, which names the send queue and bucket.
@@ -142,6 +148,16 @@ export class PlatformStack extends Stack {
       value: this.bootstrap.adminKeySecret.secretName,
       description: 'Secrets Manager secret holding the first admin API key',
     });
+  }
+
+  private realClientSettings(props: PlatformStackProps): PlatformStackProps['previewRealClients'] {
+    if (props.previewRealClients) return props.previewRealClients;
+    const service: unknown = this.node.tryGetContext('previewRealClients');
+    const secret: unknown = this.node.tryGetContext('eoaCredentialsSecretArn');
+    if (service === undefined || service === null || service === '') return undefined;
+    if (service !== 'emailonacid') throw new Error(`-c previewRealClients=${String(service)}: the real-client tier knows emailonacid only`);
+    if (typeof secret !== 'string' || !secret.startsWith('arn:')) throw new Error('-c previewRealClients=emailonacid needs -c eoaCredentialsSecretArn=<the secret\'s ARN>');
+    return { service, credentialsSecretArn: secret };
   }
 
   private inboundSettings(props: PlatformStackProps): { enabled: boolean; existingRuleSetName?: string; previewInboxDomain?: string } {

@@ -105,6 +105,20 @@ export const platformEnvSchema = z.object({
    */
   PREVIEW_INBOX_DOMAIN: z.string().min(1).optional(),
   /**
+   * The real-client preview tier (functions/inspect/preview/real-clients): `emailonacid` adds Email
+   * on Acid's clients to the catalog, screenshotted in real mail clients. Off unless set, and off
+   * while its credentials are missing.
+   */
+  PREVIEW_REAL_CLIENTS: z.enum(['emailonacid']).optional(),
+  EOA_API_URL: z.string().url().default('https://api.emailonacid.com/v5'),
+  /** Email on Acid's credentials: a Secrets Manager secret (JSON `apiKey`, `password`) on AWS ... */
+  EOA_CREDENTIALS_SECRET_ID: z.string().min(1).optional(),
+  /** ... or the operator's environment (local mode). */
+  EOA_API_KEY: z.string().min(1).optional(),
+  EOA_PASSWORD: z.string().min(1).optional(),
+  /** How often a render task asks the real-client service whether a client is done. */
+  PREVIEW_REAL_POLL_SECONDS: z.coerce.number().positive().max(60).default(10),
+  /**
    * The Chromium that renders previews. Unset: the @sparticuz/chromium build that `npm ci` installs
    * (Lambda, and x86-64 Linux in local mode); elsewhere Debian's /usr/bin/chromium or a Chrome.
    */

@@ -49,8 +49,12 @@ export class Inspection extends Construct {
   renderTask?: PlatformFunction;
   exportTask?: PlatformFunction;
 
-  constructor(scope: Construct, id: string, props: { accessLogs: s3.IBucket }) {
+  /** The real-client tier's credentials (a Secrets Manager secret), read by whatever makes or finishes real-client tests. */
+  private readonly realClientsSecretArn?: string;
+
+  constructor(scope: Construct, id: string, props: { accessLogs: s3.IBucket; realClientsSecretArn?: string }) {
     super(scope, id);
+    this.realClientsSecretArn = props.realClientsSecretArn;
     this.bucket = new s3.Bucket(this, 'Results', {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -91,6 +95,7 @@ export class Inspection extends Construct {
       grant: (area, fn) => {
         if (area !== 'inspect/preview') return;
         fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [preview.stateMachine.stateMachineArn, exportJobs.stateMachine.stateMachineArn] }));
+        this.grantRealClients(fn.grantee);
       },
     };
   }
@@ -108,6 +113,7 @@ export class Inspection extends Construct {
       grant: (grantee) => {
         grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [preview.stateMachine.stateMachineArn] }));
         grantInspectObjects(grantee, this.bucket, ['s3:PutObject']);
+        this.grantRealClients(grantee);
       },
     };
   }
@@ -129,6 +135,12 @@ export class Inspection extends Construct {
     if (this.previewWorkflow && this.exportWorkflow) this.addPreviewTasks(scope, environment, resources, this.previewWorkflow, this.exportWorkflow);
   }
 
+  /** Reading the real-client tier's credentials, when it is configured. */
+  private grantRealClients(grantee: AreaGrantee): void {
+    if (!this.realClientsSecretArn) return;
+    grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.realClientsSecretArn] }));
+  }
+
   /** The preview workflows' task functions: rendering (Chromium, x86_64) and zipping exports; each workflow may invoke its own only. */
   private addPreviewTasks(scope: Construct, environment: Record<string, string>, resources: AreaResources, preview: Workflow, exportJobs: Workflow): void {
     this.renderTask = new PlatformFunction(scope, 'PreviewRenderTask', {
@@ -146,6 +158,7 @@ export class Inspection extends Construct {
       memorySize: 1024,
     });
     grantInspectWorker(this.renderTask.grantee, resources);
+    this.grantRealClients(this.renderTask.grantee);
     grantInspectWorker(this.exportTask.grantee, resources);
     preview.stateMachine.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.renderTask.fn.functionArn] }));
     exportJobs.stateMachine.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.exportTask.fn.functionArn] }));

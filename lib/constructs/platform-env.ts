@@ -41,6 +41,8 @@ export interface PlatformEnvSettings {
   inspectQueueUrl?: string;
   /** The domain preview addresses are on: its mail, received by the inbound rule, becomes preview tests. */
   previewInboxDomain?: string;
+  /** The real-client preview tier: its service and the secret holding its credentials. */
+  previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   logLevel?: PlatformEnv['LOG_LEVEL'];
 }
 
@@ -87,6 +89,8 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     INSPECT_BUCKET: settings.inspectBucket,
     INSPECT_QUEUE_URL: settings.inspectQueueUrl,
     PREVIEW_INBOX_DOMAIN: settings.previewInboxDomain,
+    PREVIEW_REAL_CLIENTS: settings.previewRealClients?.service,
+    EOA_CREDENTIALS_SECRET_ID: settings.previewRealClients?.credentialsSecretArn,
   };
   // Settings left out are left out of the environment. A value the handlers would reject fails
   // the synth, not the first request after a deploy.

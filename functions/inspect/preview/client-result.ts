@@ -1,4 +1,4 @@
-import { PREVIEW_CLIENTS } from './clients';
+import { clientInfoOf } from './catalog';
 import type { PreviewClientState, PreviewTest } from './preview-store';
 import { screenshotsFor, type ScreenshotName } from './screenshots';
 
@@ -11,7 +11,7 @@ export type ScreenshotUrl = (clientId: string, name: ScreenshotName) => string;
  * images are: fetching one too early answers 425 with Retry-After.
  */
 export function clientResultJson(test: Pick<PreviewTest, 'imageBlocking'>, state: PreviewClientState, urlOf: ScreenshotUrl) {
-  const client = PREVIEW_CLIENTS.get(state.clientId)!;
+  const client = clientInfoOf(state);
   const names = screenshotsFor(client, test.imageBlocking);
   const screenshots: Record<string, string> = {};
   for (const name of names) if (name !== 'thumbnail' && name !== 'full_thumbnail') screenshots[name] = urlOf(state.clientId, name);

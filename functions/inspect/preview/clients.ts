@@ -65,12 +65,3 @@ const ENTRIES: Entry[] = [
 export const PREVIEW_CLIENTS: ReadonlyMap<string, PreviewClient> = new Map(ENTRIES.map((entry) => [entry.id, { free: true, ...entry }]));
 
 export const DEFAULT_CLIENT_IDS: readonly string[] = ENTRIES.filter((entry) => entry.default).map((entry) => entry.id);
-
-/** GET /v1/preview/tests/clients: the catalog as §5.1 shows it, `fidelity` added, `ext` unknown (""). */
-export function catalogJson() {
-  const clients: Record<string, object> = {};
-  for (const c of PREVIEW_CLIENTS.values()) {
-    clients[c.id] = { id: c.id, client: c.client, os: c.os, category: c.category, browser: c.browser, rotate: c.rotate, image_blocking: c.image_blocking, free: c.free, default: c.default, ext: '', fidelity: c.fidelity };
-  }
-  return { clients };
-}

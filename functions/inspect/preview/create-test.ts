@@ -1,15 +1,17 @@
 import { keys } from '../../data/db';
 import { putItem, putItems } from '../../data/store';
 import { putBytes } from '../common/inspect-store';
-import { DEFAULT_CLIENT_IDS, PREVIEW_CLIENTS } from './clients';
+import { logger } from '../../platform/logger';
+import { defaultClientIds, type ClientInfo } from './catalog';
 import { startContentChecks } from './content-checks';
-import { contentKey, PREVIEW_RETENTION_SECONDS, previewTestId, REPROCESS_BUDGET, startRenders, type CheckKind, type PreviewClientState, type PreviewTest } from './preview-store';
+import { bounceClient, contentKey, PREVIEW_RETENTION_SECONDS, previewTestId, REPROCESS_BUDGET, startRenders, type CheckKind, type PreviewClientState, type PreviewTest } from './preview-store';
+import { realClientTier } from './real-clients/real-client-tier';
 
 export interface NewPreviewTest {
   accountId: string;
   subject: string;
   html: string;
-  clients: string[];
+  clients: ClientInfo[];
   imageBlocking: boolean;
   headers: Record<string, string>;
   referenceId?: string;
@@ -23,13 +25,15 @@ export interface NewPreviewTest {
 
 export const asList = (value: string | string[]) => (Array.isArray(value) ? value : value.split(',')).map((v) => v.trim()).filter(Boolean);
 
-/** The clients a test renders: the catalog's defaults when none are named; unknown ids become warnings, not failures (contract §5.2). */
-export function chooseClients(asked: string[] | undefined): { ids: string[]; warnings: Array<{ name: string; message: string }> } {
-  if (asked === undefined) return { ids: [...DEFAULT_CLIENT_IDS], warnings: [] };
-  const unique = [...new Set(asked)];
+/**
+ * The clients a test renders, from the catalog (previewCatalog): its defaults when none are named;
+ * unknown ids become warnings, not failures (contract §5.2).
+ */
+export function chooseClients(asked: string[] | undefined, catalog: ReadonlyMap<string, ClientInfo>): { clients: ClientInfo[]; warnings: Array<{ name: string; message: string }> } {
+  const unique = asked === undefined ? defaultClientIds() : [...new Set(asked)];
   return {
-    ids: unique.filter((id) => PREVIEW_CLIENTS.has(id)),
-    warnings: unique.filter((id) => !PREVIEW_CLIENTS.has(id)).map((id) => ({ name: 'invalid_client', message: `Unknown client id: ${id}` })),
+    clients: unique.flatMap((id) => (catalog.has(id) ? [catalog.get(id)!] : [])),
+    warnings: unique.filter((id) => !catalog.has(id)).map((id) => ({ name: 'invalid_client', message: `Unknown client id: ${id}` })),
   };
 }
 
@@ -52,7 +56,7 @@ export async function createPreviewTest(spec: NewPreviewTest, now = Date.now()):
     date: Math.floor(now / 1000),
     createdAt: new Date(now).toISOString(),
     ttl,
-    clients: spec.clients,
+    clients: spec.clients.map((c) => c.id),
     imageBlocking: spec.imageBlocking,
     headers: spec.headers,
     ...(spec.referenceId ? { referenceId: spec.referenceId } : {}),
@@ -60,13 +64,33 @@ export async function createPreviewTest(spec: NewPreviewTest, now = Date.now()):
     contentChecking: { link_validation: null, image_validation: null, accessibility: null, code_analysis: null },
     extra,
   };
-  const states: PreviewClientState[] = spec.clients.map((clientId) => ({ accountId: spec.accountId, testId: id, clientId, status: 'Processing', run: 1, attempts: 0, submitted: test.date, reprocessesLeft: REPROCESS_BUDGET, ttl }));
+  const states: PreviewClientState[] = spec.clients.map((c) => ({ accountId: spec.accountId, testId: id, clientId: c.id, status: 'Processing', run: 1, attempts: 0, submitted: test.date, reprocessesLeft: REPROCESS_BUDGET, ttl, ...(c.service ? { real: c } : {}) }));
   // Claimed first: a second delivery of the same message stops here, before it touches anything.
   if (!(await putItem(keys.previewTest(spec.accountId, id), test, { ifAbsent: true }))) return undefined;
   await putItems(states.map((state) => ({ key: keys.previewClient(spec.accountId, id, state.clientId), item: state })));
+  await startRealTest(test, spec, states, now);
   test.contentChecking = await startContentChecks(spec.accountId, spec.html, spec.checks);
   if (Object.values(test.contentChecking).some(Boolean)) await putItem(keys.previewTest(spec.accountId, id), test);
   // A start that fails leaves the clients processing: the 3-minute rule re-queues them on the next read.
   await startRenders(states.map(({ accountId, testId, clientId, run }) => ({ accountId, testId, clientId, run })));
   return { test, spamKey };
+}
+
+/**
+ * The real clients' part of a test, made at their service; their render tasks then wait for its
+ * results. If the service refuses, those clients are bounced with its answer: nothing waits forever.
+ */
+async function startRealTest(test: PreviewTest, spec: NewPreviewTest, states: PreviewClientState[], now: number): Promise<void> {
+  const real = states.filter((state) => state.real);
+  if (!real.length) return;
+  try {
+    const tier = await realClientTier();
+    if (!tier) throw new Error('The real-client service is no longer configured');
+    const remoteId = await tier.createTest({ subject: spec.subject, html: spec.html, clients: real.map((state) => state.clientId), imageBlocking: spec.imageBlocking });
+    test.realTest = { service: tier.name, remoteId };
+    await putItem(keys.previewTest(spec.accountId, test.id), test);
+  } catch (error) {
+    logger.warn('the real-client service did not take the test', { testId: test.id, error: (error as Error).message });
+    for (const state of real) await bounceClient(state, 'service_error', (error as Error).message, now);
+  }
 }

@@ -7,7 +7,7 @@ import { flag, integer, schema, text } from '../../platform/http/params';
 import { fetchHtml } from '../common/fetch-html';
 import { htmlOfInput } from '../common/inspect-input';
 import { getBytes } from '../common/inspect-store';
-import { catalogJson, PREVIEW_CLIENTS } from './clients';
+import { catalogJson, previewCatalog } from './catalog';
 import { clientResultJson, type ScreenshotUrl } from './client-result';
 import { deleteContentChecks } from './content-checks';
 import { asList, chooseClients, createPreviewTest } from './create-test';
@@ -125,13 +125,13 @@ async function createTest(req: ApiRequest, input: z.infer<ReturnType<typeof crea
   for (const name of Object.keys(input.headers ?? {})) {
     if (!/^x-/i.test(name) || /^x-eoa/i.test(name)) throw new PreviewError(400, 'InvalidParameter', `Header '${name}' is not allowed: only X- headers, not X-EOA ones`);
   }
-  const clients = chooseClients(input.clients === undefined ? undefined : asList(input.clients));
-  if (!clients.ids.length) throw new PreviewError(400, 'NoClients', 'None of the clients asked for is in the catalog (GET /v1/preview/tests/clients)');
+  const clients = chooseClients(input.clients === undefined ? undefined : asList(input.clients), await previewCatalog());
+  if (!clients.clients.length) throw new PreviewError(400, 'NoClients', 'None of the clients asked for is in the catalog (GET /v1/preview/tests/clients)');
   const created = (await createPreviewTest({
     accountId: req.accountId,
     subject: input.subject,
     html,
-    clients: clients.ids,
+    clients: clients.clients,
     imageBlocking: input.image_blocking ?? false,
     headers: input.headers ?? {},
     referenceId: input.reference_id,
@@ -228,7 +228,7 @@ export const handler = areaHandler(previewRoutes, {
 
   getPreviewClientResult: operation(clientInput, async (req, input) => {
     const test = await requireTest(req.accountId, input.test_id);
-    if (!test.clients.includes(input.client_id)) throw new PreviewError(404, 'ClientNotFound', `Client ${input.client_id} is not in test ${test.id}${PREVIEW_CLIENTS.has(input.client_id) ? '' : ', nor in the catalog'}`);
+    if (!test.clients.includes(input.client_id)) throw new PreviewError(404, 'ClientNotFound', `Client ${input.client_id} is not in test ${test.id}${(await previewCatalog()).has(input.client_id) ? '' : ', nor in the catalog'}`);
     const [state] = await requeueStale(await clientStates({ ...test, clients: [input.client_id] }));
     return { [input.client_id]: clientResultJson(test, state!, apiScreenshotUrl(req, test.id)) };
   }),

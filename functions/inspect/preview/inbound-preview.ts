@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import { logger } from '../../platform/logger';
+import { previewCatalog } from './catalog';
 import { asList, chooseClients, createPreviewTest } from './create-test';
 import { previewAddressOwner } from './preview-address';
 
@@ -31,14 +32,15 @@ export async function receivePreviewMail(recipients: readonly string[], mime: Bu
       continue;
     }
     const clientsHeader = header(parsed.headers.get('x-eoa-clients'));
-    const clients = chooseClients(clientsHeader ? asList(clientsHeader) : undefined);
+    const catalog = await previewCatalog();
+    const clients = chooseClients(clientsHeader ? asList(clientsHeader) : undefined, catalog);
     const suffix = localPart.includes('+') ? localPart.slice(localPart.indexOf('+') + 1) : undefined;
     const created = await createPreviewTest({
       id: receivedTestId(objectKey, recipient),
       accountId,
       subject: parsed.subject || '(no subject)',
       html,
-      clients: clients.ids.length ? clients.ids : chooseClients(undefined).ids,
+      clients: clients.clients.length ? clients.clients : chooseClients(undefined, catalog).clients,
       imageBlocking: false,
       headers: {},
       referenceId: header(parsed.headers.get('x-eoa-reference-id')),

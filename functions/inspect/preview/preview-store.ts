@@ -7,6 +7,7 @@ import { env } from '../../platform/env';
 import { randomHex } from '../../platform/ids';
 import { INSPECT_RETENTION_DAYS } from '../common/inspect-store';
 import { countUsage } from '../common/usage';
+import type { ClientInfo } from './catalog';
 
 /** Preview tests are kept 90 days (spec Limits), as inspection tests are. */
 export const PREVIEW_RETENTION_SECONDS = INSPECT_RETENTION_DAYS * 86_400;
@@ -37,6 +38,8 @@ export interface PreviewTest {
   contentChecking: Record<CheckKind, CheckRef>;
   /** Fields accepted and kept whose meaning Mailgun does not document (spam, user_id, folder_id, project_name). */
   extra?: Record<string, unknown>;
+  /** The test at the real-client service, when some of its clients are real ones. */
+  realTest?: { service: string; remoteId: string };
 }
 
 export interface PreviewClientState {
@@ -57,6 +60,8 @@ export interface PreviewClientState {
   applied?: string[];
   /** The screenshots rendered for the current run, by name (`default`, `no_images`, ...). */
   screenshots?: string[];
+  /** A real-client tier's client, as the service listed it when the test was made. */
+  real?: ClientInfo;
   ttl: number;
 }
 

@@ -1,5 +1,4 @@
 import sharp from 'sharp';
-import type { PreviewClient } from './clients';
 
 /** A result's screenshot keys (contract §5.6): the four renders, then the two thumbnails made from `default`. */
 export type RenderName = 'default' | 'no_images' | 'horizontal' | 'horizontal_no_images';
@@ -9,8 +8,14 @@ export type ScreenshotName = RenderName | ThumbnailName;
 export const SCREENSHOT_NAMES: readonly ScreenshotName[] = ['default', 'no_images', 'horizontal', 'horizontal_no_images', 'thumbnail', 'full_thumbnail'];
 export const isScreenshotName = (name: string): name is ScreenshotName => (SCREENSHOT_NAMES as readonly string[]).includes(name);
 
+/** What decides a client's screenshots: whether it is also shown sideways, and whether it can block images. */
+export interface ClientCapabilities {
+  rotate: boolean;
+  image_blocking: boolean;
+}
+
 /** Which renders a client gets in a test: no_images where both allow image blocking, horizontal where the client rotates. */
-export function rendersFor(client: PreviewClient, imageBlocking: boolean): RenderName[] {
+export function rendersFor(client: ClientCapabilities, imageBlocking: boolean): RenderName[] {
   const blocked = imageBlocking && client.image_blocking;
   return [
     'default',
@@ -21,7 +26,7 @@ export function rendersFor(client: PreviewClient, imageBlocking: boolean): Rende
 }
 
 /** Every screenshot name a result lists for the client: its renders and the two thumbnails. */
-export const screenshotsFor = (client: PreviewClient, imageBlocking: boolean): ScreenshotName[] => [...rendersFor(client, imageBlocking), 'thumbnail', 'full_thumbnail'];
+export const screenshotsFor = (client: ClientCapabilities, imageBlocking: boolean): ScreenshotName[] => [...rendersFor(client, imageBlocking), 'thumbnail', 'full_thumbnail'];
 
 const THUMBNAIL_WIDTH = 200;
 const THUMBNAIL_HEIGHT = 300;
