@@ -1,18 +1,9 @@
 import { logger } from '../../platform/logger';
-import { DEFAULT_CLIENT_IDS, PREVIEW_CLIENTS, type Fidelity } from './clients';
+import { DEFAULT_CLIENT_IDS, PREVIEW_CLIENTS, type CatalogClient, type Fidelity } from './clients';
 import { realClientTier, type RealClient } from './real-clients/real-client-tier';
 
 /** A client as a test and its results show it, emulated or real. */
-export interface ClientInfo {
-  id: string;
-  client: string;
-  os: string;
-  category: 'Application' | 'Mobile' | 'Web';
-  browser: string;
-  rotate: boolean;
-  image_blocking: boolean;
-  free: boolean;
-  default: boolean;
+export interface ClientInfo extends CatalogClient {
   fidelity: Fidelity | 'real';
   /** Set for a client of the real-client tier: the service that screenshots it. */
   service?: string;
@@ -52,7 +43,9 @@ export const defaultClientIds = (): string[] => [...DEFAULT_CLIENT_IDS];
 
 function emulatedInfo(id: string): ClientInfo | undefined {
   const c = PREVIEW_CLIENTS.get(id);
-  return c && { id: c.id, client: c.client, os: c.os, category: c.category, browser: c.browser, rotate: c.rotate, image_blocking: c.image_blocking, free: c.free, default: c.default, fidelity: c.fidelity };
+  if (!c) return undefined;
+  const { profile: _profile, caniemail: _caniemail, dark: _dark, viewport: _viewport, ...info } = c;
+  return info;
 }
 
 /** The client of a test's client state: the real one it was made with, or the emulated one. */
@@ -63,8 +56,6 @@ export function clientInfoOf(state: { clientId: string; real?: ClientInfo }): Cl
 /** GET /v1/preview/tests/clients: the catalog as §5.1 shows it, `fidelity` added, `ext` unknown (""). */
 export async function catalogJson() {
   const clients: Record<string, object> = {};
-  for (const c of (await previewCatalog()).values()) {
-    clients[c.id] = { id: c.id, client: c.client, os: c.os, category: c.category, browser: c.browser, rotate: c.rotate, image_blocking: c.image_blocking, free: c.free, default: c.default, ext: '', fidelity: c.fidelity };
-  }
+  for (const { service: _service, ...c } of (await previewCatalog()).values()) clients[c.id] = { ...c, ext: '' };
   return { clients };
 }

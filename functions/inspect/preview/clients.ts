@@ -16,7 +16,8 @@ export interface Viewport {
   isMobile: boolean;
 }
 
-export interface PreviewClient {
+/** A client as the catalog lists it (contract §5.1), whoever renders it. */
+export interface CatalogClient {
   id: string;
   client: string;
   os: string;
@@ -29,6 +30,10 @@ export interface PreviewClient {
   free: boolean;
   /** Used when a test names no clients. */
   default: boolean;
+}
+
+/** An emulated client: the catalog's fields, and how it is emulated. */
+export interface PreviewClient extends CatalogClient {
   fidelity: Fidelity;
   profile: ProfileName;
   /** caniemail's `family.platform` whose latest tested version decides what is removed. */

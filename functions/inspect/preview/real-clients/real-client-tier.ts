@@ -1,19 +1,11 @@
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { secretsClient } from '../../../platform/aws-clients';
 import { env } from '../../../platform/env';
+import type { CatalogClient } from '../clients';
 import { EmailOnAcid } from './email-on-acid';
 
 /** A client as a real-client service lists it (the catalog's fields, contract §5.1). */
-export interface RealClient {
-  id: string;
-  client: string;
-  os: string;
-  category: 'Application' | 'Mobile' | 'Web';
-  browser: string;
-  rotate: boolean;
-  image_blocking: boolean;
-  default: boolean;
-}
+export type RealClient = Omit<CatalogClient, 'free'>;
 
 /** One client's result at the service: its state, and where its screenshots are (by our names). */
 export interface RealResult {
