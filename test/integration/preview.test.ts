@@ -6,7 +6,9 @@ import sharp from 'sharp';
 import packagedChromium from '@sparticuz/chromium';
 import { chromium, type Browser } from 'playwright-core';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, startTestPlatform } from '../support/platform';
+import { keys } from '../../functions/data/db';
+import { updateItem } from '../../functions/data/store';
+import { call, eventually, primaryAccountId, startTestPlatform } from '../support/platform';
 
 // Email previews as a user meets them: JSON over HTTP against the local host, rendered for real in
 // the Chromium `npm ci` installed, polled from processing to completed, the screenshots fetched
@@ -207,10 +209,30 @@ test('finished clients count in the usage metrics', async () => {
   const res = await send('POST', '/v1/analytics/usage/metrics', { duration: '1d', resolution: 'day', metrics: ['email_preview_count', 'email_preview_failed_count'], include_aggregates: true });
   expect(res.status).toBe(200);
   const totals = (res.json.aggregates as { metrics: Record<string, number> }).metrics;
-  // Four clients and one reprocess (the test runs before the mailed-in one).
+  // Four clients and one reprocess (counted before the tests below add theirs).
   expect(totals['email_preview_count']).toBe(5);
   expect(totals['email_preview_failed_count']).toBe(0);
 });
+
+test('a client left processing over 3 minutes (its execution lost) is re-queued by a read, and bounced once its attempts are spent', async () => {
+  const accountId = await primaryAccountId(platform.us);
+  const stale = Math.floor(Date.now() / 1000) - 200;
+  // As if the execution rendering appmail14 had died in its first attempt, 200 s ago.
+  await platform.us.run(() => updateItem(keys.previewClient(accountId, testId, 'appmail14'), { status: 'Processing', submitted: stale, attempts: 1 }));
+  const requeued = (await send('GET', `/v2/preview/tests/${testId}/results/appmail14`)).json['appmail14'] as { status: string; status_details: { attempts: number } };
+  expect(requeued.status).toBe('Processing');
+  const after = await eventually(async () => {
+    const one = (await send('GET', `/v2/preview/tests/${testId}/results/appmail14`)).json['appmail14'] as { status: string; status_details: { attempts: number } };
+    return one.status === 'Complete' && one;
+  }, 30_000);
+  // The re-queue is the second attempt.
+  expect(after.status_details.attempts).toBe(2);
+  await platform.us.run(() => updateItem(keys.previewClient(accountId, testId, 'appmail14'), { status: 'Processing', submitted: stale, attempts: 3 }));
+  const info = (await send('GET', `/v2/preview/tests/${testId}`)).json as unknown as Info;
+  expect(info.bounced).toEqual(['appmail14']);
+  const bounced = (await send('GET', `/v2/preview/tests/${testId}/results/appmail14`)).json['appmail14'] as { status_details: { bounce_code: string } };
+  expect(bounced.status_details.bounce_code).toBe('render_timeout');
+}, 60_000);
 
 test('mail sent to the preview address becomes a preview test, its clients named by X-EOA-CLIENTS', async () => {
   const address = (await send('POST', '/v2/preview/address')).json.preview_address as string;
