@@ -136,3 +136,24 @@ test('an API Lambda parses multipart bodies with busboy bundled beside index.js'
   expect(index).not.toContain('Unexpected end of form');
   expect(JSON.parse(output)).toEqual({ to: ['a@example.com', 'b@example.com'] });
 }, 60_000);
+
+test('native and browser packages are in a bundle only where they are installed beside it (sharp, Chromium)', async () => {
+  // Bundled into a function that does not install them, sharp throws at load for want of its
+  // native build, and a browser would have no executable: the preview API area names screenshots
+  // but must never pull in the render task's sharp or Chromium.
+  const native = /node_modules\/(sharp|@img\/sharp|playwright-core|@sparticuz\/chromium)\//;
+  const entries = [
+    ...['inspect/preview', 'inspect/links', 'inspect/accessibility', 'inspect/analyze', 'messages', 'storage'].map(handlerEntry),
+    ...['inbound/receive-worker.ts', 'inspect/preview/export-task.ts', 'inspect/preview/render-task.ts'].map((file) => path.join(REPO_ROOT, 'functions', file)),
+  ];
+  const bundledNative: Record<string, string[]> = {};
+  for (const entry of entries) {
+    const bundling = platformBundlingOf(entry);
+    const { commandHooks: _hooks, nodeModules, ...options } = bundling;
+    const result = await build({ ...esbuildOptionsOf(options), external: [...(options.externalModules ?? []), ...(nodeModules ?? [])], entryPoints: [entry], write: false, outdir: dir, metafile: true, logLevel: 'silent' });
+    bundledNative[path.relative(REPO_ROOT, entry)] = [...new Set(Object.keys(result.metafile.inputs).flatMap((input) => native.exec(input)?.[1] ?? []))];
+  }
+  expect(Object.entries(bundledNative).filter(([, found]) => found.length)).toEqual([]);
+  // The render task has them installed beside it, for Lambda's x86-64 Linux.
+  expect(platformBundlingOf(path.join(REPO_ROOT, 'functions', 'inspect', 'preview', 'render-task.ts'))).toMatchObject({ nodeModules: ['@sparticuz/chromium', 'playwright-core', 'sharp'], environment: { npm_config_cpu: 'x64' } });
+}, 120_000);

@@ -8,7 +8,8 @@ import { env } from '../../platform/env';
 import { bounceClient, clientState, contentKey, findPreviewTest, MAX_ATTEMPTS, previewUsageRun, screenshotKey, type PreviewClientState, type PreviewTest, type RenderItem } from './preview-store';
 import { realClientTier } from './real-clients/real-client-tier';
 import { renderEmail } from './renderer';
-import { rendersFor, thumbnailsOf } from './screenshots';
+import { rendersFor } from './screenshots';
+import { thumbnailsOf } from './thumbnails';
 import { transformForClient } from './transforms/transform-for-client';
 import { caughtMessage, type CaughtError } from './workflow-error';
 

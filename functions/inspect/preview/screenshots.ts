@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 
 /** A result's screenshot keys (contract §5.6): the four renders, then the two thumbnails made from `default`. */
 export type RenderName = 'default' | 'no_images' | 'horizontal' | 'horizontal_no_images';
@@ -27,15 +26,3 @@ export function rendersFor(client: ClientCapabilities, imageBlocking: boolean): 
 
 /** Every screenshot name a result lists for the client: its renders and the two thumbnails. */
 export const screenshotsFor = (client: ClientCapabilities, imageBlocking: boolean): ScreenshotName[] => [...rendersFor(client, imageBlocking), 'thumbnail', 'full_thumbnail'];
-
-const THUMBNAIL_WIDTH = 200;
-const THUMBNAIL_HEIGHT = 300;
-/** A full-length thumbnail of a very long email stays a sane file. */
-const FULL_THUMBNAIL_MAX_HEIGHT = 4_000;
-
-/** `thumbnail`: the top of the email at 200x300; `full_thumbnail`: the whole of it 200 pixels wide. */
-export async function thumbnailsOf(png: Buffer): Promise<Record<ThumbnailName, Buffer>> {
-  const thumbnail = await sharp(png).resize({ width: THUMBNAIL_WIDTH, height: THUMBNAIL_HEIGHT, fit: 'cover', position: 'top' }).png().toBuffer();
-  const full = await sharp(png).resize({ width: THUMBNAIL_WIDTH, height: FULL_THUMBNAIL_MAX_HEIGHT, fit: 'inside', withoutEnlargement: true }).png().toBuffer();
-  return { thumbnail, full_thumbnail: full };
-}
