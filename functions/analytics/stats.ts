@@ -10,7 +10,7 @@ import { statsDate, timeRange } from './time-range';
  * The deprecated stats API (contract §7.3): `/v3/stats/total`, `/v3/{domain}/stats/total`,
  * `/v3/stats/total/domains`, `/v3/stats/filter` and the tag stats, all from the counters.
  */
-export const STATS_EVENTS = ['accepted', 'delivered', 'failed', 'opened', 'clicked', 'unsubscribed', 'complained', 'stored'] as const;
+export const STATS_EVENTS = ['accepted', 'delivered', 'failed', 'opened', 'clicked', 'unsubscribed', 'complained', 'stored', 'email_preview', 'email_preview_failed', 'link_validation', 'link_validation_failed'] as const;
 export type StatsEvent = (typeof STATS_EVENTS)[number];
 
 const events = () =>
@@ -53,6 +53,11 @@ export function statsItem(time: number, counts: Counts, wanted: readonly StatsEv
     clicked: () => ({ total: c['clicked'], unique: c['unique_clicked'] }),
     unsubscribed: () => ({ total: c['unsubscribed'] }),
     complained: () => ({ total: c['complained'] }),
+    // Inspection's usage (functions/inspect/common/usage.ts): account-wide, so a domain's stats count none.
+    email_preview: () => ({ total: counts.email_preview ?? 0 }),
+    email_preview_failed: () => ({ total: counts.email_preview_failed ?? 0 }),
+    link_validation: () => ({ total: counts.link_validation ?? 0 }),
+    link_validation_failed: () => ({ total: counts.link_validation_failed ?? 0 }),
   };
   return { time: statsDate(time), ...Object.fromEntries(wanted.map((name) => [name, objects[name]()])) };
 }

@@ -212,6 +212,11 @@ test('finished clients count in the usage metrics', async () => {
   // Four clients and one reprocess (counted before the tests below add theirs).
   expect(totals['email_preview_count']).toBe(5);
   expect(totals['email_preview_failed_count']).toBe(0);
+  // And in the stats API, as the spec's stats items name them.
+  const stats = await send('GET', '/v3/stats/total?event=email_preview&event=email_preview_failed&duration=1d&resolution=day');
+  expect(stats.status).toBe(200);
+  const [item] = (stats.json.stats as Array<Record<string, { total: number }>>).slice(-1);
+  expect(item).toMatchObject({ email_preview: { total: 5 }, email_preview_failed: { total: 0 } });
 });
 
 test('a client left processing over 3 minutes (its execution lost) is re-queued by a read, and bounced once its attempts are spent', async () => {
