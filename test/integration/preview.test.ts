@@ -281,6 +281,14 @@ test('a render that keeps crashing is tried three times, then the client is boun
     expect(result.status_details.bounce_message).toMatch(/^Rendering failed after 3 attempts: /);
     const reprocess = await call(`${broken.us.url}/v1/preview/tests/${id}/results/reprocess`, { method: 'PUT', contentType: 'application/json', body: JSON.stringify({ clients: ['appmail14'] }) });
     expect(reprocess.json).toEqual({ appmail14: { success: false, reason: 'A bounced client cannot be reprocessed' } });
+    // An export of nothing but a bounced client ends Failed, naming it.
+    const started = await call(`${broken.us.url}/v2/preview/tests/${id}/exports`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ test_id: id, clients: ['appmail14'] }) });
+    const job = await eventually(async () => {
+      const res = await call(`${broken.us.url}/v2/preview/tests/${id}/exports/${started.json.job_id as string}`);
+      return res.json.job_status !== 'Processing' && res.json;
+    }, 20_000);
+    expect(job).toMatchObject({ job_status: 'Failed', failed_clients: ['appmail14'], error: { code: 'no_screenshots' } });
+    expect(job.zip_url).toBeUndefined();
   } finally {
     await broken.close();
   }
