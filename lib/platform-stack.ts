@@ -71,6 +71,8 @@ export class PlatformStack extends Stack {
   readonly inspection: Inspection;
   /** Inspection's API areas and worker, in a nested stack (lib/constructs/product-api.ts). */
   readonly inspectionApi: ProductApi;
+  /** Account administration's API areas (subaccounts), in a nested stack of their own. */
+  readonly administrationApi: ProductApi;
   readonly periodicJobs: PeriodicJobs;
   /** SMTP submission, when enabled. */
   readonly smtp?: Smtp;
@@ -138,6 +140,7 @@ export class PlatformStack extends Stack {
       prepare: (stack) => this.inspection.addPreviewWorkflows(stack),
     });
     this.inspection.addWorkers(this.inspectionApi, this.platformEnvironment, resources);
+    this.administrationApi = new ProductApi(this, 'AdministrationApi', { product: 'Administration', api: this.api, environment: this.platformEnvironment, resources });
     this.inbound?.addWorkers(this.platformEnvironment, resources, inbound.previewInboxDomain ? this.inspection.previewIntake() : undefined);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });

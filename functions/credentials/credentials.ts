@@ -1,3 +1,4 @@
+import { accountIsOpen } from '../accounts/account-status';
 import { randomBytes } from 'node:crypto';
 import type { CredentialItem, DomainItem } from '../data/db';
 import { byteLength, MAX_DOMAIN_NAME_BYTES } from '../data/key-limits';
@@ -178,5 +179,7 @@ export async function authenticate(login: string, password: string): Promise<Smt
   }
   decoyHash ??= hashPassword(generatePassword());
   const valid = await verifyPassword(password, credential?.passwordHash ?? (await decoyHash));
-  return valid && credential ? { accountId: credential.accountId, domain: credential.domain, login: credential.login } : undefined;
+  // A disabled or deleted subaccount's logins are refused as its API keys are (one read per AUTH).
+  if (!valid || !credential || !(await accountIsOpen(credential.accountId))) return undefined;
+  return { accountId: credential.accountId, domain: credential.domain, login: credential.login };
 }

@@ -9,6 +9,8 @@ export const keys = {
   /** Region-wide settings, such as which account is primary. */
   system: (name: string): Key => ({ pk: `SYSTEM#${name}`, sk: 'SYSTEM' }),
   account: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }),
+  /** A parent's subaccounts, one item each (its AccountItem stays the record of truth), in creation order. */
+  subaccount: (parentId: string, subaccountId = ''): Key => ({ pk: `ACCT#${parentId}#SUBACCOUNTS`, sk: subaccountId }),
   /** Found by the hash of its secret (authentication); listed per account on gsi1. */
   apiKey: (secretHash: string): Key => ({ pk: `APIKEY#${secretHash}`, sk: 'APIKEY' }),
   apiKeyIndex: (accountId: string, keyId = ''): IndexKey => ({ gsi1pk: `ACCT#${accountId}#APIKEYS`, gsi1sk: keyId }),
@@ -75,6 +77,12 @@ export interface AccountItem {
   parentId?: string;
   status: 'open' | 'disabled' | 'closed';
   createdAt: string;
+  updatedAt?: string;
+  /** Why a subaccount was disabled (POST …/disable `reason` and `note`). */
+  disabledReason?: string;
+  disabledNote?: string;
+  /** A subaccount's features (PUT …/features): `{ sending: { enabled: true }, … }`. */
+  features?: Record<string, { enabled: boolean }>;
 }
 
 export interface ApiKeyItem {
@@ -93,6 +101,8 @@ export interface ApiKeyItem {
   expiresAt?: string;
   isDisabled: boolean;
   disabledReason?: string;
+  /** Disabled because its subaccount was: enabling the subaccount enables it again (and no other). */
+  disabledWithAccount?: boolean;
   /** Expired keys are refused at once; TTL only tidies them away later. */
   ttl?: number;
 }

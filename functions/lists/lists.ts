@@ -1,4 +1,5 @@
-import { deleteItems } from '../data/store';
+import { keys, type DomainClaimItem } from '../data/db';
+import { deleteItems, getItem } from '../data/store';
 import { mapLimit } from '../platform/concurrency';
 import { logger } from '../platform/logger';
 import { queueListJob } from './jobs';
@@ -66,8 +67,20 @@ export interface ListFields {
   reply_preference?: string;
 }
 
+/**
+ * A list's address may not be on a domain another account holds (a subaccount's list on its
+ * parent's sandbox domain, say): mail to it reaches that domain's account, never this list, and
+ * the address would pass for the other account's.
+ */
+async function checkListDomain(accountId: string, address: string): Promise<void> {
+  const domain = address.slice(address.lastIndexOf('@') + 1);
+  const claim = await getItem<DomainClaimItem>(keys.domainClaim(domain));
+  if (claim && claim.accountId !== accountId) throw new BadRequest(`The domain ${domain} of ${address} belongs to another account`);
+}
+
 export async function createList(accountId: string, input: ListFields & { address: string }): Promise<ListItem> {
   const { address, name } = listAddress(input.address);
+  await checkListDomain(accountId, address);
   const list: ListItem = {
     accountId,
     listId: objectId(),
@@ -97,6 +110,7 @@ export async function updateList(accountId: string, current: string, input: List
     replyPreference: replyPreference(input.reply_preference) ?? list.replyPreference,
   };
   const renamed = input.address === undefined ? undefined : listAddress(input.address).address;
+  if (renamed !== undefined && renamed !== list.address) await checkListDomain(accountId, renamed);
   if (renamed === undefined || renamed === list.address) {
     await replaceList(changed);
     return changed;

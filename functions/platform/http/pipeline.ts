@@ -88,13 +88,13 @@ function authorize(route: RouteSpec, principal: Principal, path: Record<string, 
 }
 
 /** X-Mailgun-On-Behalf-Of switches to a subaccount of the caller's account, and only to one. */
-async function effectiveAccount(principal: Principal, headers: Record<string, string>): Promise<string> {
+async function effectiveAccount(principal: Principal, headers: Record<string, string>, route: RouteSpec): Promise<string> {
   const target = headers['x-mailgun-on-behalf-of']?.trim();
   if (!target || target === principal.accountId) return principal.accountId;
   if (principal.kind !== 'user') throw new Forbidden('Only user keys may act on behalf of a subaccount');
   const account = await getItem<AccountItem>(keys.account(target));
-  if (!account || account.parentId !== principal.accountId) throw new NotFound('Subaccount not found');
-  if (account.status !== 'open') throw new Forbidden('Subaccount is disabled');
+  if (!account || account.parentId !== principal.accountId || account.status === 'closed') throw new NotFound('Subaccount not found');
+  if (account.status !== 'open' && !route.onBehalfOfAnyStatus) throw new Forbidden('Subaccount is disabled');
   return account.accountId;
 }
 
@@ -157,7 +157,7 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
     const path = Object.fromEntries(Object.entries(pathParameters).map(([k, v]) => [k, decodeSegment(v ?? '')]));
     if (!isPublic) authorize(route, principal, path);
     checkPathParams(route, path);
-    const accountId = isPublic ? '' : await effectiveAccount(principal, headers);
+    const accountId = isPublic ? '' : await effectiveAccount(principal, headers, route);
 
     const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
     const body = await parseBody(raw, headers['content-type']);

@@ -17,6 +17,8 @@ export interface RouteSpec<Op extends string = string> {
   domainParam?: string;
   /** Where error text goes in this route's error replies; `message` unless Mailgun says otherwise. */
   errorField?: ErrorField;
+  /** X-Mailgun-On-Behalf-Of may name a disabled subaccount (deleting one); elsewhere it must be open. */
+  onBehalfOfAnyStatus?: boolean;
 }
 
 export function routeKey(route: Pick<RouteSpec, 'method' | 'path'>): string {

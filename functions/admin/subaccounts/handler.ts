@@ -1,0 +1,112 @@
+import { z } from 'zod/v3';
+import { keys, type AccountItem } from '../../data/db';
+import { getItem } from '../../data/store';
+import { BadRequest, Forbidden, NotFound } from '../../platform/errors';
+import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
+import { flag, integer, oneOfValues, schema, text } from '../../platform/http/params';
+import { subaccountRoutes } from './routes';
+import { createSubaccount, findSubaccount, listSubaccounts, setFeatures, setSubaccountStatus, SUBACCOUNT_FEATURES, subaccountJson, type SubaccountFeature } from './subaccount-store';
+
+const MAX_NAME = 256;
+
+const listInput = schema(() =>
+  z.object({
+    skip: integer()
+      .refine((n) => n >= 0, { message: 'must be 0 or more' })
+      .default(0),
+    limit: integer()
+      .refine((n) => n >= 1 && n <= 1000, { message: 'must be between 1 and 1000' })
+      .default(10),
+    sort: oneOfValues(['asc', 'desc'] as const).default('asc'),
+    filter: text().optional(),
+    enabled: flag().optional(),
+    closed: flag().default(false),
+  }),
+);
+const createInput = schema(() => z.object({ name: text().refine((v) => v.trim().length > 0 && v.length <= MAX_NAME, { message: `must be 1 to ${MAX_NAME} characters` }) }));
+const idInput = schema(() => z.object({ subaccount_id: z.string() }));
+const disableInput = schema(() => z.object({ subaccount_id: z.string(), reason: text().optional(), note: text().optional() }));
+const featuresInput = schema(() => z.object({ subaccount_id: z.string() }).passthrough());
+
+/** Only a primary account has subaccounts: a subaccount's keys (or a parent acting on one) manage none. */
+async function requireParent(req: ApiRequest): Promise<string> {
+  const account = await getItem<AccountItem>(keys.account(req.accountId));
+  if (account?.parentId) throw new Forbidden('A subaccount cannot have subaccounts');
+  return req.accountId;
+}
+
+async function requireSubaccount(req: ApiRequest, id: string): Promise<AccountItem> {
+  const account = await findSubaccount(await requireParent(req), id);
+  if (!account || account.status === 'closed') throw new NotFound('Not Found');
+  return account;
+}
+
+/** A feature's new value: `{"enabled": true}` as JSON (form fields carry it as a string), or a bare boolean. */
+function featureValue(raw: unknown): { enabled: boolean } | undefined {
+  let value = raw;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof value === 'boolean') return { enabled: value };
+  if (value && typeof value === 'object' && typeof (value as { enabled?: unknown }).enabled === 'boolean') return { enabled: (value as { enabled: boolean }).enabled };
+  return undefined;
+}
+
+export const handler = areaHandler(subaccountRoutes, {
+  listSubaccounts: operation(listInput, async (req, input) => {
+    const filter = input.filter?.toLowerCase();
+    const all = (await listSubaccounts(await requireParent(req)))
+      .filter((a) => (input.closed ? true : a.status !== 'closed'))
+      .filter((a) => input.enabled === undefined || (a.status === 'open') === input.enabled)
+      .filter((a) => !filter || a.name.toLowerCase().includes(filter))
+      .sort((a, b) => a.name.localeCompare(b.name) || a.accountId.localeCompare(b.accountId));
+    if (input.sort === 'desc') all.reverse();
+    return { subaccounts: all.slice(input.skip, input.skip + input.limit).map(subaccountJson), total: all.length };
+  }),
+
+  createSubaccount: operation(createInput, async (req, input) => ({ subaccount: subaccountJson(await createSubaccount(await requireParent(req), input.name.trim())) })),
+
+  getSubaccount: operation(idInput, async (req, input) => ({ subaccount: subaccountJson(await requireSubaccount(req, input.subaccount_id)) })),
+
+  disableSubaccount: operation(disableInput, async (req, input) => {
+    const account = await requireSubaccount(req, input.subaccount_id);
+    if (account.status === 'disabled') throw new BadRequest('subaccount is already disabled');
+    if (!(await setSubaccountStatus(account, 'disabled', { reason: input.reason, note: input.note }))) throw new BadRequest('subaccount changed meanwhile: try again');
+    return { subaccount: subaccountJson((await findSubaccount(account.parentId!, account.accountId))!) };
+  }),
+
+  enableSubaccount: operation(idInput, async (req, input) => {
+    const account = await requireSubaccount(req, input.subaccount_id);
+    if (account.status === 'open') throw new BadRequest('subaccount is already enabled');
+    if (!(await setSubaccountStatus(account, 'open'))) throw new BadRequest('subaccount changed meanwhile: try again');
+    return { subaccount: subaccountJson((await findSubaccount(account.parentId!, account.accountId))!) };
+  }),
+
+  deleteSubaccount: operation(() => z.object({}).passthrough(), async (req) => {
+    // The pipeline has resolved X-Mailgun-On-Behalf-Of to one of the caller's subaccounts.
+    if (req.accountId === req.principal.accountId) throw new BadRequest('Name the subaccount to delete in the X-Mailgun-On-Behalf-Of header');
+    const account = await findSubaccount(req.principal.accountId, req.accountId);
+    if (!account) throw new NotFound('Not Found');
+    // Closed: its keys and SMTP logins refused, hidden from lists unless `closed=true`; its data
+    // ages out as every account's does.
+    await setSubaccountStatus(account, 'closed');
+    return { message: 'Subaccount successfully deleted' };
+  }),
+
+  updateSubaccountFeatures: operation(featuresInput, async (req, input) => {
+    const account = await requireSubaccount(req, input.subaccount_id);
+    const source = { ...req.params, ...(req.json && typeof req.json === 'object' ? (req.json as Record<string, unknown>) : {}) };
+    const changes: Partial<Record<SubaccountFeature, { enabled: boolean }>> = {};
+    for (const name of SUBACCOUNT_FEATURES) {
+      const value = source[name] === undefined ? undefined : featureValue(source[name]);
+      if (value) changes[name] = value;
+    }
+    if (!Object.keys(changes).length) throw new BadRequest('No valid updates provided');
+    const updated = await setFeatures(account, changes);
+    return { features: subaccountJson(updated).features };
+  }),
+});

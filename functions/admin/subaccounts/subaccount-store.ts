@@ -1,0 +1,86 @@
+import { keys, type AccountItem, type ApiKeyItem } from '../../data/db';
+import { getItem, getItems, putItem, queryAll, updateItem, updateItemIf } from '../../data/store';
+import { createSandboxDomain } from '../../domains/domains';
+import { listKeys } from '../../keys/api-keys';
+import { objectId } from '../../platform/ids';
+
+/** The features a subaccount has (contract 12.3), and what a new one starts with. */
+export const SUBACCOUNT_FEATURES = ['email_preview', 'inbox_placement', 'sending', 'validations', 'validations_bulk'] as const;
+export type SubaccountFeature = (typeof SUBACCOUNT_FEATURES)[number];
+
+const DEFAULT_FEATURES: Record<SubaccountFeature, { enabled: boolean }> = {
+  email_preview: { enabled: true },
+  inbox_placement: { enabled: true },
+  sending: { enabled: true },
+  validations: { enabled: false },
+  validations_bulk: { enabled: false },
+};
+
+/** Mailgun's dates on subaccounts: RFC 1123 (`Wed, 06 Nov 2024 19:48:29 GMT`). */
+const rfc1123 = (iso: string) => new Date(iso).toUTCString();
+
+export function subaccountJson(account: AccountItem) {
+  return {
+    id: account.accountId,
+    name: account.name,
+    status: account.status,
+    created_at: rfc1123(account.createdAt),
+    updated_at: rfc1123(account.updatedAt ?? account.createdAt),
+    features: { ...DEFAULT_FEATURES, ...account.features },
+  };
+}
+
+/**
+ * A child account with its own sandbox domain, keys and data (a parent's user key acts on it with
+ * X-Mailgun-On-Behalf-Of). Subaccounts have no subaccounts of their own.
+ */
+export async function createSubaccount(parentId: string, name: string, now = new Date()): Promise<AccountItem> {
+  const account: AccountItem = { accountId: objectId(now.getTime()), name, parentId, status: 'open', createdAt: now.toISOString(), updatedAt: now.toISOString(), features: { ...DEFAULT_FEATURES } };
+  await putItem(keys.account(account.accountId), account);
+  await createSandboxDomain(account.accountId);
+  // Listed once it exists whole: a list never shows a subaccount without its sandbox domain.
+  await putItem(keys.subaccount(parentId, account.accountId), { accountId: account.accountId });
+  return account;
+}
+
+/** The parent's subaccount with this id, or undefined (another account's is never found). */
+export async function findSubaccount(parentId: string, subaccountId: string): Promise<AccountItem | undefined> {
+  if (!/^[0-9a-f]{24}$/.test(subaccountId)) return undefined;
+  const account = await getItem<AccountItem>(keys.account(subaccountId), { consistent: true });
+  return account?.parentId === parentId ? account : undefined;
+}
+
+export async function listSubaccounts(parentId: string): Promise<AccountItem[]> {
+  const ids = await queryAll<{ accountId: string }>({ pk: keys.subaccount(parentId).pk }, '');
+  const accounts = await getItems<AccountItem>(ids.map((id) => keys.account(id.accountId)));
+  return accounts.filter((account) => account.parentId === parentId);
+}
+
+/**
+ * Sets a subaccount's status. Leaving `open`, its API keys are disabled with it (its SMTP logins
+ * are refused at AUTH, the parent's On-Behalf-Of at the pipeline), so no request of its own is
+ * accepted without an extra read on every authorization; reopening enables those keys, and only
+ * those. Answers false when the status was already `to` (or the subaccount changed meanwhile).
+ */
+export async function setSubaccountStatus(account: AccountItem, to: AccountItem['status'], details: { reason?: string; note?: string } = {}, now = new Date()): Promise<boolean> {
+  if (account.status === to) return false;
+  const changed = await updateItemIf(keys.account(account.accountId), { status: account.status }, { status: to, updatedAt: now.toISOString(), disabledReason: to === 'open' ? undefined : details.reason, disabledNote: to === 'open' ? undefined : details.note });
+  if (!changed) return false;
+  await applyToKeys(account.accountId, to === 'open');
+  return true;
+}
+
+async function applyToKeys(accountId: string, open: boolean): Promise<void> {
+  for (const key of await listKeys(accountId)) {
+    if (!open && !key.isDisabled) {
+      await updateItem<ApiKeyItem>(keys.apiKey(key.secretHash), { isDisabled: true, disabledReason: 'subaccount disabled', disabledWithAccount: true });
+    } else if (open && key.disabledWithAccount) {
+      await updateItem<ApiKeyItem>(keys.apiKey(key.secretHash), { isDisabled: false, disabledReason: undefined, disabledWithAccount: undefined });
+    }
+  }
+}
+
+export async function setFeatures(account: AccountItem, changes: Partial<Record<SubaccountFeature, { enabled: boolean }>>, now = new Date()): Promise<AccountItem> {
+  const features = { ...DEFAULT_FEATURES, ...account.features, ...changes };
+  return updateItem<AccountItem>(keys.account(account.accountId), { features, updatedAt: now.toISOString() });
+}
