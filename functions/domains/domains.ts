@@ -328,8 +328,12 @@ export interface DomainQuery {
   limit: number;
 }
 
-export async function listDomains(accountId: string, query: DomainQuery): Promise<{ total: number; items: DomainItem[] }> {
-  const all = (await listDomainItems(accountId)).filter(
+/** The domains of one account, or of several (a parent and its subaccounts, `include_subaccounts`), by name. */
+export async function listDomains(accountIds: string | readonly string[], query: DomainQuery): Promise<{ total: number; items: DomainItem[] }> {
+  const owners = typeof accountIds === 'string' ? [accountIds] : accountIds;
+  const items = (await Promise.all(owners.map((id) => listDomainItems(id)))).flat();
+  if (owners.length > 1) items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const all = items.filter(
     (d) =>
       (!query.state || (d.isDisabled ? 'disabled' : d.state) === query.state) &&
       (!query.authority || d.dkimAuthority === query.authority) &&

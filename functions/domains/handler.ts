@@ -5,6 +5,7 @@ import { trackingJson, trackingOf } from '../tracking/settings';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { patchDomain, requireDomain } from './domain-store';
 import { createDomain, deleteDomain, listDomains, updateDomain, verifyDomain, type DomainSettings } from './domains';
+import { listSubaccounts } from '../admin/subaccounts/subaccount-store';
 import { dnsRecordsJson, domainJson } from './present';
 import { domainRoutes } from './routes';
 import { atom, createDomainInput, footer, getDomainInput, listDomainsInput, updateDomainInput } from './schemas';
@@ -44,7 +45,9 @@ async function removeAssignment(accountId: string, name: string, ip: string) {
 
 export const handler = areaHandler(domainRoutes, {
   listDomains: operation(listDomainsInput, async (req, input) => {
-    const { total, items } = await listDomains(req.accountId, {
+    // include_subaccounts: the acting account's domains and those of its subaccounts (not deleted ones).
+    const owners = input.include_subaccounts ? [req.accountId, ...(await listSubaccounts(req.accountId)).filter((a) => a.status !== 'closed').map((a) => a.accountId)] : [req.accountId];
+    const { total, items } = await listDomains(owners, {
       state: input.state,
       authority: input.authority,
       search: input.search,
@@ -52,7 +55,7 @@ export const handler = areaHandler(domainRoutes, {
       skip: input.skip,
       limit: input.limit,
     });
-    return { total_count: total, items: items.map((d) => domainJson(d)) };
+    return { total_count: total, items: items.map((d) => (d.accountId === req.accountId ? domainJson(d) : { ...domainJson(d), subaccount_id: d.accountId })) };
   }),
 
   createDomain: operation(createDomainInput, async (req, input) => {

@@ -50,6 +50,12 @@ test('a parent acts on a subaccount through the header; the subaccount sees only
   asSibling.setSubaccount(sibling.id);
   expect((await sdkError(asSibling.domains.list())).status).toBe(404);
   expect((await sdkError(own.domains.get(parentDomains[0]!))).status).toBe(404);
+  // include_subaccounts: the parent sees its subaccounts' domains beside its own, each marked.
+  const all = await call(`${platform.us.url}/v4/domains?include_subaccounts=true&limit=1000`);
+  const items = all.json.items as Array<{ name: string; subaccount_id?: string }>;
+  expect(items.find((d) => d.name === subDomains[0])?.subaccount_id).toBe(sub.id);
+  expect(items.filter((d) => parentDomains.includes(d.name)).every((d) => d.subaccount_id === undefined)).toBe(true);
+  expect((await call(`${platform.us.url}/v4/domains?limit=1000`)).json.items as unknown[]).toHaveLength(parentDomains.length);
   // A subaccount has no subaccounts of its own.
   expect((await sdkError(own.subaccounts.list())).status).toBe(403);
 });
