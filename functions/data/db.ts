@@ -9,6 +9,10 @@ export const keys = {
   /** Region-wide settings, such as which account is primary. */
   system: (name: string): Key => ({ pk: `SYSTEM#${name}`, sk: 'SYSTEM' }),
   account: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }),
+  /** An account's custom monthly message limit (`/v5/accounts/limit/custom/monthly`). */
+  monthlyLimit: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'LIMIT#MONTHLY' }),
+  /** Recipients accepted in one calendar month (UTC, `2026-11`) while a monthly limit is set. */
+  monthlyCount: (accountId: string, month: string): Key => ({ pk: `ACCT#${accountId}`, sk: `LIMIT#MONTHLY#${month}` }),
   /** A parent's subaccounts, one item each (its AccountItem stays the record of truth), in creation order. */
   subaccount: (parentId: string, subaccountId = ''): Key => ({ pk: `ACCT#${parentId}#SUBACCOUNTS`, sk: subaccountId }),
   /** Found by the hash of its secret (authentication); listed per account on gsi1. */

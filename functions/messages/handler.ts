@@ -5,6 +5,7 @@ import { messageId as newMessageId } from '../platform/ids';
 import { schema } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { listPostOf, sendingDomainAndLists } from '../lists/post';
+import { withinMonthlyLimit } from '../accounts/monthly-limit';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } from './accept';
 import { mapLimit } from '../platform/concurrency';
 import { parseRecipientVariables } from './batch';
@@ -61,23 +62,24 @@ export const handler = areaHandler(messageRoutes, {
       requireTls: params.requireTls,
       tracking: params.tracking,
     };
-    if (post) {
-      if (batch) throw new BadRequest("'recipient-variables' cannot be combined with a mailing list address: members' vars fill its placeholders");
-      return { id: (await post.start(plan, domain)).id, message: QUEUED };
-    }
-    const messageId = plan.messageId;
-    // A batch is one message per 'to' recipient, each seeing only itself; all share one id.
-    // Tracked links name their recipient, so tracked mail is one copy per recipient; the
-    // headers still show every To and Cc, as one message would.
-    const context = copyContext(plan, domain, Boolean(batch));
-    const copies: Copy[] = batch
-      ? recipients.to.map((to) => ({ to: [to], cc: [], all: [to.address.toLowerCase()], values: batch[to.address.toLowerCase()] ?? {} }))
-      : context.tracked
-        ? recipients.all.map((address) => ({ to: recipients.to, cc: recipients.cc, all: [address] }))
-        : [{ to: recipients.to, cc: recipients.cc, all: recipients.all }];
-    // One id for every copy; each copy is stored under its own key.
-    await mapLimit(copies, 16, (copy) => acceptCopy(context, copy));
-    return { id: messageId, message: QUEUED };
+    if (post && batch) throw new BadRequest("'recipient-variables' cannot be combined with a mailing list address: members' vars fill its placeholders");
+    // The custom monthly limit counts the request's recipients (a list address counts as one).
+    return withinMonthlyLimit(req.accountId, domain.name, recipients.all.length, async () => {
+      if (post) return { id: (await post.start(plan, domain)).id, message: QUEUED };
+      const messageId = plan.messageId;
+      // A batch is one message per 'to' recipient, each seeing only itself; all share one id.
+      // Tracked links name their recipient, so tracked mail is one copy per recipient; the
+      // headers still show every To and Cc, as one message would.
+      const context = copyContext(plan, domain, Boolean(batch));
+      const copies: Copy[] = batch
+        ? recipients.to.map((to) => ({ to: [to], cc: [], all: [to.address.toLowerCase()], values: batch[to.address.toLowerCase()] ?? {} }))
+        : context.tracked
+          ? recipients.all.map((address) => ({ to: recipients.to, cc: recipients.cc, all: [address] }))
+          : [{ to: recipients.to, cc: recipients.cc, all: recipients.all }];
+      // One id for every copy; each copy is stored under its own key.
+      await mapLimit(copies, 16, (copy) => acceptCopy(context, copy));
+      return { id: messageId, message: QUEUED };
+    });
   }),
 
   sendMime: operation(domainPath, async (req, input) => {
@@ -110,12 +112,12 @@ export const handler = areaHandler(messageRoutes, {
     const recipients = envelopeRecipients({ to: params.to, cc: [], bcc: [] });
     const identity = newMessageIdentity(domain.name);
     // A resend is a new message: its own id and storage key, the same content.
-    const accepted = await acceptMessage(
+    const accepted = await withinMonthlyLimit(req.accountId, domain.name, recipients.all.length, () => acceptMessage(
       // A resend goes now, even if the original is still waiting for its delivery time.
       { ...record, method: undefined, storageKey: identity.storageKey, messageId: identity.messageId, recipients: recipients.all, testMode: params.testMode || record.testMode, deliverAt: undefined },
       withMessageId(mime, identity.messageId),
       domain,
-    );
+    ));
     return { id: accepted.id, message: QUEUED };
   }),
 });

@@ -4,6 +4,7 @@ import { listPostOf } from '../lists/post';
 import { mapLimit } from '../platform/concurrency';
 import { BadRequest, PayloadTooLarge } from '../platform/errors';
 import { needsPerRecipientCopies, trackingBase, trackingPlan } from '../tracking/rewrite';
+import { withinMonthlyLimit } from '../accounts/monthly-limit';
 import { acceptMessage, envelopeRecipients, newMessageIdentity } from './accept';
 import { parseRecipientVariables } from './batch';
 import { recipientCopy, type CopyPlan } from './mime-copies';
@@ -53,9 +54,14 @@ interface Copy {
  * accepted events and is queued like any other.
  */
 export async function acceptMime(submission: MimeSubmission): Promise<{ id: string }> {
-  const { domain, params } = submission;
   if (submission.mime.length > MAX_MIME_MESSAGE_BYTES) throw new PayloadTooLarge(`The message exceeds the maximum size of ${MAX_MIME_MESSAGE_BYTES} bytes`);
-  const recipients = envelopeRecipients(params);
+  const recipients = envelopeRecipients(submission.params);
+  // The custom monthly limit counts the request's recipients (a list address counts as one).
+  return withinMonthlyLimit(submission.accountId, submission.domain.name, recipients.all.length, () => acceptRecipients(submission, recipients));
+}
+
+async function acceptRecipients(submission: MimeSubmission, recipients: ReturnType<typeof envelopeRecipients>): Promise<{ id: string }> {
+  const { domain, params } = submission;
   const batch = parseRecipientVariables(submission.form['recipient-variables']);
   if (batch && (recipients.cc.length || params.bcc.length)) throw new BadRequest("'cc' and 'bcc' cannot be combined with 'recipient-variables'");
   // A list address makes the message a list post, as on the messages endpoint (functions/lists/post.ts).

@@ -140,6 +140,8 @@ export const platformEnvSchema = z.object({
    * loopback only, the narrowing being the point.
    */
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  /** How long a container reuses an account's monthly limit setting it read (the count itself is always exact); 0 reads every time. */
+  MONTHLY_LIMIT_CACHE_SECONDS: z.coerce.number().min(0).default(30),
   /** How long a container reuses a webhook configuration it read (Mailgun: changes may take minutes); 0 reads every time. */
   WEBHOOK_CONFIG_CACHE_SECONDS: z.coerce.number().min(0).default(60),
   /** Multiplies Mailgun's retry schedule (10m ... 4h); tests shrink it to seconds. */

@@ -99,3 +99,46 @@ test('deleting a subaccount (named by the header) closes it: gone from the list,
   const noHeader = await call(`${platform.us.url}/v5/accounts/subaccounts`, { method: 'DELETE' });
   expect(noHeader.status).toBe(400);
 });
+
+describe('the custom monthly limit', () => {
+  const limitUrl = (sub?: string) => `${platform.us.url}/v5/accounts${sub ? `/subaccounts/${sub}` : ''}/limit/custom/monthly`;
+
+  test('is a hard cap: of 20 concurrent sends of 60 recipients against a limit of 1000, 16 pass and the count stops at 960', async () => {
+    const sub = (await parent().subaccounts.create('Capped')).subaccount;
+    const mg = onBehalfOf(sub.id);
+    const sandbox = (await mg.domains.list())[0]!.name;
+    expect((await call(limitUrl(sub.id))).json).toEqual({ message: 'No threshold for account' });
+    expect((await call(`${limitUrl(sub.id)}?limit=999`, { method: 'PUT' })).status).toBe(400);
+    expect((await call(`${limitUrl(sub.id)}?limit=1000`, { method: 'PUT' })).json).toEqual({ success: true });
+
+    const to = Array.from({ length: 60 }, (_, i) => `r${i}@example.com`);
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => mg.messages.create(sandbox, { from: `me@${sandbox}`, to, subject: `send ${i}`, text: 'x' })));
+    const passed = results.filter((r) => r.status === 'fulfilled').length;
+    expect(passed).toBe(16);
+    const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect((refused.reason as { status: number }).status).toBe(429);
+    expect(String((refused.reason as { details: string }).details)).toContain('monthly limit of 1000');
+    expect((await call(limitUrl(sub.id))).json).toMatchObject({ limit: 1000, current: 960, period: '1m', enabled: true });
+    // 40 more fit exactly; one more does not.
+    await mg.messages.create(sandbox, { from: `me@${sandbox}`, to: to.slice(0, 40), subject: 'exactly', text: 'x' });
+    expect((await sdkError(mg.messages.create(sandbox, { from: `me@${sandbox}`, to: ['one@example.com'], subject: 'over', text: 'x' }))).status).toBe(429);
+    expect((await call(limitUrl(sub.id))).json).toMatchObject({ current: 1000 });
+
+    // Removing the limit lets it send again.
+    expect((await call(limitUrl(sub.id), { method: 'DELETE' })).json).toEqual({ success: true });
+    await mg.messages.create(sandbox, { from: `me@${sandbox}`, to: ['again@example.com'], subject: 'free', text: 'x' });
+  }, 60_000);
+
+  test("a subaccount's sends count toward its parent's limit as well", async () => {
+    const sub = (await parent().subaccounts.create('Counted')).subaccount;
+    const mg = onBehalfOf(sub.id);
+    const sandbox = (await mg.domains.list())[0]!.name;
+    expect((await call(`${limitUrl()}?limit=1000`, { method: 'PUT' })).json).toEqual({ success: true });
+    const before = (await call(limitUrl())).json.current as number;
+    await mg.messages.create(sandbox, { from: `me@${sandbox}`, to: ['a@example.com', 'b@example.com'], subject: 'counted', text: 'x' });
+    expect((await call(limitUrl())).json.current).toBe(before + 2);
+    expect((await call(`${platform.us.url}/v5/accounts/limit/custom/enable`, { method: 'PUT' })).json).toEqual({ success: true });
+    await call(limitUrl(), { method: 'DELETE' });
+    expect((await call(limitUrl())).status).toBe(404);
+  });
+});
