@@ -13,7 +13,7 @@ export async function handler(
 ): Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> {
   const authorization = event.headers?.authorization ?? event.identitySource?.[0];
   try {
-    return { isAuthorized: true, context: await authenticate(authorization) };
+    return { isAuthorized: true, context: await authenticate(authorization, Date.now(), event.requestContext?.http?.sourceIp) };
   } catch (error) {
     // A store outage must not let anyone in, nor pass for a bad key.
     logger.error('authorizer failed', { error: error as Error });

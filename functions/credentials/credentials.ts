@@ -1,4 +1,5 @@
 import { accountIsOpen } from '../accounts/account-status';
+import { accountAllowsSource } from '../admin/allowlist/ip-allowlist';
 import { randomBytes } from 'node:crypto';
 import type { CredentialItem, DomainItem } from '../data/db';
 import { byteLength, MAX_DOMAIN_NAME_BYTES } from '../data/key-limits';
@@ -168,7 +169,7 @@ let decoyHash: Promise<string> | undefined;
  * Checks an SMTP login and password. An unknown login costs the same scrypt as a known one, so
  * the time taken does not tell which logins exist.
  */
-export async function authenticate(login: string, password: string): Promise<SmtpIdentity | undefined> {
+export async function authenticate(login: string, password: string, remoteAddress?: string): Promise<SmtpIdentity | undefined> {
   const address = login.trim().toLowerCase();
   const at = address.lastIndexOf('@');
   const domain = at > 0 ? address.slice(at + 1) : '';
@@ -179,7 +180,9 @@ export async function authenticate(login: string, password: string): Promise<Smt
   }
   decoyHash ??= hashPassword(generatePassword());
   const valid = await verifyPassword(password, credential?.passwordHash ?? (await decoyHash));
-  // A disabled or deleted subaccount's logins are refused as its API keys are (one read per AUTH).
+  // A disabled or deleted subaccount's logins are refused as its API keys are, and a login used
+  // from outside the account's IP allowlist (two reads per AUTH, once per connection).
   if (!valid || !credential || !(await accountIsOpen(credential.accountId))) return undefined;
+  if (!(await accountAllowsSource(credential.accountId, remoteAddress))) return undefined;
   return { accountId: credential.accountId, domain: credential.domain, login: credential.login };
 }

@@ -36,7 +36,8 @@ export interface SmtpServiceConfig {
   maxMessageBytes: number;
   /** Recipients of one message, as the HTTP API allows. */
   maxRecipients: number;
-  authenticate(login: string, password: string): Promise<SmtpIdentity | undefined>;
+  /** Checks a login from `remoteAddress` (the client's, for the account's IP allowlist). */
+  authenticate(login: string, password: string, remoteAddress?: string): Promise<SmtpIdentity | undefined>;
   submit(identity: SmtpIdentity, envelope: SmtpEnvelope, mime: Buffer): Promise<{ id: string }>;
   /** Failed AUTH attempts a connection may make; the next failure closes it. Default 3. */
   maxAuthFailures?: number;
@@ -119,7 +120,7 @@ export async function startSmtpService(config: SmtpServiceConfig): Promise<SmtpS
       onAuth(auth, session, callback) {
         const login = auth.username ?? '';
         config
-          .authenticate(login, auth.password ?? '')
+          .authenticate(login, auth.password ?? '', session.remoteAddress)
           .then(async (identity) => {
             if (identity) {
               failures.delete(session.id);

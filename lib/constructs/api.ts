@@ -146,7 +146,8 @@ export class Api extends Construct {
     grantKeyLookup(this.authorizerFunction.grantee, resources.table);
     const authorizer = new HttpLambdaAuthorizer('BasicAuth', this.authorizerFunction.fn, {
       responseTypes: [HttpLambdaResponseType.SIMPLE],
-      identitySource: ['$request.header.Authorization'],
+      // The source address is part of the cache key: a verdict depends on it once an IP allowlist exists.
+      identitySource: ['$request.header.Authorization', '$context.identity.sourceIp'],
       resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
     });
 

@@ -64,8 +64,21 @@ function headersOf(req: IncomingMessage): Record<string, string> {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
   headers['x-forwarded-proto'] ??= 'http';
-  headers['x-forwarded-for'] ??= req.socket.remoteAddress ?? '127.0.0.1';
+  headers['x-forwarded-for'] = sourceIpOf(req, headers['x-forwarded-for']);
   return headers;
+}
+
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+
+/**
+ * The client's address, as API Gateway gives `sourceIp`: the connection's peer. X-Forwarded-For is
+ * believed only from this machine (a proxy in front of local mode, or a test standing for a
+ * remote client), never from elsewhere, so the IP allowlist cannot be talked around.
+ */
+function sourceIpOf(req: IncomingMessage, forwarded: string | undefined): string {
+  const peer = req.socket.remoteAddress ?? '127.0.0.1';
+  const claimed = forwarded?.split(',')[0]?.trim();
+  return claimed && LOOPBACK.test(peer) ? claimed : peer;
 }
 
 /**
@@ -90,7 +103,8 @@ export function gateway(options: GatewayOptions) {
 function handleRequest(options: GatewayOptions) {
   const verdicts = new Map<string, { expires: number; verdict: Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> }>();
   const authorize = (event: APIGatewayRequestAuthorizerEventV2) => {
-    const header = event.identitySource[0]!;
+    // As API Gateway's identity sources: the Authorization header and the source address.
+    const header = `${event.identitySource[0]!}|${event.requestContext.http.sourceIp}`;
     const now = Date.now();
     const cached = verdicts.get(header);
     if (cached && cached.expires > now) return cached.verdict;
@@ -140,7 +154,7 @@ function handleRequest(options: GatewayOptions) {
         version: '2.0',
         type: 'REQUEST',
         routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${method}${url.pathname}`,
-        identitySource: [headers['authorization']!],
+        identitySource: [headers['authorization']!, http.sourceIp],
         routeKey: key,
         rawPath: url.pathname,
         rawQueryString,

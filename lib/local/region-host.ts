@@ -584,7 +584,7 @@ async function startSmtp(options: RegionHostOptions, run: <T>(fn: () => Promise<
     maxMessageBytes: MAX_MIME_MESSAGE_BYTES,
     maxRecipients: MAX_RECIPIENTS,
     closeTimeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
-    authenticate: (login, password) => run(() => authenticate(login, password)),
+    authenticate: (login, password, remoteAddress) => run(() => authenticate(login, password, remoteAddress)),
     submit: (identity, envelope, mime) => run(() => submitMessage(identity, envelope, mime)),
     log: (level, message, fields) => logger[level](message, { region: options.region, ...fields }),
   });

@@ -344,10 +344,10 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     });
   });
 
-  test('the authorizer is a REQUEST authorizer with simple responses cached on Authorization', () => {
+  test('the authorizer is a REQUEST authorizer with simple responses cached on Authorization and the source address (the IP allowlist)', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'REQUEST',
-      IdentitySource: ['$request.header.Authorization'],
+      IdentitySource: ['$request.header.Authorization', '$context.identity.sourceIp'],
       EnableSimpleResponses: true,
       AuthorizerPayloadFormatVersion: '2.0',
       AuthorizerResultTtlInSeconds: 60,

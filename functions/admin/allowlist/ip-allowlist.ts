@@ -1,0 +1,65 @@
+import { BlockList, isIP } from 'node:net';
+import { keys } from '../../data/db';
+import { getItem, putItem } from '../../data/store';
+import { BadRequest } from '../../platform/errors';
+
+/** One entry of `/v2/ip_whitelist`: an address or a CIDR range, IPv4 or IPv6. */
+export interface AllowedAddress {
+  ip_address: string;
+  description: string;
+}
+
+interface AllowlistItem {
+  addresses: AllowedAddress[];
+}
+
+/** At most this many entries: the list is one item, read on every authorization that misses the cache. */
+export const MAX_ALLOWLIST_ENTRIES = 1000;
+
+/** An address or CIDR in its canonical spelling, or Mailgun's 400. */
+export function canonicalEntry(raw: string): string {
+  const value = raw.trim();
+  const [address, prefix, extra] = value.split('/');
+  const family = isIP(address ?? '');
+  const bits = prefix === undefined ? undefined : Number(prefix);
+  const valid = family !== 0 && extra === undefined && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && bits! <= (family === 4 ? 32 : 128)));
+  if (!valid) throw new BadRequest('Invalid IP Address or CIDR');
+  return prefix === undefined ? address!.toLowerCase() : `${address!.toLowerCase()}/${bits}`;
+}
+
+export async function allowlistOf(accountId: string): Promise<AllowedAddress[]> {
+  return (await getItem<AllowlistItem>(keys.ipAllowlist(accountId), { consistent: true }))?.addresses ?? [];
+}
+
+export async function saveAllowlist(accountId: string, addresses: AllowedAddress[]): Promise<AllowedAddress[]> {
+  if (addresses.length > MAX_ALLOWLIST_ENTRIES) throw new BadRequest(`At most ${MAX_ALLOWLIST_ENTRIES} addresses may be allowed`);
+  await putItem(keys.ipAllowlist(accountId), { addresses } satisfies AllowlistItem);
+  return addresses;
+}
+
+/** Whether `source` may use the account's keys and logins: always while the list is empty. */
+export function sourceAllowed(addresses: readonly AllowedAddress[], source: string | undefined): boolean {
+  if (!addresses.length) return true;
+  if (!source) return false;
+  const ip = source.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+  const family = isIP(ip);
+  if (!family) return false;
+  const list = new BlockList();
+  for (const { ip_address: entry } of addresses) {
+    const [address, prefix] = entry.split('/');
+    const entryFamily = isIP(address!) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address!, entryFamily);
+    else list.addSubnet(address!, Number(prefix), entryFamily);
+  }
+  return list.check(ip, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/**
+ * The account's allowlist check for a key or login used from `source` (one read of the list).
+ * `undefined` means the caller cannot know the client's address (SMTP behind AWS's load balancer),
+ * and the list is not applied; an API request always has one.
+ */
+export async function accountAllowsSource(accountId: string, source: string | undefined): Promise<boolean> {
+  if (source === undefined) return true;
+  return sourceAllowed(await allowlistOf(accountId), source);
+}
