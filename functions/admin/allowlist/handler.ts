@@ -2,7 +2,7 @@ import { z } from 'zod/v3';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
 import { schema, text } from '../../platform/http/params';
-import { allowlistOf, canonicalEntry, saveAllowlist } from './ip-allowlist';
+import { allowlistOf, canonicalEntry, readAllowlist, saveAllowlist } from './ip-allowlist';
 import { allowlistRoutes } from './routes';
 
 const entryInput = schema(() => z.object({ address: text(), description: text().refine((v) => v.length <= 256, { message: 'must be at most 256 characters' }).optional() }));
@@ -18,22 +18,25 @@ export const handler = areaHandler(allowlistRoutes, {
 
   addAllowedAddress: operation(entryInput, async (req, input) => {
     const ip = canonicalEntry(input.address);
-    const current = await allowlistOf(req.accountId);
+    const read = await readAllowlist(req.accountId);
+    const current = read.addresses;
     if (current.some((a) => a.ip_address === ip)) throw new BadRequest(`${ip} is already allowed`);
-    return { addresses: await saveAllowlist(req.accountId, [...current, { ip_address: ip, description: input.description ?? '' }]) };
+    return { addresses: await saveAllowlist(req.accountId, read, [...current, { ip_address: ip, description: input.description ?? '' }]) };
   }),
 
   updateAllowedAddress: operation(entryInput, async (req, input) => {
     const ip = canonicalEntry(input.address);
-    const current = await allowlistOf(req.accountId);
+    const read = await readAllowlist(req.accountId);
+    const current = read.addresses;
     if (!current.some((a) => a.ip_address === ip)) throw new NotFound(`${ip} is not on the allowlist`);
-    return { addresses: await saveAllowlist(req.accountId, current.map((a) => (a.ip_address === ip ? { ...a, description: input.description ?? '' } : a))) };
+    return { addresses: await saveAllowlist(req.accountId, read, current.map((a) => (a.ip_address === ip ? { ...a, description: input.description ?? '' } : a))) };
   }),
 
   deleteAllowedAddress: operation(addressInput, async (req, input) => {
     const ip = canonicalEntry(input.address);
-    const current = await allowlistOf(req.accountId);
+    const read = await readAllowlist(req.accountId);
+    const current = read.addresses;
     if (!current.some((a) => a.ip_address === ip)) throw new NotFound(`${ip} is not on the allowlist`);
-    return { addresses: await saveAllowlist(req.accountId, current.filter((a) => a.ip_address !== ip)) };
+    return { addresses: await saveAllowlist(req.accountId, read, current.filter((a) => a.ip_address !== ip)) };
   }),
 });

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { keys } from '../../data/db';
-import { getItem, putItem } from '../../data/store';
-import { BadRequest } from '../../platform/errors';
+import { getItem, putItem, updateItemIf } from '../../data/store';
+import { BadRequest, Conflict } from '../../platform/errors';
 
 /** One entry of `/v2/ip_whitelist`: an address or a CIDR range, IPv4 or IPv6. */
 export interface AllowedAddress {
@@ -11,6 +11,14 @@ export interface AllowedAddress {
 
 interface AllowlistItem {
   addresses: AllowedAddress[];
+  /** Bumped by every change: two concurrent changes cannot both build on the same list. */
+  version: number;
+}
+
+/** The list as read, with the version a change must still find. */
+export interface Allowlist {
+  addresses: AllowedAddress[];
+  version: number;
 }
 
 /** At most this many entries: the list is one item, read on every authorization that misses the cache. */
@@ -27,13 +35,21 @@ export function canonicalEntry(raw: string): string {
   return prefix === undefined ? address!.toLowerCase() : `${address!.toLowerCase()}/${bits}`;
 }
 
-export async function allowlistOf(accountId: string): Promise<AllowedAddress[]> {
-  return (await getItem<AllowlistItem>(keys.ipAllowlist(accountId), { consistent: true }))?.addresses ?? [];
+export async function readAllowlist(accountId: string): Promise<Allowlist> {
+  const item = await getItem<AllowlistItem>(keys.ipAllowlist(accountId), { consistent: true });
+  return { addresses: item?.addresses ?? [], version: item?.version ?? 0 };
 }
 
-export async function saveAllowlist(accountId: string, addresses: AllowedAddress[]): Promise<AllowedAddress[]> {
+export async function allowlistOf(accountId: string): Promise<AllowedAddress[]> {
+  return (await readAllowlist(accountId)).addresses;
+}
+
+/** Writes a changed list if nobody changed it since `read`; a lost race is a 409 to try again. */
+export async function saveAllowlist(accountId: string, read: Allowlist, addresses: AllowedAddress[]): Promise<AllowedAddress[]> {
   if (addresses.length > MAX_ALLOWLIST_ENTRIES) throw new BadRequest(`At most ${MAX_ALLOWLIST_ENTRIES} addresses may be allowed`);
-  await putItem(keys.ipAllowlist(accountId), { addresses } satisfies AllowlistItem);
+  const item: AllowlistItem = { addresses, version: read.version + 1 };
+  const saved = read.version === 0 ? await putItem(keys.ipAllowlist(accountId), item, { ifAbsent: true }) : await updateItemIf(keys.ipAllowlist(accountId), { version: read.version }, { ...item });
+  if (!saved) throw new Conflict('The allowlist changed meanwhile: read it and try again');
   return addresses;
 }
 
