@@ -1,5 +1,6 @@
 import { keys, type AccountItem, type ApiKeyItem } from '../data/db';
-import { getItem, putItem } from '../data/store';
+import { getItem, putItem, updateItem } from '../data/store';
+import { ensureUser } from '../admin/users/user-store';
 import { createSandboxDomain } from '../domains/domains';
 import { objectId } from '../platform/ids';
 import { sha256Hex } from '../platform/secrets';
@@ -36,13 +37,22 @@ async function primaryAccountId(): Promise<string> {
  */
 export async function ensurePrimaryAccount(options: { adminKey?: string } = {}): Promise<BootstrapResult> {
   const accountId = await primaryAccountId();
+  const owner = await ensureMasterUser(accountId, 'Account owner');
+  const adminKey = { role: 'admin' as const, kind: 'user' as const, description: 'bootstrap admin key', userId: owner.id, userName: owner.name };
   if (options.adminKey) {
     const key = await getItem<ApiKeyItem>(keys.apiKey(sha256Hex(options.adminKey)), { consistent: true });
     if (key && key.accountId !== accountId) throw new Error('BOOTSTRAP_API_KEY belongs to another account');
-    if (!key) await issueKey(accountId, { role: 'admin', kind: 'user', description: 'bootstrap admin key' }, options.adminKey);
+    if (!key) await issueKey(accountId, adminKey, options.adminKey);
+    // A key made before users existed is given to the account's owner.
+    else if (!key.userId) await updateItem(keys.apiKey(key.secretHash), { userId: owner.id, userName: owner.name });
     return { accountId };
   }
   if ((await listKeys(accountId)).length > 0) return { accountId };
-  const { secret } = await issueKey(accountId, { role: 'admin', kind: 'user', description: 'bootstrap admin key' });
+  const { secret } = await issueKey(accountId, adminKey);
   return { accountId, createdKey: secret };
+}
+
+/** An account's first user (GET /v5/users, `is_master`): its id is the account's, so making it again is a no-op. */
+export function ensureMasterUser(accountId: string, name: string) {
+  return ensureUser({ accountId, id: accountId, name, email: '', role: 'admin', isMaster: true });
 }

@@ -9,6 +9,8 @@ export const keys = {
   /** Region-wide settings, such as which account is primary. */
   system: (name: string): Key => ({ pk: `SYSTEM#${name}`, sk: 'SYSTEM' }),
   account: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }),
+  /** A user of an account (`/v5/users`), in a partition per account. */
+  user: (accountId: string, userId = ''): Key => ({ pk: `ACCT#${accountId}#USERS`, sk: userId }),
   /** The addresses and CIDRs an account's keys and SMTP logins may be used from (`/v2/ip_whitelist`). */
   ipAllowlist: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'IPALLOWLIST' }),
   /** An account's custom monthly message limit (`/v5/accounts/limit/custom/monthly`). */

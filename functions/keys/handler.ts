@@ -6,6 +6,7 @@ import { flag, integer, oneOfValues, schema, text } from '../platform/http/param
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { deleteKey, findKey, issueKey, keyJson, listKeys, WEB_KEY_MAX_SECONDS } from './api-keys';
 import { keyRoutes } from './routes';
+import { ensureUser } from '../admin/users/user-store';
 
 const kindParam = () => z.preprocess(
   (v) => (Array.isArray(v) ? v.at(-1) : v),
@@ -75,6 +76,10 @@ export const handler = areaHandler(keyRoutes, {
       email: input.email,
       expiration,
     });
+    // A key issued to a user records that user (GET /v5/users): how users other than the first come to be.
+    if (input.user_id && input.kind !== 'domain') {
+      await ensureUser({ accountId: req.accountId, id: input.user_id, name: input.user_name ?? input.email ?? input.user_id, email: input.email ?? '', role: input.role, isMaster: false });
+    }
     const key = { ...keyJson(item), secret };
     // mailgun-go reads `key`; mailgun.js reads the key's fields at the top level.
     return { message: 'great success', key, ...key };

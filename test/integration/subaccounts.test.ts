@@ -142,3 +142,23 @@ describe('the custom monthly limit', () => {
     expect((await call(limitUrl())).status).toBe(404);
   });
 });
+
+describe('users', () => {
+  test("an account's users: its owner from the start, and whoever keys are issued to", async () => {
+    const me = (await call(`${platform.us.url}/v5/users/me`)).json;
+    expect(me).toMatchObject({ role: 'admin', is_master: true, activated: true, is_disabled: false, name: 'Account owner' });
+    expect(me.account_id).toBe(me.id);
+    await apiKeys(parent()).create({ role: 'developer', kind: 'user', user_id: 'u-dev', user_name: 'Dana Dev', email: 'dana@example.com' } as never);
+    const dev = (await call(`${platform.us.url}/v5/users/u-dev`)).json;
+    expect(dev).toMatchObject({ id: 'u-dev', name: 'Dana Dev', email: 'dana@example.com', role: 'developer', is_master: false, email_details: { parts: { local_part: 'dana', domain: 'example.com' } } });
+    const developers = (await call(`${platform.us.url}/v5/users?role=developer`)).json as { users: Array<{ id: string }>; total: number };
+    expect(developers.users.map((u) => u.id)).toEqual(['u-dev']);
+    expect((await call(`${platform.us.url}/v5/users/nobody`)).json).toEqual({ message: 'No such user exists' });
+  });
+
+  test('a subaccount has its own owner, named after it', async () => {
+    const sub = (await parent().subaccounts.create('Studio')).subaccount;
+    const users = (await call(`${platform.us.url}/v5/users`, { headers: { 'x-mailgun-on-behalf-of': sub.id } })).json as { users: Array<{ name: string; is_master: boolean; account_id: string }> };
+    expect(users.users).toEqual([expect.objectContaining({ name: 'Studio', is_master: true, account_id: sub.id })]);
+  });
+});

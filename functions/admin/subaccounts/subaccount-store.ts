@@ -1,5 +1,6 @@
 import { keys, type AccountItem, type ApiKeyItem } from '../../data/db';
 import { getItem, getItems, putItem, queryAll, updateItem, updateItemIf } from '../../data/store';
+import { ensureMasterUser } from '../../accounts/bootstrap';
 import { createSandboxDomain } from '../../domains/domains';
 import { listKeys } from '../../keys/api-keys';
 import { objectId } from '../../platform/ids';
@@ -38,6 +39,7 @@ export async function createSubaccount(parentId: string, name: string, now = new
   const account: AccountItem = { accountId: objectId(now.getTime()), name, parentId, status: 'open', createdAt: now.toISOString(), updatedAt: now.toISOString(), features: { ...DEFAULT_FEATURES } };
   await putItem(keys.account(account.accountId), account);
   await createSandboxDomain(account.accountId);
+  await ensureMasterUser(account.accountId, name);
   // Listed once it exists whole: a list never shows a subaccount without its sandbox domain.
   await putItem(keys.subaccount(parentId, account.accountId), { accountId: account.accountId });
   return account;
