@@ -1,3 +1,4 @@
+import { openSubaccountIds } from '../accounts/subaccount-list';
 import { z } from 'zod/v3';
 import { requireDomain } from '../domains/domain-store';
 import { parseDateInput } from '../platform/dates';
@@ -65,8 +66,15 @@ const parseTimestamp = (value: string) => {
 };
 
 export const handler = areaHandler(analyticsRoutes, {
-  metrics: operation(() => z.object({}).passthrough(), async (req) => queryMetrics(req.accountId, metricsInput(req), SENDING_METRICS)),
-  usageMetrics: operation(() => z.object({}).passthrough(), async (req) => queryMetrics(req.accountId, metricsInput(req), USAGE_METRICS)),
+  // include_subaccounts adds the subaccounts' counters (not deleted ones) to the same groups.
+  metrics: operation(() => z.object({}).passthrough(), async (req) => {
+    const input = metricsInput(req);
+    return queryMetrics(req.accountId, input, SENDING_METRICS, Date.now(), input.include_subaccounts ? await openSubaccountIds(req.accountId) : []);
+  }),
+  usageMetrics: operation(() => z.object({}).passthrough(), async (req) => {
+    const input = metricsInput(req);
+    return queryMetrics(req.accountId, input, USAGE_METRICS, Date.now(), input.include_subaccounts ? await openSubaccountIds(req.accountId) : []);
+  }),
   accountStats: operation(() => z.object(statsRange()), async (req, input) => statsSeries({ accountId: req.accountId, ...input })),
   domainTotals: operation(totalDomainsInput, async (req, input) => totalsByDomain(req.accountId, input, parseTimestamp)),
   filteredStats: operation(statsFilterInput, async (req, input) => filteredStats(req.accountId, input)),

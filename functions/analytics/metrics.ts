@@ -138,7 +138,7 @@ function compareRows(descending: boolean) {
   };
 }
 
-export async function queryMetrics(accountId: string, query: MetricsQuery, set: MetricSet, now = Date.now()) {
+export async function queryMetrics(accountId: string, query: MetricsQuery, set: MetricSet, now = Date.now(), subaccounts: readonly string[] = []) {
   const range = timeRange(query, now);
   const resolution: Resolution = query.resolution ?? 'day';
   const dimensions = query.dimensions ?? [];
@@ -156,7 +156,7 @@ export async function queryMetrics(accountId: string, query: MetricsQuery, set: 
     values: p.values.map((v) => v.value),
   }));
   const byTime = dimensions.includes('time');
-  const groups = await runCounterQuery({ accountId, resolution, from: range.from, to: range.to, byTime, groupBy, filters });
+  const groups = await runCounterQuery({ accountId, alsoAccounts: query.include_subaccounts ? subaccounts : [], resolution, from: range.from, to: range.to, byTime, groupBy, filters });
 
   const [sortKey, direction] = (query.pagination?.sort ?? '').split(':');
   const sortBy = sortKey || dimensions[0] || '';

@@ -28,6 +28,8 @@ export interface Predicate {
 
 export interface CounterQuery {
   accountId: string;
+  /** Other accounts whose counters add to the same groups (a parent's subaccounts, `include_subaccounts`). */
+  alsoAccounts?: readonly string[];
   resolution: Resolution;
   /** Buckets overlapping [from, to) in milliseconds. */
   from: number;
@@ -88,8 +90,10 @@ async function rowsFor(q: CounterQuery, buckets: number[]): Promise<{ kind: read
     throw new BadRequest(`These dimensions and filters cannot be combined: ${distinct.join(', ')} (counters are kept by domain and tag, with at most one of recipient domain/provider, device or country)`);
   }
   const pinnedValues = kind.map((attribute) => pinned(q.filters.find((p) => p.field.attribute === attribute)));
+  const accounts = [q.accountId, ...(q.alsoAccounts ?? [])];
   if (pinnedValues.every((v) => v !== undefined)) {
-    return { kind, rows: await getCounters(q.accountId, kind, q.resolution, buckets, cartesian(pinnedValues)) };
+    const keys = cartesian(pinnedValues);
+    return { kind, rows: (await Promise.all(accounts.map((id) => getCounters(id, kind, q.resolution, buckets, keys)))).flat() };
   }
   // Narrow the Query by the leading values that are pinned to one each.
   const prefix: string[] = [];
@@ -97,7 +101,7 @@ async function rowsFor(q: CounterQuery, buckets: number[]): Promise<{ kind: read
     if (values?.length !== 1) break;
     prefix.push(values[0]!);
   }
-  return { kind, rows: await queryCounters(q.accountId, kind, q.resolution, buckets, prefix) };
+  return { kind, rows: (await Promise.all(accounts.map((id) => queryCounters(id, kind, q.resolution, buckets, prefix)))).flat() };
 }
 
 /** Mailgun's largest time series page; also bounds what one request may read. */

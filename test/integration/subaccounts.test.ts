@@ -1,5 +1,5 @@
 import type { LocalPlatform } from '../../lib/local/platform';
-import { apiKeys, call, sdk, sdkError, startTestPlatform } from '../support/platform';
+import { apiKeys, call, eventually, sdk, sdkError, startTestPlatform } from '../support/platform';
 
 // Subaccounts as a parent meets them with mailgun.js: create, list, read, act on one with
 // X-Mailgun-On-Behalf-Of (setSubaccount), disable (its keys stop working) and enable, delete.
@@ -161,4 +161,16 @@ describe('users', () => {
     const users = (await call(`${platform.us.url}/v5/users`, { headers: { 'x-mailgun-on-behalf-of': sub.id } })).json as { users: Array<{ name: string; is_master: boolean; account_id: string }> };
     expect(users.users).toEqual([expect.objectContaining({ name: 'Studio', is_master: true, account_id: sub.id })]);
   });
+});
+
+test("metrics with include_subaccounts add the subaccounts' counts to the parent's", async () => {
+  const sub = (await parent().subaccounts.create('Measured')).subaccount;
+  const mg = onBehalfOf(sub.id);
+  const sandbox = (await mg.domains.list())[0]!.name;
+  await mg.messages.create(sandbox, { from: `me@${sandbox}`, to: ['m1@example.com', 'm2@example.com', 'm3@example.com'], subject: 'measured', text: 'x' });
+  const accepted = async (include: boolean) => {
+    const res = await call(`${platform.us.url}/v1/analytics/metrics`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ duration: '1d', resolution: 'day', metrics: ['accepted_count'], include_aggregates: true, include_subaccounts: include }) });
+    return (res.json.aggregates as { metrics: { accepted_count: number } }).metrics.accepted_count;
+  };
+  await eventually(async () => (await accepted(true)) - (await accepted(false)) >= 3, 15_000);
 });

@@ -5,7 +5,8 @@ import { BadRequest, Forbidden, NotFound } from '../../platform/errors';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
 import { flag, integer, oneOfValues, schema, text } from '../../platform/http/params';
 import { subaccountRoutes } from './routes';
-import { createSubaccount, findSubaccount, listSubaccounts, setFeatures, setSubaccountStatus, SUBACCOUNT_FEATURES, subaccountJson, type SubaccountFeature } from './subaccount-store';
+import { listSubaccounts } from '../../accounts/subaccount-list';
+import { createSubaccount, findSubaccount, setFeatures, setSubaccountStatus, SUBACCOUNT_FEATURES, subaccountJson, type SubaccountFeature } from './subaccount-store';
 
 const MAX_NAME = 256;
 

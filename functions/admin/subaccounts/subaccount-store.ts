@@ -1,5 +1,5 @@
 import { keys, type AccountItem, type ApiKeyItem } from '../../data/db';
-import { getItem, getItems, putItem, queryAll, updateItem, updateItemIf } from '../../data/store';
+import { getItem, putItem, updateItem, updateItemIf } from '../../data/store';
 import { ensureMasterUser } from '../../accounts/bootstrap';
 import { createSandboxDomain } from '../../domains/domains';
 import { listKeys } from '../../keys/api-keys';
@@ -50,12 +50,6 @@ export async function findSubaccount(parentId: string, subaccountId: string): Pr
   if (!/^[0-9a-f]{24}$/.test(subaccountId)) return undefined;
   const account = await getItem<AccountItem>(keys.account(subaccountId), { consistent: true });
   return account?.parentId === parentId ? account : undefined;
-}
-
-export async function listSubaccounts(parentId: string): Promise<AccountItem[]> {
-  const ids = await queryAll<{ accountId: string }>({ pk: keys.subaccount(parentId).pk }, '');
-  const accounts = await getItems<AccountItem>(ids.map((id) => keys.account(id.accountId)));
-  return accounts.filter((account) => account.parentId === parentId);
 }
 
 /**
