@@ -60,8 +60,8 @@ async function totals(accountId: string, from: number, to: number, keep: (event:
 
 export const handler = areaHandler(logRoutes, {
   /**
-   * include_subaccounts: subaccounts cannot be listed on this platform yet, so a query covers the
-   * acting account (X-Mailgun-On-Behalf-Of selects a subaccount).
+   * include_subaccounts is not applied yet: a query covers the acting account (its page tokens
+   * walk one account's events; X-Mailgun-On-Behalf-Of selects a subaccount's).
    */
   listLogs: operation(logsInput, async (req, input) => {
     const now = Date.now();

@@ -1,3 +1,4 @@
+import { openSubaccountIds } from '../accounts/subaccount-list';
 import { tagMetrics } from './tag-metrics';
 import { keys, type AccountItem } from '../data/db';
 import { getItem, queryAll } from '../data/store';
@@ -9,7 +10,7 @@ import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeli
 import { accountTagJson, domainTagJson } from './present';
 import { tagRoutes } from './routes';
 import { accountTagInput, domainInput, domainTagInput, listAccountTagsInput, listDomainTagsInput, MAX_DESCRIPTION_LENGTH, noInput, type TagSort } from './schemas';
-import { deleteTag, describeTag, getTag, normaliseTag, tagCount, tagsByName, tagsBySighting, tagsPage, type TagScope } from './tag-store';
+import { deleteTag, describeTag, getTag, normaliseTag, tagCount, tagsByName, tagsBySighting, tagsPage, type TagItem, type TagScope } from './tag-store';
 
 /** The tag a request names, as the registry keys it; a name that cannot be a tag is simply not found. */
 function tagKeyOf(raw: string): string {
@@ -42,6 +43,12 @@ async function removeTag(scope: TagScope, tag: string) {
 }
 
 /** Tags of one account page by page: `skip` is read through, so a page costs skip + limit items. */
+/** The order of a sort, for merging several accounts' pages. */
+function tagOrder(sort: TagSort): (a: TagItem, b: TagItem) => number {
+  const sign = sort.endsWith(':asc') ? 1 : -1;
+  return sort.startsWith('tag') ? (a, b) => sign * (a.tagKey < b.tagKey ? -1 : a.tagKey > b.tagKey ? 1 : a.accountId.localeCompare(b.accountId)) : (a, b) => sign * (a.lastSeen - b.lastSeen || a.tagKey.localeCompare(b.tagKey));
+}
+
 async function accountTagPage(accountId: string, sort: TagSort, prefix: string, skip: number, limit: number) {
   const ascending = sort.endsWith(':asc');
   const items = sort.startsWith('tag')
@@ -58,19 +65,30 @@ async function accountTagTotal(accountId: string, prefix: string): Promise<numbe
 
 export const handler = areaHandler(tagRoutes, {
   /**
-   * include_subaccounts: subaccounts cannot be listed on this platform yet (no such access
-   * pattern), so the listing holds the acting account's tags. include_metrics: each tag's
-   * metrics since it was first seen, from the analytics counters (tag-metrics.ts).
+   * include_subaccounts: the subaccounts' tags beside the account's own, each item naming its
+   * account (the first skip + limit of every account, merged in the requested order).
+   * include_metrics: each tag's metrics since it was first seen, from its own account's analytics
+   * counters (tag-metrics.ts).
    */
   listAccountTags: operation(listAccountTagsInput, async (req, input) => {
     const { skip, limit, include_total } = input.pagination;
     const sort: TagSort = input.pagination.sort ?? 'lastseen:desc';
     const prefix = input.tag === undefined ? '' : (normaliseTag(input.tag)?.tagKey ?? '');
-    const [items, account] = await Promise.all([accountTagPage(req.accountId, sort, prefix, skip, limit), getItem<AccountItem>(keys.account(req.accountId))]);
-    const metrics = input.include_metrics ? await tagMetrics(req.accountId, items) : undefined;
+    const owners = input.include_subaccounts ? [req.accountId, ...(await openSubaccountIds(req.accountId))] : [req.accountId];
+    const pages = await Promise.all(owners.map((id) => accountTagPage(id, sort, prefix, owners.length > 1 ? 0 : skip, owners.length > 1 ? skip + limit : limit)));
+    const items = owners.length > 1 ? pages.flat().sort(tagOrder(sort)).slice(skip, skip + limit) : pages[0]!;
+    const accounts = new Map(await Promise.all(owners.map(async (id) => [id, await getItem<AccountItem>(keys.account(id))] as const)));
+    const metrics = new Map<string, Record<string, number | string> | undefined>();
+    if (input.include_metrics) {
+      for (const id of owners) {
+        const own = items.filter((item) => item.accountId === id);
+        for (const [tagKey, values] of await tagMetrics(id, own)) metrics.set(`${id}|${tagKey}`, values);
+      }
+    }
+    const total = include_total ? (await Promise.all(owners.map((id) => accountTagTotal(id, prefix)))).reduce((a, b) => a + b, 0) : undefined;
     return {
-      items: items.map((item) => ({ ...accountTagJson(item, account), ...(metrics ? { metrics: metrics.get(item.tagKey) } : {}) })),
-      pagination: { sort, skip, limit, ...(include_total ? { total: await accountTagTotal(req.accountId, prefix) } : {}) },
+      items: items.map((item) => ({ ...accountTagJson(item, accounts.get(item.accountId)), ...(input.include_metrics ? { metrics: metrics.get(`${item.accountId}|${item.tagKey}`) } : {}) })),
+      pagination: { sort, skip, limit, ...(total !== undefined ? { total } : {}) },
     };
   }),
 

@@ -174,3 +174,20 @@ test("metrics with include_subaccounts add the subaccounts' counts to the parent
   };
   await eventually(async () => (await accepted(true)) - (await accepted(false)) >= 3, 15_000);
 });
+
+test("account tags with include_subaccounts list the subaccounts' tags too, each naming its account", async () => {
+  const sub = (await parent().subaccounts.create('Tagged')).subaccount;
+  const mg = onBehalfOf(sub.id);
+  const sandbox = (await mg.domains.list())[0]!.name;
+  await mg.messages.create(sandbox, { from: `me@${sandbox}`, to: ['t@example.com'], subject: 'tagged', text: 'x', 'o:tag': ['sub-only-tag'] });
+  const tags = async (include: boolean) =>
+    (await call(`${platform.us.url}/v1/analytics/tags`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ include_subaccounts: include, pagination: { sort: 'tag:asc', limit: 100, include_total: true } }) })).json as { items: Array<{ tag: string; account_id: string; parent_account_id: string; account_name: string }>; pagination: { total: number } };
+  const withSubs = await eventually(async () => {
+    const res = await tags(true);
+    return res.items.some((t) => t.tag === 'sub-only-tag') && res;
+  }, 15_000);
+  expect(withSubs.items.find((t) => t.tag === 'sub-only-tag')).toMatchObject({ account_id: sub.id, account_name: 'Tagged', parent_account_id: (await call(`${platform.us.url}/v5/users/me`)).json.account_id });
+  const own = await tags(false);
+  expect(own.items.some((t) => t.tag === 'sub-only-tag')).toBe(false);
+  expect(withSubs.pagination.total).toBeGreaterThan(own.pagination.total);
+});
