@@ -91,6 +91,8 @@ export interface AccountItem {
   disabledNote?: string;
   /** A subaccount's features (PUT …/features): `{ sending: { enabled: true }, … }`. */
   features?: Record<string, { enabled: boolean }>;
+  /** Dashboard session settings (PUT /v5/accounts): kept for a dashboard; this platform has no sessions of its own. */
+  session?: { inactiveTimeout?: number; absoluteTimeout?: number; logoutRedirectUrl?: string };
 }
 
 export interface ApiKeyItem {

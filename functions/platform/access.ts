@@ -14,8 +14,9 @@ export type KeyKind = (typeof keyKinds)[number];
  * - send: submitting and resending messages.
  * - suppress: editing suppression lists (support staff clean up bounces).
  * - admin: API keys, users, subaccounts, account settings.
- * - public: no API key at all. Only for what mail clients fetch (tracking links); such an
- *   operation authenticates the request itself, by the link's signature.
+ * - public: no API key at all. Only for what mail clients fetch (tracking links) and what a
+ *   preview share's visitors open; such an operation authenticates the request itself, by the
+ *   link's signature or the share's unguessable uuid.
  */
 export type Access = 'read' | 'write' | 'send' | 'suppress' | 'admin' | 'public';
 

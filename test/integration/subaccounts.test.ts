@@ -191,3 +191,12 @@ test("account tags with include_subaccounts list the subaccounts' tags too, each
   expect(own.items.some((t) => t.tag === 'sub-only-tag')).toBe(false);
   expect(withSubs.pagination.total).toBeGreaterThan(own.pagination.total);
 });
+
+test('PUT /v5/accounts renames the acting account (a subaccount through the header) and keeps its session settings', async () => {
+  const sub = (await parent().subaccounts.create('Old name')).subaccount;
+  const res = await call(`${platform.us.url}/v5/accounts`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', headers: { 'x-mailgun-on-behalf-of': sub.id }, body: 'name=New+name&inactive_session_timeout=1800' });
+  expect(res.json).toEqual({ message: 'Account info has been updated' });
+  expect((await parent().subaccounts.get(sub.id)).subaccount.name).toBe('New name');
+  expect((await call(`${platform.us.url}/v5/accounts`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', body: '' })).status).toBe(400);
+  expect((await call(`${platform.us.url}/v5/accounts`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', body: 'logout_redirect_url=nowhere' })).status).toBe(400);
+});

@@ -1,0 +1,47 @@
+import { z } from 'zod/v3';
+import { keys, type AccountItem } from '../../data/db';
+import { getItem, updateItem } from '../../data/store';
+import { BadRequest } from '../../platform/errors';
+import { areaHandler, operation } from '../../platform/http/pipeline';
+import { integer, schema, text } from '../../platform/http/params';
+import { accountRoutes } from './routes';
+
+/** A day, in seconds: the longest a dashboard session setting may be. */
+const MAX_TIMEOUT = 86_400;
+const timeout = () =>
+  integer()
+    .refine((n) => n >= 60 && n <= MAX_TIMEOUT, { message: `must be between 60 and ${MAX_TIMEOUT} seconds` })
+    .optional();
+
+const updateInput = schema(() =>
+  z.object({
+    name: text()
+      .refine((v) => v.trim().length > 0 && v.length <= 256, { message: 'must be 1 to 256 characters' })
+      .optional(),
+    inactive_session_timeout: timeout(),
+    absolute_session_timeout: timeout(),
+    logout_redirect_url: text()
+      .refine((v) => /^https?:\/\/[^\s/]+/i.test(v), { message: 'must be an absolute http(s) URL' })
+      .optional(),
+  }),
+);
+
+export const handler = areaHandler(accountRoutes, {
+  /**
+   * PUT /v5/accounts: the name shows wherever the account is named (a subaccount's list entry, tag
+   * listings' `account_name`); the session settings are kept for a dashboard, as this platform has
+   * no sessions of its own.
+   */
+  updateAccount: operation(updateInput, async (req, input) => {
+    const changes: Partial<AccountItem> = {};
+    if (typeof input.name === 'string') changes.name = input.name.trim();
+    const session = { inactiveTimeout: input.inactive_session_timeout, absoluteTimeout: input.absolute_session_timeout, logoutRedirectUrl: input.logout_redirect_url };
+    if (Object.values(session).some((v) => v !== undefined)) {
+      const current = (await getItem<AccountItem>(keys.account(req.accountId)))?.session ?? {};
+      changes.session = { ...current, ...Object.fromEntries(Object.entries(session).filter(([, v]) => v !== undefined)) };
+    }
+    if (!Object.keys(changes).length) throw new BadRequest("Nothing to update: give 'name', 'inactive_session_timeout', 'absolute_session_timeout' or 'logout_redirect_url'");
+    await updateItem(keys.account(req.accountId), { ...changes, updatedAt: new Date().toISOString() });
+    return { message: 'Account info has been updated' };
+  }),
+});

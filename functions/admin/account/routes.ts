@@ -1,0 +1,4 @@
+import type { RouteSpec } from '../../platform/http/route';
+
+/** Account management (contract 12.4): the acting account's name and dashboard session settings. */
+export const accountRoutes = [{ method: 'PUT', path: '/v5/accounts', area: 'admin/account', operation: 'updateAccount', access: 'admin' }] as const satisfies readonly RouteSpec[];
