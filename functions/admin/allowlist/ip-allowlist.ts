@@ -53,19 +53,34 @@ export async function saveAllowlist(accountId: string, read: Allowlist, addresse
   return addresses;
 }
 
-/** Whether `source` may use the account's keys and logins: always while the list is empty. */
-export function sourceAllowed(addresses: readonly AllowedAddress[], source: string | undefined): boolean {
-  if (!addresses.length) return true;
-  if (!source) return false;
-  const ip = source.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
-  const family = isIP(ip);
-  if (!family) return false;
+function compile(addresses: readonly AllowedAddress[]): BlockList {
   const list = new BlockList();
   for (const { ip_address: entry } of addresses) {
     const [address, prefix] = entry.split('/');
     const entryFamily = isIP(address!) === 6 ? 'ipv6' : 'ipv4';
     if (prefix === undefined) list.addAddress(address!, entryFamily);
     else list.addSubnet(address!, Number(prefix), entryFamily);
+  }
+  return list;
+}
+
+/** Compiled lists by account and version: a version never changes content, so one compile serves every check of it. */
+const compiled = new Map<string, BlockList>();
+
+/** Whether `source` may use the account's keys and logins: always while the list is empty. */
+export function sourceAllowed(addresses: readonly AllowedAddress[], source: string | undefined, cacheKey?: string): boolean {
+  if (!addresses.length) return true;
+  if (!source) return false;
+  const ip = source.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+  const family = isIP(ip);
+  if (!family) return false;
+  let list = cacheKey ? compiled.get(cacheKey) : undefined;
+  if (!list) {
+    list = compile(addresses);
+    if (cacheKey) {
+      if (compiled.size > 1000) compiled.clear();
+      compiled.set(cacheKey, list);
+    }
   }
   return list.check(ip, family === 6 ? 'ipv6' : 'ipv4');
 }
@@ -77,5 +92,6 @@ export function sourceAllowed(addresses: readonly AllowedAddress[], source: stri
  */
 export async function accountAllowsSource(accountId: string, source: string | undefined): Promise<boolean> {
   if (source === undefined) return true;
-  return sourceAllowed(await allowlistOf(accountId), source);
+  const { addresses, version } = await readAllowlist(accountId);
+  return sourceAllowed(addresses, source, `${accountId}#${version}`);
 }
