@@ -3,7 +3,8 @@ import { keys, type AccountItem } from '../../data/db';
 import { getItem } from '../../data/store';
 import { BadRequest, Forbidden, NotFound } from '../../platform/errors';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
-import { flag, integer, oneOfValues, schema, text } from '../../platform/http/params';
+import { flag, oneOfValues, schema, text } from '../../platform/http/params';
+import { skipLimitInput } from '../../platform/http/paging';
 import { subaccountRoutes } from './routes';
 import { listSubaccounts } from '../../accounts/subaccount-list';
 import { createSubaccount, findSubaccount, setFeatures, setSubaccountStatus, SUBACCOUNT_FEATURES, subaccountJson, type SubaccountFeature } from './subaccount-store';
@@ -12,12 +13,7 @@ const MAX_NAME = 256;
 
 const listInput = schema(() =>
   z.object({
-    skip: integer()
-      .refine((n) => n >= 0, { message: 'must be 0 or more' })
-      .default(0),
-    limit: integer()
-      .refine((n) => n >= 1 && n <= 1000, { message: 'must be between 1 and 1000' })
-      .default(10),
+    ...skipLimitInput(10, 1000),
     sort: oneOfValues(['asc', 'desc'] as const).default('asc'),
     filter: text().optional(),
     enabled: flag().optional(),

@@ -3,19 +3,15 @@ import { findKey } from '../../keys/api-keys';
 import { roles } from '../../platform/access';
 import { NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
-import { integer, oneOfValues, schema } from '../../platform/http/params';
+import { oneOfValues, schema } from '../../platform/http/params';
+import { skipLimitInput } from '../../platform/http/paging';
 import { userRoutes } from './routes';
 import { findUser, listUsers, userJson } from './user-store';
 
 const listInput = schema(() =>
   z.object({
     role: oneOfValues(roles).optional(),
-    limit: integer()
-      .refine((n) => n >= 1 && n <= 1000, { message: 'must be between 1 and 1000' })
-      .default(100),
-    skip: integer()
-      .refine((n) => n >= 0, { message: 'must be 0 or more' })
-      .default(0),
+    ...skipLimitInput(100, 1000),
   }),
 );
 const userInput = schema(() => z.object({ user_id: z.string() }));
