@@ -1,6 +1,6 @@
 import { webhookAddressPolicy } from '../../webhooks/url-policy';
 import { decoderFor, MAX_HTML_BYTES } from './inspect-input';
-import { fetchOnce } from './safe-fetch';
+import { fetchOnce, followRedirects } from './safe-fetch';
 import type { StoredSource } from './source-input';
 
 /** A page behind a few redirects is still the page; more is a loop or a trap. */
@@ -24,25 +24,17 @@ function decoderOf(contentType: string | undefined, body: Buffer): TextDecoder {
  * hop so every hop is checked, at most MAX_HTML_BYTES.
  */
 export async function fetchHtml(url: string): Promise<string> {
-  let target = url;
-  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    let outcome: Awaited<ReturnType<typeof fetchOnce>>;
-    try {
-      outcome = await fetchOnce(target, { method: 'GET', timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_HTML_BYTES, policy: webhookAddressPolicy(), readBody: true });
-    } catch (error) {
-      throw new HtmlFetchError(`${target} could not be fetched: ${(error as Error).message}`);
-    }
-    const location = outcome.headers['location'];
-    if (outcome.status >= 300 && outcome.status < 400 && location) {
-      target = new URL(location, target).href;
-      continue;
-    }
-    if (outcome.status !== 200) throw new HtmlFetchError(`${target} answered HTTP ${outcome.status}, not the email's HTML`);
-    if (outcome.truncated) throw new HtmlFetchError(`The HTML at ${target} is larger than ${MAX_HTML_BYTES / 1024 / 1024} MiB, the most a test accepts`);
-    const body = outcome.body ?? Buffer.alloc(0);
-    return decoderOf(outcome.headers['content-type'], body).decode(body);
-  }
-  throw new HtmlFetchError(`${url} redirects more than ${MAX_REDIRECTS} times`);
+  const final = await followRedirects(url, MAX_REDIRECTS, (target) =>
+    fetchOnce(target, { method: 'GET', timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_HTML_BYTES, policy: webhookAddressPolicy(), readBody: true }).catch((error: Error) => {
+      throw new HtmlFetchError(`${target} could not be fetched: ${error.message}`);
+    }),
+  );
+  if (!final) throw new HtmlFetchError(`${url} redirects more than ${MAX_REDIRECTS} times`);
+  const { outcome, url: target } = final;
+  if (outcome.status !== 200) throw new HtmlFetchError(`${target} answered HTTP ${outcome.status}, not the email's HTML`);
+  if (outcome.truncated) throw new HtmlFetchError(`The HTML at ${target} is larger than ${MAX_HTML_BYTES / 1024 / 1024} MiB, the most a test accepts`);
+  const body = outcome.body ?? Buffer.alloc(0);
+  return decoderOf(outcome.headers['content-type'], body).decode(body);
 }
 
 /** A stored test input's HTML: as stored, or fetched now from its URL. */

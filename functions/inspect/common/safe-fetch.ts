@@ -186,3 +186,19 @@ export function fetchOnce(target: string, options: FetchOptions): Promise<FetchO
 
 /** What a browser-like client says when the caller names no user agent: some sites refuse bare clients. */
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; MailplaneInspect/1.0; +https://github.com/mailplane)';
+
+/**
+ * Where a chain of redirects ends: each hop a new call of `fetchHop` (so each is checked against
+ * the address policy), `Location` resolved against the hop that sent it. Answers the last hop's
+ * outcome and URL, or undefined when there are more than `maxRedirects`.
+ */
+export async function followRedirects(url: string, maxRedirects: number, fetchHop: (target: string) => Promise<FetchOutcome>): Promise<{ outcome: FetchOutcome; url: string } | undefined> {
+  let target = url;
+  for (let hop = 0; hop <= maxRedirects; hop++) {
+    const outcome = await fetchHop(target);
+    const location = outcome.status >= 300 && outcome.status < 400 ? outcome.headers['location'] : undefined;
+    if (!location) return { outcome, url: target };
+    target = new URL(location, target).href;
+  }
+  return undefined;
+}

@@ -3,7 +3,7 @@ import { htmlOfStoredSource } from '../common/fetch-html';
 import { putBytes } from '../common/inspect-store';
 import { mapLimit } from '../../platform/concurrency';
 import type { TestRunner } from '../common/run-outcome';
-import { FetchError, fetchOnce } from '../common/safe-fetch';
+import { FetchError, fetchOnce, followRedirects } from '../common/safe-fetch';
 import type { StoredSource } from '../common/source-input';
 import { extractImages } from './image-extractor';
 import { checkImages, type FetchedImage } from './image-run';
@@ -18,19 +18,12 @@ const FETCH_TIMEOUT_MS = 10_000;
 /** An image by URL through the SSRF-safe client, redirects followed hop by hop (each hop checked). */
 async function fetchImage(url: string): Promise<FetchedImage> {
   const started = Date.now();
-  let target = url;
   try {
-    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const outcome = await fetchOnce(target, { method: 'GET', timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_IMAGE_BYTES, policy: webhookAddressPolicy(), readBody: true });
-      const location = outcome.status >= 300 && outcome.status < 400 ? outcome.headers['location'] : undefined;
-      if (location) {
-        target = new URL(location, target).href;
-        continue;
-      }
-      if (outcome.truncated) return { status: outcome.status, loadTimeMs: Date.now() - started, error: `larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MB, the most read of one image` };
-      return { status: outcome.status, bytes: outcome.status >= 200 && outcome.status < 300 ? outcome.body : undefined, loadTimeMs: Date.now() - started };
-    }
-    return { status: 0, loadTimeMs: Date.now() - started, error: `more than ${MAX_REDIRECTS} redirects` };
+    const final = await followRedirects(url, MAX_REDIRECTS, (target) => fetchOnce(target, { method: 'GET', timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_IMAGE_BYTES, policy: webhookAddressPolicy(), readBody: true }));
+    if (!final) return { status: 0, loadTimeMs: Date.now() - started, error: `more than ${MAX_REDIRECTS} redirects` };
+    const { outcome } = final;
+    if (outcome.truncated) return { status: outcome.status, loadTimeMs: Date.now() - started, error: `larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MB, the most read of one image` };
+    return { status: outcome.status, bytes: outcome.status >= 200 && outcome.status < 300 ? outcome.body : undefined, loadTimeMs: Date.now() - started };
   } catch (error) {
     return { status: 0, loadTimeMs: Date.now() - started, error: error instanceof FetchError ? error.message : (error as Error).message };
   }

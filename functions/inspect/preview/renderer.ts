@@ -3,7 +3,7 @@ import { chromium, type Browser, type BrowserContext, type Route } from 'playwri
 import { env } from '../../platform/env';
 import { logger } from '../../platform/logger';
 import { webhookAddressPolicy } from '../../webhooks/url-policy';
-import { fetchOnce } from '../common/safe-fetch';
+import { fetchOnce, followRedirects } from '../common/safe-fetch';
 import type { Viewport } from './clients';
 
 /**
@@ -83,21 +83,14 @@ async function fetchResource(route: Route, blockImages: boolean): Promise<void> 
   const request = route.request();
   const type = request.resourceType();
   if (blockImages && type === 'image') return route.abort('blockedbyclient');
-  let target = request.url();
-  if (!/^https?:/i.test(target) || !['image', 'stylesheet', 'font', 'media'].includes(type)) return route.abort('blockedbyclient');
+  const url = request.url();
+  if (!/^https?:/i.test(url) || !['image', 'stylesheet', 'font', 'media'].includes(type)) return route.abort('blockedbyclient');
   try {
-    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const outcome = await fetchOnce(target, { method: 'GET', timeoutMs: RESOURCE_TIMEOUT_MS, maxBytes: RESOURCE_MAX_BYTES, policy: webhookAddressPolicy(), readBody: true });
-      const location = outcome.headers['location'];
-      if (outcome.status >= 300 && outcome.status < 400 && location) {
-        target = new URL(location, target).href;
-        continue;
-      }
-      if (outcome.truncated) return route.abort('failed');
-      const contentType = outcome.headers['content-type'];
-      return route.fulfill({ status: outcome.status, body: outcome.body ?? Buffer.alloc(0), headers: contentType ? { 'content-type': contentType } : {} });
-    }
-    return route.abort('failed');
+    const final = await followRedirects(url, MAX_REDIRECTS, (target) => fetchOnce(target, { method: 'GET', timeoutMs: RESOURCE_TIMEOUT_MS, maxBytes: RESOURCE_MAX_BYTES, policy: webhookAddressPolicy(), readBody: true }));
+    if (!final || final.outcome.truncated) return route.abort('failed');
+    const { outcome } = final;
+    const contentType = outcome.headers['content-type'];
+    return route.fulfill({ status: outcome.status, body: outcome.body ?? Buffer.alloc(0), headers: contentType ? { 'content-type': contentType } : {} });
   } catch {
     return route.abort('failed');
   }
