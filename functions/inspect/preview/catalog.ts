@@ -1,5 +1,5 @@
 import { logger } from '../../platform/logger';
-import { DEFAULT_CLIENT_IDS, PREVIEW_CLIENTS, type CatalogClient, type Fidelity } from './clients';
+import { PREVIEW_CLIENTS, type CatalogClient, type Fidelity } from './clients';
 import { realClientTier, type RealClient } from './real-clients/real-client-tier';
 
 /** A client as a test and its results show it, emulated or real. */
@@ -38,8 +38,6 @@ export async function previewCatalog(): Promise<Map<string, ClientInfo>> {
   for (const c of real?.clients ?? []) catalog.set(c.id, { ...c, free: false, default: false, fidelity: 'real', service: real!.service });
   return catalog;
 }
-
-export const defaultClientIds = (): string[] => [...DEFAULT_CLIENT_IDS];
 
 function emulatedInfo(id: string): ClientInfo | undefined {
   const c = PREVIEW_CLIENTS.get(id);

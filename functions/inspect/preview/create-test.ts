@@ -2,7 +2,8 @@ import { keys } from '../../data/db';
 import { putItem, putItems } from '../../data/store';
 import { putBytes } from '../common/inspect-store';
 import { logger } from '../../platform/logger';
-import { defaultClientIds, type ClientInfo } from './catalog';
+import type { ClientInfo } from './catalog';
+import { DEFAULT_CLIENT_IDS } from './clients';
 import { startContentChecks } from './content-checks';
 import { bounceClient, contentKey, PREVIEW_RETENTION_SECONDS, previewTestId, REPROCESS_BUDGET, startRenders, type CheckKind, type PreviewClientState, type PreviewTest } from './preview-store';
 import { realClientTier } from './real-clients/real-client-tier';
@@ -30,7 +31,7 @@ export const asList = (value: string | string[]) => (Array.isArray(value) ? valu
  * unknown ids become warnings, not failures (contract §5.2).
  */
 export function chooseClients(asked: string[] | undefined, catalog: ReadonlyMap<string, ClientInfo>): { clients: ClientInfo[]; warnings: Array<{ name: string; message: string }> } {
-  const unique = asked === undefined ? defaultClientIds() : [...new Set(asked)];
+  const unique = asked === undefined ? DEFAULT_CLIENT_IDS : [...new Set(asked)];
   return {
     clients: unique.flatMap((id) => (catalog.has(id) ? [catalog.get(id)!] : [])),
     warnings: unique.filter((id) => !catalog.has(id)).map((id) => ({ name: 'invalid_client', message: `Unknown client id: ${id}` })),
@@ -72,7 +73,7 @@ export async function createPreviewTest(spec: NewPreviewTest, now = Date.now()):
   test.contentChecking = await startContentChecks(spec.accountId, spec.html, spec.checks);
   if (Object.values(test.contentChecking).some(Boolean)) await putItem(keys.previewTest(spec.accountId, id), test);
   // A start that fails leaves the clients processing: the 3-minute rule re-queues them on the next read.
-  await startRenders(states.map(({ accountId, testId, clientId, run }) => ({ accountId, testId, clientId, run })));
+  await startRenders(states);
   return { test, spamKey };
 }
 

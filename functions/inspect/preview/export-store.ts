@@ -37,7 +37,7 @@ export function findExport(accountId: string, testId: string, jobId: string): Pr
 
 /** The latest job of a test: ids begin with their creation second, and equal seconds order by createdAt. */
 export async function latestExport(accountId: string, testId: string): Promise<ExportJob | undefined> {
-  const jobs = await queryAll<ExportJob>({ pk: keys.previewExport(accountId, testId).pk }, '');
+  const jobs = await exportsOf(accountId, testId);
   return jobs.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.jobId.localeCompare(b.jobId)).at(-1);
 }
 

@@ -6,7 +6,6 @@ import { areaHandler, operation, type ApiRequest } from '../../platform/http/pip
 import { flag, integer, schema, text } from '../../platform/http/params';
 import { fetchHtml } from '../common/fetch-html';
 import { htmlOfInput } from '../common/inspect-input';
-import { getBytes } from '../common/inspect-store';
 import { catalogJson, previewCatalog } from './catalog';
 import { clientResultJson, type ScreenshotUrl } from './client-result';
 import { deleteContentChecks } from './content-checks';
@@ -21,10 +20,11 @@ import { PreviewError, testNotFound } from './preview-error';
 import { listQuery, matchesListQuery } from './list-filter';
 import {
   clientStates,
-  contentKey,
+  clientState,
   findPreviewTest,
   listPreviewTests,
   nextRun,
+  readContent,
   REPROCESS_BUDGET,
   screenshotKey,
   startRenders,
@@ -179,7 +179,7 @@ async function deleteTest(req: ApiRequest, testId: string) {
 /** A screenshot of a client's current run: 425 while it renders, 404 when it never will. */
 async function screenshot(test: PreviewTest, clientId: string, file: string) {
   const name = file.replace(/\.png$/i, '');
-  const state = test.clients.includes(clientId) ? (await clientStates({ ...test, clients: [clientId] }))[0] : undefined;
+  const state = test.clients.includes(clientId) ? await clientState(test.accountId, test.id, clientId) : undefined;
   if (!state || !isScreenshotName(name)) throw new PreviewError(404, 'NotFound', `No screenshot ${file} for client ${clientId} in this test`);
   if (state.status === 'Processing' || state.status === 'Pending') throw new PreviewError(425, 'ProcessingError', `The ${clientId} screenshot is still rendering`, { 'retry-after': '5' });
   if (state.status === 'Bounced' || !state.screenshots?.includes(name)) throw new PreviewError(404, 'NotFound', `Client ${clientId} has no ${name} screenshot in this test`);
@@ -204,6 +204,8 @@ async function sharedTest(uuid: string) {
   if (!share || !test) throw new PreviewError(404, 'NotFound', 'This share link does not exist, was disabled or rotated, or has expired');
   return { share, test };
 }
+
+const addressReply = async (req: ApiRequest) => ({ preview_address: await previewAddressOf(req.accountId) });
 
 export const handler = areaHandler(previewRoutes, {
   listPreviewClients: operation(() => z.object({}).passthrough(), async () => catalogJson()),
@@ -253,7 +255,7 @@ export const handler = areaHandler(previewRoutes, {
         }
       }
     }
-    await startRenders(started.map(({ accountId, testId, clientId, run }) => ({ accountId, testId, clientId, run })));
+    await startRenders(started);
     return reply;
   }),
 
@@ -261,12 +263,12 @@ export const handler = areaHandler(previewRoutes, {
 
   getPreviewContent: operation(testInput, async (req, input) => {
     const test = await requireTest(req.accountId, input.test_id);
-    return { content: (await getBytes(contentKey(req.accountId, test.id)))?.bytes.toString('utf8') ?? '' };
+    return { content: (await readContent(req.accountId, test.id)) ?? '' };
   }),
 
   getPreviewContentAs: operation(contentInput, async (req, input) => {
     const test = await requireTest(req.accountId, input.test_id);
-    const html = (await getBytes(contentKey(req.accountId, test.id)))?.bytes.toString('utf8') ?? '';
+    const html = (await readContent(req.accountId, test.id)) ?? '';
     try {
       return { content: contentAs(html, input.content) };
     } catch (error) {
@@ -275,8 +277,8 @@ export const handler = areaHandler(previewRoutes, {
     }
   }),
 
-  previewAddress: operation(() => z.object({}).passthrough(), async (req) => ({ preview_address: await previewAddressOf(req.accountId) })),
-  previewAddressV1: operation(() => z.object({}).passthrough(), async (req) => ({ preview_address: await previewAddressOf(req.accountId) })),
+  previewAddress: operation(() => z.object({}).passthrough(), addressReply),
+  previewAddressV1: operation(() => z.object({}).passthrough(), addressReply),
 
   startPreviewExport: operation(exportInput, async (req, input) => {
     const test = await requireTest(req.accountId, input.test_id);

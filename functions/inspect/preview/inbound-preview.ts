@@ -4,13 +4,11 @@ import { logger } from '../../platform/logger';
 import { previewCatalog } from './catalog';
 import { asList, chooseClients, createPreviewTest } from './create-test';
 import { previewAddressOwner } from './preview-address';
+import { previewTestId } from './preview-store';
+import { escapeHtml } from './html-escape';
 
-const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** A preview test id (45 alphanumerics) fixed by the received message and recipient: a redelivery makes the same test. */
-function receivedTestId(objectKey: string, recipient: string): string {
-  return [...createHash('sha512').update(`${objectKey}\n${recipient}`).digest()].slice(0, 45).map((byte) => ALPHANUMERIC[byte % 62]).join('');
-}
+/** A preview test id fixed by the received message and recipient: a redelivery makes the same test. */
+const receivedTestId = (objectKey: string, recipient: string) => previewTestId(createHash('sha512').update(`${objectKey}\n${recipient}`).digest());
 
 const header = (value: unknown) => (typeof value === 'string' ? value.trim() : undefined);
 
@@ -23,7 +21,7 @@ const header = (value: unknown) => (typeof value === 'string' ? value.trim() : u
  */
 export async function receivePreviewMail(recipients: readonly string[], mime: Buffer, objectKey: string): Promise<void> {
   const parsed = await simpleParser(mime, { skipHtmlToText: true, skipImageLinks: true, skipTextLinks: true });
-  const html = typeof parsed.html === 'string' && parsed.html ? parsed.html : `<pre>${(parsed.text ?? '').replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`)}</pre>`;
+  const html = typeof parsed.html === 'string' && parsed.html ? parsed.html : `<pre>${escapeHtml(parsed.text ?? '')}</pre>`;
   for (const recipient of recipients) {
     const localPart = recipient.split('@')[0] ?? '';
     const accountId = await previewAddressOwner(localPart);

@@ -5,7 +5,7 @@ import { getItem, getItems, isLive, queryAll, updateItemIf } from '../../data/st
 import { sfnClient } from '../../platform/aws-clients';
 import { env } from '../../platform/env';
 import { randomHex } from '../../platform/ids';
-import { INSPECT_RETENTION_DAYS } from '../common/inspect-store';
+import { getBytes, INSPECT_RETENTION_DAYS } from '../common/inspect-store';
 import { countUsage } from '../common/usage';
 import type { ClientInfo } from './catalog';
 
@@ -75,9 +75,9 @@ export interface RenderItem {
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** A preview test id: 45 alphanumerics, as Mailgun's (contract §0), from 45 random bytes. */
-export function previewTestId(): string {
-  return [...randomBytes(45)].map((byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
+/** A preview test id: 45 alphanumerics, as Mailgun's (contract §0), one per byte of `bytes` (45 or more). */
+export function previewTestId(bytes: Buffer = randomBytes(45)): string {
+  return [...bytes.subarray(0, 45)].map((byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
 }
 
 export const isPreviewTestId = (id: string) => /^[A-Za-z0-9]{45}$/.test(id);
@@ -117,12 +117,19 @@ export function clientState(accountId: string, testId: string, clientId: string)
   return getItem<PreviewClientState>(keys.previewClient(accountId, testId, clientId), { consistent: true });
 }
 
-/** Starts one execution of the preview workflow over `items` (lib/workflows/email-preview.asl.json). */
-export async function startRenders(items: RenderItem[]): Promise<void> {
-  if (!items.length) return;
+/** Starts one execution of the preview workflow over the clients' current runs (lib/workflows/email-preview.asl.json). */
+export async function startRenders(clients: readonly RenderItem[]): Promise<void> {
+  if (!clients.length) return;
   const stateMachineArn = env().PREVIEW_STATE_MACHINE_ARN;
   if (!stateMachineArn) throw new Error('PREVIEW_STATE_MACHINE_ARN is not configured');
+  // Only what a render step reads goes into the execution, whatever else the caller's states hold.
+  const items: RenderItem[] = clients.map(({ accountId, testId, clientId, run }) => ({ accountId, testId, clientId, run }));
   await sfnClient().send(new StartExecutionCommand({ stateMachineArn, name: `preview-${randomHex(16)}`, input: JSON.stringify({ clients: items }) }));
+}
+
+/** A test's HTML as it was given, or undefined once it is gone from storage. */
+export async function readContent(accountId: string, testId: string): Promise<string | undefined> {
+  return (await getBytes(contentKey(accountId, testId)))?.bytes.toString('utf8');
 }
 
 /**

@@ -1,11 +1,11 @@
 import { keys } from '../../data/db';
 import { updateItemIf } from '../../data/store';
 import { logger } from '../../platform/logger';
-import { getBytes, putBytes } from '../common/inspect-store';
+import { putBytes } from '../common/inspect-store';
 import { countUsage } from '../common/usage';
 import { PREVIEW_CLIENTS } from './clients';
 import { env } from '../../platform/env';
-import { bounceClient, clientState, contentKey, findPreviewTest, MAX_ATTEMPTS, previewUsageRun, screenshotKey, type PreviewClientState, type PreviewTest, type RenderItem } from './preview-store';
+import { bounceClient, clientState, findPreviewTest, MAX_ATTEMPTS, previewUsageRun, readContent, screenshotKey, type PreviewClientState, type PreviewTest, type RenderItem } from './preview-store';
 import { realClientTier } from './real-clients/real-client-tier';
 import { renderEmail } from './renderer';
 import { rendersFor } from './screenshots';
@@ -70,7 +70,7 @@ async function storeDefault(item: RenderItem, png: Buffer): Promise<void> {
 async function renderEmulated(test: PreviewTest, item: RenderItem): Promise<Outcome> {
   const client = PREVIEW_CLIENTS.get(item.clientId);
   if (!client) throw new RenderFailed(`Client ${item.clientId} is no longer in the catalog`);
-  const html = (await getBytes(contentKey(item.accountId, item.testId)))?.bytes.toString('utf8');
+  const html = await readContent(item.accountId, item.testId);
   if (html === undefined) throw new RenderFailed("The test's HTML is gone from storage");
   const transformed = transformForClient(html, client);
   const names = rendersFor(client, test.imageBlocking);

@@ -107,9 +107,6 @@ export interface RenderRequest {
 
 export interface Rendered {
   png: Buffer;
-  /** CSS pixels of the page captured (the PNG is deviceScaleFactor times larger). */
-  width: number;
-  height: number;
   /** The page was longer than MAX_PAGE_HEIGHT and was cut there. */
   cut: boolean;
 }
@@ -161,9 +158,9 @@ export async function renderEmail(request: RenderRequest): Promise<Rendered> {
       logger.info('preview render: resources still loading at the timeout', { timeoutMs: LOAD_TIMEOUT_MS });
     }
     const height = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0));
-    const captured = Math.min(Math.max(height, 1), MAX_PAGE_HEIGHT);
-    const png = await page.screenshot({ type: 'png', fullPage: true, clip: height > MAX_PAGE_HEIGHT ? { x: 0, y: 0, width: size.width, height: MAX_PAGE_HEIGHT } : undefined, timeout: 30_000 });
-    return { png, width: size.width, height: captured, cut: height > MAX_PAGE_HEIGHT };
+    const cut = height > MAX_PAGE_HEIGHT;
+    const png = await page.screenshot({ type: 'png', fullPage: true, clip: cut ? { x: 0, y: 0, width: size.width, height: MAX_PAGE_HEIGHT } : undefined, timeout: 30_000 });
+    return { png, cut };
   } finally {
     await page.close().catch(() => undefined);
   }

@@ -21,12 +21,12 @@ export async function requeueStale(states: PreviewClientState[], now = Date.now(
       continue;
     }
     // The new run keeps its attempts: the next try is attempt n+1.
-    const next = await nextRun(state, { attempts: state.attempts }, now);
+    const next = await nextRun(state, {}, now);
     if (next) {
       updated.set(state.clientId, next);
       requeued.push(next);
     }
   }
-  await startRenders(requeued.map(({ accountId, testId, clientId, run }) => ({ accountId, testId, clientId, run })));
+  await startRenders(requeued);
   return states.map((state) => updated.get(state.clientId) ?? state);
 }

@@ -1,9 +1,9 @@
 import { RawReply } from '../../platform/http/reply';
 import type { clientResultJson } from './client-result';
+import { escapeHtml } from './html-escape';
 
 type ClientResult = ReturnType<typeof clientResultJson>;
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function figure(result: ClientResult): string {
   const image =
