@@ -10,7 +10,11 @@ export async function listSubaccounts(parentId: string): Promise<AccountItem[]> 
   return accounts.filter((account) => account.parentId === parentId);
 }
 
-/** The ids of a parent's subaccounts that still exist (not deleted), for `include_subaccounts`. */
-export async function openSubaccountIds(parentId: string): Promise<string[]> {
-  return (await listSubaccounts(parentId)).filter((a) => a.status !== 'closed').map((a) => a.accountId);
+/**
+ * The accounts a listing covers: the acting one, and with `include_subaccounts` its subaccounts
+ * that still exist (not deleted) after it.
+ */
+export async function accountsCovered(accountId: string, includeSubaccounts: boolean | undefined): Promise<string[]> {
+  if (!includeSubaccounts) return [accountId];
+  return [accountId, ...(await listSubaccounts(accountId)).filter((a) => a.status !== 'closed').map((a) => a.accountId)];
 }

@@ -1,4 +1,4 @@
-import { openSubaccountIds } from '../accounts/subaccount-list';
+import { accountsCovered } from '../accounts/subaccount-list';
 import { z } from 'zod/v3';
 import { requireDomain } from '../domains/domain-store';
 import { parseDateInput } from '../platform/dates';
@@ -6,7 +6,7 @@ import { BadRequest, NotFound } from '../platform/errors';
 import { oneOfValues, schema, text, validate } from '../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
 import { AGGREGATE_SINGULARS, aggregates, AGGREGATE_TYPES, TYPE_BY_SINGULAR, type AggregateType } from './aggregates';
-import { metricsQuery, queryMetrics, SENDING_METRICS, USAGE_METRICS } from './metrics';
+import { metricsQuery, queryMetrics, SENDING_METRICS, USAGE_METRICS, type MetricSet } from './metrics';
 import { analyticsRoutes } from './routes';
 import { filteredStats, STATS_FIELDS, statsFilterInput, statsRange, statsSeries, totalDomainsInput, totalsByDomain } from './stats';
 import type { Predicate } from './query';
@@ -65,16 +65,15 @@ const parseTimestamp = (value: string) => {
   return date.getTime();
 };
 
+/** A metrics query over the acting account, and with include_subaccounts its subaccounts' counters in the same groups. */
+async function metricsOf(req: ApiRequest, set: MetricSet) {
+  const input = metricsInput(req);
+  return queryMetrics(await accountsCovered(req.accountId, input.include_subaccounts), input, set);
+}
+
 export const handler = areaHandler(analyticsRoutes, {
-  // include_subaccounts adds the subaccounts' counters (not deleted ones) to the same groups.
-  metrics: operation(() => z.object({}).passthrough(), async (req) => {
-    const input = metricsInput(req);
-    return queryMetrics(req.accountId, input, SENDING_METRICS, Date.now(), input.include_subaccounts ? await openSubaccountIds(req.accountId) : []);
-  }),
-  usageMetrics: operation(() => z.object({}).passthrough(), async (req) => {
-    const input = metricsInput(req);
-    return queryMetrics(req.accountId, input, USAGE_METRICS, Date.now(), input.include_subaccounts ? await openSubaccountIds(req.accountId) : []);
-  }),
+  metrics: operation(() => z.object({}).passthrough(), (req) => metricsOf(req, SENDING_METRICS)),
+  usageMetrics: operation(() => z.object({}).passthrough(), (req) => metricsOf(req, USAGE_METRICS)),
   accountStats: operation(() => z.object(statsRange()), async (req, input) => statsSeries({ accountId: req.accountId, ...input })),
   domainTotals: operation(totalDomainsInput, async (req, input) => totalsByDomain(req.accountId, input, parseTimestamp)),
   filteredStats: operation(statsFilterInput, async (req, input) => filteredStats(req.accountId, input)),

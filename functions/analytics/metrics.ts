@@ -138,7 +138,8 @@ function compareRows(descending: boolean) {
   };
 }
 
-export async function queryMetrics(accountId: string, query: MetricsQuery, set: MetricSet, now = Date.now(), subaccounts: readonly string[] = []) {
+/** A metrics query over `accounts` (the first is the acting one; the others' counters add to the same groups). */
+export async function queryMetrics(accounts: readonly string[], query: MetricsQuery, set: MetricSet, now = Date.now()) {
   const range = timeRange(query, now);
   const resolution: Resolution = query.resolution ?? 'day';
   const dimensions = query.dimensions ?? [];
@@ -156,7 +157,7 @@ export async function queryMetrics(accountId: string, query: MetricsQuery, set: 
     values: p.values.map((v) => v.value),
   }));
   const byTime = dimensions.includes('time');
-  const groups = await runCounterQuery({ accountId, alsoAccounts: query.include_subaccounts ? subaccounts : [], resolution, from: range.from, to: range.to, byTime, groupBy, filters });
+  const groups = await runCounterQuery({ accountId: accounts[0]!, alsoAccounts: accounts.slice(1), resolution, from: range.from, to: range.to, byTime, groupBy, filters });
 
   const [sortKey, direction] = (query.pagination?.sort ?? '').split(':');
   const sortBy = sortKey || dimensions[0] || '';

@@ -5,7 +5,7 @@ import { trackingJson, trackingOf } from '../tracking/settings';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { patchDomain, requireDomain } from './domain-store';
 import { createDomain, deleteDomain, listDomains, updateDomain, verifyDomain, type DomainSettings } from './domains';
-import { openSubaccountIds } from '../accounts/subaccount-list';
+import { accountsCovered } from '../accounts/subaccount-list';
 import { dnsRecordsJson, domainJson } from './present';
 import { domainRoutes } from './routes';
 import { atom, createDomainInput, footer, getDomainInput, listDomainsInput, updateDomainInput } from './schemas';
@@ -46,7 +46,7 @@ async function removeAssignment(accountId: string, name: string, ip: string) {
 export const handler = areaHandler(domainRoutes, {
   listDomains: operation(listDomainsInput, async (req, input) => {
     // include_subaccounts: the acting account's domains and those of its subaccounts (not deleted ones).
-    const owners = input.include_subaccounts ? [req.accountId, ...(await openSubaccountIds(req.accountId))] : [req.accountId];
+    const owners = await accountsCovered(req.accountId, input.include_subaccounts);
     const { total, items } = await listDomains(owners, {
       state: input.state,
       authority: input.authority,

@@ -1,4 +1,4 @@
-import { openSubaccountIds } from '../accounts/subaccount-list';
+import { accountsCovered } from '../accounts/subaccount-list';
 import { tagMetrics } from './tag-metrics';
 import { keys, type AccountItem } from '../data/db';
 import { getItem, queryAll } from '../data/store';
@@ -74,7 +74,7 @@ export const handler = areaHandler(tagRoutes, {
     const { skip, limit, include_total } = input.pagination;
     const sort: TagSort = input.pagination.sort ?? 'lastseen:desc';
     const prefix = input.tag === undefined ? '' : (normaliseTag(input.tag)?.tagKey ?? '');
-    const owners = input.include_subaccounts ? [req.accountId, ...(await openSubaccountIds(req.accountId))] : [req.accountId];
+    const owners = await accountsCovered(req.accountId, input.include_subaccounts);
     const pages = await Promise.all(owners.map((id) => accountTagPage(id, sort, prefix, owners.length > 1 ? 0 : skip, owners.length > 1 ? skip + limit : limit)));
     const items = owners.length > 1 ? pages.flat().sort(tagOrder(sort)).slice(skip, skip + limit) : pages[0]!;
     const accounts = new Map(await Promise.all(owners.map(async (id) => [id, await getItem<AccountItem>(keys.account(id))] as const)));

@@ -72,15 +72,17 @@ export const handler = areaHandler(subaccountRoutes, {
   disableSubaccount: operation(disableInput, async (req, input) => {
     const account = await requireSubaccount(req, input.subaccount_id);
     if (account.status === 'disabled') throw new BadRequest('subaccount is already disabled');
-    if (!(await setSubaccountStatus(account, 'disabled', { reason: input.reason, note: input.note }))) throw new BadRequest('subaccount changed meanwhile: try again');
-    return { subaccount: subaccountJson((await findSubaccount(account.parentId!, account.accountId))!) };
+    const disabled = await setSubaccountStatus(account, 'disabled', { reason: input.reason, note: input.note });
+    if (!disabled) throw new BadRequest('subaccount changed meanwhile: try again');
+    return { subaccount: subaccountJson(disabled) };
   }),
 
   enableSubaccount: operation(idInput, async (req, input) => {
     const account = await requireSubaccount(req, input.subaccount_id);
     if (account.status === 'open') throw new BadRequest('subaccount is already enabled');
-    if (!(await setSubaccountStatus(account, 'open'))) throw new BadRequest('subaccount changed meanwhile: try again');
-    return { subaccount: subaccountJson((await findSubaccount(account.parentId!, account.accountId))!) };
+    const enabled = await setSubaccountStatus(account, 'open');
+    if (!enabled) throw new BadRequest('subaccount changed meanwhile: try again');
+    return { subaccount: subaccountJson(enabled) };
   }),
 
   deleteSubaccount: operation(() => z.object({}).passthrough(), async (req) => {

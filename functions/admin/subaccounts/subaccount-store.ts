@@ -56,14 +56,15 @@ export async function findSubaccount(parentId: string, subaccountId: string): Pr
  * Sets a subaccount's status. Leaving `open`, its API keys are disabled with it (its SMTP logins
  * are refused at AUTH, the parent's On-Behalf-Of at the pipeline), so no request of its own is
  * accepted without an extra read on every authorization; reopening enables those keys, and only
- * those. Answers false when the status was already `to` (or the subaccount changed meanwhile).
+ * those. Answers the subaccount as it now is, or undefined when the status was already `to` (or
+ * the subaccount changed meanwhile).
  */
-export async function setSubaccountStatus(account: AccountItem, to: AccountItem['status'], details: { reason?: string; note?: string } = {}, now = new Date()): Promise<boolean> {
-  if (account.status === to) return false;
-  const changed = await updateItemIf(keys.account(account.accountId), { status: account.status }, { status: to, updatedAt: now.toISOString(), disabledReason: to === 'open' ? undefined : details.reason, disabledNote: to === 'open' ? undefined : details.note });
-  if (!changed) return false;
+export async function setSubaccountStatus(account: AccountItem, to: AccountItem['status'], details: { reason?: string; note?: string } = {}, now = new Date()): Promise<AccountItem | undefined> {
+  if (account.status === to) return undefined;
+  const changes = { status: to, updatedAt: now.toISOString(), disabledReason: to === 'open' ? undefined : details.reason, disabledNote: to === 'open' ? undefined : details.note };
+  if (!(await updateItemIf(keys.account(account.accountId), { status: account.status }, changes))) return undefined;
   await applyToKeys(account.accountId, to === 'open');
-  return true;
+  return { ...account, ...changes };
 }
 
 async function applyToKeys(accountId: string, open: boolean): Promise<void> {
