@@ -1,5 +1,5 @@
 import packagedChromium from '@sparticuz/chromium';
-import { chromium, type Browser, type BrowserContext, type Route } from 'playwright-core';
+import type { Browser, BrowserContext, Route } from 'playwright-core';
 import { env } from '../../platform/env';
 import { logger } from '../../platform/logger';
 import { webhookAddressPolicy } from '../../webhooks/url-policy';
@@ -44,6 +44,10 @@ export async function launchOptions(configured: string | undefined, singleProces
 }
 
 async function launch(configured: string | undefined): Promise<Browser> {
+  // playwright-core (some 140 ms to load) on the first render only: local mode, which imports the
+  // render task at start, pays for it only when a preview is made.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { chromium } = require('playwright-core') as typeof import('playwright-core');
   return chromium.launch({ ...(await launchOptions(configured)), headless: true, timeout: 30_000 });
 }
 
