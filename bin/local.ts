@@ -29,6 +29,7 @@ const PASSED_SETTINGS = [
   'PREVIEW_REAL_POLL_SECONDS',
   'PREVIEW_INBOX_DOMAIN',
   'WEBHOOK_TIMEOUT_MS',
+  'LOCAL_DEDICATED_IPS',
 ] as const;
 
 async function main(): Promise<void> {

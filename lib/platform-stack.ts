@@ -14,6 +14,7 @@ import { TrackingCertificates } from './constructs/tracking-certificates';
 import { Lists } from './constructs/lists';
 import { Inspection } from './constructs/inspection';
 import { ProductApi } from './constructs/product-api';
+import { addIpJobs } from './constructs/ip-jobs';
 import { Webhooks } from './constructs/webhooks';
 import { Inbound, SES_RECEIVING_REGIONS } from './constructs/inbound';
 import type { PlatformRegion } from './regions';
@@ -102,6 +103,7 @@ export class PlatformStack extends Stack {
       sendQueue: this.sending.sendQueue.queue,
       configurationSet: this.sending.configurationSet,
       requireTlsConfigurationSet: this.sending.requireTlsConfigurationSet,
+      eventsTopic: this.sending.eventsTopic,
       scheduleStateMachine: this.scheduling.stateMachine,
       webhookQueue: this.webhooks.queue.queue,
       listQueue: this.lists.queue.queue,
@@ -140,7 +142,13 @@ export class PlatformStack extends Stack {
       prepare: (stack) => this.inspection.addPreviewWorkflows(stack),
     });
     this.inspection.addWorkers(this.inspectionApi, this.platformEnvironment, resources);
-    this.administrationApi = new ProductApi(this, 'AdministrationApi', { product: 'Administration', api: this.api, environment: this.platformEnvironment, resources });
+    this.administrationApi = new ProductApi(this, 'AdministrationApi', {
+      product: 'Administration',
+      api: this.api,
+      environment: this.platformEnvironment,
+      resources,
+      prepare: (stack) => addIpJobs(stack, this.platformEnvironment, resources),
+    });
     this.inbound?.addWorkers(this.platformEnvironment, resources, inbound.previewInboxDomain ? this.inspection.previewIntake() : undefined);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });

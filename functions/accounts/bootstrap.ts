@@ -6,8 +6,6 @@ import { objectId } from '../platform/ids';
 import { sha256Hex } from '../platform/secrets';
 import { issueKey, listKeys } from '../keys/api-keys';
 
-const PRIMARY = 'primary-account';
-
 export interface BootstrapResult {
   accountId: string;
   /** The secret of an admin key created by this call; absent when the account already had keys. */
@@ -15,12 +13,12 @@ export interface BootstrapResult {
 }
 
 async function primaryAccountId(): Promise<string> {
-  const existing = await getItem<{ value: string }>(keys.system(PRIMARY), { consistent: true });
+  const existing = await getItem<{ value: string }>(keys.primaryAccount(), { consistent: true });
   if (existing) return existing.value;
   const accountId = objectId();
   // Claim first: of two concurrent first starts, one wins and the other adopts its account.
-  if (!(await putItem(keys.system(PRIMARY), { value: accountId }, { ifAbsent: true }))) {
-    const winner = await getItem<{ value: string }>(keys.system(PRIMARY), { consistent: true });
+  if (!(await putItem(keys.primaryAccount(), { value: accountId }, { ifAbsent: true }))) {
+    const winner = await getItem<{ value: string }>(keys.primaryAccount(), { consistent: true });
     if (winner) return winner.value;
     throw new Error('could not record the primary account');
   }

@@ -8,6 +8,14 @@ import type { IndexKey, Key } from './store';
 export const keys = {
   /** Region-wide settings, such as which account is primary. */
   system: (name: string): Key => ({ pk: `SYSTEM#${name}`, sk: 'SYSTEM' }),
+  /** Which account is the region's primary one (functions/accounts/bootstrap.ts). */
+  primaryAccount: (): Key => ({ pk: 'SYSTEM#primary-account', sk: 'SYSTEM' }),
+  /** The region's dedicated IPs as SES leases them, one item each in one partition (they are few). */
+  dedicatedIp: (ip = ''): Key => ({ pk: 'SYSTEM#dedicated-ips', sk: ip }),
+  /** A dedicated IP pool (DIPP) of an account; ids are objectIds, so the partition is in creation order. */
+  ipPool: (accountId: string, poolId = ''): Key => ({ pk: `ACCT#${accountId}#IPPOOLS`, sk: poolId }),
+  /** What a parent delegated to a subaccount: `POOL#<poolId>` (a DIPP it may link domains to) or `IP#<ip>`. */
+  ipDelegation: (subaccountId: string, what = ''): Key => ({ pk: `ACCT#${subaccountId}#IPDELEGATIONS`, sk: what }),
   account: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }),
   /** A user of an account (`/v5/users`), in a partition per account. */
   user: (accountId: string, userId = ''): Key => ({ pk: `ACCT#${accountId}#USERS`, sk: userId }),
@@ -165,6 +173,14 @@ export interface DomainItem {
   };
   /** DELETE /v3/{domain}/envelopes: mail accepted up to this instant and not yet sent is cancelled. */
   queueClearedAt?: string;
+  /** The DIPP the domain sends from (POST /v3/domains/{name}/ips with pool_id); then `ips` is unused. */
+  ipPoolId?: string;
+  /** When it was linked to that pool (a DIPP's `metadata.assignments`). */
+  ipPoolLinkedAt?: string;
+  /** The pool's account when the pool is the parent's, delegated to this subaccount. */
+  ipPoolOwnerId?: string;
+  /** Dedicated IPs assigned to the domain itself; none and no pool: SES's shared addresses. */
+  ips?: string[];
   /**
    * The tracking host's TLS certificate (POST /v2/x509/{host}), kept on the domain so that its
    * records, its web_scheme rule and its tracking links read it with the domain in one GetItem.

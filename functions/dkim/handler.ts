@@ -1,4 +1,5 @@
 import { z } from 'zod/v3';
+import { offsetOfPage, offsetPageToken } from '../platform/http/offset-pages';
 import type { DkimKeyItem, DnsCheck } from '../data/db';
 import { recordJson } from '../domains/dns-records';
 import { findDomain, patchDkimKey, requireDomain } from '../domains/domain-store';
@@ -30,23 +31,6 @@ function keyJson(key: DkimKeyItem, check: DnsCheck | undefined = key.dnsCheck, u
   };
 }
 
-/** Page tokens are opaque to clients: an offset into the filtered list, or an end of it. */
-function pageToken(offset: number): string {
-  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
-}
-
-function offsetOf(page: string | undefined, total: number, limit: number): number {
-  if (!page || page === 'first') return 0;
-  if (page === 'last') return Math.max(0, total - limit);
-  try {
-    const offset = (JSON.parse(Buffer.from(page, 'base64url').toString('utf8')) as { o?: unknown }).o;
-    if (typeof offset === 'number' && Number.isSafeInteger(offset) && offset >= 0) return offset;
-  } catch {
-    // fall through
-  }
-  throw new BadRequest('Invalid parameter \'page\': not a page token from this API');
-}
-
 const pemOf = (input: { pem?: string }, files: Array<{ field: string; content: Buffer }>) =>
   input.pem ?? files.find((f) => f.field === 'pem')?.content.toString('utf8');
 
@@ -63,15 +47,15 @@ export const handler = areaHandler(dkimRoutes, {
     }),
     async (req, input) => {
       const all = await accountKeys(req.accountId, { signingDomain: input.signing_domain, selector: input.selector });
-      const offset = offsetOf(input.page, all.length, input.limit);
+      const offset = offsetOfPage(input.page, all.length, input.limit);
       const link = (page: string) => absoluteUrl(req.baseUrl, '/v1/dkim/keys', { page, limit: input.limit, signing_domain: input.signing_domain, selector: input.selector });
       return {
         items: all.slice(offset, offset + input.limit).map((key) => keyJson(key, key.dnsCheck, true)),
         paging: {
           first: link('first'),
           last: link('last'),
-          next: link(pageToken(offset + input.limit)),
-          previous: link(pageToken(Math.max(0, offset - input.limit))),
+          next: link(offsetPageToken(offset + input.limit)),
+          previous: link(offsetPageToken(Math.max(0, offset - input.limit))),
         },
         total_count: all.length,
       };

@@ -2,7 +2,8 @@ import { z } from 'zod/v3';
 import { BadRequest, NotFound } from '../platform/errors';
 import { flag, text } from '../platform/http/params';
 import { trackingJson, trackingOf } from '../tracking/settings';
-import { areaHandler, operation } from '../platform/http/pipeline';
+import { areaHandler, operation, shadowedParam, type ApiRequest } from '../platform/http/pipeline';
+import { assignDomain, domainIps, poolAssignment, replacementOf, requireAccountIp, requirePool, type DomainAssignment } from '../sending-ips/ip-pools';
 import { patchDomain, requireDomain } from './domain-store';
 import { createDomain, deleteDomain, listDomains, updateDomain, verifyDomain, type DomainSettings } from './domains';
 import { accountsCovered } from '../accounts/subaccount-list';
@@ -35,12 +36,45 @@ function settingsOf(input: z.infer<ReturnType<typeof updateDomainInput>>): Domai
   };
 }
 
-/** Unassigning from a domain that has no dedicated IPs: `all` is already done, anything named is absent. */
-async function removeAssignment(accountId: string, name: string, ip: string) {
-  await requireDomain(accountId, name);
-  if (ip === 'all') return { message: 'success' };
-  if (ip === 'ip_pool') throw new BadRequest('The domain is not linked to an IP pool');
-  throw new NotFound(`IP ${ip} is not assigned to this domain`);
+/**
+ * DELETE /v3/domains/{name}/ips/{ip} (and /pool/{ip}): `{ip}` is an address to take off the
+ * domain, `all` for every address it has, or `ip_pool` to unlink its DIPP, for which a replacement
+ * (query `ip`: an IP or `shared`; or `pool_id`) is required.
+ */
+async function removeAssignment(req: ApiRequest, name: string, ip: string) {
+  const domain = await requireDomain(req.accountId, name);
+  if (ip === 'ip_pool') {
+    if (!domain.ipPoolId) throw new BadRequest('The domain is not linked to an IP pool');
+    const replacementIp = shadowedParam(req, 'ip');
+    // Rule 4: a pool inherited from the parent is not replaced by an address.
+    if (domain.ipPoolOwnerId && replacementIp && replacementIp !== 'shared') throw new BadRequest('An IP pool inherited from the parent account cannot be replaced by an IP');
+    const replacement = await replacementOf(req.accountId, replacementIp, shadowedParam(req, 'pool_id'), domain.ipPoolId);
+    if (!replacement) throw new BadRequest('Give the replacement: ip (an IP or shared) or pool_id');
+    await assignDomain(domain, replacement);
+    return { message: 'success' };
+  }
+  // `all`: whatever the domain sends from, its own IPs or a DIPP, it sends from the shared addresses after.
+  if (ip === 'all') {
+    await assignDomain(domain, 'shared');
+    return { message: 'success' };
+  }
+  if (domain.ipPoolId) throw new BadRequest("The domain is linked to an IP pool: its IPs are the pool's; unlink the pool with ip_pool");
+  if (!domain.ips?.includes(ip)) throw new NotFound(`IP ${ip} is not assigned to this domain`);
+  await assignDomain(domain, { ips: domain.ips.filter((assigned) => assigned !== ip) });
+  return { message: 'success' };
+}
+
+/** What POST /v4/domains' `ips` or `pool_id` asks for, checked before the domain is made. */
+async function initialAssignment(accountId: string, ips: string[] | undefined, poolId: string | undefined): Promise<DomainAssignment | undefined> {
+  if (poolId && ips?.length) throw new BadRequest('Give either ips or pool_id, not both');
+  if (poolId) {
+    const pool = await requirePool(accountId, poolId);
+    if (!pool.ips.length) throw new BadRequest(`IP pool ${poolId} has no IPs`);
+    return poolAssignment(pool);
+  }
+  if (!ips?.length) return undefined;
+  for (const ip of ips) await requireAccountIp(accountId, ip);
+  return { ips: [...new Set(ips)] };
 }
 
 export const handler = areaHandler(domainRoutes, {
@@ -63,14 +97,14 @@ export const handler = areaHandler(domainRoutes, {
     if (input.force_root_dkim_host || (input.dkim_host_name && input.dkim_host_name !== input.name)) {
       throw new BadRequest('The DKIM host must be the domain itself: Amazon SES signs with d= the sending domain');
     }
-    if (input.pool_id) throw new BadRequest(`IP pool ${input.pool_id} not found`);
-    if (input.ips?.length) throw new BadRequest(`IP ${input.ips[0]} is not assigned to this account`);
-    const domain = await createDomain(req.accountId, {
+    const assignment = await initialAssignment(req.accountId, input.ips, input.pool_id);
+    const created = await createDomain(req.accountId, {
       name: input.name,
       ...settingsOf(input),
       dkimKeySize: input.dkim_key_size,
       dkimSelector: input.dkim_selector,
     });
+    const domain = assignment ? await assignDomain(created, assignment) : created;
     return { message: 'Domain DNS records have been created', domain: domainJson(domain), ...dnsRecordsJson(domain) };
   }),
 
@@ -145,22 +179,33 @@ export const handler = areaHandler(domainRoutes, {
     return { message: 'Domain web prefix updated' };
   }),
 
-  // Mail leaves through SES's shared addresses until dedicated IPs and pools exist (issue 15): a
-  // domain has none assigned, and none can be.
+  // The domain's dedicated IPs: its DIPP's when it is linked to one, else its own.
   listDomainIps: operation(() => z.object({ name: z.string() }), async (req, input) => {
-    await requireDomain(req.accountId, input.name);
-    return { items: [], total_count: 0 };
+    const domain = await requireDomain(req.accountId, input.name);
+    const ips = await domainIps(domain);
+    return { items: ips, total_count: ips.length };
   }),
 
   addDomainIp: operation(() => z.object({ name: z.string(), ip: text().optional(), pool_id: text().optional() }), async (req, input) => {
-    await requireDomain(req.accountId, input.name);
-    if (input.pool_id) throw new BadRequest(`IP pool ${input.pool_id} not found`);
-    if (input.ip) throw new BadRequest(`IP ${input.ip} is not assigned to this account`);
-    throw new BadRequest('ip or pool_id is required');
+    const domain = await requireDomain(req.accountId, input.name);
+    if (domain.type === 'sandbox') throw new BadRequest('A sandbox domain sends from shared IPs only');
+    if (input.ip && input.pool_id) throw new BadRequest('Give either ip or pool_id, not both');
+    if (input.pool_id) {
+      const pool = await requirePool(req.accountId, input.pool_id);
+      if (!pool.ips.length) throw new BadRequest(`IP pool ${pool.poolId} has no IPs`);
+      await assignDomain(domain, poolAssignment(pool));
+      return { message: 'success' };
+    }
+    if (!input.ip) throw new BadRequest('ip or pool_id is required');
+    if (domain.ipPoolId) throw new BadRequest("The domain is linked to an IP pool: its IPs are the pool's");
+    await requireAccountIp(req.accountId, input.ip);
+    if (domain.ips?.includes(input.ip)) throw new BadRequest(`IP ${input.ip} is assigned to this domain already`);
+    await assignDomain(domain, { ips: [...(domain.ips ?? []), input.ip] });
+    return { message: 'success' };
   }),
 
-  removeDomainIp: operation(() => z.object({ name: z.string(), ip: z.string() }), async (req, input) => removeAssignment(req.accountId, input.name, input.ip)),
-  removeDomainPool: operation(() => z.object({ name: z.string(), ip: z.string() }), async (req, input) => removeAssignment(req.accountId, input.name, input.ip)),
+  removeDomainIp: operation(() => z.object({ name: z.string(), ip: z.string() }), async (req, input) => removeAssignment(req, input.name, input.ip)),
+  removeDomainPool: operation(() => z.object({ name: z.string(), ip: z.string() }), async (req, input) => removeAssignment(req, input.name, input.ip)),
 
   deleteDomain: operation(() => z.object({ name: z.string() }), async (req, input) => {
     await deleteDomain(await requireDomain(req.accountId, input.name));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { getItems, putItems, type Key } from '../data/store';
 import { messageEventFields, messageKey, messageOf, type MessageRecord } from '../messages/message-store';
-import { awaitsSettling, settleClaims, settlingKey, TAG_STORAGE } from '../messages/send-worker';
+import { awaitsSettling, settleClaims, settlingKey, TAG_IP_POOL, TAG_SENDING_IP, TAG_STORAGE } from '../messages/send-worker';
 import { addBounce, addComplaint } from '../suppressions/sending';
 import { mapLimit } from '../platform/concurrency';
 import { env } from '../platform/env';
@@ -30,15 +30,28 @@ function stableId(...parts: string[]): string {
   return createHash('sha256').update(parts.join('|')).digest('base64url').slice(0, 22);
 }
 
+/**
+ * The dedicated IP the send worker chose (SES tag values cannot hold dots, so it wrote them as
+ * underscores) and the DIPP it chose it through; nothing for SES's shared addresses, which SES
+ * does not name.
+ */
+function sendingIpFields(ses: SesEvent): Record<string, string> {
+  const ip = ses.mail.tags?.[TAG_SENDING_IP]?.[0];
+  const pool = ses.mail.tags?.[TAG_IP_POOL]?.[0];
+  return { ...(ip ? { 'sending-ip': ip.replace(/_/g, '.') } : {}), ...(pool ? { 'i-ip-pool-id': pool } : {}) };
+}
+
 function event(record: MessageRecord, ses: SesEvent, name: EventName, recipient: string, at: string, fields: Record<string, unknown>): EventData {
   const lower = recipient.toLowerCase();
+  const common = messageEventFields(record, lower);
   return {
     event: name,
     id: stableId(ses.mail.messageId, ses.eventType, lower, at),
     timestamp: Date.parse(at) / 1000,
     'log-level': name === 'failed' ? 'error' : name === 'complained' ? 'warn' : 'info',
     // Test-mode messages never reach SES, so is-test-mode comes out false here as before.
-    ...messageEventFields(record, lower),
+    ...common,
+    envelope: { ...common.envelope, ...sendingIpFields(ses) },
     ...fields,
   };
 }
@@ -46,7 +59,9 @@ function event(record: MessageRecord, ses: SesEvent, name: EventName, recipient:
 /** SES tags every record with the configuration set the send named. */
 function sentWithRequiredTls(ses: SesEvent): boolean {
   const tlsSet = env().SES_TLS_CONFIGURATION_SET;
-  return Boolean(tlsSet) && ses.mail.tags?.['ses:configuration-set']?.[0] === tlsSet;
+  const used = ses.mail.tags?.['ses:configuration-set']?.[0];
+  // The twin sets of each dedicated IP (functions/sending-ips/ses-resources.ts) carry the name on.
+  return Boolean(tlsSet) && (used === tlsSet || Boolean(used?.startsWith(`${tlsSet}-ip-`)));
 }
 
 /** The SMTP reply class of an enhanced status (5.1.1 → 550, 4.4.7 → 450). */

@@ -1,4 +1,5 @@
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { configurationSetOf, sendingRouteOf, type SendingRoute } from '../sending-ips/sending-route';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -32,6 +33,9 @@ const SUPPRESSION_CHECKS_AT_ONCE = 16;
 /** SES tags that let a notification find its message (values: letters, digits, _ and - only). */
 export const TAG_ACCOUNT = 'mp_account';
 export const TAG_STORAGE = 'mp_storage';
+/** The dedicated IP a message was sent from, and the DIPP it was chosen through (functions/sending-ips). */
+export const TAG_SENDING_IP = 'mp_ip';
+export const TAG_IP_POOL = 'mp_pool';
 
 const claimKey = (storageKey: string, recipient: string) => ({ pk: `MSG#${storageKey}`, sk: `RCPT#${recipient}` });
 
@@ -246,7 +250,9 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
   if (!sendable.length) return;
   const mime = await loadMime(record);
   if (!mime) throw new Error(`MIME of ${record.storageKey} is missing`);
-  const configurationSet = configurationSetFor(record.requireTls ?? domain.requireTls);
+  const requireTls = record.requireTls ?? domain.requireTls;
+  const route = await sendingRouteOf(domain);
+  const configurationSet = configurationSetOf(route, requireTls, configurationSetFor(requireTls));
   // SES takes at most 50 recipients per call; each chunk succeeds or fails on its own.
   for (let i = 0; i < sendable.length; i += SES_MAX_RECIPIENTS) {
     // Too close to the deadline for another SES call: what is left goes back, unsent, to a fresh
@@ -263,7 +269,7 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
     const chunk = sendable.slice(i, i + SES_MAX_RECIPIENTS);
     const held = await mapLimit(chunk, CLAIM_WRITES_AT_ONCE, (recipient) => updateItemIf(claimKey(record.storageKey, recipient), { owner: invocation.owner, state: 'claimed' }, { state: 'sending' }));
     const sending = chunk.filter((_, j) => held[j]);
-    if (sending.length) await sendChunk(job, record, mime, configurationSet, sending, invocation);
+    if (sending.length) await sendChunk(job, record, mime, configurationSet, route, sending, invocation);
   }
 }
 
@@ -287,6 +293,7 @@ async function sendChunk(
   record: MessageRecord,
   mime: Buffer,
   configurationSet: string | undefined,
+  route: SendingRoute,
   recipients: string[],
   invocation: Invocation,
 ): Promise<void> {
@@ -299,6 +306,8 @@ async function sendChunk(
         EmailTags: [
           { Name: TAG_ACCOUNT, Value: record.accountId },
           { Name: TAG_STORAGE, Value: record.storageKey },
+          ...(route.ip ? [{ Name: TAG_SENDING_IP, Value: route.ip.replace(/[.:]/g, '_') }] : []),
+          ...(route.poolId ? [{ Name: TAG_IP_POOL, Value: route.poolId }] : []),
         ],
       }),
     );

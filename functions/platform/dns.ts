@@ -45,3 +45,15 @@ export async function lookup(type: LookupType, name: string): Promise<LookupResu
 export function sameHost(a: string, b: string): boolean {
   return normalizeHost(a) === normalizeHost(b);
 }
+
+/** The PTR names of an address through the configured resolvers; empty when it has none or DNS did not answer. */
+export async function reverseLookup(ip: string): Promise<string[]> {
+  const r = resolver();
+  try {
+    return (await r.reverse(ip)).map(normalizeHost);
+  } catch {
+    return [];
+  } finally {
+    r.cancel();
+  }
+}

@@ -62,6 +62,11 @@ export const platformEnvSchema = z.object({
    * the domain's require_tls): SES sets TLS per configuration set, not per message.
    */
   SES_TLS_CONFIGURATION_SET: z.string().optional(),
+  /**
+   * The SNS topic SES publishes sending events to: the configuration sets the platform makes for
+   * each dedicated IP (functions/sending-ips) publish there too, as the stack's two sets do.
+   */
+  SES_EVENTS_TOPIC_ARN: z.string().optional(),
   /** First retry delay of a throttled send, doubling per attempt (at most 900 s, SQS's limit). */
   SEND_RETRY_BASE_SECONDS: z.coerce.number().int().min(0).default(60),
   /** This region's API base URL: tracking links use it until the domain's tracking CNAME is verified. */
@@ -92,6 +97,8 @@ export const platformEnvSchema = z.object({
   WEBHOOK_QUEUE_URL: z.string().url().optional(),
   /** The list queue: list-post expansion pages and bulk member uploads, consumed by functions/lists/expansion-worker.ts. */
   LIST_QUEUE_URL: z.string().url().optional(),
+  /** IP pool work done after the reply (moving a deleted pool's domains, an IP on or off every domain): functions/sending-ips/ip-jobs.ts. */
+  IP_JOB_QUEUE_URL: z.string().url().optional(),
   /** The inspection queue: one message per test run, consumed by functions/inspect/job-worker.ts. */
   INSPECT_QUEUE_URL: z.string().url().optional(),
   /** The email preview workflow (lib/workflows/email-preview.asl.json): one execution renders a test's clients. */

@@ -126,6 +126,7 @@ export class Api extends Construct {
       sendQueueUrl: resources.sendQueue.queueUrl,
       sesConfigurationSet: resources.configurationSet.configurationSetName,
       sesTlsConfigurationSet: resources.requireTlsConfigurationSet.configurationSetName,
+      sesEventsTopicArn: resources.eventsTopic.topicArn,
       scheduleStateMachineArn: resources.scheduleStateMachine.stateMachineArn,
       certificateStateMachineArn: resources.certificateStateMachine.stateMachineArn,
       maxMessageTtl: props.maxMessageTtl,

@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as ses from 'aws-cdk-lib/aws-ses';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
@@ -21,6 +22,8 @@ export interface AreaResources {
   configurationSet: ses.IConfigurationSet;
   /** Its twin whose TLS policy is Require, named by sends that must go over TLS. */
   requireTlsConfigurationSet: ses.IConfigurationSet;
+  /** Where SES publishes sending events: the configuration sets made per dedicated IP publish there too. */
+  eventsTopic: sns.ITopic;
   /** Scheduled delivery: one execution per message sent with o:deliverytime (lib/constructs/scheduling.ts). */
   scheduleStateMachine: sfn.IStateMachine;
   /** Webhook deliveries: filled by fan-out (the event stream), drained by the webhook worker (lib/constructs/webhooks.ts). */
@@ -67,6 +70,46 @@ const sesIdentities = () => `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUN
 /** What IAM and key policies name a configuration set by. */
 export const configurationSetArn = (set: ses.IConfigurationSet) => `arn:${Aws.PARTITION}:ses:${Aws.REGION}:${Aws.ACCOUNT_ID}:configuration-set/${set.configurationSetName}`;
 
+/**
+ * The configuration sets the platform makes at run time, one pair per dedicated IP
+ * (functions/sending-ips/ses-resources.ts): named after the stack's two sets plus `-ip-<address>`.
+ */
+export const ipConfigurationSetArns = (sets: readonly ses.IConfigurationSet[]) => sets.map((set) => `${configurationSetArn(set)}-ip-*`);
+
+/** SES's dedicated IP and pool calls, which take no resource narrower than the account and region. */
+export const SES_DEDICATED_IP_ACTIONS = ['ses:GetDedicatedIps', 'ses:CreateDedicatedIpPool', 'ses:PutDedicatedIpInPool', 'ses:PutDedicatedIpWarmupAttributes'] as const;
+/** The configuration set calls that give each dedicated IP its sets, on this stack's sets' names only. */
+export const SES_IP_CONFIGURATION_SET_ACTIONS = ['ses:CreateConfigurationSet', 'ses:CreateConfigurationSetEventDestination'] as const;
+
+/**
+ * Dedicated IPs: the areas that name them (IPs and pools, a domain's IPs) see SES's list and
+ * provision an address the first time it appears. SES's dedicated IP and pool operations take no
+ * resource narrower than the account's; the configuration sets made are this stack's prefix only.
+ */
+function grantDedicatedIps(grantee: AreaGrantee, { configurationSet, requireTlsConfigurationSet }: AreaResources): void {
+  grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...SES_DEDICATED_IP_ACTIONS], resources: ['*'] }));
+  grantee.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: [...SES_IP_CONFIGURATION_SET_ACTIONS],
+      resources: ipConfigurationSetArns([configurationSet, requireTlsConfigurationSet]),
+    }),
+  );
+  Validations.of(grantee.scope).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason: "SES's dedicated IP and pool operations (GetDedicatedIps, CreateDedicatedIpPool, PutDedicatedIpInPool, PutDedicatedIpWarmupAttributes) are authorized per account and region only.",
+  });
+  acknowledgeIpConfigurationSets(grantee, [configurationSet, requireTlsConfigurationSet]);
+}
+
+function acknowledgeIpConfigurationSets(grantee: AreaGrantee, sets: readonly ses.IConfigurationSet[]): void {
+  for (const set of sets) {
+    Validations.of(grantee.scope).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:configuration-set/${nagArnReference(grantee, set, 'Ref')}-ip-*]`,
+      reason: "The configuration sets of dedicated IPs SES leases after deployment (functions/sending-ips/ses-resources.ts): this stack's set's name plus the address, nothing else.",
+    });
+  }
+}
+
 function acknowledgeSesIdentities(grantee: AreaGrantee): void {
   Validations.of(grantee.scope).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
@@ -75,16 +118,20 @@ function acknowledgeSesIdentities(grantee: AreaGrantee): void {
 }
 
 /**
- * How cdk-nag names a resource's ARN in a grantee's policy: `<LogicalId.Arn>` in the resource's own
- * stack; from a nested stack (a product's, lib/constructs/product-api.ts) it is the parameter CDK
- * passes the ARN in by, `<referenceto<unique id of the element>Arn>`.
+ * How cdk-nag names a resource's ARN (or, with `Ref`, its name) in a grantee's policy:
+ * `<LogicalId.Arn>` / `<LogicalId>` in the resource's own stack; from a nested stack (a product's,
+ * lib/constructs/product-api.ts) it is the parameter CDK passes the value in by,
+ * `<referenceto<unique id of the element>Arn>` (or `Ref`).
  */
-export function nagArnReference(grantee: AreaGrantee, resource: Construct): string {
+export function nagArnReference(grantee: AreaGrantee, resource: Construct, attribute: 'Arn' | 'Ref' = 'Arn'): string {
   const owner = Stack.of(resource);
-  const logicalId = owner.getLogicalId(resource.node.defaultChild as CfnElement);
-  if (Stack.of(grantee.scope) === owner) return `<${logicalId}.Arn>`;
+  const element = resource.node.defaultChild as CfnElement;
+  if (Stack.of(grantee.scope) === owner) {
+    const logicalId = owner.getLogicalId(element);
+    return attribute === 'Arn' ? `<${logicalId}.Arn>` : `<${logicalId}>`;
+  }
   // CDK names the parameter after the referenced element's unique id (core/lib/private/refs.ts).
-  return `<referenceto${Names.nodeUniqueId((resource.node.defaultChild as CfnElement).node)}Arn>`;
+  return `<referenceto${Names.nodeUniqueId(element.node)}${attribute}>`;
 }
 
 function acknowledgeTableIndexes(grantee: AreaGrantee, table: dynamodb.Table): void {
@@ -189,12 +236,14 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   'inspect/analyze': grantInspectArea,
   'inspect/preview': grantPreviewArea,
   // Deleting a domain, or moving its tracking host, releases its tracking certificate (a workflow).
-  domains: (grantee, { table, encryptionKey, certificateStateMachine }) => {
-    grantTableReadWrite(grantee, table);
-    encryptionKey.grantRead(grantee.role);
+  // A domain's dedicated IPs and pool (POST /v3/domains/{name}/ips) name SES's leased addresses.
+  domains: (grantee, resources) => {
+    grantTableReadWrite(grantee, resources.table);
+    resources.encryptionKey.grantRead(grantee.role);
     grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...SES_IDENTITY_ACTIONS], resources: [sesIdentities()] }));
     acknowledgeSesIdentities(grantee);
-    grantStartCertificateJobs(grantee, certificateStateMachine);
+    grantStartCertificateJobs(grantee, resources.certificateStateMachine);
+    grantDedicatedIps(grantee, resources);
   },
   // Starts certificate jobs; the status route asks ACM about renewals of the platform's certificates.
   certificates: (grantee, { table, certificateStateMachine }) => {
@@ -203,6 +252,11 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
     grantReadTrackingCertificates(grantee);
   },
   dkim: grantSendingIdentities,
+  // Dedicated IPs and pools over SES's leased addresses.
+  'admin/ips': (grantee, resources) => {
+    grantTableReadWrite(grantee, resources.table);
+    grantDedicatedIps(grantee, resources);
+  },
   // Accepting a message: store its MIME, record it and its accepted events, queue it (or, with
   // o:deliverytime, start its scheduled-delivery execution). Reading a stored message (GET,
   // resend) reads the MIME back.
@@ -254,6 +308,7 @@ export function grantArea(area: string, grantee: AreaGrantee, resources: AreaRes
  * queue (SendMessage with DelaySeconds).
  */
 export function grantSendWorker(grantee: AreaGrantee, { table, messagesBucket, sendQueue, configurationSet, requireTlsConfigurationSet }: AreaResources): void {
+  const sets = [configurationSet, requireTlsConfigurationSet];
   grantTableReadWrite(grantee, table);
   grantMessageObjects(grantee, messagesBucket, ['s3:GetObject']);
   grantSendToQueue(grantee, sendQueue);
@@ -261,10 +316,12 @@ export function grantSendWorker(grantee: AreaGrantee, { table, messagesBucket, s
     new iam.PolicyStatement({
       actions: [...SES_SEND_ACTIONS],
       // SES authorizes a send against the sending identity and the configuration set it names.
-      resources: [sesIdentities(), configurationSetArn(configurationSet), configurationSetArn(requireTlsConfigurationSet)],
+      // The sets of each dedicated IP send a domain's mail from its IPs or pool (functions/sending-ips).
+      resources: [sesIdentities(), ...sets.map(configurationSetArn), ...ipConfigurationSetArns(sets)],
     }),
   );
   acknowledgeSesIdentities(grantee);
+  acknowledgeIpConfigurationSets(grantee, sets);
 }
 
 /** The notifications worker: finds the message a notification names and records its events. */

@@ -23,6 +23,8 @@ export interface PlatformEnvSettings {
   sesConfigurationSet?: string;
   /** Its twin with TLS required, for messages that must go over TLS. */
   sesTlsConfigurationSet?: string;
+  /** The topic SES publishes sending events to (the sets made per dedicated IP publish there too). */
+  sesEventsTopicArn?: string;
   /** The scheduled-delivery state machine's ARN: the messages area starts an execution per scheduled message. */
   scheduleStateMachineArn?: string;
   /** The tracking-certificate state machine's ARN: POST/PUT /v2/x509 start it, deleting a domain releases through it. */
@@ -78,6 +80,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     SEND_QUEUE_URL: settings.sendQueueUrl,
     SES_CONFIGURATION_SET: settings.sesConfigurationSet,
     SES_TLS_CONFIGURATION_SET: settings.sesTlsConfigurationSet,
+    SES_EVENTS_TOPIC_ARN: settings.sesEventsTopicArn,
     SCHEDULE_STATE_MACHINE_ARN: settings.scheduleStateMachineArn,
     CERTIFICATE_STATE_MACHINE_ARN: settings.certificateStateMachineArn,
     // Set explicitly, not left to the handlers' default: the bucket's lifecycle is checked against it.

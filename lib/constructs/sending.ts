@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
 import type { PlatformRegion } from '../regions';
 import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../functions/messages/send-timing';
-import { type AreaResources, configurationSetArn, grantAbandonUnsent, grantNotificationsWorker, grantSendWorker } from './area-permissions';
+import { type AreaResources, configurationSetArn, ipConfigurationSetArns, grantAbandonUnsent, grantNotificationsWorker, grantSendWorker } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
 import { QueueWithDlq } from './queue';
 import { queueWorker } from './queue-worker';
@@ -96,6 +96,8 @@ export class Sending extends Construct {
     });
     const configurationSets = [this.configurationSet, this.requireTlsConfigurationSet];
     const configurationSetArns = configurationSets.map((set) => configurationSetArn(set));
+    // The sets made at run time for each dedicated IP (functions/sending-ips) publish here too.
+    const dedicatedIpSetArns = ipConfigurationSetArns(configurationSets);
 
     // A customer managed key, not the AWS managed alias/aws/sns: SES publishes to an encrypted
     // topic only if the key policy lets ses.amazonaws.com use the key, and an AWS managed key's
@@ -116,7 +118,7 @@ export class Sending extends Construct {
         resources: ['*'],
         // Only on behalf of this account's configuration set (the confused-deputy guard the
         // topic policy has too).
-        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID, 'aws:SourceArn': configurationSetArns } },
+        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID }, ArnLike: { 'aws:SourceArn': [...configurationSetArns, ...dedicatedIpSetArns] } },
       }),
     );
 
@@ -134,6 +136,15 @@ export class Sending extends Construct {
         events: [...NOTIFIED_EVENTS],
       });
     });
+    this.eventsTopic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'SesPublishesDedicatedIpEvents',
+        principals: [new iam.ServicePrincipal('ses.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.eventsTopic.topicArn],
+        conditions: { StringEquals: { 'AWS:SourceAccount': Aws.ACCOUNT_ID }, ArnLike: { 'AWS:SourceArn': dedicatedIpSetArns } },
+      }),
+    );
 
     this.notificationsQueue = new QueueWithDlq(this, 'NotificationsQueue', {
       visibilityTimeout: visibilityTimeoutFor(NOTIFICATIONS_WORKER_TIMEOUT),

@@ -20,10 +20,12 @@ import { handler as listDeadLetters } from '../../functions/lists/dead-letters';
 import { handler as inboundReceiveWorker } from '../../functions/inbound/receive-worker';
 import { handler as inboundActionWorker } from '../../functions/inbound/action-worker';
 import { handler as inspectWorker } from '../../functions/inspect/job-worker';
+import { handler as ipJobWorker } from '../../functions/sending-ips/ip-jobs';
 import { handler as previewRenderTask } from '../../functions/inspect/preview/render-task';
 import { handler as previewExportTask } from '../../functions/inspect/preview/export-task';
 import { closeBrowser } from '../../functions/inspect/preview/renderer';
 import { INSPECT_WORKER_TIMEOUT_SECONDS } from '../../functions/inspect/job-timing';
+import { IP_JOB_WORKER_TIMEOUT_SECONDS } from '../../functions/sending-ips/ip-job-timing';
 import { authenticate } from '../../functions/credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
 import { MAX_RECIPIENTS } from '../../functions/messages/recipients';
@@ -60,6 +62,13 @@ const INSPECT_BUCKET = 'mailplane-inspections';
 /** The stack's two configuration sets (lib/constructs/sending.ts): opportunistic TLS, and TLS required. */
 const SES_CONFIGURATION_SET = 'mailplane-events';
 const SES_TLS_CONFIGURATION_SET = 'mailplane-events-require-tls';
+/** Where the configuration sets the platform creates (one per dedicated IP) publish, as the stack's topic. */
+const SES_EVENTS_TOPIC_ARN = 'arn:aws:sns:local:000000000000:ses-events';
+/**
+ * The dedicated IPs the SES stand-in leases to each region unless LOCAL_DEDICATED_IPS (a comma
+ * list) says otherwise: documentation-range addresses (RFC 5737), so nothing real is named.
+ */
+const LOCAL_DEDICATED_IPS: Record<PlatformRegion, string> = { us: '192.0.2.10,192.0.2.11', eu: '198.51.100.10,198.51.100.11' };
 /** The local id of the tracking API (lib/constructs/api.ts): what tracking hosts' custom domain names map to. */
 export const LOCAL_TRACKING_API_ID = 'tracking';
 
@@ -292,10 +301,12 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   const stream = new DynamoStreamProxy(dynamo.endpoint, tableName, DEFAULT_AWS_REGIONS[region], (records) => publishStream(records.map((record) => JSON.stringify(record))));
   const dynamoEndpoint = await stream.listen();
   opened.add(() => stream.close());
-  const ses = new SesStandIn(dataDir ? join(dataDir, 'ses-identities.json') : undefined, {
-    [SES_CONFIGURATION_SET]: 'OPTIONAL',
-    [SES_TLS_CONFIGURATION_SET]: 'REQUIRE',
-  });
+  const dedicatedIps = (options.env.LOCAL_DEDICATED_IPS ?? LOCAL_DEDICATED_IPS[region]).split(',').map((ip) => ip.trim()).filter(Boolean);
+  const ses = new SesStandIn(
+    dataDir ? join(dataDir, 'ses-identities.json') : undefined,
+    { [SES_CONFIGURATION_SET]: 'OPTIONAL', [SES_TLS_CONFIGURATION_SET]: 'REQUIRE' },
+    dedicatedIps,
+  );
   const sesEndpoint = await ses.listen();
   opened.add(() => ses.close());
   // Without a data dir, objects live in a scratch folder removed on close.
@@ -316,6 +327,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     INSPECT_BUCKET,
     SES_CONFIGURATION_SET,
     SES_TLS_CONFIGURATION_SET,
+    SES_EVENTS_TOPIC_ARN,
     PUBLIC_API_URL: url,
     // Receivers on this machine are the point of local mode (loopback only: never private,
     // link-local or metadata addresses); and changes to webhooks apply at once.
@@ -394,6 +406,8 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     { visibilityTimeoutSeconds: 6 * EXPANSION_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 5, deadLetterQueue: 'list-dead-letters', functionTimeoutSeconds: EXPANSION_WORKER_TIMEOUT_SECONDS, batchSize: 10, maxConcurrency: 4 },
     listWorker,
   );
+  // IP pool work finished after the reply (a deleted pool's domains moved...), as lib/constructs/ip-jobs.ts defines it.
+  env.IP_JOB_QUEUE_URL = sqs.createQueue('ip-jobs', { visibilityTimeoutSeconds: 6 * IP_JOB_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 2 }, ipJobWorker);
   // Inspection runs, one message each, as lib/constructs/inspection.ts defines the queue.
   env.INSPECT_QUEUE_URL = sqs.createQueue(
     'inspect',

@@ -42,6 +42,8 @@ const NOTIFICATION_DELAY_SECONDS = 0.02;
 
 export interface SentMessage {
   sesMessageId: string;
+  /** The dedicated IP SES sent from: one of the configuration set's sending pool, or none (the shared pool). */
+  sendingIp?: string;
   destinations: string[];
   raw: Buffer;
   tags: Record<string, string[]>;
@@ -51,6 +53,31 @@ export interface SentMessage {
 }
 
 export type TlsPolicy = 'OPTIONAL' | 'REQUIRE';
+
+/** A configuration set as far as sending goes: its TLS policy and the dedicated IP pool it sends from. */
+interface ConfigurationSet {
+  tlsPolicy: TlsPolicy;
+  sendingPool?: string;
+}
+
+/** A dedicated IP as SES reports it (GetDedicatedIps). */
+interface DedicatedIp {
+  ip: string;
+  pool: string;
+  warmupStatus: 'IN_PROGRESS' | 'DONE' | 'NOT_APPLICABLE';
+  warmupPercentage: number;
+}
+
+/** Where SES puts a dedicated IP no pool was chosen for. */
+const DEFAULT_DEDICATED_POOL = 'ses-default-dedicated-pool';
+
+/** What the state file keeps across restarts, as SES keeps it. */
+interface PersistedState {
+  identities: Identity[];
+  configurationSets?: Record<string, ConfigurationSet>;
+  pools?: string[];
+  dedicatedIps?: DedicatedIp[];
+}
 
 /** How many sends stay in memory: a long-running `npm start` must not grow with every message. */
 const SENT_KEPT = 1000;
@@ -82,17 +109,34 @@ export class SesStandIn {
   private sink?: NotificationSink;
   private deliveryListener?: DeliveryListener;
   private readonly faults: Array<'throttle' | 'drop-reply'> = [];
+  private readonly configurationSets = new Map<string, ConfigurationSet>();
+  private readonly pools = new Set<string>([DEFAULT_DEDICATED_POOL]);
+  private readonly dedicatedIps = new Map<string, DedicatedIp>();
+  /** Round-robin position per pool, as SES spreads a pool's sends over its addresses. */
+  private readonly nextInPool = new Map<string, number>();
 
   /**
    * @param configurationSets the configuration sets the stack would create, with their TLS
-   *   policies: a send naming any other is refused, as SES refuses it.
+   *   policies: a send naming any other (or one created since through the API) is refused, as SES refuses it.
+   * @param dedicatedIps the dedicated IPs the account leases (LOCAL_DEDICATED_IPS), fully warmed,
+   *   in SES's default dedicated pool until moved.
    */
   constructor(
     private readonly stateFile: string | undefined,
-    private readonly configurationSets: Readonly<Record<string, TlsPolicy>> = {},
+    configurationSets: Readonly<Record<string, TlsPolicy>> = {},
+    dedicatedIps: readonly string[] = [],
   ) {
+    for (const [name, tlsPolicy] of Object.entries(configurationSets)) this.configurationSets.set(name, { tlsPolicy });
+    for (const ip of dedicatedIps) this.dedicatedIps.set(ip, { ip, pool: DEFAULT_DEDICATED_POOL, warmupStatus: 'DONE', warmupPercentage: 100 });
     if (stateFile && existsSync(stateFile)) {
-      for (const identity of JSON.parse(readFileSync(stateFile, 'utf8')) as Identity[]) this.identities.set(identity.name, identity);
+      const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as PersistedState | Identity[];
+      // Older state files hold the identities alone.
+      const state: PersistedState = Array.isArray(saved) ? { identities: saved } : saved;
+      for (const identity of state.identities) this.identities.set(identity.name, identity);
+      for (const [name, set] of Object.entries(state.configurationSets ?? {})) if (!this.configurationSets.has(name)) this.configurationSets.set(name, set);
+      for (const pool of state.pools ?? []) this.pools.add(pool);
+      // Only addresses still leased come back; where they were put is kept.
+      for (const saved of state.dedicatedIps ?? []) if (this.dedicatedIps.has(saved.ip)) this.dedicatedIps.set(saved.ip, this.pools.has(saved.pool) ? saved : { ...saved, pool: DEFAULT_DEDICATED_POOL });
     }
   }
 
@@ -170,13 +214,15 @@ export class SesStandIn {
     const identity = this.identityFor(from);
     if (!identity) return { status: 400, payload: { message: `Email address is not verified. The following identities failed the check: ${from}` }, errorType: 'MessageRejected' };
     const configurationSet = body['ConfigurationSetName'] as string | undefined;
-    const tlsPolicy = configurationSet === undefined ? undefined : this.configurationSets[configurationSet];
-    if (configurationSet !== undefined && !tlsPolicy) return { status: 404, payload: { message: `Configuration set <${configurationSet}> does not exist.` }, errorType: 'NotFoundException' };
+    const set = configurationSet === undefined ? undefined : this.configurationSets.get(configurationSet);
+    if (configurationSet !== undefined && !set) return { status: 404, payload: { message: `Configuration set <${configurationSet}> does not exist.` }, errorType: 'NotFoundException' };
+    const tlsPolicy = set?.tlsPolicy;
     const tags: Record<string, string[]> = {};
     for (const tag of (body['EmailTags'] as Array<{ Name: string; Value: string }>) ?? []) tags[tag.Name] = [tag.Value];
     // SES adds its own tags to every event record, the configuration set's name among them.
     if (configurationSet !== undefined) tags['ses:configuration-set'] = [configurationSet];
-    const message: SentMessage = { sesMessageId: `${randomBytes(16).toString('hex')}-000000`, destinations, raw: await this.sign(raw, identity), tags, configurationSet, tlsPolicy };
+    const sendingIp = set?.sendingPool ? this.addressOf(set.sendingPool) : undefined;
+    const message: SentMessage = { sesMessageId: `${randomBytes(16).toString('hex')}-000000`, destinations, raw: await this.sign(raw, identity), tags, configurationSet, tlsPolicy, sendingIp };
     // Handed over before SES answers: once SES has a message its outcome is reported, even if
     // the process that sent it dies the next moment. If that hand-over fails, SES has not sent it.
     try {
@@ -191,6 +237,15 @@ export class SesStandIn {
     return { status: 200, payload: { MessageId: message.sesMessageId } };
   }
 
+  /** The next address of a dedicated pool; none when the pool is empty (SES then sends from its shared addresses). */
+  private addressOf(pool: string): string | undefined {
+    const members = [...this.dedicatedIps.values()].filter((d) => d.pool === pool).map((d) => d.ip).sort();
+    if (!members.length) return undefined;
+    const at = this.nextInPool.get(pool) ?? 0;
+    this.nextInPool.set(pool, at + 1);
+    return members[at % members.length];
+  }
+
   private notify(message: SentMessage, source: string): void {
     if (!this.sink) return;
     const now = new Date().toISOString();
@@ -202,7 +257,7 @@ export class SesStandIn {
       );
     const delivered = deliveredRecipients(message);
     if (delivered.length) {
-      publish({ eventType: 'Delivery', delivery: { timestamp: now, recipients: delivered, smtpResponse: '250 2.0.0 OK', reportingMTA: 'a8-1.smtp-out.amazonses.com', processingTimeMillis: 20 } });
+      publish({ eventType: 'Delivery', delivery: { timestamp: now, recipients: delivered, smtpResponse: '250 2.0.0 OK', reportingMTA: message.sendingIp ? `${message.sendingIp.replace(/\./g, '-')}.smtp-out.local.amazonses.com` : 'a8-1.smtp-out.amazonses.com', processingTimeMillis: 20 } });
     }
     for (const address of message.destinations.filter((d) => d === SIMULATOR.bounce || d === SIMULATOR.suppressionList)) {
       const listed = address === SIMULATOR.suppressionList;
@@ -221,8 +276,86 @@ export class SesStandIn {
     }
   }
 
+  /** SES's dedicated IP, pool and configuration set operations, as far as the platform uses them. */
+  private dedicatedIpOperation(method: string, path: string, query: URLSearchParams, body: Record<string, unknown>): Answer {
+    const parts = path.split('/').slice(3).map(decodeURIComponent);
+    const ipJson = (d: DedicatedIp) => ({ Ip: d.ip, WarmupStatus: d.warmupStatus, WarmupPercentage: d.warmupPercentage, PoolName: d.pool });
+    const changed = (answer: Answer = { status: 200, payload: {} }) => (this.persist(), answer);
+    if (parts[0] === 'dedicated-ips') {
+      if (method === 'GET' && parts.length === 1) {
+        const pool = query.get('PoolName');
+        if (pool && !this.pools.has(pool)) return notFound(`Pool ${pool} does not exist.`);
+        const all = [...this.dedicatedIps.values()].filter((d) => !pool || d.pool === pool).sort((a, b) => a.ip.localeCompare(b.ip));
+        const size = Number(query.get('PageSize') ?? 100);
+        const from = Number(query.get('NextToken') ?? 0);
+        const page = all.slice(from, from + size);
+        return { status: 200, payload: { DedicatedIps: page.map(ipJson), ...(from + size < all.length ? { NextToken: String(from + size) } : {}) } };
+      }
+      const ip = this.dedicatedIps.get(parts[1] ?? '');
+      if (!ip) return notFound(`Dedicated IP ${parts[1] ?? ''} does not exist.`);
+      if (method === 'GET' && parts.length === 2) return { status: 200, payload: { DedicatedIp: ipJson(ip) } };
+      if (method === 'PUT' && parts[2] === 'pool') {
+        const destination = String(body['DestinationPoolName'] ?? '');
+        if (!this.pools.has(destination)) return notFound(`Pool ${destination} does not exist.`);
+        ip.pool = destination;
+        return changed();
+      }
+      if (method === 'PUT' && parts[2] === 'warmup') {
+        const percentage = Number(body['WarmupPercentage']);
+        if (!Number.isInteger(percentage) || percentage < 0 || percentage > 100) return badRequest('WarmupPercentage must be between 0 and 100.');
+        ip.warmupPercentage = percentage;
+        ip.warmupStatus = percentage >= 100 ? 'DONE' : 'IN_PROGRESS';
+        return changed();
+      }
+    }
+    if (parts[0] === 'dedicated-ip-pools') {
+      if (method === 'GET' && parts.length === 1) return { status: 200, payload: { DedicatedIpPools: [...this.pools].filter((p) => p !== DEFAULT_DEDICATED_POOL) } };
+      if (method === 'POST' && parts.length === 1) {
+        const name = String(body['PoolName'] ?? '');
+        if (!/^[\w-]{1,64}$/.test(name)) return badRequest(`Invalid pool name ${name}.`);
+        if (this.pools.has(name)) return alreadyExists(`Pool ${name} already exists.`);
+        this.pools.add(name);
+        return changed();
+      }
+      const name = parts[1] ?? '';
+      if (!this.pools.has(name) || name === DEFAULT_DEDICATED_POOL) return notFound(`Pool ${name} does not exist.`);
+      if (method === 'DELETE' && parts.length === 2) {
+        this.pools.delete(name);
+        for (const d of this.dedicatedIps.values()) if (d.pool === name) d.pool = DEFAULT_DEDICATED_POOL;
+        return changed();
+      }
+    }
+    if (parts[0] === 'configuration-sets') {
+      if (method === 'POST' && parts.length === 1) {
+        const name = String(body['ConfigurationSetName'] ?? '');
+        if (!/^[\w-]{1,64}$/.test(name)) return badRequest(`Invalid configuration set name ${name}.`);
+        if (this.configurationSets.has(name)) return alreadyExists(`Configuration set <${name}> already exists.`);
+        const delivery = (body['DeliveryOptions'] ?? {}) as { TlsPolicy?: TlsPolicy; SendingPoolName?: string };
+        if (delivery.SendingPoolName && !this.pools.has(delivery.SendingPoolName)) return notFound(`Pool ${delivery.SendingPoolName} does not exist.`);
+        this.configurationSets.set(name, { tlsPolicy: delivery.TlsPolicy ?? 'OPTIONAL', sendingPool: delivery.SendingPoolName });
+        return changed();
+      }
+      const name = parts[1] ?? '';
+      if (!this.configurationSets.has(name)) return notFound(`Configuration set <${name}> does not exist.`);
+      // Every set's events reach the one notifications sink, as the stack's topic does.
+      if (method === 'POST' && parts[2] === 'event-destinations') return { status: 200, payload: {} };
+      if (method === 'DELETE' && parts.length === 2) {
+        this.configurationSets.delete(name);
+        return changed();
+      }
+    }
+    return notFound(`Unsupported SES operation ${method} ${path}`);
+  }
+
   private persist(): void {
-    if (this.stateFile) writeFileSync(this.stateFile, JSON.stringify([...this.identities.values()]), { mode: 0o600 });
+    if (!this.stateFile) return;
+    const state: PersistedState = {
+      identities: [...this.identities.values()],
+      configurationSets: Object.fromEntries(this.configurationSets),
+      pools: [...this.pools],
+      dedicatedIps: [...this.dedicatedIps.values()],
+    };
+    writeFileSync(this.stateFile, JSON.stringify(state), { mode: 0o600 });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -242,6 +375,11 @@ export class SesStandIn {
         return;
       }
       return reply(result.status, result.payload, result.errorType);
+    }
+    if (path.startsWith('/v2/email/dedicated-ip') || path.startsWith('/v2/email/configuration-sets')) {
+      const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
+      const answer = this.dedicatedIpOperation(req.method ?? 'GET', path, query, body);
+      return reply(answer.status, answer.payload, answer.errorType);
     }
     const match = /^\/v2\/email\/identities(?:\/([^/]+))?(\/dkim\/signing|\/dkim|\/mail-from)?$/.exec(path);
     if (!match) return reply(404, { message: `Unsupported SES operation ${req.method} ${path}` }, 'NotFoundException');
@@ -304,6 +442,11 @@ export class SesStandIn {
     return reply(404, { message: `Unsupported SES operation ${req.method} ${path}` }, 'NotFoundException');
   }
 }
+
+type Answer = { status: number; payload: unknown; errorType?: string };
+const notFound = (message: string): Answer => ({ status: 404, payload: { message }, errorType: 'NotFoundException' });
+const alreadyExists = (message: string): Answer => ({ status: 400, payload: { message }, errorType: 'AlreadyExistsException' });
+const badRequest = (message: string): Answer => ({ status: 400, payload: { message }, errorType: 'BadRequestException' });
 
 function newTokens(): string[] {
   return [0, 1, 2].map(() => randomBytes(16).toString('hex'));

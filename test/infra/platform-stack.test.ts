@@ -6,7 +6,7 @@ import { createTableInput } from '../../functions/data/table';
 import { platformEnvSchema } from '../../functions/platform/env';
 import { areas, routes } from '../../functions/routes';
 import { periodicJobs } from '../../functions/schedules';
-import { SES_IDENTITY_ACTIONS, SES_SEND_ACTIONS } from '../../lib/constructs/area-permissions';
+import { SES_DEDICATED_IP_ACTIONS, SES_IDENTITY_ACTIONS, SES_IP_CONFIGURATION_SET_ACTIONS, SES_SEND_ACTIONS } from '../../lib/constructs/area-permissions';
 import { sendQueueTiming } from '../../functions/messages/send-timing';
 import { DEFAULT_SEND_CONCURRENCY, NOTIFICATIONS_WORKER_TIMEOUT, SEND_DEAD_LETTER_WORKER_TIMEOUT, SEND_WORKER_TIMEOUT } from '../../lib/constructs/sending';
 import { messageRetentionDays } from '../../lib/constructs/data';
@@ -44,6 +44,10 @@ const byRef = (a: { Ref: string }, b: { Ref: string }) => a.Ref.localeCompare(b.
 /** The ARN the stack builds for a configuration set (lib/constructs/area-permissions.ts). */
 const configurationSetArnOf = (logicalId: string) => ({
   'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':configuration-set/', { Ref: logicalId }]],
+});
+/** The sets made at run time for each dedicated IP: the stack's set's name plus `-ip-<address>`. */
+const ipConfigurationSetArnOf = (logicalId: string) => ({
+  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':configuration-set/', { Ref: logicalId }, '-ip-*']],
 });
 
 /** Every Allow statement of the policies attached to a function's role, and the role itself. */
@@ -378,6 +382,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       SEND_QUEUE_URL: { Ref: ids.sendQueue },
       SES_CONFIGURATION_SET: { Ref: ids.configurationSet },
       SES_TLS_CONFIGURATION_SET: { Ref: ids.tlsConfigurationSet },
+      SES_EVENTS_TOPIC_ARN: { Ref: ids.topic },
       SCHEDULE_STATE_MACHINE_ARN: { Ref: ids.scheduleMachine },
       CERTIFICATE_STATE_MACHINE_ARN: { Ref: ids.certificateMachine },
       MAX_MESSAGE_TTL: '604800',
@@ -420,7 +425,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(business).toEqual([{ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] } }]);
   });
 
-  test('the domains area manages SES identities of its own account and region, and reads the encryption key', () => {
+  test("the domains area manages SES identities of its own account and region, sees and provisions the dedicated IPs, and reads the encryption key", () => {
     const { business, actions } = permissionsOf(template, functionIdByDescription(template, 'API area: domains'));
     expect(business).toContainEqual({
       Effect: 'Allow',
@@ -433,7 +438,14 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       Resource: { Ref: ids.encryptionKey },
     });
     expect(actions).toEqual(expect.arrayContaining(['dynamodb:Query', 'dynamodb:PutItem']));
-    expect(actions.filter((a) => a.startsWith('ses:')).sort()).toEqual([...SES_IDENTITY_ACTIONS].sort());
+    // A domain's IPs and pool name SES's dedicated IPs; a newly leased one gets its configuration sets (this stack's names only).
+    expect(business).toContainEqual({ Effect: 'Allow', Action: [...SES_DEDICATED_IP_ACTIONS].sort(), Resource: '*' });
+    expect(business).toContainEqual({
+      Effect: 'Allow',
+      Action: [...SES_IP_CONFIGURATION_SET_ACTIONS].sort(),
+      Resource: [ipConfigurationSetArnOf(ids.configurationSet), ipConfigurationSetArnOf(ids.tlsConfigurationSet)],
+    });
+    expect(actions.filter((a) => a.startsWith('ses:')).sort()).toEqual([...SES_IDENTITY_ACTIONS, ...SES_DEDICATED_IP_ACTIONS, ...SES_IP_CONFIGURATION_SET_ACTIONS].sort());
   });
 
   test('the keys area has table read/write and nothing of SES or Secrets Manager', () => {
@@ -579,11 +591,18 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     const topicStatements = topicPolicy.Properties.PolicyDocument.Statement as Array<Statement & Record<string, unknown>>;
     expect(topicStatements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
     const sesPublish = topicStatements.filter((st) => st.Effect === 'Allow');
-    expect(sesPublish).toHaveLength(2);
+    expect(sesPublish).toHaveLength(3);
     for (const [i, set] of [ids.configurationSet, ids.tlsConfigurationSet].entries()) {
       expect(sesPublish[i]).toMatchObject({ Action: 'sns:Publish', Principal: { Service: 'ses.amazonaws.com' }, Resource: { Ref: ids.topic } });
       expect(JSON.stringify(sesPublish.map((st) => st.Condition))).toContain(JSON.stringify({ Ref: set }));
     }
+    // The sets made at run time for each dedicated IP publish here too, and only they.
+    expect(sesPublish[2]).toMatchObject({
+      Action: 'sns:Publish',
+      Principal: { Service: 'ses.amazonaws.com' },
+      Resource: { Ref: ids.topic },
+      Condition: { StringEquals: { 'AWS:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnLike: { 'AWS:SourceArn': [ipConfigurationSetArnOf(ids.configurationSet), ipConfigurationSetArnOf(ids.tlsConfigurationSet)] } },
+    });
 
     // A customer managed key whose policy lets SES (for these configuration sets only) encrypt.
     const key = template.toJSON().Resources[ids.eventsKey] as Resource;
@@ -592,9 +611,14 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     const sesKeyUse = keyStatements.find((st) => JSON.stringify(st.Principal) === JSON.stringify({ Service: 'ses.amazonaws.com' }))!;
     expect([sesKeyUse.Action].flat().sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey*']);
     expect(sesKeyUse.Condition).toEqual({
-      StringEquals: {
-        'aws:SourceAccount': { Ref: 'AWS::AccountId' },
-        'aws:SourceArn': [configurationSetArnOf(ids.configurationSet), configurationSetArnOf(ids.tlsConfigurationSet)],
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      ArnLike: {
+        'aws:SourceArn': [
+          configurationSetArnOf(ids.configurationSet),
+          configurationSetArnOf(ids.tlsConfigurationSet),
+          ipConfigurationSetArnOf(ids.configurationSet),
+          ipConfigurationSetArnOf(ids.tlsConfigurationSet),
+        ],
       },
     });
   });
@@ -780,9 +804,12 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
         { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':identity/*']] },
         configurationSetArnOf(ids.configurationSet),
         configurationSetArnOf(ids.tlsConfigurationSet),
+        // Each dedicated IP's sets (functions/sending-ips): a domain's mail from its IPs or pool.
+        ipConfigurationSetArnOf(ids.configurationSet),
+        ipConfigurationSetArnOf(ids.tlsConfigurationSet),
       ]),
     });
-    expect(business.find((st) => [st.Action].flat().includes('ses:SendEmail'))!.Resource).toHaveLength(3);
+    expect(business.find((st) => [st.Action].flat().includes('ses:SendEmail'))!.Resource).toHaveLength(5);
     expect(business).toContainEqual({ Effect: 'Allow', Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.bucket, 'Arn'] }, '/*']] } });
     expect(actions.filter((a) => a.startsWith('ses:')).sort()).toEqual([...SES_SEND_ACTIONS].sort());
     expect(actions.filter((a) => a.startsWith('s3:'))).toEqual(['s3:GetObject']);

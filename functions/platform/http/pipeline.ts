@@ -37,6 +37,16 @@ export interface ApiRequest {
   accountId: string;
 }
 
+/**
+ * A query or body parameter whose name a path parameter also has (`ip`, `pool_id` on the IP
+ * routes): the path's value goes to the operation's input, the caller's is read here.
+ */
+export function shadowedParam(req: ApiRequest, name: string): string | undefined {
+  const value = req.params[name];
+  const single = Array.isArray(value) ? value[value.length - 1] : value;
+  return typeof single === 'string' && single.trim() ? single.trim() : undefined;
+}
+
 export interface Operation<S extends z.ZodType = z.ZodType> {
   /** The input schema: built on the operation's first request, then kept. */
   input: () => S;

@@ -1,0 +1,19 @@
+import { BadRequest } from '../errors';
+
+/** Page tokens are opaque to clients: an offset into the filtered list. */
+export function offsetPageToken(offset: number): string {
+  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+}
+
+/** The offset a `page` parameter names: a token from offsetPageToken, `first`, or `last` (of `total` items in pages of `limit`). */
+export function offsetOfPage(page: string | undefined, total: number, limit: number): number {
+  if (!page || page === 'first') return 0;
+  if (page === 'last') return Math.max(0, total - limit);
+  try {
+    const offset = (JSON.parse(Buffer.from(page, 'base64url').toString('utf8')) as { o?: unknown }).o;
+    if (typeof offset === 'number' && Number.isSafeInteger(offset) && offset >= 0) return offset;
+  } catch {
+    // fall through
+  }
+  throw new BadRequest('Invalid parameter \'page\': not a page token from this API');
+}

@@ -1,0 +1,181 @@
+import { keys, type DomainItem } from '../data/db';
+import { deleteItem, getItem, putItem, queryAll, updateItem, updateItemIf } from '../data/store';
+import { listDomainItems, patchDomain } from '../domains/domain-store';
+import { BadRequest, NotFound } from '../platform/errors';
+import { objectId } from '../platform/ids';
+import { accountIps, compareIps, type DedicatedIpItem } from './ip-store';
+
+/** A dedicated IP pool (DIPP): a named set of the account's dedicated IPs that domains are linked to. */
+export interface IpPoolItem {
+  poolId: string;
+  accountId: string;
+  name: string;
+  description: string;
+  ips: string[];
+  createdAt: string;
+  /** Subaccounts it is delegated to: they may link their domains to it, not change it. */
+  delegatedTo?: string[];
+  /** Set by DELETE: its domains are being moved to the replacement, then it goes (ip-jobs.ts). */
+  deleting?: { replacement: DomainAssignment; requestedAt: string };
+}
+
+/** A pool as an account sees it: its own, or one its parent delegated to it. */
+export type VisiblePool = IpPoolItem & { inherited: boolean };
+
+/** What a domain sends from: a DIPP (the parent's, for a delegated one), its own dedicated IPs, or SES's shared addresses. */
+export type DomainAssignment = { poolId: string; ownerId?: string } | { ips: string[] } | 'shared';
+
+/** A delegation of a parent's pool or IP to a subaccount. */
+export interface IpDelegationItem {
+  subaccountId: string;
+  parentId: string;
+  poolId?: string;
+  ip?: string;
+  delegatedAt: string;
+}
+
+const live = (pool: IpPoolItem | undefined) => (pool && !pool.deleting ? pool : undefined);
+
+/** The account's own pools, without those being deleted. */
+export async function ownPools(accountId: string): Promise<IpPoolItem[]> {
+  return (await queryAll<IpPoolItem>(keys.ipPool(accountId), '')).filter((pool) => !pool.deleting);
+}
+
+export const delegationsTo = (subaccountId: string) => queryAll<IpDelegationItem>(keys.ipDelegation(subaccountId), '');
+
+/** The pools delegated to a subaccount by its parent. */
+async function inheritedPools(accountId: string): Promise<IpPoolItem[]> {
+  const delegated = (await delegationsTo(accountId)).filter((d) => d.poolId);
+  const pools = await Promise.all(delegated.map((d) => getItem<IpPoolItem>(keys.ipPool(d.parentId, d.poolId!))));
+  return pools.map(live).filter((pool): pool is IpPoolItem => Boolean(pool));
+}
+
+/** Own pools, then delegated ones. */
+export async function visiblePools(accountId: string): Promise<VisiblePool[]> {
+  const [own, inherited] = await Promise.all([ownPools(accountId), inheritedPools(accountId)]);
+  return [...own.map((pool) => ({ ...pool, inherited: false })), ...inherited.map((pool) => ({ ...pool, inherited: true }))];
+}
+
+export async function requirePool(accountId: string, poolId: string): Promise<VisiblePool> {
+  if (!/^[0-9a-f]{24}$/.test(poolId)) throw new NotFound('IP pool not found');
+  const own = live(await getItem<IpPoolItem>(keys.ipPool(accountId, poolId), { consistent: true }));
+  if (own) return { ...own, inherited: false };
+  const delegation = await getItem<IpDelegationItem>(keys.ipDelegation(accountId, `POOL#${poolId}`), { consistent: true });
+  const inherited = delegation && live(await getItem<IpPoolItem>(keys.ipPool(delegation.parentId, poolId), { consistent: true }));
+  if (inherited) return { ...inherited, inherited: true };
+  throw new NotFound('IP pool not found');
+}
+
+/** Rule 2: a subaccount uses a delegated pool; only the parent changes it. */
+export function requireOwnPool(pool: VisiblePool, what: 'edited' | 'deleted'): void {
+  if (pool.inherited) throw new BadRequest(`An IP pool inherited from the parent account cannot be ${what}`);
+}
+
+/** The pool each of the account's own pools' IPs is in. */
+export async function poolOfIp(accountId: string): Promise<Map<string, string>> {
+  return new Map((await ownPools(accountId)).flatMap((pool) => pool.ips.map((ip) => [ip, pool.poolId] as const)));
+}
+
+/**
+ * An IP the account may put in a pool or on a domain: one of its dedicated IPs. `outsidePools`
+ * also refuses one already in a DIPP (other than `exceptPool`), as Mailgun's rules 4 and 7 do.
+ */
+export async function requireAccountIp(accountId: string, ip: string, outsidePools?: { exceptPool?: string }): Promise<DedicatedIpItem> {
+  const owned = (await accountIps(accountId)).find((item) => item.ip === ip);
+  if (!owned) throw new BadRequest(`IP ${ip} is not a dedicated IP of this account`);
+  if (outsidePools) {
+    const pool = (await poolOfIp(accountId)).get(ip);
+    if (pool && pool !== outsidePools.exceptPool) throw new BadRequest(`IP ${ip} is already in the IP pool ${pool}`);
+  }
+  return owned;
+}
+
+export async function createPool(accountId: string, input: { name: string; description: string; ips: string[] }): Promise<IpPoolItem> {
+  const existing = await ownPools(accountId);
+  if (existing.some((pool) => pool.name === input.name)) throw new BadRequest(`An IP pool named ${input.name} already exists`);
+  const ips = [...new Set(input.ips)].sort(compareIps);
+  for (const ip of ips) await requireAccountIp(accountId, ip, {});
+  const pool: IpPoolItem = { poolId: objectId(), accountId, name: input.name, description: input.description, ips, createdAt: new Date().toISOString(), delegatedTo: [] };
+  await putItem(keys.ipPool(accountId, pool.poolId), pool, { ifAbsent: true });
+  return pool;
+}
+
+export const savePoolChanges = (pool: Pick<IpPoolItem, 'accountId' | 'poolId'>, changes: Partial<Omit<IpPoolItem, 'poolId' | 'accountId'>>) =>
+  updateItem<IpPoolItem>(keys.ipPool(pool.accountId, pool.poolId), changes);
+
+/**
+ * Adds or removes a delegate with a compare-and-set on the list, so two delegations at once both
+ * land. False when the pool is gone.
+ */
+export async function changeDelegates(which: Pick<IpPoolItem, 'accountId' | 'poolId'>, change: (delegates: string[]) => string[]): Promise<boolean> {
+  const key = keys.ipPool(which.accountId, which.poolId);
+  for (let round = 0; round < 5; round++) {
+    const pool = await getItem<IpPoolItem>(key, { consistent: true });
+    if (!pool) return false;
+    const current = pool.delegatedTo ?? [];
+    const next = change(current);
+    if (next.join() === current.join()) return true;
+    if (await updateItemIf(key, { delegatedTo: current }, { delegatedTo: next })) return true;
+  }
+  throw new Error(`could not change the delegates of IP pool ${which.poolId}: too many concurrent changes`);
+}
+
+export const removePool = (pool: Pick<IpPoolItem, 'accountId' | 'poolId'>) => deleteItem(keys.ipPool(pool.accountId, pool.poolId));
+
+/** Is this domain linked to that pool (its own account's, or a delegated one)? */
+export const isLinkedTo = (domain: DomainItem, pool: Pick<IpPoolItem, 'accountId' | 'poolId'>) =>
+  domain.ipPoolId === pool.poolId && (domain.ipPoolOwnerId ?? domain.accountId) === pool.accountId;
+
+/** The domains linked to the pool: its account's and those of the subaccounts it is delegated to. */
+export async function linkedDomains(pool: IpPoolItem, ownerDomains?: DomainItem[]): Promise<DomainItem[]> {
+  const delegated = await Promise.all((pool.delegatedTo ?? []).map((subaccountId) => listDomainItems(subaccountId)));
+  return [...(ownerDomains ?? (await listDomainItems(pool.accountId))), ...delegated.flat()].filter((domain) => isLinkedTo(domain, pool));
+}
+
+export function assignmentChanges(domain: Pick<DomainItem, 'accountId'>, assignment: DomainAssignment): Pick<DomainItem, 'ipPoolId' | 'ipPoolLinkedAt' | 'ipPoolOwnerId' | 'ips'> {
+  const none = { ipPoolId: undefined, ipPoolLinkedAt: undefined, ipPoolOwnerId: undefined, ips: undefined };
+  if (assignment === 'shared') return none;
+  if ('poolId' in assignment) {
+    const owner = assignment.ownerId && assignment.ownerId !== domain.accountId ? assignment.ownerId : undefined;
+    return { ...none, ipPoolId: assignment.poolId, ipPoolLinkedAt: new Date().toISOString(), ipPoolOwnerId: owner };
+  }
+  return { ...none, ips: assignment.ips.length ? assignment.ips : undefined };
+}
+
+export const assignDomain = (domain: DomainItem, assignment: DomainAssignment) => patchDomain(domain, assignmentChanges(domain, assignment));
+
+/** Linking to a pool the account sees (own or delegated): the assignment that names it. */
+export const poolAssignment = (pool: VisiblePool): DomainAssignment => ({ poolId: pool.poolId, ownerId: pool.accountId });
+
+/**
+ * The replacement a caller names when a pool or a domain's IPs go away (`ip`: an IP or `shared`;
+ * `pool_id`: a DIPP), checked as Mailgun's rules 3 and 4 say: a pool must hold at least one IP;
+ * an IP must be the account's and in no DIPP.
+ */
+export async function replacementOf(accountId: string, ip: string | undefined, poolId: string | undefined, exceptPool?: string): Promise<DomainAssignment | undefined> {
+  if (ip && poolId) throw new BadRequest('Give either ip or pool_id as the replacement, not both');
+  if (poolId) {
+    if (poolId === exceptPool) throw new BadRequest('The replacement IP pool must be another pool');
+    const pool = await requirePool(accountId, poolId);
+    if (!pool.ips.length) throw new BadRequest(`The replacement IP pool ${poolId} has no IPs`);
+    return poolAssignment(pool);
+  }
+  if (ip === 'shared') return 'shared';
+  if (ip) {
+    await requireAccountIp(accountId, ip, { exceptPool });
+    return { ips: [ip] };
+  }
+  return undefined;
+}
+
+/** The pool a domain is linked to, as stored (also while it is being deleted: its domains keep sending from it until moved). */
+export async function poolOfDomain(domain: Pick<DomainItem, 'accountId' | 'ipPoolId' | 'ipPoolOwnerId'>): Promise<IpPoolItem | undefined> {
+  if (!domain.ipPoolId) return undefined;
+  return getItem<IpPoolItem>(keys.ipPool(domain.ipPoolOwnerId ?? domain.accountId, domain.ipPoolId));
+}
+
+/** The IPs a domain may send from (empty: the shared addresses). */
+export async function domainIps(domain: DomainItem): Promise<string[]> {
+  if (domain.ipPoolId) return (await poolOfDomain(domain))?.ips ?? [];
+  return domain.ips ?? [];
+}

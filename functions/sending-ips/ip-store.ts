@@ -1,0 +1,90 @@
+import type { DedicatedIp } from '@aws-sdk/client-sesv2';
+import { keys } from '../data/db';
+import { deleteItem, getItem, putItem, queryAll } from '../data/store';
+import { reverseLookup } from '../platform/dns';
+import { logger } from '../platform/logger';
+import { provisionIp, sesDedicatedIps } from './ses-resources';
+
+/** A dedicated IP of the region, as SES leases it, once its SES pool and configuration sets exist. */
+export interface DedicatedIpItem {
+  ip: string;
+  /** Its PTR name, looked up when it was first seen ('' when it has none). */
+  rdns: string;
+  /** SES's warm-up of the address: IN_PROGRESS, DONE or NOT_APPLICABLE, and the share of traffic it allows. */
+  sesWarmupStatus?: string;
+  sesWarmupPercentage?: number;
+  provisionedAt: string;
+}
+
+/** How long a container trusts its last look at SES's list before looking again. */
+const SYNC_EVERY_MS = 60_000;
+let lastSync: { at: number; items: DedicatedIpItem[] } | undefined;
+
+/**
+ * The region's dedicated IPs: SES's list, each provisioned (its own pool and configuration sets)
+ * the first time it is seen, and dropped once SES no longer leases it. Looked at again at most
+ * once a minute per container, so a newly leased address shows within a minute.
+ */
+export async function dedicatedIps(options: { fresh?: boolean } = {}): Promise<DedicatedIpItem[]> {
+  if (!options.fresh && lastSync && Date.now() - lastSync.at < SYNC_EVERY_MS) return lastSync.items;
+  const [leased, known] = await Promise.all([sesDedicatedIps(), queryAll<DedicatedIpItem>(keys.dedicatedIp(), '')]);
+  const byIp = new Map(known.map((item) => [item.ip, item]));
+  const items: DedicatedIpItem[] = [];
+  for (const ses of leased) {
+    const existing = byIp.get(ses.Ip!);
+    items.push(existing && existing.sesWarmupStatus === ses.WarmupStatus && existing.sesWarmupPercentage === ses.WarmupPercentage ? existing : await recordIp(ses, existing));
+  }
+  const leasedIps = new Set(leased.map((ses) => ses.Ip));
+  for (const gone of known.filter((item) => !leasedIps.has(item.ip))) {
+    logger.info('a dedicated IP is no longer leased from SES', { ip: gone.ip });
+    await deleteItem(keys.dedicatedIp(gone.ip));
+  }
+  items.sort((a, b) => compareIps(a.ip, b.ip));
+  lastSync = { at: Date.now(), items };
+  return items;
+}
+
+async function recordIp(ses: DedicatedIp, existing: DedicatedIpItem | undefined): Promise<DedicatedIpItem> {
+  if (!existing) await provisionIp(ses);
+  const item: DedicatedIpItem = {
+    ip: ses.Ip!,
+    rdns: existing?.rdns ?? (await reverseLookup(ses.Ip!))[0] ?? '',
+    sesWarmupStatus: ses.WarmupStatus,
+    sesWarmupPercentage: ses.WarmupPercentage,
+    provisionedAt: existing?.provisionedAt ?? new Date().toISOString(),
+  };
+  await putItem(keys.dedicatedIp(item.ip), item);
+  return item;
+}
+
+/** Numeric order for IPv4, text order otherwise. */
+export function compareIps(a: string, b: string): number {
+  const parts = (ip: string) => ip.split('.').map(Number);
+  const [pa, pb] = [parts(a), parts(b)];
+  if (pa.length === 4 && pb.length === 4 && [...pa, ...pb].every(Number.isInteger)) {
+    for (let i = 0; i < 4; i++) if (pa[i] !== pb[i]) return pa[i]! - pb[i]!;
+    return 0;
+  }
+  return a.localeCompare(b);
+}
+
+/** The region's primary account: it holds the dedicated IPs SES leases (subaccounts use them through delegated pools). */
+export async function primaryAccountId(): Promise<string | undefined> {
+  return (await getItem<{ value: string }>(keys.primaryAccount()))?.value;
+}
+
+/**
+ * The dedicated IPs an account may assign: all of the region's for the primary account; for a
+ * subaccount, those its parent delegated to it (PUT /v5/accounts/subaccounts/{id}/ip).
+ */
+export async function accountIps(accountId: string): Promise<DedicatedIpItem[]> {
+  if (accountId === (await primaryAccountId())) return dedicatedIps();
+  const delegated = new Set((await queryAll<{ ip: string }>(keys.ipDelegation(accountId), 'IP#')).map((d) => d.ip));
+  if (!delegated.size) return [];
+  return (await dedicatedIps()).filter((item) => delegated.has(item.ip));
+}
+
+/** The recorded IPs, without asking SES (the send path: an address provisioned is one SES can send from). */
+export async function provisionedIps(): Promise<Map<string, DedicatedIpItem>> {
+  return new Map((await queryAll<DedicatedIpItem>(keys.dedicatedIp(), '')).map((item) => [item.ip, item]));
+}
