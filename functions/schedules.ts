@@ -9,7 +9,7 @@ export interface PeriodicJob {
   entry: string;
   everyMinutes: number;
   /** What the job's role may do beyond reading and writing the table (lib/constructs/area-permissions.ts). */
-  grant: 'sending-identities';
+  grant: 'sending-identities' | 'dedicated-ips';
   description: string;
 }
 
@@ -21,5 +21,13 @@ export const periodicJobs: readonly PeriodicJob[] = [
     everyMinutes: 60,
     grant: 'sending-identities',
     description: 'DKIM key rotation: makes due keys, switches signing once their records verify',
+  },
+  {
+    name: 'ip-warmup',
+    entry: 'sending-ips/warmup-sweep',
+    // A stage lasts a day at least: a quarter of an hour late to move on is nothing.
+    everyMinutes: 15,
+    grant: 'dedicated-ips',
+    description: 'IP warm-up: moves warming dedicated IPs to their next stage once a stage is done, and tells SES',
   },
 ];

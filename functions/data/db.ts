@@ -12,6 +12,10 @@ export const keys = {
   primaryAccount: (): Key => ({ pk: 'SYSTEM#primary-account', sk: 'SYSTEM' }),
   /** The region's dedicated IPs as SES leases them, one item each in one partition (they are few). */
   dedicatedIp: (ip = ''): Key => ({ pk: 'SYSTEM#dedicated-ips', sk: ip }),
+  /** A dedicated IP's warm-up plan (functions/sending-ips/warmup.ts), region-wide like the IPs. */
+  ipWarmup: (ip = ''): Key => ({ pk: 'SYSTEM#ip-warmups', sk: ip }),
+  /** How many recipients a warming IP was given in one hour (`2026-11-26T09:00:00.000Z`). */
+  ipHourlySends: (ip: string, hour: string): Key => ({ pk: `SYSTEM#ip-sends#${ip}`, sk: hour }),
   /** A dedicated IP pool (DIPP) of an account; ids are objectIds, so the partition is in creation order. */
   ipPool: (accountId: string, poolId = ''): Key => ({ pk: `ACCT#${accountId}#IPPOOLS`, sk: poolId }),
   /** What a parent delegated to a subaccount: `POOL#<poolId>` (a DIPP it may link domains to) or `IP#<ip>`. */

@@ -1,3 +1,4 @@
+import type { SendingChoice } from '../sending-ips/sending-options';
 import type { DomainItem } from '../data/db';
 import type { UploadedFile } from '../platform/http/body';
 import { applyTracking, needsPerRecipientCopies, trackingBase, trackingPlan, type TrackingOptions, type TrackingPlan } from '../tracking/rewrite';
@@ -29,6 +30,8 @@ export interface MessagePlan {
   /** ISO instant of o:deliverytime. */
   deliverAt?: string;
   requireTls?: boolean;
+  /** o:sending-ip or o:sending-ip-pool, as checked at accept. */
+  sending?: SendingChoice;
   tracking: TrackingOptions;
 }
 
@@ -111,6 +114,7 @@ export async function acceptCopy(context: CopyContext, copy: Copy): Promise<Acce
       testMode: plan.testMode,
       deliverAt: plan.deliverAt,
       requireTls: plan.requireTls,
+      ...plan.sending,
       ...(content.template ? { template: { name: content.template.name, version: content.template.version, 'is-text': content.template['is-text'] } } : {}),
     },
     mime,

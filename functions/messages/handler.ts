@@ -1,3 +1,4 @@
+import { sendingChoiceOf } from '../sending-ips/sending-options';
 import { z } from 'zod/v3';
 import { patchDomain, requireDomain } from '../domains/domain-store';
 import { BadRequest } from '../platform/errors';
@@ -60,6 +61,7 @@ export const handler = areaHandler(messageRoutes, {
       testMode: params.testMode,
       deliverAt: params.deliverAt?.toISOString(),
       requireTls: params.requireTls,
+      sending: await sendingChoiceOf(req.accountId, params.sendingIp, params.sendingIpPool),
       tracking: params.tracking,
     };
     if (post && batch) throw new BadRequest("'recipient-variables' cannot be combined with a mailing list address: members' vars fill its placeholders");

@@ -36,6 +36,10 @@ export interface MessageRecord {
   deliverAt?: string;
   /** o:require-tls as sent; absent, the domain's require_tls at send time decides. */
   requireTls?: boolean;
+  /** o:sending-ip / o:sending-ip-pool, checked at accept: the send worker uses them over the domain's IPs or pool. */
+  sendingIp?: string;
+  sendingPoolId?: string;
+  sendingPoolOwnerId?: string;
   /** How it was submitted, when not over HTTP: SMTP (functions/smtp). */
   method?: 'smtp';
   /** Received mail (functions/inbound): the envelope sender and SES's verdicts, as SES gave them. */

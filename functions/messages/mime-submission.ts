@@ -1,3 +1,4 @@
+import { sendingChoiceOf } from '../sending-ips/sending-options';
 import type { DomainItem } from '../data/db';
 import { postToList } from '../lists/inbound-post';
 import { listPostOf } from '../lists/post';
@@ -98,6 +99,7 @@ async function acceptRecipients(submission: MimeSubmission, recipients: ReturnTy
       : [{ recipients: recipients.all }];
   const base = trackingBase(domain);
   const bareId = messageId.trim().replace(/^<|>$/g, '');
+  const sending = await sendingChoiceOf(submission.accountId, params.sendingIp, params.sendingIpPool);
   const accepted = await mapLimit([...copies.entries()], 16, async ([i, copy]) => {
     const plans: CopyPlan = {
       ...(copy.to ? { batch: { to: copy.to, values: copy.values ?? {} } } : {}),
@@ -121,6 +123,7 @@ async function acceptRecipients(submission: MimeSubmission, recipients: ReturnTy
         testMode: params.testMode,
         deliverAt: params.deliverAt?.toISOString(),
         requireTls: params.requireTls,
+        ...sending,
         ...(named ? { template: { name: named.template.name, version: named.template.version, 'is-text': named.template['is-text'] } } : {}),
         ...(submission.method === 'http' ? {} : { method: submission.method }),
       },

@@ -28,6 +28,9 @@ export interface SendParams {
   deliverAt?: Date;
   /** o:require-tls: when given, overrides the domain's require_tls. */
   requireTls?: boolean;
+  /** o:sending-ip, o:sending-ip-pool: a dedicated IP or DIPP for this message (functions/sending-ips/sending-options.ts). */
+  sendingIp?: string;
+  sendingIpPool?: string;
 }
 
 /** How far ahead o:deliverytime may be, as Mailgun allows. */
@@ -106,6 +109,8 @@ export function readSendParams(params: Record<string, unknown>, files: UploadedF
     variables,
     deliverAt: deliveryTime(params['o:deliverytime']),
     requireTls: yesNo('o:require-tls', params['o:require-tls']),
+    sendingIp: present(params['o:sending-ip'])?.trim(),
+    sendingIpPool: present(params['o:sending-ip-pool'])?.trim(),
     tracking: {
       tracking: yesNo('o:tracking', params['o:tracking']),
       clicks: last(params['o:tracking-clicks'])?.trim().toLowerCase() === 'htmlonly' ? 'htmlonly' : yesNo('o:tracking-clicks', params['o:tracking-clicks']),

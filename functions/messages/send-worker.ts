@@ -251,10 +251,9 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
   const mime = await loadMime(record);
   if (!mime) throw new Error(`MIME of ${record.storageKey} is missing`);
   const requireTls = record.requireTls ?? domain.requireTls;
-  const route = await sendingRouteOf(domain);
-  const configurationSet = configurationSetOf(route, requireTls, configurationSetFor(requireTls));
+  const sharedSet = configurationSetFor(requireTls);
   // SES takes at most 50 recipients per call; each chunk succeeds or fails on its own.
-  for (let i = 0; i < sendable.length; i += SES_MAX_RECIPIENTS) {
+  for (let i = 0; i < sendable.length; ) {
     // Too close to the deadline for another SES call: what is left goes back, unsent, to a fresh
     // invocation, so no claim is ever 'sending' past its deadline. A job that gets no chunk out
     // in several invocations in a row fails instead, so the queue's receive count applies.
@@ -265,11 +264,21 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
       await requeue({ ...job, handBacks }, 0);
       return;
     }
+    const wanted = sendable.slice(i, i + SES_MAX_RECIPIENTS);
+    const route = await sendingRouteOf(domain, record, wanted.length);
+    // Every address the domain may use is warming and has sent its hour's share: the rest waits
+    // for the next hour, unsent and not counted as an attempt.
+    if (!route.granted) {
+      await release(record.storageKey, sendable.slice(i), invocation, 'claimed');
+      await requeue(job, (route.heldUntil! - Date.now()) / 1000);
+      return;
+    }
     // Only what this invocation still holds is sent: a claim taken over meanwhile is not.
-    const chunk = sendable.slice(i, i + SES_MAX_RECIPIENTS);
+    const chunk = wanted.slice(0, route.granted);
     const held = await mapLimit(chunk, CLAIM_WRITES_AT_ONCE, (recipient) => updateItemIf(claimKey(record.storageKey, recipient), { owner: invocation.owner, state: 'claimed' }, { state: 'sending' }));
     const sending = chunk.filter((_, j) => held[j]);
-    if (sending.length) await sendChunk(job, record, mime, configurationSet, route, sending, invocation);
+    if (sending.length) await sendChunk(job, record, mime, configurationSetOf(route, requireTls, sharedSet), route, sending, invocation);
+    i += chunk.length;
   }
 }
 

@@ -1,20 +1,12 @@
 import type { DedicatedIp } from '@aws-sdk/client-sesv2';
 import { keys } from '../data/db';
-import { deleteItem, getItem, putItem, queryAll } from '../data/store';
+import { deleteItem, putItem, queryAll } from '../data/store';
 import { reverseLookup } from '../platform/dns';
 import { logger } from '../platform/logger';
+import { compareIps, primaryAccountId, type DedicatedIpItem } from './ip-records';
 import { provisionIp, sesDedicatedIps } from './ses-resources';
 
-/** A dedicated IP of the region, as SES leases it, once its SES pool and configuration sets exist. */
-export interface DedicatedIpItem {
-  ip: string;
-  /** Its PTR name, looked up when it was first seen ('' when it has none). */
-  rdns: string;
-  /** SES's warm-up of the address: IN_PROGRESS, DONE or NOT_APPLICABLE, and the share of traffic it allows. */
-  sesWarmupStatus?: string;
-  sesWarmupPercentage?: number;
-  provisionedAt: string;
-}
+export { compareIps, type DedicatedIpItem } from './ip-records';
 
 /** How long a container trusts its last look at SES's list before looking again. */
 const SYNC_EVERY_MS = 60_000;
@@ -57,22 +49,6 @@ async function recordIp(ses: DedicatedIp, existing: DedicatedIpItem | undefined)
   return item;
 }
 
-/** Numeric order for IPv4, text order otherwise. */
-export function compareIps(a: string, b: string): number {
-  const parts = (ip: string) => ip.split('.').map(Number);
-  const [pa, pb] = [parts(a), parts(b)];
-  if (pa.length === 4 && pb.length === 4 && [...pa, ...pb].every(Number.isInteger)) {
-    for (let i = 0; i < 4; i++) if (pa[i] !== pb[i]) return pa[i]! - pb[i]!;
-    return 0;
-  }
-  return a.localeCompare(b);
-}
-
-/** The region's primary account: it holds the dedicated IPs SES leases (subaccounts use them through delegated pools). */
-export async function primaryAccountId(): Promise<string | undefined> {
-  return (await getItem<{ value: string }>(keys.primaryAccount()))?.value;
-}
-
 /**
  * The dedicated IPs an account may assign: all of the region's for the primary account; for a
  * subaccount, those its parent delegated to it (PUT /v5/accounts/subaccounts/{id}/ip).
@@ -84,7 +60,3 @@ export async function accountIps(accountId: string): Promise<DedicatedIpItem[]> 
   return (await dedicatedIps()).filter((item) => delegated.has(item.ip));
 }
 
-/** The recorded IPs, without asking SES (the send path: an address provisioned is one SES can send from). */
-export async function provisionedIps(): Promise<Map<string, DedicatedIpItem>> {
-  return new Map((await queryAll<DedicatedIpItem>(keys.dedicatedIp(), '')).map((item) => [item.ip, item]));
-}

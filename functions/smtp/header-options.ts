@@ -23,6 +23,8 @@ const OPTION_HEADERS: Readonly<Record<string, string>> = {
   'x-mailgun-time-zone-localize': 'o:time-zone-localize',
   'x-mailgun-secondary-dkim': 'o:secondary-dkim',
   'x-mailgun-secondary-dkim-public': 'o:secondary-dkim-public',
+  'x-mailgun-sending-ip': 'o:sending-ip',
+  'x-mailgun-sending-ip-pool': 'o:sending-ip-pool',
   'x-mailgun-template-name': 'template',
   'x-mailgun-template-version': 't:version',
   'x-mailgun-template-variables': 't:variables',
@@ -39,12 +41,6 @@ const VARIABLES_HEADER = 'x-mailgun-variables';
  * is visible in the delivered MIME. Every other option header is taken out before sending.
  */
 const KEPT = new Set(['x-mailgun-tag', VARIABLES_HEADER]);
-
-/** Options Mailgun takes over SMTP that this platform cannot honour in a MIME message: refused, not ignored. */
-const REFUSED: Readonly<Record<string, string>> = {
-  'x-mailgun-sending-ip': 'Dedicated IPs do not exist on this platform',
-  'x-mailgun-sending-ip-pool': 'IP pools do not exist on this platform',
-};
 
 export interface HeaderOptions {
   /** Form options (o:tag repeated as an array; v:<name> from X-Mailgun-Variables). */
@@ -75,7 +71,7 @@ function variablesOf(value: string, into: Record<string, string>): void {
 /**
  * Reads Mailgun's option headers from a message and removes those that are only instructions.
  * Header names are matched case-insensitively; folded values are unfolded and encoded-words
- * decoded; a header this platform cannot honour is refused with the reason.
+ * decoded.
  */
 export function headerOptions(mime: Buffer): HeaderOptions {
   // latin1 maps bytes to characters one to one, so offsets are byte offsets.
@@ -100,8 +96,6 @@ export function headerOptions(mime: Buffer): HeaderOptions {
       continue;
     }
     const value = decodeWords(Buffer.from(field.slice(colon + 1).replace(/\r?\n(?=[ \t])/g, '').trim(), 'latin1').toString('utf8'));
-    const refused = REFUSED[name];
-    if (refused) throw new BadRequest(`${field.slice(0, colon).trim()}: ${refused}`);
     if (name === VARIABLES_HEADER) {
       variablesOf(value, variables);
       sawVariables = true;

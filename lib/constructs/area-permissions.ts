@@ -228,6 +228,12 @@ export const grantSendingIdentities: AreaGrant = (grantee, { table, encryptionKe
   acknowledgeSesIdentities(grantee);
 };
 
+/** Table read/write and SES's dedicated IPs: the IP areas and the warm-up sweep. */
+export const grantDedicatedIpManagement: AreaGrant = (grantee, resources) => {
+  grantTableReadWrite(grantee, resources.table);
+  grantDedicatedIps(grantee, resources);
+};
+
 export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   keys: tableReadWrite,
   'inspect/links': grantInspectArea,
@@ -253,10 +259,7 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   },
   dkim: grantSendingIdentities,
   // Dedicated IPs and pools over SES's leased addresses.
-  'admin/ips': (grantee, resources) => {
-    grantTableReadWrite(grantee, resources.table);
-    grantDedicatedIps(grantee, resources);
-  },
+  'admin/ips': grantDedicatedIpManagement,
   // Accepting a message: store its MIME, record it and its accepted events, queue it (or, with
   // o:deliverytime, start its scheduled-delivery execution). Reading a stored message (GET,
   // resend) reads the MIME back.

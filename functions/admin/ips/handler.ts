@@ -28,6 +28,7 @@ import {
   type IpPoolItem,
 } from '../../sending-ips/ip-pools';
 import { accountIps, compareIps } from '../../sending-ips/ip-store';
+import { cancelWarmup, findWarmup, listWarmups, sentThisHour, startWarmup, warmupDetails, warmupListItem } from '../../sending-ips/warmup';
 import { findSubaccount } from '../subaccounts/subaccount-store';
 import { ipRoutes } from './routes';
 
@@ -90,10 +91,11 @@ export const handler = areaHandler(ipRoutes, {
       const none = input.dedicated === 'false' || input.enabled === 'false';
       const ips = none ? [] : await accountIps(req.accountId);
       const pooled = await poolOfIp(req.accountId);
+      const warming = new Set((await listWarmups()).map((warmup) => warmup.ip));
       return {
         items: ips.map((item) => item.ip),
         total_count: ips.length,
-        details: ips.map((item) => ({ ip: item.ip, is_on_warmup: item.sesWarmupStatus === 'IN_PROGRESS' })),
+        details: ips.map((item) => ({ ip: item.ip, is_on_warmup: warming.has(item.ip) })),
         assignable_to_pools: ips.filter((item) => !pooled.has(item.ip)).map((item) => item.ip),
       };
     },
@@ -279,6 +281,40 @@ export const handler = areaHandler(ipRoutes, {
   listPoolDelegations: operation(() => z.object({}).passthrough(), async (req) => {
     const items = (await ownPools(req.accountId)).flatMap((pool) => (pool.delegatedTo ?? []).map((subaccountId) => ({ pool_id: pool.poolId, subaccount_id: subaccountId })));
     return { items, total_count: items.length };
+  }),
+
+  listWarmups: operation(
+    () => z.object({ limit: integer().refine((n) => n >= 1 && n <= 1000, { message: 'must be between 1 and 1000' }).default(100), page: text().optional() }),
+    async (req, input) => {
+      const mine = new Set((await accountIps(req.accountId)).map((item) => item.ip));
+      const warming = (await listWarmups()).filter((warmup) => mine.has(warmup.ip)).sort((a, b) => compareIps(a.ip, b.ip));
+      const offset = offsetOfPage(input.page, warming.length, input.limit);
+      const link = (page: string) => absoluteUrl(req.baseUrl, '/v3/ip_warmups', { page, limit: input.limit });
+      return {
+        items: warming.slice(offset, offset + input.limit).map(warmupListItem),
+        paging: { first: link('first'), last: link('last'), next: link(offsetPageToken(offset + input.limit)), previous: link(offsetPageToken(Math.max(0, offset - input.limit))) },
+      };
+    },
+  ),
+
+  getWarmup: operation(ipInput, async (req, input) => {
+    await requireAccountIp(req.accountId, input.ip);
+    const warmup = await findWarmup(input.ip);
+    if (!warmup) throw new NotFound(`IP ${input.ip} is not warming up`);
+    return { details: warmupDetails(warmup, await sentThisHour(input.ip)) };
+  }),
+
+  startWarmup: operation(ipInput, async (req, input) => {
+    await requireAccountIp(req.accountId, input.ip);
+    if (!(await startWarmup(input.ip, req.accountId))) throw new BadRequest(`IP ${input.ip} is warming up already`);
+    return SUCCESS;
+  }),
+
+  cancelWarmup: operation(ipInput, async (req, input) => {
+    await requireAccountIp(req.accountId, input.ip);
+    if (!(await findWarmup(input.ip))) throw new NotFound(`IP ${input.ip} is not warming up`);
+    await cancelWarmup(input.ip);
+    return SUCCESS;
   }),
 
   delegateIpToSubaccount: operation(schema(() => z.object({ subaccount_id: z.string(), ip: text() })), async (req, input) => {

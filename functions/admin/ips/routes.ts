@@ -20,6 +20,11 @@ export const ipRoutes = [
   { method: 'POST', path: '/v3/ip_pools/{pool_id}/ips.json', area, operation: 'addPoolIps', access: 'admin' },
   { method: 'PUT', path: '/v3/ip_pools/{pool_id}/delegate', area, operation: 'delegatePool', access: 'admin' },
   { method: 'DELETE', path: '/v3/ip_pools/{pool_id}/delegate', area, operation: 'revokePoolDelegation', access: 'admin' },
+  // IP warm-up (functions/sending-ips/warmup.ts): a documented stage plan, honoured by the send worker.
+  { method: 'GET', path: '/v3/ip_warmups', area, operation: 'listWarmups', access: 'read' },
+  { method: 'GET', path: '/v3/ip_warmups/{ip}', area, operation: 'getWarmup', access: 'read' },
+  { method: 'POST', path: '/v3/ip_warmups/{ip}', area, operation: 'startWarmup', access: 'admin' },
+  { method: 'DELETE', path: '/v3/ip_warmups/{ip}', area, operation: 'cancelWarmup', access: 'admin' },
   // IP delegation to subaccounts (contract 12.3), the same delegations seen from the subaccounts' side.
   { method: 'GET', path: '/v5/accounts/subaccounts/ip_pools/all', area, operation: 'listPoolDelegations', access: 'read' },
   { method: 'PUT', path: '/v5/accounts/subaccounts/{subaccount_id}/ip_pool', area, operation: 'delegatePoolToSubaccount', access: 'admin' },

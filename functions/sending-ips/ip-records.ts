@@ -1,0 +1,40 @@
+import { keys } from '../data/db';
+import { getItem, queryAll } from '../data/store';
+
+/**
+ * The region's dedicated IPs as recorded, read without SES's client, for the paths that only
+ * need to know what exists (accepting a message, choosing its address); ip-store.ts keeps the
+ * records in step with SES.
+ */
+
+/** A dedicated IP of the region, as SES leases it, once its SES pool and configuration sets exist. */
+export interface DedicatedIpItem {
+  ip: string;
+  /** Its PTR name, looked up when it was first seen ('' when it has none). */
+  rdns: string;
+  /** SES's warm-up of the address: IN_PROGRESS, DONE or NOT_APPLICABLE, and the share of traffic it allows. */
+  sesWarmupStatus?: string;
+  sesWarmupPercentage?: number;
+  provisionedAt: string;
+}
+
+/** Numeric order for IPv4, text order otherwise. */
+export function compareIps(a: string, b: string): number {
+  const parts = (ip: string) => ip.split('.').map(Number);
+  const [pa, pb] = [parts(a), parts(b)];
+  if (pa.length === 4 && pb.length === 4 && [...pa, ...pb].every(Number.isInteger)) {
+    for (let i = 0; i < 4; i++) if (pa[i] !== pb[i]) return pa[i]! - pb[i]!;
+    return 0;
+  }
+  return a.localeCompare(b);
+}
+
+/** The region's primary account: it holds the dedicated IPs SES leases (subaccounts use them through delegated pools). */
+export async function primaryAccountId(): Promise<string | undefined> {
+  return (await getItem<{ value: string }>(keys.primaryAccount()))?.value;
+}
+
+/** The recorded IPs, without asking SES (the send path: an address provisioned is one SES can send from). */
+export async function provisionedIps(): Promise<Map<string, DedicatedIpItem>> {
+  return new Map((await queryAll<DedicatedIpItem>(keys.dedicatedIp(), '')).map((item) => [item.ip, item]));
+}
