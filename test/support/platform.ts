@@ -98,5 +98,5 @@ export function sesSendsOf(region: RegionHost, messageId: string) {
 
 /** The id of a region's primary account (the one the admin key belongs to), as stored at bootstrap. */
 export function primaryAccountId(region: RegionHost): Promise<string> {
-  return region.run(async () => (await getItem<{ value: string }>(keys.system('primary-account')))!.value);
+  return region.run(async () => (await getItem<{ value: string }>(keys.primaryAccount()))!.value);
 }

@@ -63,8 +63,14 @@ it('reads templates and batch values as the form options, and takes them out of 
   expect(mime.toString()).not.toMatch(/X-Mailgun-(Template|Recipient)/i);
 });
 
+it('reads the sending IP and pool as their o: options, and takes them out of the message', () => {
+  const { form, mime } = headerOptions(message('From: a@example.com', 'X-Mailgun-Sending-Ip: 192.0.2.10', 'X-Mailgun-Sending-Ip-Pool: 6b07fe127d290106645371f1'));
+  expect(form).toEqual({ 'o:sending-ip': '192.0.2.10', 'o:sending-ip-pool': '6b07fe127d290106645371f1' });
+  expect(mime.toString()).not.toMatch(/X-Mailgun-Sending/i);
+  expect(readSendParams({ ...form, to: 'x@example.com' }, [])).toMatchObject({ sendingIp: '192.0.2.10', sendingIpPool: '6b07fe127d290106645371f1' });
+});
+
 it('refuses what it cannot honour rather than ignoring it', () => {
-  expect(() => headerOptions(message('X-Mailgun-Sending-Ip: 1.2.3.4'))).toThrow('Dedicated IPs');
   expect(() => headerOptions(message('X-Mailgun-Variables: [1,2]'))).toThrow('X-Mailgun-Variables must be a JSON object');
   expect(() => headerOptions(message('X-Mailgun-Variables: {oops'))).toThrow('X-Mailgun-Variables must be a JSON object');
   // Send-time optimization maps to its o: option, which the HTTP checks refuse by name.
