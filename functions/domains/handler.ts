@@ -3,7 +3,7 @@ import { BadRequest, NotFound } from '../platform/errors';
 import { flag, text } from '../platform/http/params';
 import { trackingJson, trackingOf } from '../tracking/settings';
 import { areaHandler, operation, shadowedParam, type ApiRequest } from '../platform/http/pipeline';
-import { assignDomain, domainIps, poolAssignment, replacementOf, requireAccountIp, requirePool, type DomainAssignment } from '../sending-ips/ip-pools';
+import { assignDomain, domainIps, poolAssignment, replacementOf, requireAccountIp, poolParameter, type DomainAssignment } from '../sending-ips/ip-pools';
 import { patchDomain, requireDomain } from './domain-store';
 import { createDomain, deleteDomain, listDomains, updateDomain, verifyDomain, type DomainSettings } from './domains';
 import { accountsCovered } from '../accounts/subaccount-list';
@@ -68,7 +68,7 @@ async function removeAssignment(req: ApiRequest, name: string, ip: string) {
 async function initialAssignment(accountId: string, ips: string[] | undefined, poolId: string | undefined): Promise<DomainAssignment | undefined> {
   if (poolId && ips?.length) throw new BadRequest('Give either ips or pool_id, not both');
   if (poolId) {
-    const pool = await requirePool(accountId, poolId);
+    const pool = await poolParameter(accountId, poolId);
     if (!pool.ips.length) throw new BadRequest(`IP pool ${poolId} has no IPs`);
     return poolAssignment(pool);
   }
@@ -191,7 +191,7 @@ export const handler = areaHandler(domainRoutes, {
     if (domain.type === 'sandbox') throw new BadRequest('A sandbox domain sends from shared IPs only');
     if (input.ip && input.pool_id) throw new BadRequest('Give either ip or pool_id, not both');
     if (input.pool_id) {
-      const pool = await requirePool(req.accountId, input.pool_id);
+      const pool = await poolParameter(req.accountId, input.pool_id);
       if (!pool.ips.length) throw new BadRequest(`IP pool ${pool.poolId} has no IPs`);
       await assignDomain(domain, poolAssignment(pool));
       return { message: 'success' };

@@ -56,6 +56,16 @@ export async function visiblePools(accountId: string): Promise<VisiblePool[]> {
   return [...own.map((pool) => ({ ...pool, inherited: false })), ...inherited.map((pool) => ({ ...pool, inherited: true }))];
 }
 
+/** A pool named in a parameter (`pool_id` of a domain or a replacement): one that does not exist is a bad parameter, not a missing page. */
+export async function poolParameter(accountId: string, poolId: string): Promise<VisiblePool> {
+  try {
+    return await requirePool(accountId, poolId);
+  } catch (error) {
+    if (error instanceof NotFound) throw new BadRequest(`IP pool ${poolId} not found`);
+    throw error;
+  }
+}
+
 export async function requirePool(accountId: string, poolId: string): Promise<VisiblePool> {
   if (!/^[0-9a-f]{24}$/.test(poolId)) throw new NotFound('IP pool not found');
   const own = live(await getItem<IpPoolItem>(keys.ipPool(accountId, poolId), { consistent: true }));
@@ -156,7 +166,7 @@ export async function replacementOf(accountId: string, ip: string | undefined, p
   if (ip && poolId) throw new BadRequest('Give either ip or pool_id as the replacement, not both');
   if (poolId) {
     if (poolId === exceptPool) throw new BadRequest('The replacement IP pool must be another pool');
-    const pool = await requirePool(accountId, poolId);
+    const pool = await poolParameter(accountId, poolId);
     if (!pool.ips.length) throw new BadRequest(`The replacement IP pool ${poolId} has no IPs`);
     return poolAssignment(pool);
   }

@@ -302,12 +302,15 @@ describe('connection, web prefix and IPs', () => {
     expect((await mg.domains.get('prefix2.example.com')).web_prefix).toBe('email');
   });
 
-  it('reports no dedicated IPs and refuses to assign ones the account does not have', async () => {
+  it('assigns the account\'s dedicated IPs through mailgun.js and refuses others (more in ip-pools.test.ts)', async () => {
     await create('ips.example.com');
     expect(await mg.domains.getIps('ips.example.com')).toEqual([]);
-    expect(await sdkError(mg.domains.assignIp('ips.example.com', '192.0.2.10'))).toMatchObject({ status: 400, details: 'IP 192.0.2.10 is not assigned to this account' });
+    expect(await sdkError(mg.domains.assignIp('ips.example.com', '203.0.113.10'))).toMatchObject({ status: 400, details: 'IP 203.0.113.10 is not a dedicated IP of this account' });
     expect(await sdkError(mg.domains.linkIpPool('ips.example.com', 'pool-1'))).toMatchObject({ status: 400, details: 'IP pool pool-1 not found' });
-    expect(await sdkError(mg.domains.deleteIp('ips.example.com', '192.0.2.10'))).toMatchObject({ status: 404 });
+    expect(await mg.domains.assignIp('ips.example.com', '192.0.2.10')).toMatchObject({ status: 200, body: { message: 'success' } });
+    expect(await mg.domains.getIps('ips.example.com')).toEqual(['192.0.2.10']);
+    expect(await sdkError(mg.domains.deleteIp('ips.example.com', '192.0.2.11'))).toMatchObject({ status: 404 });
     expect((await call(`${platform.us.url}/v3/domains/ips.example.com/ips/all`, { method: 'DELETE' })).json).toEqual({ message: 'success' });
+    expect(await mg.domains.getIps('ips.example.com')).toEqual([]);
   });
 });
