@@ -27,13 +27,14 @@ import { allowlistRoutes } from './admin/allowlist/routes';
 import { userRoutes } from './admin/users/routes';
 import { accountRoutes } from './admin/account/routes';
 import { ipRoutes } from './admin/ips/routes';
+import { sandboxRoutes } from './admin/sandbox/routes';
 
 /**
  * The whole HTTP surface. CDK makes one API Gateway route per row, integrated with the area's
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes, ...listRoutes, ...mailRouteRoutes, ...linkRoutes, ...imageRoutes, ...accessibilityRoutes, ...analyzeRoutes, ...previewRoutes, ...subaccountRoutes, ...limitRoutes, ...allowlistRoutes, ...userRoutes, ...accountRoutes, ...ipRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes, ...listRoutes, ...mailRouteRoutes, ...linkRoutes, ...imageRoutes, ...accessibilityRoutes, ...analyzeRoutes, ...previewRoutes, ...subaccountRoutes, ...limitRoutes, ...allowlistRoutes, ...userRoutes, ...accountRoutes, ...ipRoutes, ...sandboxRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];

@@ -1,6 +1,6 @@
 import { keys, type AccountItem } from '../data/db';
 import { addToCounter, deleteItem, getItem, putItem, updateItem } from '../data/store';
-import { ApiError } from '../platform/errors';
+import { ApiError, Forbidden } from '../platform/errors';
 import { env } from '../platform/env';
 
 /** An account's custom monthly message limit: a hard cap on recipients accepted per calendar month (UTC). */
@@ -33,19 +33,19 @@ export function getMonthlyLimit(accountId: string): Promise<MonthlyLimit | undef
 export async function setMonthlyLimit(accountId: string, limit: number): Promise<void> {
   await putItem(keys.monthlyLimit(accountId), { limit, enabled: true } satisfies MonthlyLimit);
   // A subaccount's cached caps name its parent's too: any change clears them all (in this container; others within MONTHLY_LIMIT_CACHE_SECONDS).
-  cache.clear();
+  forgetCaps();
 }
 
 export async function enableMonthlyLimit(accountId: string): Promise<boolean> {
   if (!(await getMonthlyLimit(accountId))) return false;
   await updateItem(keys.monthlyLimit(accountId), { enabled: true });
-  cache.clear();
+  forgetCaps();
   return true;
 }
 
 export async function removeMonthlyLimit(accountId: string): Promise<void> {
   await deleteItem(keys.monthlyLimit(accountId));
-  cache.clear();
+  forgetCaps();
 }
 
 /** Recipients counted this month; counting runs while a limit is set. */
@@ -53,13 +53,20 @@ export async function monthlyCount(accountId: string, at = Date.now()): Promise<
   return (await getItem<{ count?: number }>(keys.monthlyCount(accountId, monthOf(at)), { consistent: true }))?.count ?? 0;
 }
 
-/** What an account's sends are capped by: its own limit and, for a subaccount, its parent's. */
+/**
+ * What an account's sends are capped by: its own limit and, for a subaccount, its parent's; and
+ * whether its parent turned its sending off (PUT /v5/accounts/subaccounts/{id}/features).
+ */
 interface Caps {
   at: number;
   chain: Array<{ accountId: string; limit: number }>;
+  sendingOff: boolean;
 }
 
 const cache = new Map<string, Caps>();
+
+/** Drops this process's cached caps (a limit or a feature changed here). */
+export const forgetCaps = () => cache.clear();
 
 async function capsOf(accountId: string): Promise<Caps> {
   const now = Date.now();
@@ -68,7 +75,11 @@ async function capsOf(accountId: string): Promise<Caps> {
   const account = await getItem<AccountItem>(keys.account(accountId));
   const owners = [accountId, ...(account?.parentId ? [account.parentId] : [])];
   const limits = await Promise.all(owners.map((id) => getItem<MonthlyLimit>(keys.monthlyLimit(id))));
-  const caps: Caps = { at: now, chain: owners.flatMap((id, i) => (limits[i]?.enabled ? [{ accountId: id, limit: limits[i]!.limit }] : [])) };
+  const caps: Caps = {
+    at: now,
+    chain: owners.flatMap((id, i) => (limits[i]?.enabled ? [{ accountId: id, limit: limits[i]!.limit }] : [])),
+    sendingOff: account?.features?.['sending']?.enabled === false,
+  };
   cache.set(accountId, caps);
   return caps;
 }
@@ -81,7 +92,9 @@ async function capsOf(accountId: string): Promise<Caps> {
  * the reservation back, for a send that then fails before anything of it was accepted.
  */
 export async function reserveMonthly(accountId: string, domain: string, recipients: number, at = Date.now()): Promise<() => Promise<void>> {
-  const { chain } = await capsOf(accountId);
+  const { chain, sendingOff } = await capsOf(accountId);
+  // Read with the caps (the same item, the same cache), so the check costs a send nothing more.
+  if (sendingOff) throw new Forbidden(`Domain ${domain} is not allowed to send: sending is turned off for this account`);
   const month = monthOf(at);
   const taken: string[] = [];
   const release = async () => {

@@ -20,6 +20,12 @@ export const keys = {
   ipPool: (accountId: string, poolId = ''): Key => ({ pk: `ACCT#${accountId}#IPPOOLS`, sk: poolId }),
   /** What a parent delegated to a subaccount: `POOL#<poolId>` (a DIPP it may link domains to) or `IP#<ip>`. */
   ipDelegation: (subaccountId: string, what = ''): Key => ({ pk: `ACCT#${subaccountId}#IPDELEGATIONS`, sk: what }),
+  /** The sandbox domain's authorized recipients (`/v5/sandbox/auth_recipients`), at most five. */
+  sandboxRecipient: (accountId: string, email = ''): Key => ({ pk: `ACCT#${accountId}#SANDBOXRCPT`, sk: email }),
+  /** How many the account has, against the five allowed. */
+  sandboxRecipientCount: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'SANDBOXRCPTCOUNT' }),
+  /** A confirmation link's token, by its hash: all a recipient's click carries. */
+  sandboxActivation: (tokenHash: string): Key => ({ pk: `SANDBOXACTIVATION#${tokenHash}`, sk: 'TOKEN' }),
   account: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }),
   /** A user of an account (`/v5/users`), in a partition per account. */
   user: (accountId: string, userId = ''): Key => ({ pk: `ACCT#${accountId}#USERS`, sk: userId }),

@@ -40,6 +40,8 @@ export interface MessageRecord {
   sendingIp?: string;
   sendingPoolId?: string;
   sendingPoolOwnerId?: string;
+  /** A message the platform sends for itself: a sandbox recipient's confirmation may reach that address before it is authorized. */
+  purpose?: 'sandbox-confirmation';
   /** How it was submitted, when not over HTTP: SMTP (functions/smtp). */
   method?: 'smtp';
   /** Received mail (functions/inbound): the envelope sender and SES's verdicts, as SES gave them. */

@@ -1,5 +1,6 @@
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { configurationSetOf, sendingRouteOf, type SendingRoute } from '../sending-ips/sending-route';
+import { authorizedRecipients } from '../admin/sandbox/auth-recipients';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -232,6 +233,14 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
     return;
   }
 
+  // A sandbox domain reaches its account's authorized recipients only (its confirmation mail excepted).
+  if (domain.type === 'sandbox' && record.purpose !== 'sandbox-confirmation' && env().SANDBOX_RECIPIENTS === 'authorized') {
+    const authorized = await authorizedRecipients(record.accountId);
+    const refused = recipients.filter((recipient) => !authorized.has(recipient));
+    await settle(record, refused, (recipient) => outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: SANDBOX_REFUSAL, description: SANDBOX_REFUSAL, 'attempt-no': 1, 'session-seconds': 0 } }));
+    recipients = recipients.filter((recipient) => authorized.has(recipient));
+    if (!recipients.length) return;
+  }
   if (record.testMode) {
     await settle(record, recipients, (recipient) => outcomeEvent(record, recipient, 'delivered', { 'delivery-status': { code: 250, message: 'OK', description: 'Test mode: accepted, not sent', 'attempt-no': 1, tls: false, utf8: true, 'certificate-verified': false, 'session-seconds': 0 } }));
     return;
@@ -281,6 +290,9 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
     i += chunk.length;
   }
 }
+
+/** Mailgun's words for a sandbox message to an address that is not an authorized recipient. */
+const SANDBOX_REFUSAL = 'Sandbox subdomains are for test purposes only. Please add your own domain or add the address to authorized recipients in Account Settings.';
 
 /** Hand-backs in a row with nothing sent before a job is failed (and so counted by the queue). */
 const MAX_HAND_BACKS = 3;

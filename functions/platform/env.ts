@@ -78,6 +78,11 @@ export const platformEnvSchema = z.object({
   ENCRYPTION_KEY_SECRET_ID: z.string().optional(),
   /** Comma-separated resolver addresses (`ip` or `ip:port`) for domain verification; system resolvers when unset. */
   DNS_SERVERS: z.string().optional(),
+  /**
+   * Whom a sandbox domain sends to: `authorized`, only the account's activated authorized
+   * recipients (/v5/sandbox/auth_recipients), as Mailgun's sandbox does; `any`, everyone.
+   */
+  SANDBOX_RECIPIENTS: z.enum(['authorized', 'any']).default('authorized'),
   /** Parent domain of every account's sandbox domain; verified once in SES, it covers all subdomains. */
   SANDBOX_DOMAIN: z.string().min(1).default('sandbox.localhost'),
   /** Where a domain's tracking CNAME (web_prefix.domain) must point: the API's host name. */

@@ -159,9 +159,8 @@ export function grantTableRead(grantee: AreaGrantee, table: dynamodb.Table): voi
  */
 export function grantMessageObjects(grantee: AreaGrantee, bucket: s3.Bucket, actions: ReadonlyArray<'s3:PutObject' | 's3:GetObject'>): void {
   grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...actions], resources: [bucket.arnForObjects('*')] }));
-  const bucketLogicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
   Validations.of(grantee.scope).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/*]`,
+    id: `AwsSolutions-IAM5[Resource::${nagArnReference(grantee, bucket)}/*]`,
     reason: 'Objects of the stored-messages bucket only; their keys (account/domain/storage key) are created per message at run time.',
   });
 }
@@ -260,6 +259,12 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   dkim: grantSendingIdentities,
   // Dedicated IPs and pools over SES's leased addresses.
   'admin/ips': grantDedicatedIpManagement,
+  // Authorized recipients: adding one mails its confirmation through the sending pipeline (store, queue).
+  'admin/sandbox': (grantee, { table, messagesBucket, sendQueue }) => {
+    grantTableReadWrite(grantee, table);
+    grantMessageObjects(grantee, messagesBucket, ['s3:PutObject']);
+    grantSendToQueue(grantee, sendQueue);
+  },
   // Accepting a message: store its MIME, record it and its accepted events, queue it (or, with
   // o:deliverytime, start its scheduled-delivery execution). Reading a stored message (GET,
   // resend) reads the MIME back.

@@ -52,7 +52,7 @@ export class ProductApi extends NestedStack {
         if (isPublic) {
           Validations.of(added).acknowledge({
             id: 'AwsSolutions-APIG4',
-            reason: 'A public page of a product (a preview share), opened by whoever was given its link: the unguessable id in the path is the credential, and the handler answers 404 for one that is unknown, disabled, expired or rotated.',
+            reason: 'A public page of a product (a preview share, a sandbox recipient\'s confirmation), opened by whoever was given its link: the unguessable id or token in the path is the credential, and the handler answers 404 for one that is unknown, disabled, expired or rotated.',
           });
         }
       }

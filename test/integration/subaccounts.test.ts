@@ -86,6 +86,19 @@ test('features are set per subaccount from JSON strings, as the dashboard sends 
   expect(none).toMatchObject({ status: 400, json: { message: 'No valid updates provided' } });
 });
 
+test('a subaccount whose sending feature is off cannot send: 403 at accept, nothing stored; on again, it sends', async () => {
+  const sub = (await parent().subaccounts.create('Quiet')).subaccount;
+  const sandbox = (await onBehalfOf(sub.id).domains.list()).find((d) => d.type === 'sandbox')!.name;
+  const setSending = (enabled: boolean) =>
+    call(`${platform.us.url}/v5/accounts/subaccounts/${sub.id}/features`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', body: new URLSearchParams({ sending: JSON.stringify({ enabled }) }).toString() });
+  await setSending(false);
+  const refused = await sdkError(onBehalfOf(sub.id).messages.create(sandbox, { from: `a@${sandbox}`, to: 'x@example.com', subject: 's', text: 't' }));
+  expect(refused).toEqual({ status: 403, details: `Domain ${sandbox} is not allowed to send: sending is turned off for this account` });
+  expect((await call(`${platform.us.url}/v3/${sandbox}/events`, { headers: { 'x-mailgun-on-behalf-of': sub.id } })).json.items).toEqual([]);
+  await setSending(true);
+  expect((await onBehalfOf(sub.id).messages.create(sandbox, { from: `a@${sandbox}`, to: 'x@example.com', subject: 's', text: 't' })).message).toBe('Queued. Thank you.');
+});
+
 test('deleting a subaccount (named by the header) closes it: gone from the list, its keys refused', async () => {
   const sub = (await parent().subaccounts.create('Leaving')).subaccount;
   const key = await apiKeys(onBehalfOf(sub.id)).create({ role: 'admin', kind: 'user' });

@@ -10,9 +10,13 @@ export { eventually } from './eventually';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
-/** Both regions in-process on ephemeral ports, in memory unless a data dir is given. */
+/**
+ * Both regions in-process on ephemeral ports, in memory unless a data dir is given. The suites
+ * send from the sandbox domain to made-up recipients, so its restriction to authorized recipients
+ * (on by default, as in Mailgun) is off here unless a suite asks for it; sandbox-recipients.test.ts does.
+ */
 export function startTestPlatform(options: LocalOptions = {}): Promise<LocalPlatform> {
-  return startLocal({ port: 0, dataDir: null, bootstrapApiKey: ADMIN_KEY, authorizerCacheSeconds: 0, ...options });
+  return startLocal({ port: 0, dataDir: null, bootstrapApiKey: ADMIN_KEY, authorizerCacheSeconds: 0, ...options, env: { SANDBOX_RECIPIENTS: 'any', ...options.env } });
 }
 
 /** The official JS SDK pointed at a local region, as a user would configure it. */

@@ -1,3 +1,4 @@
+import { forgetCaps } from '../../accounts/monthly-limit';
 import { keys, type AccountItem, type ApiKeyItem } from '../../data/db';
 import { getItem, putItem, updateItem, updateItemIf } from '../../data/store';
 import { ensureMasterUser } from '../../accounts/bootstrap';
@@ -77,7 +78,13 @@ async function applyToKeys(accountId: string, open: boolean): Promise<void> {
   }
 }
 
+/**
+ * `sending` is enforced where a send is accepted (functions/accounts/monthly-limit.ts reads it with
+ * the caps): at once in this process, within MONTHLY_LIMIT_CACHE_SECONDS in other Lambdas.
+ */
 export async function setFeatures(account: AccountItem, changes: Partial<Record<SubaccountFeature, { enabled: boolean }>>, now = new Date()): Promise<AccountItem> {
   const features = { ...DEFAULT_FEATURES, ...account.features, ...changes };
-  return updateItem<AccountItem>(keys.account(account.accountId), { features, updatedAt: now.toISOString() });
+  const updated = await updateItem<AccountItem>(keys.account(account.accountId), { features, updatedAt: now.toISOString() });
+  forgetCaps();
+  return updated;
 }

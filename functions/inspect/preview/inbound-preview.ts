@@ -5,7 +5,7 @@ import { previewCatalog } from './catalog';
 import { asList, chooseClients, createPreviewTest } from './create-test';
 import { previewAddressOwner } from './preview-address';
 import { previewTestId } from './preview-store';
-import { escapeHtml } from './html-escape';
+import { escapeHtml } from '../../platform/html-escape';
 
 /** A preview test id fixed by the received message and recipient: a redelivery makes the same test. */
 const receivedTestId = (objectKey: string, recipient: string) => previewTestId(createHash('sha512').update(`${objectKey}\n${recipient}`).digest());

@@ -1,6 +1,6 @@
 import { RawReply } from '../../platform/http/reply';
 import type { clientResultJson } from './client-result';
-import { escapeHtml } from './html-escape';
+import { escapeHtml } from '../../platform/html-escape';
 
 type ClientResult = ReturnType<typeof clientResultJson>;
 

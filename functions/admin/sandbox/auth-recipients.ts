@@ -1,0 +1,72 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { keys } from '../../data/db';
+import { addToCounter, deleteIfPresent, getItem, putItem, queryAll, updateItem } from '../../data/store';
+import { BadRequest, NotFound } from '../../platform/errors';
+
+/**
+ * A sandbox domain sends only to its account's authorized recipients, as Mailgun's does: at most
+ * five addresses, each activated by its owner through the confirmation link mailed to it
+ * (confirmation-mail.ts). The send worker fails any other recipient of a sandbox message.
+ */
+export const MAX_SANDBOX_RECIPIENTS = 5;
+/** How long a confirmation link works. */
+const LINK_LIFETIME_SECONDS = 7 * 24 * 3600;
+
+export interface SandboxRecipientItem {
+  email: string;
+  activated: boolean;
+  createdAt: string;
+  activatedAt?: string;
+}
+
+interface ActivationItem {
+  accountId: string;
+  email: string;
+  ttl: number;
+}
+
+const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export const listSandboxRecipients = (accountId: string) => queryAll<SandboxRecipientItem>(keys.sandboxRecipient(accountId), '');
+
+/** The addresses the account's sandbox domain may send to. */
+export async function authorizedRecipients(accountId: string): Promise<Set<string>> {
+  return new Set((await listSandboxRecipients(accountId)).filter((r) => r.activated).map((r) => r.email));
+}
+
+/**
+ * Adds an address, not yet activated, and makes its confirmation token (only its hash is kept).
+ * Asking again for an address already listed issues a new link for it; a sixth address is refused.
+ */
+export async function addSandboxRecipient(accountId: string, email: string, now = Date.now()): Promise<{ recipient: SandboxRecipientItem; token?: string }> {
+  const address = email.trim().toLowerCase();
+  const existing = await getItem<SandboxRecipientItem>(keys.sandboxRecipient(accountId, address), { consistent: true });
+  if (existing?.activated) return { recipient: existing };
+  // The count is taken before the item, with a bound, so two requests at once cannot make six.
+  if (!existing && (await addToCounter(keys.sandboxRecipientCount(accountId), 'count', 1, { atMost: MAX_SANDBOX_RECIPIENTS })) === undefined) {
+    throw new BadRequest(`Only ${MAX_SANDBOX_RECIPIENTS} sandbox recipients are allowed`);
+  }
+  const recipient: SandboxRecipientItem = existing ?? { email: address, activated: false, createdAt: new Date(now).toISOString() };
+  if (!existing) await putItem(keys.sandboxRecipient(accountId, address), recipient);
+  const token = randomBytes(24).toString('base64url');
+  const activation: ActivationItem = { accountId, email: address, ttl: Math.floor(now / 1000) + LINK_LIFETIME_SECONDS };
+  await putItem(keys.sandboxActivation(tokenHash(token)), activation);
+  return { recipient, token };
+}
+
+export async function removeSandboxRecipient(accountId: string, email: string): Promise<void> {
+  if (!(await deleteIfPresent(keys.sandboxRecipient(accountId, email.trim().toLowerCase())))) throw new NotFound('Sandbox recipient not found');
+  await addToCounter(keys.sandboxRecipientCount(accountId), 'count', -1);
+}
+
+/** Activates the address a confirmation link names; undefined for a link unknown, expired, or whose address was removed. */
+export async function activateSandboxRecipient(token: string, now = Date.now()): Promise<{ accountId: string; email: string } | undefined> {
+  const activation = await getItem<ActivationItem>(keys.sandboxActivation(tokenHash(token)), { consistent: true });
+  if (!activation || activation.ttl * 1000 <= now) return undefined;
+  const key = keys.sandboxRecipient(activation.accountId, activation.email);
+  if (!(await getItem<SandboxRecipientItem>(key, { consistent: true }))) return undefined;
+  await updateItem(key, { activated: true, activatedAt: new Date(now).toISOString() });
+  return { accountId: activation.accountId, email: activation.email };
+}
+
+export const sandboxRecipientJson = (r: SandboxRecipientItem) => ({ email: r.email, activated: r.activated });

@@ -1,0 +1,49 @@
+import { z } from 'zod/v3';
+import { listDomainItems } from '../../domains/domain-store';
+import { env } from '../../platform/env';
+import { BadRequest, NotFound } from '../../platform/errors';
+import { escapeHtml } from '../../platform/html-escape';
+import { isAddress } from '../../messages/recipients';
+import { schema, text } from '../../platform/http/params';
+import { areaHandler, operation } from '../../platform/http/pipeline';
+import { RawReply } from '../../platform/http/reply';
+import { activateSandboxRecipient, addSandboxRecipient, listSandboxRecipients, removeSandboxRecipient, sandboxRecipientJson } from './auth-recipients';
+import { mailConfirmation } from './confirmation-mail';
+import { sandboxRoutes } from './routes';
+
+function page(title: string, body: string): RawReply {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;color:#1d2330}</style></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(body)}</p></body></html>`;
+  return new RawReply(200, html, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+  });
+}
+
+export const handler = areaHandler(sandboxRoutes, {
+  listSandboxRecipients: operation(() => z.object({}).passthrough(), async (req) => ({
+    recipients: (await listSandboxRecipients(req.accountId)).map(sandboxRecipientJson),
+  })),
+
+  addSandboxRecipient: operation(schema(() => z.object({ email: text().refine(isAddress, { message: 'must be a valid email address' }) })), async (req, input) => {
+    const sandbox = (await listDomainItems(req.accountId)).find((domain) => domain.type === 'sandbox');
+    if (!sandbox) throw new BadRequest('This account has no sandbox domain');
+    const { recipient, token } = await addSandboxRecipient(req.accountId, input.email);
+    if (token) await mailConfirmation(sandbox, recipient.email, `${env().PUBLIC_API_URL ?? req.baseUrl}/v5/sandbox/auth_recipients/confirm/${token}`);
+    return { recipient: sandboxRecipientJson(recipient) };
+  }),
+
+  deleteSandboxRecipient: operation(schema(() => z.object({ email: z.string() })), async (req, input) => {
+    await removeSandboxRecipient(req.accountId, input.email);
+    return { message: 'Sandbox recipient deleted.' };
+  }),
+
+  confirmSandboxRecipient: operation(schema(() => z.object({ token: text() })), async (_req, input) => {
+    const activated = await activateSandboxRecipient(input.token);
+    // As every public route answers an unknown credential: a JSON 404.
+    if (!activated) throw new NotFound('This confirmation link is unknown, has expired, or its address was removed from the authorized recipients');
+    return page('You are an authorized recipient', `${activated.email} will now receive the test messages of this sandbox domain.`);
+  }),
+});
