@@ -6,7 +6,8 @@ import { BadRequest } from '../platform/errors';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { eventSelection, type EventSelection } from './event-selection';
 import { compileFilter, matchesFilter } from './filter';
-import { readLog, type LogRead } from './log-reader';
+import { readLogs, type LogRead } from './log-reader';
+import { accountsCovered } from '../accounts/subaccount-list';
 import { logItem } from './present';
 import { decodeToken, encodeToken, logsInput, rfc2822, timeRange, type LogsToken } from './query';
 import { logRoutes } from './routes';
@@ -36,11 +37,10 @@ function pageTokens(token: LogsToken, read: LogRead) {
 }
 
 /** Counts the whole range (for include_totals), with each requested metric event alongside. */
-async function totals(accountId: string, from: number, to: number, keep: (event: RecordedEvent) => boolean, selection: EventSelection) {
+async function totals(accountIds: readonly string[], from: number, to: number, keep: (event: RecordedEvent) => boolean, selection: EventSelection) {
   let all = 0;
   const metrics: Record<string, number> = Object.fromEntries(selection.metrics.map(([name]) => [name, 0]));
-  const read = await readLog({
-    accountId,
+  const read = await readLogs(accountIds, {
     from,
     to,
     ascending: true,
@@ -60,8 +60,8 @@ async function totals(accountId: string, from: number, to: number, keep: (event:
 
 export const handler = areaHandler(logRoutes, {
   /**
-   * include_subaccounts is not applied yet: a query covers the acting account (its page tokens
-   * walk one account's events; X-Mailgun-On-Behalf-Of selects a subaccount's).
+   * The acting account's events (X-Mailgun-On-Behalf-Of selects a subaccount's); with
+   * include_subaccounts, its subaccounts' too, merged in time order (readLogs).
    */
   listLogs: operation(logsInput, async (req, input) => {
     const now = Date.now();
@@ -76,12 +76,13 @@ export const handler = areaHandler(logRoutes, {
     // for clocks): the walk over hour partitions stays between, whatever window was asked for.
     const from = Math.max(start, now - env().EVENT_TTL_DAYS * 86_400_000);
     const to = Math.min(end, now + 60_000);
+    const accountIds = await accountsCovered(req.accountId, input.include_subaccounts);
     const [read, account, counted] = await Promise.all([
       from > to
         ? Promise.resolve<LogRead>({ found: [] })
-        : readLog({ accountId: req.accountId, from, to, ascending: token.backward ? !ascending : ascending, after: token.position, limit: input.pagination.limit, keep, budget: PAGE_BUDGET }, now),
+        : readLogs(accountIds, { from, to, ascending: token.backward ? !ascending : ascending, after: token.position, limit: input.pagination.limit, keep, budget: PAGE_BUDGET }, now),
       getItem<AccountItem>(keys.account(req.accountId)),
-      input.include_totals && from <= to ? totals(req.accountId, from, to, keep, selection) : undefined,
+      input.include_totals && from <= to ? totals(accountIds, from, to, keep, selection) : undefined,
     ]);
     // A backward page is read nearest-first; it is shown in the listing's order.
     if (token.backward) read.found.reverse();
@@ -89,7 +90,8 @@ export const handler = areaHandler(logRoutes, {
     return {
       start: rfc2822(start),
       end: rfc2822(end),
-      items: read.found.map(({ event }) => logItem(event, req.baseUrl, account?.parentId)),
+      // A subaccount's event names the acting account as its parent.
+      items: read.found.map(({ event }) => logItem(event, req.baseUrl, event.accountId === req.accountId ? account?.parentId : req.accountId)),
       pagination: { ...pageTokens(token, read), ...(total ? { total: total.all } : {}) },
       aggregates: total ?? {},
     };

@@ -51,6 +51,27 @@ function hoursOf(range: LogRange): string[] {
   return range.ascending ? hours : hours.reverse();
 }
 
+/**
+ * Several accounts' logs as one (include_subaccounts): each read to the same position and limit,
+ * merged in reading order. Sort keys (`<ms>#<id>`) order events across accounts, so one position
+ * resumes them all. If some read stopped short on its budget, the page ends at the earliest such
+ * stop, before which every account has been read whole.
+ */
+export async function readLogs(accountIds: readonly string[], range: Omit<LogRange, 'accountId'>, now = Date.now()): Promise<LogRead> {
+  if (accountIds.length === 1) return readLog({ ...range, accountId: accountIds[0]! }, now);
+  const budget = Math.max(1, Math.floor(range.budget / accountIds.length));
+  const reads = await Promise.all(accountIds.map((accountId) => readLog({ ...range, accountId, budget }, now)));
+  const before = (a: string, b: string) => (range.ascending ? a < b : a > b);
+  const stops = reads.flatMap((read) => (read.stoppedAt ? [read.stoppedAt] : []));
+  const stoppedAt = stops.reduce<string | undefined>((earliest, stop) => (earliest === undefined || before(stop, earliest) ? stop : earliest), undefined);
+  const merged = reads
+    .flatMap((read) => read.found)
+    .filter((item) => stoppedAt === undefined || !before(stoppedAt, item.sk))
+    .sort((a, b) => (a.sk === b.sk ? 0 : before(a.sk, b.sk) ? -1 : 1));
+  const found = merged.slice(0, range.limit);
+  return found.length === range.limit || stoppedAt === undefined ? { found } : { found, stoppedAt };
+}
+
 export async function readLog(range: LogRange, now = Date.now()): Promise<LogRead> {
   const found: LogRead['found'] = [];
   const low = eventSortKey(range.from, '');

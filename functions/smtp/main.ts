@@ -29,9 +29,9 @@ async function main(): Promise<void> {
     maxRecipients: MAX_RECIPIENTS,
     // ECS waits 30 s (stopTimeout) after SIGTERM before it kills the task.
     closeTimeoutMs: 25_000,
-    // Behind the load balancer the peer is the balancer, not the client: the IP allowlist is not
-    // applied to SMTP logins here until the client's address is carried through (see README).
-    authenticate: (login, password) => authenticate(login, password),
+    // The load balancer's target groups preserve the client's address (lib/constructs/smtp.ts),
+    // so the peer is the client and the account's IP allowlist applies to its logins.
+    authenticate: (login, password, remoteAddress) => authenticate(login, password, remoteAddress),
     submit: submitMessage,
     log: (level, message, fields) => logger[level](message, fields ?? {}),
   });

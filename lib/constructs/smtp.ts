@@ -159,6 +159,11 @@ export class Smtp extends Construct {
         healthCheck: { protocol: elbv2.Protocol.TCP, interval: Duration.seconds(10), healthyThresholdCount: 2, unhealthyThresholdCount: 2 },
         // Sessions in flight get the task's own drain time (stopTimeout) to finish.
         deregistrationDelay: Duration.seconds(30),
+        // The tasks see the client's own address (off by default for IP targets), which the
+        // account's IP allowlist is checked against at AUTH. The tasks' security group still
+        // admits only the load balancer's: an NLB with security groups is matched by them
+        // whatever source address it preserves.
+        preserveClientIp: true,
         targets: [this.service.loadBalancerTarget({ containerName: 'smtp', containerPort: port })],
       });
     this.loadBalancer.addListener('Submission', { port: 587, protocol: elbv2.Protocol.TCP, defaultTargetGroups: [target('StartTlsTargets', STARTTLS_CONTAINER_PORT)] });

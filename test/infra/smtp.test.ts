@@ -71,8 +71,10 @@ describe('with smtp=true', () => {
     template.hasResourceProperties('AWS::ElasticLoadBalancingV2::LoadBalancer', { Type: 'network', Scheme: 'internet-facing' });
     template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 587, Protocol: 'TCP' });
     template.hasResourceProperties('AWS::ElasticLoadBalancingV2::Listener', { Port: 465, Protocol: 'TLS', Certificates: [{ CertificateArn: SMTP.certificateArn }] });
-    template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { Port: 2587, Protocol: 'TCP', TargetType: 'ip' });
-    template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { Port: 2465, Protocol: 'TCP', TargetType: 'ip' });
+    // Both keep the client's address, which the account's IP allowlist is checked against at AUTH.
+    const preserved = Match.arrayWith([{ Key: 'preserve_client_ip.enabled', Value: 'true' }]);
+    template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { Port: 2587, Protocol: 'TCP', TargetType: 'ip', TargetGroupAttributes: preserved });
+    template.hasResourceProperties('AWS::ElasticLoadBalancingV2::TargetGroup', { Port: 2465, Protocol: 'TCP', TargetType: 'ip', TargetGroupAttributes: preserved });
   });
 
   test("gives the task role what accepting a message takes, and nothing of SES's or the platform key's", () => {

@@ -188,6 +188,38 @@ test("metrics with include_subaccounts add the subaccounts' counts to the parent
   await eventually(async () => (await accepted(true)) - (await accepted(false)) >= 3, 15_000);
 });
 
+test("logs with include_subaccounts merge the subaccounts' events into the parent's, in time order, each naming its account", async () => {
+  const sub = (await parent().subaccounts.create('Logged')).subaccount;
+  const parentSandbox = (await parent().domains.list()).find((d) => d.type === 'sandbox')!.name;
+  const subSandbox = (await onBehalfOf(sub.id).domains.list())[0]!.name;
+  await parent().messages.create(parentSandbox, { from: `me@${parentSandbox}`, to: ['p@example.com'], subject: 'logged-parent', text: 'x' });
+  await onBehalfOf(sub.id).messages.create(subSandbox, { from: `me@${subSandbox}`, to: ['s@example.com'], subject: 'logged-sub', text: 'x' });
+  type LogItem = { '@timestamp': string; account: { id: string; 'parent-id'?: string }; message: { headers: { subject: string } } };
+  // Newest first: the two just sent lead, whatever the earlier tests sent.
+  const logs = async (include: boolean, limit = 50, token?: string) =>
+    (await call(`${platform.us.url}/v1/analytics/logs`, {
+      method: 'POST',
+      contentType: 'application/json',
+      body: JSON.stringify({ duration: '1h', events: ['accepted'], include_subaccounts: include, include_totals: true, pagination: { sort: 'timestamp:desc', limit, ...(token ? { token } : {}) } }),
+    })).json as { items: LogItem[]; pagination: { next: string; total: number } };
+  const subjects = (items: LogItem[]) => items.map((i) => i.message.headers.subject).filter((s) => s.startsWith('logged-'));
+  const merged = await eventually(async () => {
+    const res = await logs(true);
+    return subjects(res.items).length === 2 && res;
+  }, 15_000);
+  expect(subjects(merged.items)).toEqual(['logged-sub', 'logged-parent']);
+  const parentId = (await call(`${platform.us.url}/v5/users/me`)).json.account_id;
+  expect(merged.items.find((i) => i.message.headers.subject === 'logged-sub')!.account).toEqual({ id: sub.id, 'parent-id': parentId });
+  expect(merged.items.map((i) => i['@timestamp'])).toEqual([...merged.items.map((i) => i['@timestamp'])].sort().reverse());
+  // Pages walk the merged listing without a gap or a repeat; the total counts the subaccounts' too.
+  const first = await logs(true, 1);
+  const second = await logs(true, 49, first.pagination.next);
+  expect([...first.items, ...second.items].map((i) => i['@timestamp'] + i.account.id)).toEqual(merged.items.map((i) => i['@timestamp'] + i.account.id));
+  const own = await logs(false);
+  expect(subjects(own.items)).toEqual(['logged-parent']);
+  expect(merged.pagination.total).toBeGreaterThan(own.pagination.total);
+});
+
 test("account tags with include_subaccounts list the subaccounts' tags too, each naming its account", async () => {
   const sub = (await parent().subaccounts.create('Tagged')).subaccount;
   const mg = onBehalfOf(sub.id);
