@@ -142,12 +142,27 @@ describe('the custom monthly limit', () => {
     await mg.messages.create(sandbox, { from: `me@${sandbox}`, to: ['again@example.com'], subject: 'free', text: 'x' });
   }, 60_000);
 
+  test("a limit set mid-month starts from the month's accepted recipients, as the analytics counters have them", async () => {
+    const sub = (await parent().subaccounts.create('Seeded')).subaccount;
+    const mg = onBehalfOf(sub.id);
+    const sandbox = (await mg.domains.list())[0]!.name;
+    await mg.messages.create(sandbox, { from: `me@${sandbox}`, to: ['a@example.com', 'b@example.com', 'c@example.com'], subject: 'before the limit', text: 'x' });
+    // The counters follow the event stream a moment after the send.
+    const accepted = () =>
+      call(`${platform.us.url}/v1/analytics/metrics`, { method: 'POST', headers: { 'x-mailgun-on-behalf-of': sub.id }, contentType: 'application/json', body: JSON.stringify({ duration: '1d', resolution: 'day', metrics: ['accepted_outgoing_count'], include_aggregates: true }) });
+    await eventually(async () => ((await accepted()).json.aggregates as { metrics: { accepted_outgoing_count: number } }).metrics.accepted_outgoing_count === 3, 15_000);
+    await call(`${limitUrl(sub.id)}?limit=1000`, { method: 'PUT' });
+    expect((await call(limitUrl(sub.id))).json).toMatchObject({ limit: 1000, current: 3 });
+  });
+
   test("a subaccount's sends count toward its parent's limit as well", async () => {
     const sub = (await parent().subaccounts.create('Counted')).subaccount;
     const mg = onBehalfOf(sub.id);
     const sandbox = (await mg.domains.list())[0]!.name;
-    expect((await call(`${limitUrl()}?limit=1000`, { method: 'PUT' })).json).toEqual({ success: true });
+    // The earlier tests' subaccounts sent over a thousand this month, which the parent's count starts from.
+    expect((await call(`${limitUrl()}?limit=1000000`, { method: 'PUT' })).json).toEqual({ success: true });
     const before = (await call(limitUrl())).json.current as number;
+    expect(before).toBeGreaterThanOrEqual(1000);
     await mg.messages.create(sandbox, { from: `me@${sandbox}`, to: ['a@example.com', 'b@example.com'], subject: 'counted', text: 'x' });
     expect((await call(limitUrl())).json.current).toBe(before + 2);
     expect((await call(`${platform.us.url}/v5/accounts/limit/custom/enable`, { method: 'PUT' })).json).toEqual({ success: true });

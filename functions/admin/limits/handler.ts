@@ -5,6 +5,7 @@ import { areaHandler, operation, type ApiRequest } from '../../platform/http/pip
 import { integer, schema } from '../../platform/http/params';
 import { findSubaccount } from '../subaccounts/subaccount-store';
 import { limitRoutes } from './routes';
+import { seedMonthlyCount } from './seed-count';
 
 const limitInput = () =>
   integer().refine((n) => n >= MIN_MONTHLY_LIMIT, { message: `The limit parameter minumum is ${MIN_MONTHLY_LIMIT}` });
@@ -30,6 +31,7 @@ export const handler = areaHandler(limitRoutes, {
   getMonthlyLimit: operation(() => z.object({}).passthrough(), (req) => limitJson(req.accountId)),
   setMonthlyLimit: operation(setInput, async (req, input) => {
     await setMonthlyLimit(req.accountId, input.limit);
+    await seedMonthlyCount(req.accountId);
     return { success: true };
   }),
   deleteMonthlyLimit: operation(() => z.object({}).passthrough(), async (req) => {
@@ -42,7 +44,9 @@ export const handler = areaHandler(limitRoutes, {
   }),
   getSubaccountMonthlyLimit: operation(subInput, async (req, input) => limitJson(await subaccountOf(req, input.subaccount_id))),
   setSubaccountMonthlyLimit: operation(setSubInput, async (req, input) => {
-    await setMonthlyLimit(await subaccountOf(req, input.subaccount_id), input.limit);
+    const subaccountId = await subaccountOf(req, input.subaccount_id);
+    await setMonthlyLimit(subaccountId, input.limit);
+    await seedMonthlyCount(subaccountId);
     return { success: true };
   }),
   deleteSubaccountMonthlyLimit: operation(subInput, async (req, input) => {
