@@ -23,11 +23,11 @@ export const periodicJobs: readonly PeriodicJob[] = [
     description: 'DKIM key rotation: makes due keys, switches signing once their records verify',
   },
   {
-    name: 'ip-warmup',
-    entry: 'sending-ips/warmup-sweep',
+    name: 'sending-ips',
+    entry: 'sending-ips/sweep',
     // A stage lasts a day at least: a quarter of an hour late to move on is nothing.
     everyMinutes: 15,
     grant: 'dedicated-ips',
-    description: 'IP warm-up: moves warming dedicated IPs to their next stage once a stage is done, and tells SES',
+    description: 'Dedicated IPs: moves warming IPs to their next stage once a stage is done (and tells SES), reassesses domains in dynamic pools daily',
   },
 ];

@@ -1,5 +1,6 @@
 import type { KeyKind, Role } from '../platform/access';
 import type { IndexKey, Key } from './store';
+import type { DynamicEnrollment } from '../sending-ips/dynamic-pools';
 
 /**
  * The entities of the single table and their keys. Key builders live here, next to the access
@@ -16,6 +17,12 @@ export const keys = {
   ipWarmup: (ip = ''): Key => ({ pk: 'SYSTEM#ip-warmups', sk: ip }),
   /** How many recipients a warming IP was given in one hour (`2026-11-26T09:00:00.000Z`). */
   ipHourlySends: (ip: string, hour: string): Key => ({ pk: `SYSTEM#ip-sends#${ip}`, sk: hour }),
+  /** An account's dynamic IP pools: the IPs of each reputation band, in one item. */
+  dynamicPools: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'DYNAMICPOOLS' }),
+  /** Which accounts have dynamic pools (few): the daily reassessment walks them. */
+  dynamicPoolOwners: (accountId = ''): Key => ({ pk: 'SYSTEM#dynamic-pool-owners', sk: accountId }),
+  /** Moves of domains between bands, per owning account, by `<ISO time>#<domain>`. */
+  dynamicPoolHistory: (ownerId: string, sk = ''): Key => ({ pk: `ACCT#${ownerId}#DYNPOOLHISTORY`, sk }),
   /** A dedicated IP pool (DIPP) of an account; ids are objectIds, so the partition is in creation order. */
   ipPool: (accountId: string, poolId = ''): Key => ({ pk: `ACCT#${accountId}#IPPOOLS`, sk: poolId }),
   /** What a parent delegated to a subaccount: `POOL#<poolId>` (a DIPP it may link domains to) or `IP#<ip>`. */
@@ -191,6 +198,8 @@ export interface DomainItem {
   ipPoolOwnerId?: string;
   /** Dedicated IPs assigned to the domain itself; none and no pool: SES's shared addresses. */
   ips?: string[];
+  /** Enrolled in dynamic IP pools (functions/sending-ips/dynamic-pools.ts): its band's IPs send its mail. */
+  dynamicPool?: DynamicEnrollment;
   /**
    * The tracking host's TLS certificate (POST /v2/x509/{host}), kept on the domain so that its
    * records, its web_scheme rule and its tracking links read it with the domain in one GetItem.

@@ -4,6 +4,8 @@ import { keys, type DomainItem } from '../data/db';
 import { deleteItem, getItem, putItem } from '../data/store';
 import { listDomainItems } from '../domains/domain-store';
 import { sqsClient } from '../platform/aws-clients';
+import { accountsCovered } from '../accounts/subaccount-list';
+import { enroll } from './dynamic-pools';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
 import { assignDomain, changeDelegates, linkedDomains, removePool, type DomainAssignment, type IpDelegationItem, type IpPoolItem } from './ip-pools';
@@ -20,7 +22,9 @@ export type IpJob =
   /** An IP comes off every domain of the account, the alternative put on in its place. */
   | { kind: 'unassign-ip'; accountId: string; ip: string; alternative?: string; referenceId: string }
   /** A subaccount loses a delegated pool: its domains on it move to the shared addresses. */
-  | { kind: 'revoke-pool'; ownerId: string; poolId: string; subaccountId: string; referenceId: string };
+  | { kind: 'revoke-pool'; ownerId: string; poolId: string; subaccountId: string; referenceId: string }
+  /** Every domain of the account (and its subaccounts', when asked) not in dynamic pools yet is enrolled. */
+  | { kind: 'enroll-all'; ownerId: string; includeSubaccounts: boolean; referenceId: string };
 
 export async function queueIpJob(job: IpJob): Promise<void> {
   const queueUrl = env().IP_JOB_QUEUE_URL;
@@ -62,6 +66,13 @@ export async function runIpJob(job: IpJob): Promise<void> {
         await assignDomain(domain, { ips: kept });
       }
       return;
+    case 'enroll-all': {
+      const accounts = await accountsCovered(job.ownerId, job.includeSubaccounts);
+      for (const accountId of accounts) {
+        for (const domain of (await listDomainItems(accountId)).filter((d) => canHaveIps(d) && !d.dynamicPool)) await enroll(domain, job.ownerId);
+      }
+      return;
+    }
     case 'revoke-pool': {
       const domains = await listDomainItems(job.subaccountId);
       for (const domain of domains.filter((d) => d.ipPoolId === job.poolId && d.ipPoolOwnerId === job.ownerId)) await assignDomain(domain, 'shared');

@@ -142,8 +142,9 @@ export async function linkedDomains(pool: IpPoolItem, ownerDomains?: DomainItem[
   return [...(ownerDomains ?? (await listDomainItems(pool.accountId))), ...delegated.flat()].filter((domain) => isLinkedTo(domain, pool));
 }
 
-export function assignmentChanges(domain: Pick<DomainItem, 'accountId'>, assignment: DomainAssignment): Pick<DomainItem, 'ipPoolId' | 'ipPoolLinkedAt' | 'ipPoolOwnerId' | 'ips'> {
-  const none = { ipPoolId: undefined, ipPoolLinkedAt: undefined, ipPoolOwnerId: undefined, ips: undefined };
+/** The domain fields an assignment sets; any assignment also takes the domain out of dynamic pools. */
+export function assignmentChanges(domain: Pick<DomainItem, 'accountId'>, assignment: DomainAssignment): Pick<DomainItem, 'ipPoolId' | 'ipPoolLinkedAt' | 'ipPoolOwnerId' | 'ips' | 'dynamicPool'> {
+  const none = { ipPoolId: undefined, ipPoolLinkedAt: undefined, ipPoolOwnerId: undefined, ips: undefined, dynamicPool: undefined };
   if (assignment === 'shared') return none;
   if ('poolId' in assignment) {
     const owner = assignment.ownerId && assignment.ownerId !== domain.accountId ? assignment.ownerId : undefined;

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { DomainItem } from '../data/db';
 import { poolOfDomain } from './ip-pools';
 import type { SendingChoice } from './sending-options';
+import { effectiveBand, getDynamicPools } from './dynamic-pools';
 import { provisionedIps } from './ip-records';
 import { ipConfigurationSets } from './ses-resources';
 import { listWarmups, nextHourAt, reserveWarmupSends } from './warmup';
@@ -34,13 +35,16 @@ function shuffled<T>(items: readonly T[]): T[] {
  * its stage's hourly limit (functions/sending-ips/warmup.ts); SES's shared addresses when the
  * domain has neither (or none is provisioned any longer).
  */
-export async function sendingRouteOf(domain: Pick<DomainItem, 'accountId' | 'ipPoolId' | 'ipPoolOwnerId' | 'ips'>, message: SendingChoice, wanted: number): Promise<SendingRoute> {
-  // The message's own choice (checked when it was accepted) comes before its domain's.
+export async function sendingRouteOf(domain: Pick<DomainItem, 'accountId' | 'ipPoolId' | 'ipPoolOwnerId' | 'ips' | 'dynamicPool'>, message: SendingChoice, wanted: number): Promise<SendingRoute> {
+  // The message's own choice (checked when it was accepted) comes before its domain's; a domain
+  // in dynamic pools sends from its band's IPs.
   const source = message.sendingIp
     ? { accountId: domain.accountId, ips: [message.sendingIp] }
     : message.sendingPoolId
       ? { accountId: domain.accountId, ipPoolId: message.sendingPoolId, ipPoolOwnerId: message.sendingPoolOwnerId }
-      : domain;
+      : domain.dynamicPool
+        ? { accountId: domain.accountId, ips: (await getDynamicPools(domain.dynamicPool.ownerId))?.bands[effectiveBand(domain.dynamicPool)].ips ?? [] }
+        : domain;
   if (!source.ipPoolId && !source.ips?.length) return { granted: wanted };
   const pool = await poolOfDomain(source);
   const provisioned = await provisionedIps();

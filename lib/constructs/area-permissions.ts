@@ -259,6 +259,7 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   dkim: grantSendingIdentities,
   // Dedicated IPs and pools over SES's leased addresses.
   'admin/ips': grantDedicatedIpManagement,
+  'admin/dynamic-pools': grantDedicatedIpManagement,
   // Authorized recipients: adding one mails its confirmation through the sending pipeline (store, queue).
   'admin/sandbox': (grantee, { table, messagesBucket, sendQueue }) => {
     grantTableReadWrite(grantee, table);

@@ -31,7 +31,7 @@ export function addIpJobs(stack: NestedStack, environment: Record<string, string
   return {
     environment: { IP_JOB_QUEUE_URL: queue.queue.queueUrl },
     grant: (area: string, fn: PlatformFunction) => {
-      if (area === 'admin/ips') grantSendToQueue(fn.grantee, queue.queue);
+      if (area === 'admin/ips' || area === 'admin/dynamic-pools') grantSendToQueue(fn.grantee, queue.queue);
     },
   };
 }
