@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => platform.close());
 
 const url = () => platform.us.url;
-const form = (fields: Record<string, string | string[]>) => {
+const form = (fields: Record<string, string | readonly string[]>) => {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(fields)) for (const v of [value].flat()) body.append(name, v);
   return { contentType: 'application/x-www-form-urlencoded', body: body.toString() };
