@@ -1,5 +1,5 @@
 import { z } from 'zod/v3';
-import { offsetOfPage, offsetPageToken } from '../platform/http/offset-pages';
+import { offsetOfPage, offsetPaging } from '../platform/http/offset-pages';
 import type { DkimKeyItem, DnsCheck } from '../data/db';
 import { recordJson } from '../domains/dns-records';
 import { findDomain, patchDkimKey, requireDomain } from '../domains/domain-store';
@@ -51,12 +51,7 @@ export const handler = areaHandler(dkimRoutes, {
       const link = (page: string) => absoluteUrl(req.baseUrl, '/v1/dkim/keys', { page, limit: input.limit, signing_domain: input.signing_domain, selector: input.selector });
       return {
         items: all.slice(offset, offset + input.limit).map((key) => keyJson(key, key.dnsCheck, true)),
-        paging: {
-          first: link('first'),
-          last: link('last'),
-          next: link(offsetPageToken(offset + input.limit)),
-          previous: link(offsetPageToken(Math.max(0, offset - input.limit))),
-        },
+        paging: offsetPaging(link, offset, input.limit),
         total_count: all.length,
       };
     },

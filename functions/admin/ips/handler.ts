@@ -4,7 +4,7 @@ import { deleteItem, putItem } from '../../data/store';
 import { listDomainItems } from '../../domains/domain-store';
 import { BadRequest, Forbidden, NotFound } from '../../platform/errors';
 import { absoluteUrl } from '../../platform/http/paging';
-import { offsetOfPage, offsetPageToken } from '../../platform/http/offset-pages';
+import { offsetOfPage, offsetPaging } from '../../platform/http/offset-pages';
 import { integer, list, schema, text } from '../../platform/http/params';
 import { areaHandler, operation, shadowedParam, type ApiRequest } from '../../platform/http/pipeline';
 import { objectId } from '../../platform/ids';
@@ -248,7 +248,7 @@ export const handler = areaHandler(ipRoutes, {
       const link = (page: string) => absoluteUrl(req.baseUrl, `/v3/ip_pools/${pool.poolId}/domains`, { page, limit: input.limit });
       return {
         domains: linked.slice(offset, offset + input.limit).map((d) => ({ id: d.domainId, name: d.name })),
-        paging: { first: link('first'), last: link('last'), next: link(offsetPageToken(offset + input.limit)), previous: link(offsetPageToken(Math.max(0, offset - input.limit))) },
+        paging: offsetPaging(link, offset, input.limit),
       };
     },
   ),
@@ -292,7 +292,7 @@ export const handler = areaHandler(ipRoutes, {
       const link = (page: string) => absoluteUrl(req.baseUrl, '/v3/ip_warmups', { page, limit: input.limit });
       return {
         items: warming.slice(offset, offset + input.limit).map(warmupListItem),
-        paging: { first: link('first'), last: link('last'), next: link(offsetPageToken(offset + input.limit)), previous: link(offsetPageToken(Math.max(0, offset - input.limit))) },
+        paging: offsetPaging(link, offset, input.limit),
       };
     },
   ),

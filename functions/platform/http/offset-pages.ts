@@ -17,3 +17,8 @@ export function offsetOfPage(page: string | undefined, total: number, limit: num
   }
   throw new BadRequest('Invalid parameter \'page\': not a page token from this API');
 }
+
+/** The four page links of an offset listing; `link` makes the URL for a `page` value. */
+export function offsetPaging(link: (page: string) => string, offset: number, limit: number) {
+  return { first: link('first'), last: link('last'), next: link(offsetPageToken(offset + limit)), previous: link(offsetPageToken(Math.max(0, offset - limit))) };
+}
