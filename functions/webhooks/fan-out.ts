@@ -5,6 +5,7 @@ import { env } from '../platform/env';
 import { deliveryIdOf, type DeliveryJob } from './delivery-job';
 import { webhookNameOf, type WebhookName } from './names';
 import { configuredUrls } from './webhook-config';
+import { redactPii, redactsPii } from './redact-pii';
 
 /** SQS's most entries per SendMessageBatch. */
 const BATCH_ENTRIES = 10;
@@ -35,7 +36,9 @@ export async function fanOutWebhooks(events: RecordedEvent[]): Promise<void> {
       const [url, ...others] = await urlsFor(accountId, domain, webhook);
       if (url === undefined) return;
       const alsoTo = others.map((other) => ({ url: other, deliveryId: deliveryIdOf(data.id, other) }));
-      jobs.push({ deliveryId: deliveryIdOf(data.id, url), accountId, domain, url, webhook, event: data, attempt: 0, ...(alsoTo.length ? { alsoTo } : {}) });
+      // Redacted before it is queued, so no copy of the personal data waits in the queue either.
+      const event = (await redactsPii(accountId)) ? redactPii(data) : data;
+      jobs.push({ deliveryId: deliveryIdOf(data.id, url), accountId, domain, url, webhook, event, attempt: 0, ...(alsoTo.length ? { alsoTo } : {}) });
     }),
   );
   await enqueueAll(jobs);

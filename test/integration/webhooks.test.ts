@@ -236,6 +236,22 @@ describe('delivery, from real sends through the event stream', () => {
     expect(verifies(`${key}x`, signature)).toBe(false);
   });
 
+  it('leaves the recipient out of the payload once the account turns webhooks_redact_pii on; events keep it', async () => {
+    await mg.webhooks.create(sandbox, 'delivered', `${receiver.url}/redacted`, false);
+    const features = (value: string) => call(`${base}/v5/accounts/features`, { method: 'PUT', ...form([['webhooks_redact_pii', value]]) });
+    expect((await features('{"enabled":true}')).json).toEqual({ success: true });
+    expect((await call(`${base}/v5/accounts/features`, { method: 'PUT', ...form([['ai_insights', '{"enabled":true}']]) })).status).toBe(400);
+    try {
+      await send('private.person@example.com');
+      const post = await eventually(async () => receiver.on('/redacted')[0]);
+      expect(post.body['event-data']).toMatchObject({ recipient: 'redacted@example.com', 'recipient-domain': 'example.com', envelope: { targets: 'redacted@example.com' } });
+      expect(JSON.stringify(post.body['event-data'])).not.toContain('private.person');
+      expect((await eventOf('delivered', 'private.person@example.com')).recipient).toBe('private.person@example.com');
+    } finally {
+      await features('{"enabled":false}');
+    }
+  });
+
   it('delivers an event once when its stream batch is replayed', async () => {
     await mg.webhooks.create(sandbox, 'delivered', `${receiver.url}/replay`, false);
     await send('replay@example.com');

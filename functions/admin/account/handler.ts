@@ -5,6 +5,11 @@ import { BadRequest } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
 import { integer, schema, text } from '../../platform/http/params';
 import { accountRoutes } from './routes';
+import { featureChanges } from '../../accounts/features';
+import { forgetRedaction } from '../../webhooks/redact-pii';
+
+/** The account's own features PUT /v5/accounts/features sets. */
+const ACCOUNT_FEATURES = ['webhooks_redact_pii'] as const;
 
 /** A day, in seconds: the longest a dashboard session setting may be. */
 const MAX_TIMEOUT = 86_400;
@@ -43,5 +48,20 @@ export const handler = areaHandler(accountRoutes, {
     if (!Object.keys(changes).length) throw new BadRequest("Nothing to update: give 'name', 'inactive_session_timeout', 'absolute_session_timeout' or 'logout_redirect_url'");
     await updateItem(keys.account(req.accountId), { ...changes, updatedAt: new Date().toISOString() });
     return { message: 'Account info has been updated' };
+  }),
+
+  /**
+   * PUT /v5/accounts/features: `webhooks_redact_pii` (functions/webhooks/redact-pii.ts). mailgun.js
+   * also knows `ai_insights`, an analysis this platform does not have: refused, not stored.
+   */
+  updateAccountFeatures: operation(schema(() => z.object({}).passthrough()), async (req) => {
+    const source = { ...req.params, ...(req.json && typeof req.json === 'object' ? (req.json as Record<string, unknown>) : {}) };
+    if (source['ai_insights'] !== undefined) throw new BadRequest('ai_insights is not available on this platform');
+    const changes = featureChanges(req, ACCOUNT_FEATURES);
+    if (!Object.keys(changes).length) throw new BadRequest('No valid updates provided');
+    const account = await getItem<AccountItem>(keys.account(req.accountId));
+    await updateItem(keys.account(req.accountId), { features: { ...account?.features, ...changes }, updatedAt: new Date().toISOString() });
+    forgetRedaction(req.accountId);
+    return { success: true };
   }),
 });

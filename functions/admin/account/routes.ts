@@ -1,4 +1,7 @@
 import type { RouteSpec } from '../../platform/http/route';
 
 /** Account management (contract 12.4): the acting account's name and dashboard session settings. */
-export const accountRoutes = [{ method: 'PUT', path: '/v5/accounts', area: 'admin/account', operation: 'updateAccount', access: 'admin' }] as const satisfies readonly RouteSpec[];
+export const accountRoutes = [
+  { method: 'PUT', path: '/v5/accounts', area: 'admin/account', operation: 'updateAccount', access: 'admin' },
+  { method: 'PUT', path: '/v5/accounts/features', area: 'admin/account', operation: 'updateAccountFeatures', access: 'admin' },
+] as const satisfies readonly RouteSpec[];

@@ -1,4 +1,5 @@
 import { z } from 'zod/v3';
+import { featureChanges } from '../../accounts/features';
 import { keys, type AccountItem } from '../../data/db';
 import { getItem } from '../../data/store';
 import { BadRequest, Forbidden, NotFound } from '../../platform/errors';
@@ -7,7 +8,7 @@ import { flag, oneOfValues, schema, text } from '../../platform/http/params';
 import { skipLimitInput } from '../../platform/http/paging';
 import { subaccountRoutes } from './routes';
 import { listSubaccounts } from '../../accounts/subaccount-list';
-import { createSubaccount, findSubaccount, setFeatures, setSubaccountStatus, SUBACCOUNT_FEATURES, subaccountJson, type SubaccountFeature } from './subaccount-store';
+import { createSubaccount, findSubaccount, setFeatures, setSubaccountStatus, SUBACCOUNT_FEATURES, subaccountJson } from './subaccount-store';
 
 const MAX_NAME = 256;
 
@@ -36,21 +37,6 @@ async function requireSubaccount(req: ApiRequest, id: string): Promise<AccountIt
   const account = await findSubaccount(await requireParent(req), id);
   if (!account || account.status === 'closed') throw new NotFound('Not Found');
   return account;
-}
-
-/** A feature's new value: `{"enabled": true}` as JSON (form fields carry it as a string), or a bare boolean. */
-function featureValue(raw: unknown): { enabled: boolean } | undefined {
-  let value = raw;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return undefined;
-    }
-  }
-  if (typeof value === 'boolean') return { enabled: value };
-  if (value && typeof value === 'object' && typeof (value as { enabled?: unknown }).enabled === 'boolean') return { enabled: (value as { enabled: boolean }).enabled };
-  return undefined;
 }
 
 export const handler = areaHandler(subaccountRoutes, {
@@ -98,12 +84,7 @@ export const handler = areaHandler(subaccountRoutes, {
 
   updateSubaccountFeatures: operation(featuresInput, async (req, input) => {
     const account = await requireSubaccount(req, input.subaccount_id);
-    const source = { ...req.params, ...(req.json && typeof req.json === 'object' ? (req.json as Record<string, unknown>) : {}) };
-    const changes: Partial<Record<SubaccountFeature, { enabled: boolean }>> = {};
-    for (const name of SUBACCOUNT_FEATURES) {
-      const value = source[name] === undefined ? undefined : featureValue(source[name]);
-      if (value) changes[name] = value;
-    }
+    const changes = featureChanges(req, SUBACCOUNT_FEATURES);
     if (!Object.keys(changes).length) throw new BadRequest('No valid updates provided');
     const updated = await setFeatures(account, changes);
     return { features: subaccountJson(updated).features };
