@@ -29,13 +29,14 @@ import { accountRoutes } from './admin/account/routes';
 import { ipRoutes } from './admin/ips/routes';
 import { sandboxRoutes } from './admin/sandbox/routes';
 import { dynamicPoolRoutes } from './admin/dynamic-pools/routes';
+import { managedDomainRoutes } from './optimize/domains/routes';
 
 /**
  * The whole HTTP surface. CDK makes one API Gateway route per row, integrated with the area's
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes, ...listRoutes, ...mailRouteRoutes, ...linkRoutes, ...imageRoutes, ...accessibilityRoutes, ...analyzeRoutes, ...previewRoutes, ...subaccountRoutes, ...limitRoutes, ...allowlistRoutes, ...userRoutes, ...accountRoutes, ...ipRoutes, ...sandboxRoutes, ...dynamicPoolRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes, ...listRoutes, ...mailRouteRoutes, ...linkRoutes, ...imageRoutes, ...accessibilityRoutes, ...analyzeRoutes, ...previewRoutes, ...subaccountRoutes, ...limitRoutes, ...allowlistRoutes, ...userRoutes, ...accountRoutes, ...ipRoutes, ...sandboxRoutes, ...dynamicPoolRoutes, ...managedDomainRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];

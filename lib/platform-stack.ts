@@ -74,6 +74,8 @@ export class PlatformStack extends Stack {
   readonly inspectionApi: ProductApi;
   /** Account administration's API areas (subaccounts), in a nested stack of their own. */
   readonly administrationApi: ProductApi;
+  /** The optimization product's areas (functions/optimize), in their own nested stack. */
+  readonly optimizationApi: ProductApi;
   readonly periodicJobs: PeriodicJobs;
   /** SMTP submission, when enabled. */
   readonly smtp?: Smtp;
@@ -149,6 +151,7 @@ export class PlatformStack extends Stack {
       resources,
       prepare: (stack) => addIpJobs(stack, this.platformEnvironment, resources),
     });
+    this.optimizationApi = new ProductApi(this, 'OptimizationApi', { product: 'Optimization', api: this.api, environment: this.platformEnvironment, resources });
     this.inbound?.addWorkers(this.platformEnvironment, resources, inbound.previewInboxDomain ? this.inspection.previewIntake() : undefined);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });

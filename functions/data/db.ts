@@ -33,6 +33,8 @@ export const keys = {
   sandboxRecipientCount: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'SANDBOXRCPTCOUNT' }),
   /** A confirmation link's token, by its hash: all a recipient's click carries. */
   sandboxActivation: (tokenHash: string): Key => ({ pk: `SANDBOXACTIVATION#${tokenHash}`, sk: 'TOKEN' }),
+  /** A domain the optimization product manages (`/v1/inboxready/domains`), by name. */
+  managedDomain: (accountId: string, name = ''): Key => ({ pk: `ACCT#${accountId}#MANAGEDDOMAINS`, sk: name }),
   account: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }),
   /** A user of an account (`/v5/users`), in a partition per account. */
   user: (accountId: string, userId = ''): Key => ({ pk: `ACCT#${accountId}#USERS`, sk: userId }),

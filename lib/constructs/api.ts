@@ -24,7 +24,7 @@ export const AREA_MEMORY_MB: Readonly<Record<string, number>> = { 'inspect/image
  * product-api.ts) rather than in the region's stack: CloudFormation allows 500 resources a stack,
  * and each area brings five (function, role, policies, log group) plus its routes.
  */
-export const NESTED_AREA_PREFIXES: Readonly<Record<string, string>> = { Inspection: 'inspect/', Administration: 'admin/' };
+export const NESTED_AREA_PREFIXES: Readonly<Record<string, string>> = { Inspection: 'inspect/', Administration: 'admin/', Optimization: 'optimize/' };
 
 /** The nested product an area belongs to, if any. */
 export const productOfArea = (area: string): string | undefined => Object.keys(NESTED_AREA_PREFIXES).find((product) => area.startsWith(NESTED_AREA_PREFIXES[product]!));

@@ -218,7 +218,8 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   test('one Lambda per area, nodejs22.x on arm64, traced, with its own log group', () => {
     for (const area of areas) {
       const product = productOfArea(area);
-      const holder = product === 'Inspection' ? inspectionTemplate : product === 'Administration' ? Template.fromStack(stack.administrationApi) : template;
+      const nested = { Inspection: () => inspectionTemplate, Administration: () => Template.fromStack(stack.administrationApi), Optimization: () => Template.fromStack(stack.optimizationApi) };
+      const holder = product ? nested[product as keyof typeof nested]() : template;
       const id = functionIdByDescription(holder, `API area: ${area}`);
       expect(holder.toJSON().Resources[id].Properties).toMatchObject({ ...platformLambdaProperties(29), MemorySize: AREA_MEMORY_MB[area] ?? 512 });
     }

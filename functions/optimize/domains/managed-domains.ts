@@ -1,0 +1,68 @@
+import { keys } from '../../data/db';
+import { deleteIfPresent, getItem, putItem, queryAll, updateItem } from '../../data/store';
+import { findDomain } from '../../domains/domain-store';
+import { lookup } from '../../platform/dns';
+import { randomHex } from '../../platform/ids';
+
+/**
+ * Managed domains (`/v1/inboxready/domains`): the domains the optimization product watches (DMARC
+ * reports, domain blocklist monitoring, spam-trap attribution). A domain is the account's once it
+ * is verified: at once when it is one of the account's active sending domains (`sending`), else
+ * when its apex publishes the TXT record named in `txt_record` (`inbox_ready`).
+ */
+export type VerificationStatus = 'pending' | 'inbox_ready' | 'sending';
+
+export interface ManagedDomainItem {
+  accountId: string;
+  name: string;
+  /** Epoch seconds, as Mailgun's Go client reads them. */
+  createdAt: number;
+  txtRecord: string;
+  status: VerificationStatus;
+  verifiedAt: number;
+}
+
+/** The services a managed domain can have; none runs in this build yet, so each says false. */
+const SERVICES = { domain_blocklist_monitoring: false, spam_trap_monitoring: false } as const;
+
+export function managedDomainJson(domain: ManagedDomainItem) {
+  return {
+    name: domain.name,
+    acid: domain.accountId,
+    created_at: domain.createdAt,
+    services: { ...SERVICES },
+    txt_record: domain.txtRecord,
+    verified: { status: domain.status, verified_at: domain.verifiedAt },
+  };
+}
+
+export const listManagedDomains = (accountId: string) => queryAll<ManagedDomainItem>(keys.managedDomain(accountId), '');
+export const findManagedDomain = (accountId: string, name: string) => getItem<ManagedDomainItem>(keys.managedDomain(accountId, name), { consistent: true });
+
+/** A sending domain of the account that is active proves the name is the account's. */
+async function isActiveSendingDomain(accountId: string, name: string): Promise<boolean> {
+  return (await findDomain(accountId, name))?.state === 'active';
+}
+
+/** Adds a domain (undefined when the account has it already), verified at once if it is an active sending domain. */
+export async function addManagedDomain(accountId: string, name: string, now = Date.now()): Promise<ManagedDomainItem | undefined> {
+  const sending = await isActiveSendingDomain(accountId, name);
+  const at = Math.floor(now / 1000);
+  const domain: ManagedDomainItem = { accountId, name, createdAt: at, txtRecord: `mailplane-verification=${randomHex(16)}`, status: sending ? 'sending' : 'pending', verifiedAt: sending ? at : 0 };
+  return (await putItem(keys.managedDomain(accountId, name), domain, { ifAbsent: true })) ? domain : undefined;
+}
+
+/**
+ * Checks ownership again: an active sending domain, or the TXT record at the apex. A domain that
+ * was verified stays verified; DNS that does not answer changes nothing.
+ */
+export async function verifyManagedDomain(domain: ManagedDomainItem, now = Date.now()): Promise<ManagedDomainItem> {
+  if (domain.status !== 'pending') return domain;
+  let status: VerificationStatus = 'pending';
+  if (await isActiveSendingDomain(domain.accountId, domain.name)) status = 'sending';
+  else if ((await lookup('TXT', domain.name))?.includes(domain.txtRecord)) status = 'inbox_ready';
+  if (status === 'pending') return domain;
+  return updateItem<ManagedDomainItem>(keys.managedDomain(domain.accountId, domain.name), { status, verifiedAt: Math.floor(now / 1000) });
+}
+
+export const removeManagedDomain = (accountId: string, name: string) => deleteIfPresent(keys.managedDomain(accountId, name));
