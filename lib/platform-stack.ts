@@ -47,8 +47,10 @@ export interface PlatformStackProps extends StackProps {
    * the platform's receipt rule to that (already active) rule set instead of making one.
    * `-c previewInboxDomain=<domain>` turns on preview addresses on that domain (verified in SES,
    * its MX pointing at SES receiving): mail to them becomes preview tests.
+   * `-c dmarcReportsDomain=<domain>` (verified in SES, MX at SES receiving) is where DMARC aggregate
+   * reports are mailed (`rua=mailto:<token>@<domain>`) and ingested.
    */
-  inbound?: { enabled?: boolean; existingRuleSetName?: string; previewInboxDomain?: string };
+  inbound?: { enabled?: boolean; existingRuleSetName?: string; previewInboxDomain?: string; dmarcReportsDomain?: string };
   /**
    * Previews from real mail clients beside the emulated ones: `-c previewRealClients=emailonacid
    * -c eoaCredentialsSecretArn=<arn>` (a secret holding JSON `apiKey` and `password`). Off unless given.
@@ -121,6 +123,7 @@ export class PlatformStack extends Stack {
       maxMessageTtl,
       customDomain: props.customDomain,
       previewInboxDomain: inbound.enabled ? inbound.previewInboxDomain : undefined,
+      dmarcReportsDomain: inbound.enabled ? inbound.dmarcReportsDomain : undefined,
       previewRealClients: this.realClientSettings(props),
     });
     this.platformEnvironment = this.api.environment;
@@ -174,15 +177,17 @@ export class PlatformStack extends Stack {
     return { service, credentialsSecretArn: secret };
   }
 
-  private inboundSettings(props: PlatformStackProps): { enabled: boolean; existingRuleSetName?: string; previewInboxDomain?: string } {
+  private inboundSettings(props: PlatformStackProps): { enabled: boolean; existingRuleSetName?: string; previewInboxDomain?: string; dmarcReportsDomain?: string } {
     const flag: unknown = this.node.tryGetContext('inboundReceiving');
     const forced = flag === undefined || flag === null || flag === '' ? undefined : flag === true || flag === 'true';
     const ruleSet: unknown = this.node.tryGetContext('inboundRuleSet');
     const previewDomain: unknown = this.node.tryGetContext('previewInboxDomain');
+    const dmarcDomain: unknown = this.node.tryGetContext('dmarcReportsDomain');
     return {
       enabled: props.inbound?.enabled ?? forced ?? SES_RECEIVING_REGIONS.includes(this.region),
       existingRuleSetName: props.inbound?.existingRuleSetName ?? (typeof ruleSet === 'string' && ruleSet ? ruleSet : undefined),
       previewInboxDomain: props.inbound?.previewInboxDomain ?? (typeof previewDomain === 'string' && previewDomain ? previewDomain : undefined),
+      dmarcReportsDomain: props.inbound?.dmarcReportsDomain ?? (typeof dmarcDomain === 'string' && dmarcDomain ? dmarcDomain : undefined),
     };
   }
 

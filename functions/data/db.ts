@@ -33,6 +33,18 @@ export const keys = {
   sandboxRecipientCount: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'SANDBOXRCPTCOUNT' }),
   /** A confirmation link's token, by its hash: all a recipient's click carries. */
   sandboxActivation: (tokenHash: string): Key => ({ pk: `SANDBOXACTIVATION#${tokenHash}`, sk: 'TOKEN' }),
+  /** A DMARC report ingested, by `<org>#<report id>` (its duplicate guard). */
+  dmarcReport: (accountId: string, reportKey = ''): Key => ({ pk: `ACCT#${accountId}#DMARCREPORTS`, sk: reportKey }),
+  /** A DMARC report file refused (unreadable, not a report), kept with its reason. */
+  dmarcFailure: (accountId: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#DMARCFAILED`, sk }),
+  /** A domain DMARC reports were received for: its policy and latest report. */
+  dmarcDomain: (accountId: string, domain = ''): Key => ({ pk: `ACCT#${accountId}#DMARCDOMAINS`, sk: domain }),
+  /** A domain's DMARC counts per `<UTC day>#<source IP>`. */
+  dmarcRow: (accountId: string, domain: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#DMARC#${domain}`, sk }),
+  /** The account's DMARC setup: its report-routing token (the rua local part). */
+  dmarcSetup: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'DMARCSETUP' }),
+  /** Whose a report-routing token is, for reports mailed to the rua address. */
+  dmarcInstance: (instanceId: string): Key => ({ pk: `DMARCINSTANCE#${instanceId}`, sk: 'OWNER' }),
   /** A domain the optimization product manages (`/v1/inboxready/domains`), by name. */
   managedDomain: (accountId: string, name = ''): Key => ({ pk: `ACCT#${accountId}#MANAGEDDOMAINS`, sk: name }),
   account: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }),

@@ -11,6 +11,7 @@ import { s3Client } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
 import { receivePreviewMail } from '../inspect/preview/inbound-preview';
+import { receiveDmarcMail } from '../optimize/dmarc/intake';
 import { takeListRecipients } from '../lists/inbound-recipients';
 import { enqueueAction, stableId, type ActionJob } from './action-job';
 import { headerPairs } from './parsed-message';
@@ -76,6 +77,12 @@ export async function receive(receipt: SesReceipt): Promise<void> {
       // Preview addresses (POST /v2/preview/address): each message becomes a preview test.
       mime ??= await readObject(bucketName, objectKey);
       await receivePreviewMail(recipients, mime, objectKey);
+      continue;
+    }
+    if (name === env().DMARC_REPORTS_DOMAIN) {
+      // rua addresses (GET /v1/dmarc/records/{domain}): each message carries aggregate reports.
+      mime ??= await readObject(bucketName, objectKey);
+      await receiveDmarcMail(recipients, mime);
       continue;
     }
     const owner = await receivingDomain(name);

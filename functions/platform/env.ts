@@ -83,6 +83,11 @@ export const platformEnvSchema = z.object({
    * recipients (/v5/sandbox/auth_recipients), as Mailgun's sandbox does; `any`, everyone.
    */
   SANDBOX_RECIPIENTS: z.enum(['authorized', 'any']).default('authorized'),
+  /**
+   * The domain DMARC aggregate reports are mailed to (`rua=mailto:<instance id>@<domain>`), received
+   * through the inbound path; unset, no rua address is handed out (reports can still be uploaded).
+   */
+  DMARC_REPORTS_DOMAIN: z.string().min(1).optional(),
   /** Parent domain of every account's sandbox domain; verified once in SES, it covers all subdomains. */
   SANDBOX_DOMAIN: z.string().min(1).default('sandbox.localhost'),
   /** Where a domain's tracking CNAME (web_prefix.domain) must point: the API's host name. */

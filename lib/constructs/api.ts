@@ -63,6 +63,8 @@ export interface ApiProps {
   customDomain?: CustomDomainProps;
   /** The domain of preview addresses (PREVIEW_INBOX_DOMAIN); absent, previews by email are off. */
   previewInboxDomain?: string;
+  /** Where DMARC reports are mailed (the rua addresses' domain), when inbound receiving is on. */
+  dmarcReportsDomain?: string;
   /** The real-client preview tier (Email on Acid) and its credentials' secret; absent, previews are emulated only. */
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   /** Stage-wide request rate (per second) and burst; API Gateway answers 429 beyond them. */
@@ -136,6 +138,7 @@ export class Api extends Construct {
       inspectBucket: resources.inspectBucket.bucketName,
       inspectQueueUrl: resources.inspectQueue.queueUrl,
       previewInboxDomain: props.previewInboxDomain,
+      dmarcReportsDomain: props.dmarcReportsDomain,
       previewRealClients: props.previewRealClients,
     });
 

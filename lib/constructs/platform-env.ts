@@ -43,6 +43,8 @@ export interface PlatformEnvSettings {
   inspectQueueUrl?: string;
   /** The domain preview addresses are on: its mail, received by the inbound rule, becomes preview tests. */
   previewInboxDomain?: string;
+  /** DMARC_REPORTS_DOMAIN: the rua addresses' domain. */
+  dmarcReportsDomain?: string;
   /** The real-client preview tier: its service and the secret holding its credentials. */
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   logLevel?: PlatformEnv['LOG_LEVEL'];
@@ -92,6 +94,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     INSPECT_BUCKET: settings.inspectBucket,
     INSPECT_QUEUE_URL: settings.inspectQueueUrl,
     PREVIEW_INBOX_DOMAIN: settings.previewInboxDomain,
+    DMARC_REPORTS_DOMAIN: settings.dmarcReportsDomain,
     PREVIEW_REAL_CLIENTS: settings.previewRealClients?.service,
     EOA_CREDENTIALS_SECRET_ID: settings.previewRealClients?.credentialsSecretArn,
   };

@@ -57,8 +57,8 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     onRcptTo(address, _session, callback) {
       const domain = address.address.split('@')[1] ?? '';
       options
-        // The platform's preview domain receives too (SES receives for every verified identity).
-        .run(async () => domain === env().PREVIEW_INBOX_DOMAIN || receivingDomain(domain))
+        // The platform's preview and DMARC reports domains receive too (SES receives for every verified identity).
+        .run(async () => domain === env().PREVIEW_INBOX_DOMAIN || domain === env().DMARC_REPORTS_DOMAIN || receivingDomain(domain))
         .then((owner) => callback(owner ? null : smtpError(550, `5.1.1 Recipient address rejected: ${domain} is not a domain of this region`)))
         .catch(() => callback(smtpError(451, 'Temporary failure, please try again later')));
     },

@@ -337,6 +337,8 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     CERTIFICATE_POLL_SECONDS: '2',
     // Preview addresses: mail to the inbound SMTP stand-in for this domain becomes preview tests.
     PREVIEW_INBOX_DOMAIN: 'preview.localhost',
+    // rua addresses: DMARC reports mailed to the inbound SMTP stand-in for this domain are ingested.
+    DMARC_REPORTS_DOMAIN: 'dmarc.localhost',
     // Settings not given keep the defaults above and the schema's.
     ...Object.fromEntries(Object.entries(options.env).filter(([, value]) => value !== undefined)),
   };
