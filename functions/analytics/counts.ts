@@ -31,6 +31,9 @@ export const STORED_COUNTS = [
   'hard_bounces',
   'soft_bounces',
   'delayed_bounce',
+  // Failures by SES's bounce sub-type (the health score's mailbox-full and bad-failure impacts).
+  'mailbox_full',
+  'content_rejected',
   // Inspection tests run (functions/inspect/common/usage.ts), usage metrics only.
   'link_validation',
   'link_validation_failed',
@@ -63,11 +66,19 @@ function attemptOf(data: EventData): number {
   return Number.isFinite(n) ? n : 0;
 }
 
+/** SES's bounce sub-type, which the notifications worker keeps as the delivery status's description. */
+function bounceKind(data: EventData): StoredCount[] {
+  const description = (data['delivery-status'] as { description?: unknown } | undefined)?.description;
+  if (description === 'MailboxFull') return ['mailbox_full'];
+  if (description === 'ContentRejected' || description === 'AttachmentRejected') return ['content_rejected'];
+  return [];
+}
+
 function failureCounts(data: EventData): StoredCount[] {
   const reason = typeof data['reason'] === 'string' ? data['reason'] : '';
   const attempt = attemptOf(data);
   if (data['severity'] === 'temporary') {
-    const out: StoredCount[] = ['temporary_failed'];
+    const out: StoredCount[] = ['temporary_failed', ...bounceKind(data)];
     if (reason === 'espblock') out.push('temporary_failed_esp_block');
     if (attempt === 1) out.push('delayed_first_attempt');
     return out;
@@ -79,7 +90,7 @@ function failureCounts(data: EventData): StoredCount[] {
   out.push('sent');
   // Mailgun's hard bounce is the recipient server refusing the address; every other permanent
   // failure that was not a suppression is a soft one (bounced = hard + soft).
-  out.push(reason === 'bounce' ? 'hard_bounces' : 'soft_bounces');
+  out.push(reason === 'bounce' ? 'hard_bounces' : 'soft_bounces', ...bounceKind(data));
   if (reason === 'espblock') out.push('permanent_failed_esp_block');
   if (reason === 'old') out.push('permanent_failed_old');
   const flags = data['flags'] as { 'is-delayed-bounce'?: unknown } | undefined;

@@ -88,6 +88,8 @@ export const platformEnvSchema = z.object({
    * through the inbound path; unset, no rua address is handed out (reports can still be uploaded).
    */
   DMARC_REPORTS_DOMAIN: z.string().min(1).optional(),
+  /** Processed messages in 30 days below which no health score is given (Mailgun's: 10,000). */
+  HEALTH_SCORE_MIN_VOLUME: z.coerce.number().int().min(1).default(1000),
   /** Parent domain of every account's sandbox domain; verified once in SES, it covers all subdomains. */
   SANDBOX_DOMAIN: z.string().min(1).default('sandbox.localhost'),
   /** Where a domain's tracking CNAME (web_prefix.domain) must point: the API's host name. */

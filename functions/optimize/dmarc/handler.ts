@@ -1,7 +1,7 @@
 import { z } from 'zod/v3';
 import { findDomain } from '../../domains/domain-store';
 import { env } from '../../platform/env';
-import { ApiError, BadRequest, NotFound } from '../../platform/errors';
+import { BadRequest, NotFound } from '../../platform/errors';
 import { integer, schema } from '../../platform/http/params';
 import { areaHandler, operation } from '../../platform/http/pipeline';
 import { lookup } from '../../platform/dns';
@@ -90,11 +90,6 @@ export const handler = areaHandler(dmarcRoutes, {
     const setup = await dmarcSetup(req.accountId, false);
     if (!setup) throw new NotFound('DMARC is not set up');
     return { InstanceID: setup.instanceId, LastAccessed: setup.lastAccessed, CreatedAt: setup.createdAt, UpdatedAt: setup.updatedAt };
-  }),
-
-  // No partner to refer to: reports are processed here (optimize contract 1.2's proposal).
-  dmarcReferral: operation(() => z.object({}).passthrough(), async () => {
-    throw new ApiError(501, 'DMARC partner referral is not available; reports are processed in-product');
   }),
 
   uploadDmarcReports: operation(() => z.object({}).passthrough(), async (req) => {

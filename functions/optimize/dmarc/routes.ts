@@ -6,7 +6,6 @@ const area = 'optimize/dmarc';
 export const dmarcRoutes = [
   { method: 'GET', path: '/v1/dmarc/records/{domain}', area, operation: 'dmarcRecord', access: 'read' },
   { method: 'GET', path: '/v1/dmarc/setup', area, operation: 'dmarcSetup', access: 'read' },
-  { method: 'POST', path: '/v1/dmarc/referral', area, operation: 'dmarcReferral', access: 'write' },
   { method: 'POST', path: '/v1/dmarc/reports', area, operation: 'uploadDmarcReports', access: 'write' },
   { method: 'GET', path: '/v1/dmarc/domains', area, operation: 'dmarcDomains', access: 'read' },
   { method: 'GET', path: '/v1/dmarc/domains/{domain}', area, operation: 'dmarcDomain', access: 'read' },

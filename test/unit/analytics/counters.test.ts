@@ -42,6 +42,12 @@ describe('event to counts', () => {
     expect(countsOfEvent(event('failed', { severity: 'temporary', reason: 'espblock', 'delivery-status': { 'attempt-no': 2 } }))).toEqual(['temporary_failed', 'temporary_failed_esp_block']);
   });
 
+  it('counts full mailboxes and content refusals by SES bounce sub-type, for the health score', () => {
+    expect(countsOfEvent(event('failed', { severity: 'temporary', reason: 'generic', 'delivery-status': { 'attempt-no': 2, description: 'MailboxFull' } }))).toEqual(['temporary_failed', 'mailbox_full']);
+    expect(countsOfEvent(event('failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { description: 'ContentRejected' } }))).toEqual(['permanent_failed', 'sent', 'soft_bounces', 'content_rejected']);
+    expect(countsOfEvent(event('failed', { severity: 'permanent', reason: 'bounce', 'delivery-status': { description: 'General' } }))).toEqual(['permanent_failed', 'sent', 'hard_bounces']);
+  });
+
   it('counts unique opens and clicks only for the first', () => {
     expect(countsOfEvent(event('opened'), { opened: true })).toEqual(['opened', 'unique_opened']);
     expect(countsOfEvent(event('opened'), { opened: false })).toEqual(['opened']);
