@@ -23,6 +23,7 @@ import { inspectBench, printInspectBench, type InspectBenchResult } from './insp
 import { previewBench, printPreviewBench, type PreviewBenchResult } from './preview';
 import { monthlyLimitBench, printMonthlyLimitBench, type MonthlyLimitBenchResult } from './monthly-limit';
 import { allowlistBench, printAllowlistBench, type AllowlistBenchResult } from './allowlist';
+import { dmarcIngestBench, printDmarcIngest, type DmarcIngestResult } from './dmarc-ingest';
 
 /** Share of all cores busy over `ms` (from the kernel's per-core counters): other work skews every figure. */
 async function machineBusy(ms = 1000): Promise<number> {
@@ -54,6 +55,7 @@ async function main(): Promise<number> {
   let preview: PreviewBenchResult | undefined;
   let monthlyLimit: MonthlyLimitBenchResult | undefined;
   let allowlist: AllowlistBenchResult | undefined;
+  let dmarc: DmarcIngestResult | undefined;
   const withProfile = !process.argv.includes('--no-profile');
 
   try {
@@ -137,8 +139,14 @@ async function main(): Promise<number> {
   } catch (error) {
     failures.push({ benchmark: 'allowlist', error: (error as Error).stack ?? String(error) });
   }
+  try {
+    dmarc = await dmarcIngestBench();
+    printDmarcIngest(dmarc);
+  } catch (error) {
+    failures.push({ benchmark: 'dmarc ingestion', error: (error as Error).stack ?? String(error) });
+  }
 
-  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? []), ...(inboundResult?.checks ?? []), ...(inspection?.checks ?? []), ...(preview?.checks ?? []), ...(monthlyLimit?.checks ?? []), ...(allowlist?.checks ?? [])];
+  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? []), ...(inboundResult?.checks ?? []), ...(inspection?.checks ?? []), ...(preview?.checks ?? []), ...(monthlyLimit?.checks ?? []), ...(allowlist?.checks ?? []), ...(dmarc?.checks ?? [])];
   // A figure the issue asks only to report (beside its floor) has no target to meet.
   const targets = checks.filter((c) => c.target !== REPORTED);
   const passed = targets.filter((c) => c.pass).length;
@@ -169,7 +177,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult, inspection, preview, monthlyLimit, allowlist }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult, inspection, preview, monthlyLimit, allowlist, dmarcIngestion: dmarc }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;

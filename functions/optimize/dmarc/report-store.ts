@@ -137,7 +137,7 @@ export async function ingestReport(accountId: string, report: DmarcReport): Prom
   if (existing) return { status: 'duplicate', report: existing };
   const rolled = rollUp(report);
   const sources = await sourcesOf([...rolled.keys()]);
-  await mapLimit([...rolled.entries()], 16, ([ip, entry]) => addRow(accountId, report, ip, sources.get(ip)!, entry));
+  await mapLimit([...rolled.entries()], 32, ([ip, entry]) => addRow(accountId, report, ip, sources.get(ip)!, entry));
   const item: ReportItem = {
     domain: report.domain,
     orgName: report.orgName,

@@ -42,8 +42,25 @@ export function sourceOfHost(host: string | undefined): SourceOf {
   return known ? { source: known.source, name: known.name, type: known.type, host } : { source: base, name: base, type: UNKNOWN, host };
 }
 
+/**
+ * PTR answers kept for an hour per container, as a caching resolver would keep them: receivers
+ * report the same senders day after day, and a large report names hundreds of IPs.
+ */
+const PTR_TTL_MS = 3600_000;
+const PTR_CACHE_MAX = 50_000;
+const ptrCache = new Map<string, { at: number; host: string | undefined }>();
+
+async function ptrOf(ip: string, now: number): Promise<string | undefined> {
+  const hit = ptrCache.get(ip);
+  if (hit && now - hit.at < PTR_TTL_MS) return hit.host;
+  const host = (await reverseLookup(ip))[0];
+  if (ptrCache.size >= PTR_CACHE_MAX) ptrCache.delete(ptrCache.keys().next().value!);
+  ptrCache.set(ip, { at: now, host });
+  return host;
+}
+
 /** Each IP's source, from its PTR (looked up a few at a time). */
-export async function sourcesOf(ips: readonly string[]): Promise<Map<string, SourceOf>> {
-  const found = await mapLimit([...new Set(ips)], 16, async (ip) => [ip, sourceOfHost((await reverseLookup(ip))[0])] as const);
+export async function sourcesOf(ips: readonly string[], now = Date.now()): Promise<Map<string, SourceOf>> {
+  const found = await mapLimit([...new Set(ips)], 64, async (ip) => [ip, sourceOfHost(await ptrOf(ip, now))] as const);
   return new Map(found);
 }
