@@ -1,5 +1,5 @@
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { configurationSetOf, sendingRouteOf, type SendingRoute } from '../sending-ips/sending-route';
+import { configurationSetOf, routeFor, sendingAddressesOf, type SendingRoute } from '../sending-ips/sending-route';
 import { authorizedRecipients } from '../admin/sandbox/auth-recipients';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
@@ -261,6 +261,7 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
   if (!mime) throw new Error(`MIME of ${record.storageKey} is missing`);
   const requireTls = record.requireTls ?? domain.requireTls;
   const sharedSet = configurationSetFor(requireTls);
+  const addresses = await sendingAddressesOf(domain, record);
   // SES takes at most 50 recipients per call; each chunk succeeds or fails on its own.
   for (let i = 0; i < sendable.length; ) {
     // Too close to the deadline for another SES call: what is left goes back, unsent, to a fresh
@@ -274,7 +275,7 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
       return;
     }
     const wanted = sendable.slice(i, i + SES_MAX_RECIPIENTS);
-    const route = await sendingRouteOf(domain, record, wanted.length);
+    const route = await routeFor(addresses, wanted.length);
     // Every address the domain may use is warming and has sent its hour's share: the rest waits
     // for the next hour, unsent and not counted as an attempt.
     if (!route.granted) {

@@ -29,15 +29,18 @@ function shuffled<T>(items: readonly T[]): T[] {
   return out;
 }
 
+/** The dedicated IPs a message may leave from (none: SES's shared addresses), and the DIPP they come through. */
+export interface SendingAddresses {
+  candidates: string[];
+  poolId?: string;
+}
+
 /**
- * Picks the address `wanted` recipients of a domain's message are sent from: one of its DIPP's
- * IPs, or of its own, at random so a domain's mail spreads over them, a warming one only within
- * its stage's hourly limit (functions/sending-ips/warmup.ts); SES's shared addresses when the
- * domain has neither (or none is provisioned any longer).
+ * The addresses a domain's message may leave from, read once per message (not per 50-recipient chunk): the message's own
+ * choice (checked when it was accepted) first, else the domain's dynamic pool band, DIPP or own
+ * IPs, each only if still provisioned.
  */
-export async function sendingRouteOf(domain: Pick<DomainItem, 'accountId' | 'ipPoolId' | 'ipPoolOwnerId' | 'ips' | 'dynamicPool'>, message: SendingChoice, wanted: number): Promise<SendingRoute> {
-  // The message's own choice (checked when it was accepted) comes before its domain's; a domain
-  // in dynamic pools sends from its band's IPs.
+export async function sendingAddressesOf(domain: Pick<DomainItem, 'accountId' | 'ipPoolId' | 'ipPoolOwnerId' | 'ips' | 'dynamicPool'>, message: SendingChoice): Promise<SendingAddresses> {
   const source = message.sendingIp
     ? { accountId: domain.accountId, ips: [message.sendingIp] }
     : message.sendingPoolId
@@ -45,14 +48,24 @@ export async function sendingRouteOf(domain: Pick<DomainItem, 'accountId' | 'ipP
       : domain.dynamicPool
         ? { accountId: domain.accountId, ips: (await getDynamicPools(domain.dynamicPool.ownerId))?.bands[effectiveBand(domain.dynamicPool)].ips ?? [] }
         : domain;
-  if (!source.ipPoolId && !source.ips?.length) return { granted: wanted };
+  if (!source.ipPoolId && !source.ips?.length) return { candidates: [] };
   const pool = await poolOfDomain(source);
   const provisioned = await provisionedIps();
   const candidates = (pool ? pool.ips : (source.ips ?? [])).filter((ip) => provisioned.has(ip));
-  if (!candidates.length) return { granted: wanted };
-  const via = pool ? { poolId: pool.poolId } : {};
+  return { candidates, ...(pool && candidates.length ? { poolId: pool.poolId } : {}) };
+}
+
+/**
+ * Picks the address `wanted` recipients are sent from: one of the candidates at random, so a
+ * domain's mail spreads over them, a warming one only within its stage's hourly limit
+ * (functions/sending-ips/warmup.ts); SES's shared addresses when there is no candidate.
+ */
+export async function routeFor(addresses: SendingAddresses, wanted: number): Promise<SendingRoute> {
+  if (!addresses.candidates.length) return { granted: wanted };
+  const via = addresses.poolId ? { poolId: addresses.poolId } : {};
+  // Read per chunk: a warm-up started while a long message is being sent holds its later chunks.
   const warming = new Map((await listWarmups()).map((warmup) => [warmup.ip, warmup]));
-  for (const ip of shuffled(candidates)) {
+  for (const ip of shuffled(addresses.candidates)) {
     const warmup = warming.get(ip);
     if (!warmup) return { ip, ...via, granted: wanted };
     const granted = await reserveWarmupSends(warmup, wanted);
