@@ -6,6 +6,7 @@ import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS } from '../../functions/authorizer/cache';
+import { gatewayRoutes } from '../../functions/platform/http/gateway-routes';
 import { areas, routes } from '../../functions/routes';
 import { handlerEntry } from '../paths';
 import type { PlatformRegion } from '../regions';
@@ -25,6 +26,13 @@ export const AREA_MEMORY_MB: Readonly<Record<string, number>> = { 'inspect/image
  * and each area brings five (function, role, policies, log group) plus its routes.
  */
 export const NESTED_AREA_PREFIXES: Readonly<Record<string, string>> = { Inspection: 'inspect/', Administration: 'admin/', Optimization: 'optimize/' };
+
+/**
+ * The region HTTP API's routes: a row each, or an area's greedy route for several rows once the
+ * table outgrows API Gateway's route quota (functions/platform/http/gateway-routes.ts). Planned
+ * over the whole table, since a prefix can go greedy only when no other area has rows under it.
+ */
+export const API_ROUTES = gatewayRoutes(routes);
 
 /** The nested product an area belongs to, if any. */
 export const productOfArea = (area: string): string | undefined => Object.keys(NESTED_AREA_PREFIXES).find((product) => area.startsWith(NESTED_AREA_PREFIXES[product]!));
@@ -173,8 +181,8 @@ export class Api extends Construct {
       }
     };
     this.authorizer = authorizer;
-    for (const route of routes.filter((r) => !productOfArea(r.area))) {
-      const isPublic = route.access === 'public';
+    for (const route of API_ROUTES.filter((r) => !productOfArea(r.area))) {
+      const isPublic = route.isPublic;
       const added = this.httpApi.addRoutes({
         path: route.path,
         methods: [apigw.HttpMethod[route.method]],

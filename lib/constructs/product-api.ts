@@ -1,8 +1,8 @@
 import { NestedStack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Construct } from 'constructs';
-import { areas, routes } from '../../functions/routes';
-import { type Api, areaFunction, NESTED_AREA_PREFIXES } from './api';
+import { areas } from '../../functions/routes';
+import { API_ROUTES, type Api, areaFunction, NESTED_AREA_PREFIXES } from './api';
 import type { AreaResources } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
 
@@ -41,8 +41,8 @@ export class ProductApi extends NestedStack {
       const { fn, integration } = areaFunction(this, area, environment, props.resources);
       prepared.grant?.(area, fn);
       functions.set(area, fn);
-      for (const route of routes.filter((r) => r.area === area)) {
-        const isPublic = route.access === 'public';
+      for (const route of API_ROUTES.filter((r) => r.area === area)) {
+        const isPublic = route.isPublic;
         const added = new apigw.HttpRoute(this, `${route.method}${route.path}`, {
           httpApi: props.api.httpApi,
           routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),

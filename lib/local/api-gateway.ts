@@ -9,8 +9,9 @@ import type {
 } from 'aws-lambda';
 import type { AuthorizerContext } from '../../functions/platform/principal';
 import { lambdaContext } from './lambda-context';
-import { routeKey } from '../../functions/platform/http/route';
-import type { RouteMatcher } from './route-matcher';
+import { GREEDY_VARIABLE, gatewayRouteKey, gatewayRoutes, greedyPrefix, type GatewayRoute } from '../../functions/platform/http/gateway-routes';
+import { routeKey, type RouteSpec } from '../../functions/platform/http/route';
+import { RouteMatcher } from '../../functions/platform/http/route-matcher';
 
 /** API Gateway's own payload limit for HTTP APIs, kept locally so nothing works here that fails there. */
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -21,7 +22,8 @@ type AreaHandler = (event: APIGatewayProxyEventV2WithLambdaAuthorizer<Authorizer
 type Authorizer = (event: APIGatewayRequestAuthorizerEventV2) => Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>>;
 
 export interface GatewayOptions {
-  matcher: RouteMatcher;
+  /** The API's rows; they become its routes as in the CDK app, greedy ones included. */
+  routes: readonly RouteSpec[];
   authorizer: Authorizer;
   areaHandler(area: string): Promise<AreaHandler>;
   /** Seconds a verdict is reused for the same Authorization header, as API Gateway's cache does. */
@@ -100,7 +102,25 @@ export function gateway(options: GatewayOptions) {
   };
 }
 
+/**
+ * The route API Gateway would pick for a row and the path parameters it would pass: the row's own,
+ * or, when the row is served by its area's greedy route, the rest of the path as `proxy`.
+ */
+function routing(rows: readonly RouteSpec[]) {
+  const served = new Map<string, GatewayRoute>();
+  for (const route of gatewayRoutes(rows)) for (const row of route.rows) served.set(routeKey(row), route);
+  return (row: RouteSpec, pathname: string, pathParameters: Record<string, string>) => {
+    const route = served.get(routeKey(row))!;
+    if (route.method !== 'ANY') return { key: routeKey(row), pathParameters };
+    const depth = greedyPrefix(route.path).split('/').filter(Boolean).length;
+    const rest = pathname.split('/').filter(Boolean).slice(depth).join('/');
+    return { key: gatewayRouteKey(route), pathParameters: { [GREEDY_VARIABLE]: rest } };
+  };
+}
+
 function handleRequest(options: GatewayOptions) {
+  const matcher = new RouteMatcher(options.routes);
+  const routeOf = routing(options.routes);
   const verdicts = new Map<string, { expires: number; verdict: Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> }>();
   const authorize = (event: APIGatewayRequestAuthorizerEventV2) => {
     // As API Gateway's identity sources: the Authorization header and the source address.
@@ -124,7 +144,7 @@ function handleRequest(options: GatewayOptions) {
       return send(res, 400, JSON.stringify({ message: 'Bad Request' }));
     }
     const method = (req.method ?? 'GET').toUpperCase();
-    const match = options.matcher.match(method, url.pathname);
+    const match = matcher.match(method, url.pathname);
     if (!match) {
       req.resume();
       return send(res, 404, JSON.stringify({ message: 'Not Found' }));
@@ -139,7 +159,7 @@ function handleRequest(options: GatewayOptions) {
     const body = await readBody(req);
     if (!body) return send(res, 413, JSON.stringify({ message: 'Request Entity Too Large' }));
 
-    const key = routeKey(match.route);
+    const { key, pathParameters } = routeOf(match.route, url.pathname, match.pathParameters);
     const now = new Date();
     const rawQueryString = url.search.replace(/^\?/, '');
     const queryStringParameters: Record<string, string> = {};
@@ -164,7 +184,7 @@ function handleRequest(options: GatewayOptions) {
           accountId: 'local', apiId: 'local', domainName, domainPrefix: domainName.split('.')[0]!, http,
           requestId, routeKey: key, stage: '$default', time: now.toUTCString(), timeEpoch: now.getTime(),
         },
-        pathParameters: match.pathParameters,
+        pathParameters,
         stageVariables: {},
       } as APIGatewayRequestAuthorizerEventV2);
       if (!verdict.isAuthorized) return { statusCode: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Forbidden' }) };
@@ -177,7 +197,7 @@ function handleRequest(options: GatewayOptions) {
           rawQueryString,
           headers,
           queryStringParameters: Object.keys(queryStringParameters).length ? queryStringParameters : undefined,
-          pathParameters: Object.keys(match.pathParameters).length ? match.pathParameters : undefined,
+          pathParameters: Object.keys(pathParameters).length ? pathParameters : undefined,
           requestContext: {
             accountId: 'local', apiId: 'local', domainName, domainPrefix: domainName.split('.')[0]!, http,
             requestId, routeKey: key, stage: '$default', time: now.toUTCString(), timeEpoch: now.getTime(),

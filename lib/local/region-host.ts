@@ -50,7 +50,6 @@ import { PublishedRecords } from './published-records';
 import { startTrackingTls } from './tracking-tls';
 import { startDynamo, type LocalDynamo } from './dynamodb';
 import { DynamoStreamProxy, streamQueueWorker } from './dynamodb-stream';
-import { RouteMatcher } from './route-matcher';
 import { startS3, type LocalS3 } from './s3';
 import { SesStandIn } from './ses-standin';
 import { SfnStandIn } from './sfn-standin';
@@ -499,7 +498,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     // The tracking API: the public tracking routes, on the same handler as the HTTP ones.
     apis: {
       [LOCAL_TRACKING_API_ID]: gateway({
-        matcher: new RouteMatcher(trackingRoutes),
+        routes: trackingRoutes,
         authorizer,
         authorizerCacheSeconds: options.authorizerCacheSeconds,
         scope: run,
@@ -527,7 +526,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   markReady();
   gate.open(
     gateway({
-      matcher: new RouteMatcher(routes),
+      routes,
       authorizer,
       authorizerCacheSeconds: options.authorizerCacheSeconds,
       scope: run,

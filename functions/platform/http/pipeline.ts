@@ -14,7 +14,9 @@ import { parseBody, parseQuery, type UploadedFile } from './body';
 import { schema, validate } from './params';
 import { checkPathParams, decodeSegment } from './path-params';
 import { jsonResult, RawReply, rawResult, Reply } from './reply';
+import { GREEDY_VARIABLE, greedyPrefix, isGreedyPath } from './gateway-routes';
 import { routeKey, type RouteSpec } from './route';
+import { RouteMatcher } from './route-matcher';
 
 export type ApiEvent = APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>;
 
@@ -145,25 +147,36 @@ function beforeDeadline<T>(work: Promise<T>, context: Pick<Context, 'getRemainin
 }
 
 /**
- * The Lambda entry of one API area: route by `routeKey`, authenticate from the authorizer's
- * verdict, enforce the route's access, parse and validate input, run, reply JSON.
+ * The Lambda entry of one API area: find the row (by `routeKey`, or from method and path when the
+ * request came through one of the area's greedy routes, functions/platform/http/gateway-routes.ts),
+ * authenticate from the authorizer's verdict, enforce the row's access, parse and validate input,
+ * run, reply JSON.
  */
 export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, operations: Operations<R>) {
-  const byKey = new Map<string, { route: RouteSpec; op: Operation }>(
-    routes.map((route) => [routeKey(route), { route, op: (operations as Record<string, Operation>)[route.operation]! }]),
-  );
+  const opOf = (route: RouteSpec) => (operations as Record<string, Operation>)[route.operation]!;
+  const byKey = new Map<string, RouteSpec>(routes.map((route) => [routeKey(route), route]));
+  let matcher: RouteMatcher | undefined;
 
-  const logRequest = (event: ApiEvent, status: number | undefined) =>
-    logger.info('request', { requestId: event.requestContext?.requestId, route: event.routeKey, status });
+  /** The row a request is for, with its raw path parameters as API Gateway would have passed them. */
+  function rowOf(event: ApiEvent): { route: RouteSpec; pathParameters: Record<string, string | undefined> } | undefined {
+    const route = byKey.get(event.routeKey);
+    if (route) return { route, pathParameters: event.pathParameters ?? {} };
+    const path = event.routeKey?.split(' ')[1];
+    if (!path || !isGreedyPath(path)) return undefined;
+    matcher ??= new RouteMatcher(routes);
+    const rest = event.pathParameters?.[GREEDY_VARIABLE] ?? '';
+    const match = matcher.match(event.requestContext.http.method, `${greedyPrefix(path)}/${rest}`);
+    return match && { route: match.route, pathParameters: match.pathParameters };
+  }
 
-  async function answer(event: ApiEvent): Promise<APIGatewayProxyStructuredResultV2> {
-    const entry = byKey.get(event.routeKey);
-    if (!entry) throw new NotFound('Not Found');
-    const { route, op } = entry;
+  const logRequest = (event: ApiEvent, route: RouteSpec | undefined, status: number | undefined) =>
+    logger.info('request', { requestId: event.requestContext?.requestId, route: route ? routeKey(route) : event.routeKey, status });
+
+  async function answer(event: ApiEvent, route: RouteSpec, pathParameters: Record<string, string | undefined>): Promise<APIGatewayProxyStructuredResultV2> {
+    const op = opOf(route);
     const headers = lowerHeaders(event.headers);
     const isPublic = route.access === 'public';
     const principal = isPublic ? ANONYMOUS : principalOf(event);
-    const pathParameters: Record<string, string | undefined> = event.pathParameters ?? {};
     const path = Object.fromEntries(Object.entries(pathParameters).map(([k, v]) => [k, decodeSegment(v ?? '')]));
     if (!isPublic) authorize(route, principal, path);
     checkPathParams(route, path);
@@ -192,12 +205,15 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
 
   return async (event: ApiEvent, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
     let response: APIGatewayProxyStructuredResultV2;
+    let row: ReturnType<typeof rowOf>;
     try {
-      response = await beforeDeadline(answer(event), context);
+      row = rowOf(event);
+      if (!row) throw new NotFound('Not Found');
+      response = await beforeDeadline(answer(event, row.route, row.pathParameters), context);
     } catch (error) {
-      response = errorResult(error, event.requestContext?.requestId ?? '', byKey.get(event.routeKey)?.route.errorField);
+      response = errorResult(error, event.requestContext?.requestId ?? '', row?.route.errorField);
     }
-    logRequest(event, response.statusCode);
+    logRequest(event, row?.route, response.statusCode);
     return response;
   };
 }

@@ -45,3 +45,12 @@ test('a request still running just before the Lambda deadline is answered with a
 test('without a Lambda context there is no deadline', async () => {
   expect(await handler(event('GET /v1/things/{id}', { id: 'x' }, 'wait=150'))).toMatchObject({ statusCode: 200 });
 });
+
+test("through an area's greedy route the row is found from method and path, with its own path parameters", async () => {
+  const greedy = (method: string, proxy: string) =>
+    ({ routeKey: 'ANY /v1/things/{proxy+}', rawQueryString: '', headers: {}, pathParameters: { proxy }, requestContext: { requestId: 'r2', domainName: 'api.example.com', http: { method } } }) as unknown as ApiEvent;
+  expect(await handler(greedy('GET', 'a%2Fb'))).toMatchObject({ statusCode: 200, body: JSON.stringify({ id: 'a/b' }) });
+  // The row's method still counts, and a path under the prefix that is no row is not found.
+  expect(await handler(greedy('DELETE', 'a'))).toMatchObject({ statusCode: 404 });
+  expect(await handler(greedy('GET', 'a/b'))).toMatchObject({ statusCode: 404 });
+});

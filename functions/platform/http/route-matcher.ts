@@ -1,4 +1,4 @@
-import type { RouteSpec } from '../../functions/platform/http/route';
+import type { RouteSpec } from './route';
 
 interface CompiledRoute {
   route: RouteSpec;

@@ -1,4 +1,4 @@
-import { RouteMatcher } from '../../../lib/local/route-matcher';
+import { RouteMatcher } from '../../../functions/platform/http/route-matcher';
 import type { RouteSpec } from '../../../functions/platform/http/route';
 
 const route = (method: RouteSpec['method'], path: string): RouteSpec => ({ method, path, area: 'a', operation: path, access: 'read' });

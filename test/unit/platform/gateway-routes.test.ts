@@ -1,0 +1,60 @@
+import { gatewayRouteKey, gatewayRoutes, greedyPrefix, ROUTE_BUDGET } from '../../../functions/platform/http/gateway-routes';
+import { routeKey, type RouteSpec } from '../../../functions/platform/http/route';
+import { RouteMatcher } from '../../../functions/platform/http/route-matcher';
+import { routes } from '../../../functions/routes';
+
+const row = (area: string, method: RouteSpec['method'], path: string, access: RouteSpec['access'] = 'read'): RouteSpec => ({ area, method, path, operation: `${method}${path}`, access });
+
+const small = [
+  row('lists', 'GET', '/v3/lists'),
+  row('lists', 'GET', '/v3/lists/{list}'),
+  row('lists', 'PUT', '/v3/lists/{list}'),
+  row('lists', 'GET', '/v3/lists/{list}/members'),
+  row('routes', 'GET', '/v3/routes/{id}'),
+  row('routes', 'PUT', '/v3/routes/{id}'),
+  row('events', 'GET', '/v3/{domain}/events'),
+  row('sandbox', 'GET', '/v5/sandbox/recipients/{id}'),
+  row('sandbox', 'DELETE', '/v5/sandbox/recipients/{id}'),
+  row('sandbox', 'GET', '/v5/sandbox/confirm/{token}', 'public'),
+  row('domains', 'GET', '/v3/domains/{name}'),
+  row('ips', 'GET', '/v3/domains/{name}/ips'),
+  row('ips', 'POST', '/v3/domains/{name}/ips'),
+];
+
+test('within the budget every row is a route of its own', () => {
+  expect(gatewayRoutes(small, small.length).map(gatewayRouteKey)).toEqual(small.map(routeKey));
+});
+
+test("past the budget the largest shared prefixes go greedy first, and never a prefix another area's rows are under", () => {
+  const planned = gatewayRoutes(small, small.length - 2);
+  expect(planned.map(gatewayRouteKey)).toEqual([
+    // Rows equal to the prefix stay routes: a greedy variable needs a segment to match.
+    'GET /v3/lists',
+    'ANY /v3/lists/{proxy+}',
+    ...small.slice(4).map(routeKey),
+  ]);
+  const everything = gatewayRoutes(small, 0).map(gatewayRouteKey);
+  expect(everything).toEqual(expect.arrayContaining(['ANY /v3/routes/{proxy+}', 'ANY /v5/sandbox/{proxy+}', 'GET /v5/sandbox/confirm/{token}']));
+  // /v3/domains holds the domains area's rows too, and /v3 is everyone's: the ips rows stay.
+  expect(everything).toEqual(expect.arrayContaining(['GET /v3/domains/{name}/ips', 'POST /v3/domains/{name}/ips']));
+  expect(everything.filter((key) => key.startsWith('ANY'))).toHaveLength(3);
+});
+
+test("the platform's table: within the budget, every row served once by a route of its own area, public rows never greedy", () => {
+  const planned = gatewayRoutes(routes);
+  expect(planned.length).toBeLessThanOrEqual(Math.min(routes.length, ROUTE_BUDGET));
+  const served = planned.flatMap((route) => route.rows.map((r) => ({ route, row: r })));
+  expect(served.map(({ row: r }) => routeKey(r)).sort()).toEqual(routes.map(routeKey).sort());
+  const matcher = new RouteMatcher(routes);
+  for (const { route, row: r } of served) {
+    expect(route.area).toBe(r.area);
+    if (route.method !== 'ANY') continue;
+    expect(r.access).not.toBe('public');
+    // A request under a greedy prefix reaches one of the prefix's own rows, whichever path it names.
+    const prefix = greedyPrefix(route.path);
+    expect(r.path.startsWith(`${prefix}/`)).toBe(true);
+    const sample = r.path.replace(/\{[^}]+\}/g, 'x');
+    expect(matcher.match(r.method, sample)?.route.area).toBe(route.area);
+    for (const other of routes.filter((o) => o.area !== route.area)) expect(`${other.path}/`.startsWith(`${prefix}/`)).toBe(false);
+  }
+});
