@@ -24,6 +24,7 @@ import { previewBench, printPreviewBench, type PreviewBenchResult } from './prev
 import { monthlyLimitBench, printMonthlyLimitBench, type MonthlyLimitBenchResult } from './monthly-limit';
 import { allowlistBench, printAllowlistBench, type AllowlistBenchResult } from './allowlist';
 import { dmarcIngestBench, printDmarcIngest, type DmarcIngestResult } from './dmarc-ingest';
+import { blocklistRunBench, printBlocklistRun, type BlocklistRunResult } from './blocklist-run';
 
 /** Share of all cores busy over `ms` (from the kernel's per-core counters): other work skews every figure. */
 async function machineBusy(ms = 1000): Promise<number> {
@@ -56,6 +57,7 @@ async function main(): Promise<number> {
   let monthlyLimit: MonthlyLimitBenchResult | undefined;
   let allowlist: AllowlistBenchResult | undefined;
   let dmarc: DmarcIngestResult | undefined;
+  let blocklists: BlocklistRunResult | undefined;
   const withProfile = !process.argv.includes('--no-profile');
 
   try {
@@ -145,8 +147,14 @@ async function main(): Promise<number> {
   } catch (error) {
     failures.push({ benchmark: 'dmarc ingestion', error: (error as Error).stack ?? String(error) });
   }
+  try {
+    blocklists = await blocklistRunBench();
+    printBlocklistRun(blocklists);
+  } catch (error) {
+    failures.push({ benchmark: 'blocklist run', error: (error as Error).stack ?? String(error) });
+  }
 
-  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? []), ...(inboundResult?.checks ?? []), ...(inspection?.checks ?? []), ...(preview?.checks ?? []), ...(monthlyLimit?.checks ?? []), ...(allowlist?.checks ?? []), ...(dmarc?.checks ?? [])];
+  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? []), ...(inboundResult?.checks ?? []), ...(inspection?.checks ?? []), ...(preview?.checks ?? []), ...(monthlyLimit?.checks ?? []), ...(allowlist?.checks ?? []), ...(dmarc?.checks ?? []), ...(blocklists?.checks ?? [])];
   // A figure the issue asks only to report (beside its floor) has no target to meet.
   const targets = checks.filter((c) => c.target !== REPORTED);
   const passed = targets.filter((c) => c.pass).length;
@@ -177,7 +185,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult, inspection, preview, monthlyLimit, allowlist, dmarcIngestion: dmarc }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult, inspection, preview, monthlyLimit, allowlist, dmarcIngestion: dmarc, blocklistRun: blocklists }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;

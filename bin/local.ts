@@ -30,6 +30,9 @@ const PASSED_SETTINGS = [
   'PREVIEW_INBOX_DOMAIN',
   'WEBHOOK_TIMEOUT_MS',
   'LOCAL_DEDICATED_IPS',
+  'BLOCKLIST_RESOLVERS',
+  'SPAMHAUS_DQS_KEY',
+  'BLOCKLIST_CHECK_INTERVAL',
 ] as const;
 
 async function main(): Promise<void> {

@@ -9,7 +9,12 @@ export interface PeriodicJob {
   entry: string;
   everyMinutes: number;
   /** What the job's role may do beyond reading and writing the table (lib/constructs/area-permissions.ts). */
-  grant: 'sending-identities' | 'dedicated-ips';
+  grant: 'sending-identities' | 'dedicated-ips' | 'blocklist-checks';
+  /**
+   * The product whose nested stack holds the job on AWS (lib/constructs/product-api.ts), when the
+   * job starts that product's workflows; absent, the region's stack (lib/constructs/periodic-jobs.ts).
+   */
+  product?: 'Optimization';
   description: string;
 }
 
@@ -29,5 +34,14 @@ export const periodicJobs: readonly PeriodicJob[] = [
     everyMinutes: 15,
     grant: 'dedicated-ips',
     description: 'Dedicated IPs: moves warming IPs to their next stage once a stage is done (and tells SES), reassesses domains in dynamic pools daily',
+  },
+  {
+    name: 'blocklist-checks',
+    entry: 'optimize/blocklists/sweep',
+    // The check interval (BLOCKLIST_CHECK_INTERVAL, an hour by default) is kept to within this.
+    everyMinutes: 15,
+    grant: 'blocklist-checks',
+    product: 'Optimization',
+    description: 'Blocklist monitoring: adds dedicated IPs, starts a check run for the IPs and domains not checked for BLOCKLIST_CHECK_INTERVAL',
   },
 ];

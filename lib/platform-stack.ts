@@ -13,6 +13,8 @@ import { Smtp, type SmtpProps } from './constructs/smtp';
 import { TrackingCertificates } from './constructs/tracking-certificates';
 import { Lists } from './constructs/lists';
 import { Inspection } from './constructs/inspection';
+import { addBlocklistMonitoring } from './constructs/blocklist-monitoring';
+import type { BlocklistSettings } from './constructs/platform-env';
 import { ProductApi } from './constructs/product-api';
 import { addIpJobs } from './constructs/ip-jobs';
 import { Webhooks } from './constructs/webhooks';
@@ -56,6 +58,12 @@ export interface PlatformStackProps extends StackProps {
    * -c eoaCredentialsSecretArn=<arn>` (a secret holding JSON `apiKey` and `password`). Off unless given.
    */
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
+  /**
+   * Blocklist monitoring's lookups: `-c blocklistResolvers=<ip[:port],...>` (your own recursive
+   * resolvers: Spamhaus and URIBL refuse AWS's shared one), `-c spamhausDqsKey=<key>`,
+   * `-c blocklistCheckInterval=<seconds>`. Without resolvers every list reads `unknown`.
+   */
+  blocklists?: BlocklistSettings;
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
@@ -125,6 +133,7 @@ export class PlatformStack extends Stack {
       previewInboxDomain: inbound.enabled ? inbound.previewInboxDomain : undefined,
       dmarcReportsDomain: inbound.enabled ? inbound.dmarcReportsDomain : undefined,
       previewRealClients: this.realClientSettings(props),
+      blocklists: this.blocklistSettings(props),
     });
     this.platformEnvironment = this.api.environment;
     // After the API: the workers share its environment, which names the send queue and bucket.
@@ -154,7 +163,13 @@ export class PlatformStack extends Stack {
       resources,
       prepare: (stack) => addIpJobs(stack, this.platformEnvironment, resources),
     });
-    this.optimizationApi = new ProductApi(this, 'OptimizationApi', { product: 'Optimization', api: this.api, environment: this.platformEnvironment, resources });
+    this.optimizationApi = new ProductApi(this, 'OptimizationApi', {
+      product: 'Optimization',
+      api: this.api,
+      environment: this.platformEnvironment,
+      resources,
+      prepare: (stack) => addBlocklistMonitoring(stack, this.platformEnvironment, resources),
+    });
     this.inbound?.addWorkers(this.platformEnvironment, resources, inbound.previewInboxDomain ? this.inspection.previewIntake() : undefined);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
@@ -165,6 +180,19 @@ export class PlatformStack extends Stack {
       value: this.bootstrap.adminKeySecret.secretName,
       description: 'Secrets Manager secret holding the first admin API key',
     });
+  }
+
+  private blocklistSettings(props: PlatformStackProps): BlocklistSettings {
+    const text = (name: string) => {
+      const value: unknown = this.node.tryGetContext(name);
+      return typeof value === 'string' && value ? value : undefined;
+    };
+    const interval = props.blocklists?.checkIntervalSeconds ?? text('blocklistCheckInterval');
+    return {
+      resolvers: props.blocklists?.resolvers ?? text('blocklistResolvers'),
+      spamhausDqsKey: props.blocklists?.spamhausDqsKey ?? text('spamhausDqsKey'),
+      checkIntervalSeconds: interval === undefined ? undefined : Number(interval),
+    };
   }
 
   private realClientSettings(props: PlatformStackProps): PlatformStackProps['previewRealClients'] {

@@ -43,6 +43,9 @@ export const STORED_COUNTS = [
   'accessibility_failed',
   'email_preview',
   'email_preview_failed',
+  // Blocklist checks run, one per monitored IP or domain per run (functions/optimize/blocklists).
+  'ip_blocklist_monitoring',
+  'domain_blocklist_monitoring',
 ] as const;
 export type StoredCount = (typeof STORED_COUNTS)[number];
 

@@ -47,6 +47,13 @@ export const keys = {
   dmarcInstance: (instanceId: string): Key => ({ pk: `DMARCINSTANCE#${instanceId}`, sk: 'OWNER' }),
   /** A domain the optimization product manages (`/v1/inboxready/domains`), by name. */
   managedDomain: (accountId: string, name = ''): Key => ({ pk: `ACCT#${accountId}#MANAGEDDOMAINS`, sk: name }),
+  /**
+   * An IP or domain under blocklist monitoring, with its state per list: region-wide in one
+   * partition, as the check sweep reads all of them, keyed so one account's are one prefix.
+   */
+  blocklistSubject: (accountId = '', kind = '', subject = ''): Key => ({ pk: 'SYSTEM#blocklist-subjects', sk: accountId ? `${accountId}#${kind}${kind ? '#' : ''}${subject}` : '' }),
+  /** A blocklist transition (listed, delisted) of one of the account's subjects, by `<time>#<kind>#<subject>#<list>`. */
+  blocklistEvent: (accountId: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#BLOCKLISTEVENTS`, sk }),
   account: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }),
   /** A user of an account (`/v5/users`), in a partition per account. */
   user: (accountId: string, userId = ''): Key => ({ pk: `ACCT#${accountId}#USERS`, sk: userId }),

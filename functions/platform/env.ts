@@ -88,6 +88,17 @@ export const platformEnvSchema = z.object({
    * through the inbound path; unset, no rua address is handed out (reports can still be uploaded).
    */
   DMARC_REPORTS_DOMAIN: z.string().min(1).optional(),
+  /**
+   * Resolvers (`ip` or `ip:port`, comma-separated) blocklist lookups go through: your own recursive
+   * resolvers, since Spamhaus and URIBL refuse queries from shared ones. Unset, every list is `unknown`.
+   */
+  BLOCKLIST_RESOLVERS: z.string().optional(),
+  /** A Spamhaus Data Query Service key: ZEN and DBL are then asked at `<key>.<list>.dq.spamhaus.net`. */
+  SPAMHAUS_DQS_KEY: z.string().regex(/^[a-z0-9]{26}$/, 'a DQS key is 26 lower-case letters and digits').optional(),
+  /** Seconds between two checks of a monitored IP or domain (the first is right after it is added). */
+  BLOCKLIST_CHECK_INTERVAL: z.coerce.number().int().min(1).default(3600),
+  /** The blocklist check workflow (lib/workflows/blocklist-check.asl.json): the sweep and new subjects start it. */
+  BLOCKLIST_STATE_MACHINE_ARN: z.string().min(1).optional(),
   /** Processed messages in 30 days below which no health score is given (Mailgun's: 10,000). */
   HEALTH_SCORE_MIN_VOLUME: z.coerce.number().int().min(1).default(1000),
   /** Parent domain of every account's sandbox domain; verified once in SES, it covers all subdomains. */

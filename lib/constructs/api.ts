@@ -12,7 +12,7 @@ import { handlerEntry } from '../paths';
 import type { PlatformRegion } from '../regions';
 import { type AreaResources, grantArea, grantKeyLookup } from './area-permissions';
 import { PlatformFunction } from './platform-function';
-import { platformEnvironment } from './platform-env';
+import { platformEnvironment, type BlocklistSettings } from './platform-env';
 
 /**
  * Areas that need more than the default 512 MB: image uploads and optimisation decode images with
@@ -73,6 +73,8 @@ export interface ApiProps {
   previewInboxDomain?: string;
   /** Where DMARC reports are mailed (the rua addresses' domain), when inbound receiving is on. */
   dmarcReportsDomain?: string;
+  /** How blocklist monitoring looks lists up. */
+  blocklists?: BlocklistSettings;
   /** The real-client preview tier (Email on Acid) and its credentials' secret; absent, previews are emulated only. */
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   /** Stage-wide request rate (per second) and burst; API Gateway answers 429 beyond them. */
@@ -148,6 +150,7 @@ export class Api extends Construct {
       previewInboxDomain: props.previewInboxDomain,
       dmarcReportsDomain: props.dmarcReportsDomain,
       previewRealClients: props.previewRealClients,
+      blocklists: props.blocklists,
     });
 
     this.authorizerFunction = new PlatformFunction(this, 'Authorizer', {

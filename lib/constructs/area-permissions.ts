@@ -46,7 +46,7 @@ export interface AreaGrantee {
   scope: Construct;
 }
 
-type AreaGrant = (grantee: AreaGrantee, resources: AreaResources) => void;
+export type AreaGrant = (grantee: AreaGrantee, resources: AreaResources) => void;
 
 /** The SES v2 calls of the domains area: it registers sending identities, and nothing else. */
 export const SES_IDENTITY_ACTIONS = [

@@ -5,15 +5,19 @@ import { Construct } from 'constructs';
 import * as path from 'node:path';
 import { periodicJobs, type PeriodicJob } from '../../functions/schedules';
 import { REPO_ROOT } from '../paths';
-import { grantDedicatedIpManagement, grantSendingIdentities, type AreaResources } from './area-permissions';
+import { grantDedicatedIpManagement, grantSendingIdentities, type AreaGrant, type AreaResources } from './area-permissions';
 import { PlatformFunction } from './platform-function';
 
 export interface PeriodicJobsProps {
   resources: AreaResources;
   environment: Record<string, string>;
+  /** The product whose jobs these are (functions/schedules.ts `product`); absent, the region stack's own. */
+  product?: PeriodicJob['product'];
+  /** Grants that name the product's own resources (its workflows), made where they exist. */
+  grants?: Partial<Record<PeriodicJob['grant'], AreaGrant>>;
 }
 
-const GRANTS: Record<PeriodicJob['grant'], typeof grantSendingIdentities> = {
+const GRANTS: Partial<Record<PeriodicJob['grant'], AreaGrant>> = {
   'sending-identities': grantSendingIdentities,
   'dedicated-ips': grantDedicatedIpManagement,
 };
@@ -28,14 +32,16 @@ export class PeriodicJobs extends Construct {
 
   constructor(scope: Construct, id: string, props: PeriodicJobsProps) {
     super(scope, id);
-    for (const job of periodicJobs) {
+    for (const job of periodicJobs.filter((j) => j.product === props.product)) {
+      const grant = props.grants?.[job.grant] ?? GRANTS[job.grant];
+      if (!grant) throw new Error(`Periodic job ${job.name}: no grant for '${job.grant}' in this stack`);
       const fn = new PlatformFunction(this, job.name, {
         entry: path.join(REPO_ROOT, 'functions', `${job.entry}.ts`),
         description: job.description,
         environment: props.environment,
         timeout: Duration.minutes(5),
       });
-      GRANTS[job.grant](fn.grantee, props.resources);
+      grant(fn.grantee, props.resources);
       new events.Rule(this, `${job.name}-rule`, {
         schedule: events.Schedule.rate(Duration.minutes(job.everyMinutes)),
         targets: [new targets.LambdaFunction(fn.fn, { retryAttempts: 2 })],

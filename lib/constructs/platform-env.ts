@@ -5,6 +5,14 @@ import type { PlatformRegion } from '../regions';
 /** The handlers' own default upper bound of a domain's message_ttl (functions/domains/domains.ts). */
 export const DEFAULT_MAX_MESSAGE_TTL = Duration.seconds(platformEnvSchema.shape.MAX_MESSAGE_TTL.parse(undefined));
 
+/** How blocklist lookups are made (optimize contract 2.2); without resolvers every list is `unknown`. */
+export interface BlocklistSettings {
+  /** Comma-separated `ip` or `ip:port` of the operator's own recursive resolvers. */
+  resolvers?: string;
+  spamhausDqsKey?: string;
+  checkIntervalSeconds?: number;
+}
+
 export interface PlatformEnvSettings {
   platformRegion: PlatformRegion;
   tableName: string;
@@ -47,6 +55,8 @@ export interface PlatformEnvSettings {
   dmarcReportsDomain?: string;
   /** The real-client preview tier: its service and the secret holding its credentials. */
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
+  /** Blocklist monitoring's resolvers, Spamhaus DQS key and check interval (BLOCKLIST_*, SPAMHAUS_DQS_KEY). */
+  blocklists?: BlocklistSettings;
   logLevel?: PlatformEnv['LOG_LEVEL'];
 }
 
@@ -97,6 +107,9 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     DMARC_REPORTS_DOMAIN: settings.dmarcReportsDomain,
     PREVIEW_REAL_CLIENTS: settings.previewRealClients?.service,
     EOA_CREDENTIALS_SECRET_ID: settings.previewRealClients?.credentialsSecretArn,
+    BLOCKLIST_RESOLVERS: settings.blocklists?.resolvers,
+    SPAMHAUS_DQS_KEY: settings.blocklists?.spamhausDqsKey,
+    BLOCKLIST_CHECK_INTERVAL: settings.blocklists?.checkIntervalSeconds?.toString(),
   };
   // Settings left out are left out of the environment. A value the handlers would reject fails
   // the synth, not the first request after a deploy.

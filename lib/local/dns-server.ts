@@ -20,16 +20,20 @@ const dns2 = require('dns2') as Dns2;
 
 /** What a name holds. `undefined` from the zone function is NXDOMAIN. */
 export interface ZoneEntry {
+  /** IPv4 addresses (a DNSBL's listing answers, 127.0.0.x). */
+  a?: string[];
   txt?: string[];
   mx?: Array<{ exchange: string; priority: number }>;
   cname?: string;
   /** Answer SERVFAIL for this name, as a broken upstream would. */
   servfail?: boolean;
+  /** Answer REFUSED, as a resolver that will not serve the asker does. */
+  refused?: boolean;
 }
 
 export type Zone = (name: string) => Promise<ZoneEntry | undefined> | ZoneEntry | undefined;
 
-const RCODE = { SERVFAIL: 2, NXDOMAIN: 3 } as const;
+const RCODE = { SERVFAIL: 2, NXDOMAIN: 3, REFUSED: 5 } as const;
 
 export interface DnsServer {
   /** `127.0.0.1:port`, as DNS_SERVERS takes it. */
@@ -37,7 +41,7 @@ export interface DnsServer {
   close(): Promise<void>;
 }
 
-/** An authoritative DNS server on loopback (UDP) answering TXT, MX and CNAME questions from `zone`. */
+/** An authoritative DNS server on loopback (UDP) answering A, TXT, MX and CNAME questions from `zone`. */
 export async function startDnsServer(zone: Zone): Promise<DnsServer> {
   const { Packet } = dns2;
   const server = dns2.createServer({
@@ -52,6 +56,7 @@ export async function startDnsServer(zone: Zone): Promise<DnsServer> {
         const owner = { ...base, name };
         if (!entry) response.header.rcode = RCODE.NXDOMAIN;
         else if (entry.servfail) response.header.rcode = RCODE.SERVFAIL;
+        else if (entry.refused) response.header.rcode = RCODE.REFUSED;
         else if (question.type === Packet.TYPE.CNAME) {
           if (entry.cname) response.answers.push({ ...owner, type: Packet.TYPE.CNAME, domain: entry.cname });
         } else if (entry.cname) {
@@ -62,6 +67,8 @@ export async function startDnsServer(zone: Zone): Promise<DnsServer> {
         } else if (question.type === Packet.TYPE.TXT) {
           // Long values (DKIM keys) go out as several 255-octet strings, as real zones hold them.
           for (const txt of entry.txt ?? []) response.answers.push({ ...owner, type: Packet.TYPE.TXT, data: txt.match(/.{1,255}/g) ?? [''] });
+        } else if (question.type === Packet.TYPE.A) {
+          for (const address of entry.a ?? []) response.answers.push({ ...owner, type: Packet.TYPE.A, address });
         } else if (question.type === Packet.TYPE.MX) {
           for (const mx of entry.mx ?? []) response.answers.push({ ...owner, type: Packet.TYPE.MX, ...mx });
         }

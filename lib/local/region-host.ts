@@ -35,6 +35,7 @@ import { submitMessage } from '../../functions/smtp/submit';
 import { routes } from '../../functions/routes';
 import { periodicJobs } from '../../functions/schedules';
 import { handler as certificateTasks } from '../../functions/certificates/workflow-tasks';
+import { handler as blocklistCheckTask } from '../../functions/optimize/blocklists/check-task';
 import { lookup } from '../../functions/platform/dns';
 import { trackingRoutes } from '../../functions/tracking/routes';
 import { env as platformEnv, withEnv } from '../../functions/platform/env';
@@ -482,6 +483,11 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   );
   env.PREVIEW_EXPORT_STATE_MACHINE_ARN = sfn.createStateMachine(
     new LocalWorkflow('preview-export', { ExportTaskFunctionArn: exportTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [exportTaskFunction]: previewExportTask }) }, undefined, options.workflowRetryIntervalMs),
+  );
+  // Blocklist checks: a self-test of every list, then a Map over the subjects (the same task function as on AWS).
+  const blocklistTaskFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:blocklist-check`;
+  env.BLOCKLIST_STATE_MACHINE_ARN = sfn.createStateMachine(
+    new LocalWorkflow('blocklist-check', { CheckTaskFunctionArn: blocklistTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [blocklistTaskFunction]: blocklistCheckTask }) }, undefined, options.workflowRetryIntervalMs),
   );
   // The browser is closed on stop; a render cut short by it is tried again when its execution resumes.
   opened.add(() => closeBrowser(env.CHROMIUM_PATH));

@@ -80,6 +80,8 @@ const platformLambdaProperties = (timeoutSeconds: number) => ({
 const inspectAreas = areas.filter((area) => productOfArea(area) === 'Inspection');
 const mainAreas = areas.filter((area) => !productOfArea(area));
 const mainRoutes = API_ROUTES.filter((route) => !productOfArea(route.area));
+// A product's periodic jobs live in its nested stack, beside the workflows they start.
+const mainJobs = periodicJobs.filter((job) => !job.product);
 
 function functionIdByDescription(template: Template, description: string): string {
   return only(template, 'AWS::Lambda::Function', { Description: description })[0];
@@ -228,11 +230,11 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     // letters, notifications, webhooks, lists, list dead letters, inspection), the stream worker, scheduled delivery's undelivered
     // handler, the certificate workflow's tasks, and one per periodic job (functions/schedules.ts); the provider framework runs its
     // own runtime.
-    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(mainAreas.length + 11 + periodicJobs.length);
+    expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(mainAreas.length + 11 + mainJobs.length);
   });
 
   test('each periodic job is a Lambda an EventBridge rule invokes at its rate, allowed the SES calls its row names', () => {
-    for (const job of periodicJobs) {
+    for (const job of mainJobs) {
       const id = functionIdByDescription(template, job.description);
       expect(template.toJSON().Resources[id].Properties).toMatchObject(platformLambdaProperties(300));
       template.hasResourceProperties('AWS::Events::Rule', {
@@ -244,6 +246,24 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       // DKIM rotation changes identities; the warm-up sweep tells SES how warm an address is.
       expect(sesActions).toEqual(job.grant === 'sending-identities' ? [...SES_IDENTITY_ACTIONS].sort() : [...SES_DEDICATED_IP_ACTIONS, ...SES_IP_CONFIGURATION_SET_ACTIONS].sort());
     }
+  });
+
+  test("blocklist monitoring is in the Optimization stack: its workflow invokes only its task, and only its sweep and the areas that add subjects start it", () => {
+    const optimization = Template.fromStack(stack.optimizationApi);
+    const resources = optimization.toJSON().Resources as Record<string, Resource>;
+    const [machineId, machine] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::StepFunctions::StateMachine')!;
+    expect(JSON.stringify(machine.Properties.DefinitionString)).toMatch(/MaxConcurrency\W+8\b/);
+    const task = functionIdByDescription(optimization, 'Blocklist monitoring: self-tests the lists, checks one IP or domain against them and records transitions');
+    const sweep = functionIdByDescription(optimization, periodicJobs.find((job) => job.name === 'blocklist-checks')!.description);
+    expect(resources[sweep]!.Properties).toMatchObject(platformLambdaProperties(300));
+    optimization.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(15 minutes)', Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [sweep, 'Arn'] } })]) });
+    // Who may start it: the sweep and the two areas that add subjects, nobody else in the stack.
+    const starters = Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties).includes('states:StartExecution') && JSON.stringify(r.Properties).includes(machineId));
+    expect(starters).toHaveLength(3);
+    const invokes = JSON.stringify(Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties).includes('lambda:InvokeFunction')));
+    expect(invokes).toContain(task);
+    // Lookups go to the operator's resolvers: without any, every list reads unknown.
+    expect(Object.keys(resources[task]!.Properties.Environment.Variables)).not.toContain('BLOCKLIST_RESOLVERS');
   });
 
   test('the queue workers are built like every platform Lambda, with their own timeouts', () => {

@@ -20,7 +20,8 @@ test('an active sending domain is verified as soon as it is added; the list page
   const added = await call(`${url()}/v1/inboxready/domains?domain=mail.example.com`, { method: 'POST' });
   expect(added.status).toBe(200);
   const domain = added.json.domain as Managed;
-  expect(domain).toMatchObject({ name: 'mail.example.com', verified: { status: 'sending' }, services: { domain_blocklist_monitoring: false, spam_trap_monitoring: false } });
+  // A verified domain is watched on the domain blocklists at once (blocklists.test.ts).
+  expect(domain).toMatchObject({ name: 'mail.example.com', verified: { status: 'sending' }, services: { domain_blocklist_monitoring: true, spam_trap_monitoring: false } });
   expect(Number.isInteger(domain.created_at) && Number.isInteger(domain.verified.verified_at) && domain.verified.verified_at > 0).toBe(true);
   expect((await call(`${url()}/v1/inboxready/domains?domain=mail.example.com`, { method: 'POST' })).status).toBe(409);
 

@@ -11,6 +11,10 @@ export async function startDnsServer() {
     set(name: string, zone: Zone) {
       zones.set(name.toLowerCase(), { ...zones.get(name.toLowerCase()), ...zone });
     },
+    /** The name no longer exists: NXDOMAIN. */
+    delete(name: string) {
+      zones.delete(name.toLowerCase());
+    },
     close: () => server.close(),
   };
 }

@@ -6,6 +6,7 @@ import { flag, integer, schema, text } from '../../platform/http/params';
 import { offsetOfPage, offsetPaging } from '../../platform/http/offset-pages';
 import { absoluteUrl } from '../../platform/http/paging';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { monitorManagedDomain, stopMonitoringDomain } from '../blocklists/domain-monitoring';
 import { addManagedDomain, findManagedDomain, listManagedDomains, managedDomainJson, removeManagedDomain, verifyManagedDomain } from './managed-domains';
 import { managedDomainRoutes } from './routes';
 
@@ -36,6 +37,7 @@ export const handler = areaHandler(managedDomainRoutes, {
   addManagedDomain: operation(domainInput, async (req, input) => {
     const added = await addManagedDomain(req.accountId, input.domain);
     if (!added) throw new Conflict('domain already exists');
+    await monitorManagedDomain(added);
     return { message: 'The domain has been added', domain: managedDomainJson(added) };
   }),
 
@@ -43,11 +45,13 @@ export const handler = areaHandler(managedDomainRoutes, {
     const domain = await findManagedDomain(req.accountId, input.domain);
     if (!domain) throw new NotFound('domain not found');
     const checked = await verifyManagedDomain(domain);
+    await monitorManagedDomain(checked);
     return { message: checked.status === 'pending' ? 'Domain pending verification' : 'Domain verified', domain: managedDomainJson(checked) };
   }),
 
   removeManagedDomain: operation(domainInput, async (req, input) => {
     if (!(await removeManagedDomain(req.accountId, input.domain))) throw new NotFound('domain not found');
+    await stopMonitoringDomain(req.accountId, input.domain);
     return { message: `${input.domain} has been removed from InboxReady` };
   }),
 });

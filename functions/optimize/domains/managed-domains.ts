@@ -22,15 +22,18 @@ export interface ManagedDomainItem {
   verifiedAt: number;
 }
 
-/** The services a managed domain can have; none runs in this build yet, so each says false. */
-const SERVICES = { domain_blocklist_monitoring: false, spam_trap_monitoring: false } as const;
+/**
+ * The services a managed domain has: blocklist monitoring once it is verified
+ * (functions/optimize/blocklists/domain-monitoring.ts); spam-trap monitoring does not run yet.
+ */
+const servicesOf = (domain: ManagedDomainItem) => ({ domain_blocklist_monitoring: domain.status !== 'pending', spam_trap_monitoring: false });
 
 export function managedDomainJson(domain: ManagedDomainItem) {
   return {
     name: domain.name,
     acid: domain.accountId,
     created_at: domain.createdAt,
-    services: { ...SERVICES },
+    services: servicesOf(domain),
     txt_record: domain.txtRecord,
     verified: { status: domain.status, verified_at: domain.verifiedAt },
   };

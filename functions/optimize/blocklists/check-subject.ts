@@ -1,0 +1,106 @@
+import type { Resolver as DnsResolver } from 'node:dns/promises';
+import { RESOLUTIONS, bucketStart } from '../../analytics/buckets';
+import { addToCounters } from '../../analytics/counter-store';
+import type { StoredCount } from '../../analytics/counts';
+import { env } from '../../platform/env';
+import { logger } from '../../platform/logger';
+import type { AlertEventType } from '../alerts/alert-event';
+import { listsFor, type Blocklist, type SubjectKind } from './catalogue';
+import { recordEvent, type BlocklistEventItem } from './events';
+import { nextListState, UNKNOWN, type ListState } from './list-state';
+import { askList, blocklistResolver, blocklistResolvers, NO_RESOLVER, selfTest, type Answer } from './lookup';
+import { findSubject, recordCheck } from './subjects';
+
+/** A subject as the workflow carries it. */
+export interface SubjectRef {
+  accountId: string;
+  kind: SubjectKind;
+  subject: string;
+}
+
+/** Per list zone: null when it passed its self-test this run, else why it cannot be trusted. */
+export type SelfTestResults = Record<string, string | null>;
+
+/** The self-test of every list, once per run (its outcome goes to every check of the run). */
+export async function selfTestAll(lists: readonly Blocklist[], servers = blocklistResolvers()): Promise<SelfTestResults> {
+  if (!servers.length) return Object.fromEntries(lists.map((list) => [list.zone, NO_RESOLVER]));
+  const resolver = blocklistResolver(servers);
+  const outcomes = await Promise.all(lists.map(async (list) => [list.zone, (await selfTest(resolver, list, env().SPAMHAUS_DQS_KEY)) ?? null] as const));
+  for (const [zone, error] of outcomes) if (error) logger.warn('blocklist self-test failed: the list is unknown this run', { zone, error });
+  return Object.fromEntries(outcomes);
+}
+
+const TRANSITION_EVENTS: Record<SubjectKind, Record<'listed' | 'delisted', AlertEventType>> = {
+  ip: { listed: 'ip_listed', delisted: 'ip_delisted' },
+  domain: { listed: 'domain_listed', delisted: 'domain_delisted' },
+};
+
+export type CheckOutcome = 'checked' | 'superseded' | 'gone';
+
+/**
+ * Asks every list about one subject (those that failed the run's self-test answer as errors),
+ * records the answers over the version read, and writes one event per transition. A check that
+ * lost the race to another run writes nothing: that run's answers stand.
+ */
+export async function checkSubject(ref: SubjectRef, selfTests: SelfTestResults, options: { resolver?: DnsResolver; now?: Date; catalogue?: readonly Blocklist[] } = {}): Promise<CheckOutcome> {
+  const subject = await findSubject(ref.accountId, ref.kind, ref.subject);
+  if (!subject || subject.removed) return 'gone';
+  const now = (options.now ?? new Date()).toISOString();
+  const lists = listsFor(subject.kind, options.catalogue);
+  const resolver = options.resolver ?? (blocklistResolvers().length ? blocklistResolver() : undefined);
+  const answers = await Promise.all(
+    lists.map((list): Promise<Answer> | Answer => {
+      const selfTest = selfTests[list.zone];
+      if (selfTest === undefined) return { error: 'not self-tested this run' };
+      if (selfTest !== null) return { error: selfTest };
+      if (!resolver) return { error: NO_RESOLVER };
+      return askList(resolver, list, subject.subject, env().SPAMHAUS_DQS_KEY);
+    }),
+  );
+
+  const states: Record<string, ListState> = { ...subject.lists };
+  const events: BlocklistEventItem[] = [];
+  lists.forEach((list, i) => {
+    const { next, transition } = nextListState(subject.lists[list.zone] ?? UNKNOWN, answers[i]!, now);
+    states[list.zone] = next;
+    if (!transition) return;
+    events.push({
+      accountId: subject.accountId,
+      kind: subject.kind,
+      subject: subject.subject,
+      ...(subject.ipPool ? { ipPool: subject.ipPool } : {}),
+      event: TRANSITION_EVENTS[subject.kind][transition],
+      list: list.zone,
+      listName: list.name,
+      firstSeen: next.firstSeen ?? now,
+      timestamp: now,
+    });
+  });
+  if (!(await recordCheck(subject, states, now))) return 'superseded';
+  for (const event of events) await recordEvent(event);
+  return 'checked';
+}
+
+/** What one check of a run came to, as the workflow collects them for counting. */
+export type RunOutcome = { outcome: CheckOutcome; accountId: string; kind: SubjectKind } | { outcome: 'failed' };
+
+/**
+ * Counts a run's checks in the stats of each account (`ip_blocklist_monitoring`,
+ * `domain_blocklist_monitoring`): one counter write set per account and run rather than per
+ * check, and the run's id makes a retried count add once.
+ */
+export async function countChecks(runId: string, outcomes: readonly RunOutcome[], at = Date.now()): Promise<void> {
+  const perAccount = new Map<string, Partial<Record<StoredCount, number>>>();
+  for (const o of outcomes) {
+    if (o.outcome !== 'checked') continue;
+    const counts = perAccount.get(o.accountId) ?? perAccount.set(o.accountId, {}).get(o.accountId)!;
+    const name: StoredCount = `${o.kind}_blocklist_monitoring`;
+    counts[name] = (counts[name] ?? 0) + 1;
+  }
+  for (const [accountId, counts] of perAccount) {
+    await addToCounters(
+      RESOLUTIONS.map((resolution) => ({ accountId, kind: [], values: [], resolution, bucket: bucketStart(at, resolution), counts })),
+      `blocklist-run:${runId}:${accountId}`,
+    );
+  }
+}

@@ -1,0 +1,65 @@
+import { keys } from '../../data/db';
+import { deleteIfPresent, getItem, putItem, queryAll, updateItem, updateItemIf } from '../../data/store';
+import type { SubjectKind } from './catalogue';
+import type { ListState } from './list-state';
+
+/** Why a subject is monitored: the user added it, it is one of the account's dedicated IPs, or a verified managed domain. */
+export type SubjectSource = 'user' | 'dedicated' | 'managed-domain';
+
+/** An IP or domain under blocklist monitoring and what each list said of it. */
+export interface MonitoredSubject {
+  accountId: string;
+  kind: SubjectKind;
+  subject: string;
+  source: SubjectSource;
+  ipPool?: string;
+  description?: string;
+  addedAt: string;
+  /**
+   * A dedicated IP its owner removed from monitoring: kept so the sweep does not add it again
+   * (adding it by hand brings it back).
+   */
+  removed?: boolean;
+  /** Bumped by every check: a check writes only over the version it read, so overlapping runs cannot both transition. */
+  version: number;
+  checkedAt?: string;
+  lists: Record<string, ListState>;
+}
+
+const keyOf = (s: Pick<MonitoredSubject, 'accountId' | 'kind' | 'subject'>) => keys.blocklistSubject(s.accountId, s.kind, s.subject);
+
+export const findSubject = (accountId: string, kind: SubjectKind, subject: string) => getItem<MonitoredSubject>(keys.blocklistSubject(accountId, kind, subject), { consistent: true });
+
+/** The account's monitored subjects of a kind (removed dedicated IPs left out), in key order. */
+export async function accountSubjects(accountId: string, kind: SubjectKind): Promise<MonitoredSubject[]> {
+  const { pk, sk } = keys.blocklistSubject(accountId, kind);
+  return (await queryAll<MonitoredSubject>({ pk }, sk)).filter((s) => !s.removed);
+}
+
+/** Every monitored subject of the region: what the sweep looks at. */
+export async function allSubjects(): Promise<MonitoredSubject[]> {
+  return (await queryAll<MonitoredSubject>(keys.blocklistSubject(), '')).filter((s) => !s.removed);
+}
+
+/** Adds a subject; false when the account monitors it already. */
+export async function addSubject(subject: Omit<MonitoredSubject, 'version' | 'lists'>): Promise<boolean> {
+  return putItem(keyOf(subject), { ...subject, version: 0, lists: {} }, { ifAbsent: true });
+}
+
+/** Adds back a removed dedicated IP (its state kept); false when it is monitored already. */
+export async function restoreSubject(subject: MonitoredSubject, changes: Partial<MonitoredSubject>): Promise<boolean> {
+  return updateItemIf(keyOf(subject), { removed: true }, { ...changes, removed: undefined });
+}
+
+export const updateSubject = (subject: MonitoredSubject, changes: Partial<MonitoredSubject>) => updateItem<MonitoredSubject>(keyOf(subject), changes);
+
+/** Stops monitoring: a dedicated IP is kept as removed, anything else is deleted. */
+export async function removeSubject(subject: MonitoredSubject): Promise<void> {
+  if (subject.source === 'dedicated') await updateItem(keyOf(subject), { removed: true });
+  else await deleteIfPresent(keyOf(subject));
+}
+
+/** Records a check's result over the version it started from; false when another check got there first. */
+export function recordCheck(subject: MonitoredSubject, lists: Record<string, ListState>, at: string): Promise<boolean> {
+  return updateItemIf(keyOf(subject), { version: subject.version }, { lists, checkedAt: at, version: subject.version + 1 });
+}

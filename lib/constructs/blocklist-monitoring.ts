@@ -1,0 +1,52 @@
+import { Duration, type NestedStack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as path from 'node:path';
+import { REPO_ROOT } from '../paths';
+import { grantStartExecution, grantTableReadWrite, type AreaResources } from './area-permissions';
+import { PeriodicJobs } from './periodic-jobs';
+import { PlatformFunction } from './platform-function';
+import { Workflow } from './workflows';
+
+/** The API areas that start checks: blocklists (an IP added) and managed domains (a domain verified). */
+const STARTING_AREAS = new Set(['optimize/blocklists', 'optimize/domains']);
+
+/**
+ * Blocklist monitoring in the Optimization nested stack (ProductApi's `prepare`): the check
+ * workflow (lib/workflows/blocklist-check.asl.json) and its task function, and the 15-minute sweep
+ * that starts it (functions/schedules.ts's Optimization job). The task needs the table only: its
+ * DNS questions go to the resolvers in BLOCKLIST_RESOLVERS over the network.
+ */
+export function addBlocklistMonitoring(stack: NestedStack, environment: Record<string, string>, resources: AreaResources) {
+  const checkTask = new PlatformFunction(stack, 'BlocklistCheckTask', {
+    entry: path.join(REPO_ROOT, 'functions', 'optimize', 'blocklists', 'check-task.ts'),
+    description: 'Blocklist monitoring: self-tests the lists, checks one IP or domain against them and records transitions',
+    environment,
+    // Every list at ~2 s a try, two tries, in parallel: well under a minute even when lists time out.
+    timeout: Duration.minutes(1),
+  });
+  grantTableReadWrite(checkTask.grantee, resources.table);
+  const workflow = new Workflow(stack, 'BlocklistWorkflow', { name: 'blocklist-check', substitutions: { CheckTaskFunctionArn: checkTask.fn.functionArn } });
+  workflow.stateMachine.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [checkTask.fn.functionArn] }));
+
+  const workflowEnvironment = { BLOCKLIST_STATE_MACHINE_ARN: workflow.stateMachine.stateMachineArn };
+  const jobs = new PeriodicJobs(stack, 'PeriodicJobs', {
+    resources,
+    environment: { ...environment, ...workflowEnvironment },
+    product: 'Optimization',
+    grants: {
+      'blocklist-checks': (grantee) => {
+        grantTableReadWrite(grantee, resources.table);
+        grantStartExecution(grantee, workflow.stateMachine);
+      },
+    },
+  });
+  return {
+    checkTask,
+    workflow,
+    jobs,
+    environment: workflowEnvironment,
+    grant: (area: string, fn: PlatformFunction) => {
+      if (STARTING_AREAS.has(area)) grantStartExecution(fn.grantee, workflow.stateMachine);
+    },
+  };
+}

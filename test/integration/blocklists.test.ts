@@ -1,0 +1,155 @@
+import type { LocalPlatform } from '../../lib/local/platform';
+import { startDnsServer } from '../support/dns-server';
+import { call, eventually, sdk, startTestPlatform } from '../support/platform';
+
+// Blocklist monitoring against real DNS: a loopback server serves fixture zones for every list of
+// the catalogue (with RFC 5782 test points, so each run's self-test passes), the platform asks it
+// through BLOCKLIST_RESOLVERS, and the test lists, errs and delists an IP and a domain by editing
+// the zones. Checks run every second here (BLOCKLIST_CHECK_INTERVAL=1).
+const IP_ZONES = ['zen.spamhaus.org', 'bl.spamcop.net', 'b.barracudacentral.org', 'dnsbl-1.uceprotect.net'];
+const TEST_POINTS: Array<[string, string]> = [
+  ...IP_ZONES.map((zone): [string, string] => [`2.0.0.127.${zone}`, '127.0.0.2']),
+  ['dbltest.com.dbl.spamhaus.org', '127.0.1.2'],
+  // URIBL's test domain is on all its lists (black, grey, red); SURBL's on all of its.
+  ['test.uribl.com.multi.uribl.com', '127.0.0.14'],
+  ['test.surbl.org.multi.surbl.org', '127.0.0.216'],
+];
+
+let dns: Awaited<ReturnType<typeof startDnsServer>>;
+let platform: LocalPlatform;
+const url = () => platform.us.url;
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  for (const [name, address] of TEST_POINTS) dns.set(name, { a: [address] });
+  platform = await startTestPlatform({ periodicJobEveryMs: 250, env: { BLOCKLIST_RESOLVERS: dns.address, BLOCKLIST_CHECK_INTERVAL: '1' } });
+});
+afterAll(async () => {
+  await platform.close();
+  await dns.close();
+});
+
+type IpAddress = { ip: string; ip_pool: string; description: string; state: string; listed: Array<{ list: string; name: string; comments: string[]; first_seen: string | null; last_seen: string; delist_requested_at: string }>; unknown_lists: unknown[] };
+const ipOf = async (ip: string) => (await call(`${url()}/v1/inboxready/ip_addresses/${ip}`)).json as unknown as IpAddress;
+const ipEvents = async () => ((await call(`${url()}/v1/blocklist-monitoring/events?limit=50`)).json as { items: Array<{ ip: string; event: string; blocklist: string }> }).items;
+
+/** Polls `read` until `ok` holds of what it read; on timeout, says what it read last. */
+async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  let last: T | undefined;
+  try {
+    return await eventually(async () => {
+      last = await read();
+      return ok(last) ? { value: last } : undefined;
+    }, timeoutMs).then((found) => found.value);
+  } catch {
+    throw new Error(`condition not met in time; last read: ${JSON.stringify(last)}`);
+  }
+}
+
+/** Waits out at least `runs` more completed checks of an IP. */
+async function afterChecks(ip: string, runs: number) {
+  const checkedAt = async () => ((await call(`${url()}/v1/inboxready/ip_addresses/${ip}`)).json as { last_checked_at: string }).last_checked_at;
+  for (let i = 0; i < runs; i++) {
+    const before = await checkedAt();
+    await waitFor(checkedAt, (at) => at !== before);
+  }
+}
+
+test('an IP is checked once added, listed after two agreeing runs, kept through resolver errors, delisted after two clean runs', async () => {
+  const added = await call(`${url()}/v1/inboxready/ip_addresses`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ ip: '203.0.113.77', ip_pool: 'pool-a', description: 'outbound' }) });
+  expect(added.status).toBe(201);
+  expect(added.json).toMatchObject({ ip: '203.0.113.77', ip_pool: 'pool-a', description: 'outbound', listed: [] });
+  expect((await call(`${url()}/v1/inboxready/ip_addresses`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ ip: '203.0.113.77' }) })).status).toBe(409);
+  expect((await call(`${url()}/v1/inboxready/ip_addresses`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ ip: 'not-an-ip' }) })).status).toBe(400);
+  await waitFor(() => ipOf('203.0.113.77'), (ip) => ip.state === 'healthy');
+
+  // Spamhaus lists it, with a reason in TXT.
+  dns.set('77.113.0.203.zen.spamhaus.org', { a: ['127.0.0.2'], txt: ['https://check.spamhaus.org/sbl/query/SBL123'] });
+  await waitFor(() => ipOf('203.0.113.77'), (ip) => ip.state === 'listed');
+  const listed = await ipOf('203.0.113.77');
+  expect(listed.listed).toEqual([
+    {
+      list: 'zen.spamhaus.org',
+      name: 'Spamhaus ZEN',
+      comments: ['https://check.spamhaus.org/results/?query=203.0.113.77', '127.0.0.2 SBL', 'https://check.spamhaus.org/sbl/query/SBL123'],
+      first_seen: expect.any(String),
+      last_seen: expect.any(String),
+      delist_requested_at: '0001-01-01T00:00:00Z',
+    },
+  ]);
+  expect(await ipEvents()).toEqual([expect.objectContaining({ ip: '203.0.113.77', event: 'ip_listed', blocklist: 'Spamhaus ZEN' })]);
+
+  // Errors change nothing: a SERVFAIL, then Spamhaus's "public resolver" code, are not delistings.
+  dns.set('77.113.0.203.zen.spamhaus.org', { servfail: true });
+  await afterChecks('203.0.113.77', 2);
+  dns.set('77.113.0.203.zen.spamhaus.org', { servfail: false, a: ['127.255.255.254'], txt: [] });
+  await afterChecks('203.0.113.77', 2);
+  expect((await ipOf('203.0.113.77')).state).toBe('listed');
+  expect(await ipEvents()).toHaveLength(1);
+
+  // Gone from the zone (NXDOMAIN): delisted after two clean runs, the second event.
+  dns.delete('77.113.0.203.zen.spamhaus.org');
+  await waitFor(() => ipOf('203.0.113.77'), (ip) => ip.state === 'healthy');
+  const events = await ipEvents();
+  expect(events.map((e) => e.event)).toEqual(['ip_listed', 'ip_delisted']);
+  // Each run counts in the stats of the account.
+  const stats = (await call(`${url()}/v3/stats/total?event=ip_blocklist_monitoring&duration=1d`)).json as { stats: Array<{ ip_blocklist_monitoring: { total: number } }> };
+  expect(stats.stats.reduce((n, s) => n + s.ip_blocklist_monitoring.total, 0)).toBeGreaterThanOrEqual(6);
+});
+
+test('the IP routes: update, filters on events, the lists, removal with 204', async () => {
+  await call(`${url()}/v1/inboxready/ip_addresses`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ ip: '198.51.100.9' }) });
+  const updated = await call(`${url()}/v1/inboxready/ip_addresses/198.51.100.9`, { method: 'PUT', contentType: 'application/json', body: JSON.stringify({ description: 'marketing' }) });
+  expect(updated.json).toMatchObject({ ip: '198.51.100.9', description: 'marketing' });
+  expect((await call(`${url()}/v1/inboxready/ip_addresses/198.51.100.9`, { method: 'PUT', contentType: 'application/json', body: '{}' })).status).toBe(400);
+  expect(((await call(`${url()}/v1/blocklist-monitoring/events?ip=198.51.100.9`)).json as { items: unknown[] }).items).toEqual([]);
+  expect(((await call(`${url()}/v1/blocklist-monitoring/events?event=ip_delisted`)).json as { items: Array<{ event: string }> }).items.map((e) => e.event)).toEqual(['ip_delisted']);
+  expect((await call(`${url()}/v1/blocklist-monitoring/events?event=listed`)).status).toBe(400);
+  expect(((await call(`${url()}/v1/blocklist-monitoring/blocklists`)).json as { items: Array<{ blocklist: string }> }).items.map((l) => l.blocklist)).toEqual(IP_ZONES);
+  const removed = await call(`${url()}/v1/inboxready/ip_addresses/198.51.100.9`, { method: 'DELETE' });
+  expect(removed.status).toBe(204);
+  expect((await call(`${url()}/v1/inboxready/ip_addresses/198.51.100.9`)).status).toBe(404);
+  const items = ((await call(`${url()}/v1/inboxready/ip_addresses`)).json as { items: IpAddress[] }).items.map((i) => i.ip);
+  expect(items).not.toContain('198.51.100.9');
+  // The local SES stand-in leases dedicated IPs: the sweep monitors them for their owner.
+  expect(items).toEqual(expect.arrayContaining(['192.0.2.10', '192.0.2.11']));
+});
+
+test('a verified managed domain is monitored on the domain lists: listed, its events and blocklists', async () => {
+  const domain = 'news.example.com';
+  await sdk(url()).domains.create({ name: domain });
+  await sdk(url()).domains.verify(domain);
+  expect((await call(`${url()}/v1/inboxready/domains?domain=${domain}`, { method: 'POST' })).status).toBe(200);
+  const monitored = async () => ((await call(`${url()}/v1/monitoring/domains`)).json as { domains: Array<{ domain: string; state: string; listed: Array<{ list: string }> }> }).domains.find((d) => d.domain === domain);
+  await waitFor(monitored, (d) => d?.state === 'healthy');
+
+  // The DBL lists the exact name; URIBL and SURBL are asked for the registered domain.
+  dns.set(`${domain}.dbl.spamhaus.org`, { a: ['127.0.1.2'] });
+  await waitFor(monitored, (d) => d?.state === 'listed');
+  expect((await monitored())?.listed.map((l) => l.list)).toEqual(['dbl.spamhaus.org']);
+  const blocklists = (await call(`${url()}/v1/monitoring/domains/${domain}/blocklists`)).json as { blocklists: Array<{ list: string; name: string; comments: string[] }> };
+  expect(blocklists.blocklists).toEqual([expect.objectContaining({ list: 'dbl.spamhaus.org', name: 'Spamhaus DBL', comments: expect.arrayContaining(['127.0.1.2 spam domain']) })]);
+  const events = (await call(`${url()}/v1/monitoring/domains/${domain}/events`)).json as { events: Array<{ event: string; domain: string; list: string }>; paging: { next: string } };
+  expect(events.events).toEqual([expect.objectContaining({ event: 'domain_listed', domain, list: 'dbl.spamhaus.org' })]);
+  expect(events.paging.next).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/monitoring\/domains\/news\.example\.com\/events\?page=next&pivot=/);
+  expect(((await call(`${url()}/v1/monitoring/domains/events`)).json as { events: unknown[] }).events).toHaveLength(1);
+  expect((await call(`${url()}/v1/monitoring/domains/unknown.example.com/blocklists`)).status).toBe(404);
+
+  // No longer a managed domain: no longer monitored.
+  await call(`${url()}/v1/inboxready/domains?domain=${domain}`, { method: 'DELETE' });
+  expect(await monitored()).toBeUndefined();
+});
+
+test('without a resolver every list is unknown, with its reason, never healthy', async () => {
+  const bare = await startTestPlatform();
+  try {
+    await call(`${bare.us.url}/v1/inboxready/ip_addresses`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ ip: '203.0.113.5' }) });
+    type Unknown = { state: string; last_checked_at: string; unknown_lists: Array<{ list: string; reason: string }> };
+    const ip = await waitFor(async () => (await call(`${bare.us.url}/v1/inboxready/ip_addresses/203.0.113.5`)).json as unknown as Unknown, (i) => i.last_checked_at !== '0001-01-01T00:00:00Z');
+    expect(ip.state).toBe('unknown');
+    expect(ip.unknown_lists.map((l) => l.list)).toEqual(IP_ZONES);
+    expect(ip.unknown_lists[0]!.reason).toContain('BLOCKLIST_RESOLVERS');
+  } finally {
+    await bare.close();
+  }
+});
