@@ -9,7 +9,7 @@ export interface PeriodicJob {
   entry: string;
   everyMinutes: number;
   /** What the job's role may do beyond reading and writing the table (lib/constructs/area-permissions.ts). */
-  grant: 'sending-identities' | 'dedicated-ips';
+  grant: 'sending-identities' | 'dedicated-ips' | 'postmaster-credentials';
   description: string;
 }
 
@@ -29,5 +29,13 @@ export const periodicJobs: readonly PeriodicJob[] = [
     everyMinutes: 15,
     grant: 'dedicated-ips',
     description: 'Dedicated IPs: moves warming IPs to their next stage once a stage is done (and tells SES), reassesses domains in dynamic pools daily',
+  },
+  {
+    name: 'postmaster-fetch',
+    entry: 'optimize/postmaster/fetch-job',
+    // Google publishes a day's Postmaster figures once, a day or two late: daily is all there is to get.
+    everyMinutes: 24 * 60,
+    grant: 'postmaster-credentials',
+    description: 'Google Postmaster Tools: fetches the daily figures and compliance status of verified managed domains',
   },
 ];

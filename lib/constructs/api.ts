@@ -148,6 +148,7 @@ export class Api extends Construct {
       previewInboxDomain: props.previewInboxDomain,
       dmarcReportsDomain: props.dmarcReportsDomain,
       previewRealClients: props.previewRealClients,
+      postmasterCredentialsSecretArn: resources.postmasterCredentialsSecretArn,
     });
 
     this.authorizerFunction = new PlatformFunction(this, 'Authorizer', {

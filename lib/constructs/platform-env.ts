@@ -47,6 +47,8 @@ export interface PlatformEnvSettings {
   dmarcReportsDomain?: string;
   /** The real-client preview tier: its service and the secret holding its credentials. */
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
+  /** The secret holding the Google service account key the Postmaster fetch signs in with. */
+  postmasterCredentialsSecretArn?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
 }
 
@@ -97,6 +99,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     DMARC_REPORTS_DOMAIN: settings.dmarcReportsDomain,
     PREVIEW_REAL_CLIENTS: settings.previewRealClients?.service,
     EOA_CREDENTIALS_SECRET_ID: settings.previewRealClients?.credentialsSecretArn,
+    POSTMASTER_CREDENTIALS_SECRET_ID: settings.postmasterCredentialsSecretArn,
   };
   // Settings left out are left out of the environment. A value the handlers would reject fails
   // the synth, not the first request after a deploy.
