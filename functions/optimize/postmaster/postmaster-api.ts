@@ -57,7 +57,15 @@ function apiError(error: unknown): PostmasterApiError {
  * another one, a request interceptor on the client's own transport sends the exchange there.
  */
 export function postmasterApi(key: ServiceAccountKey, settings: PostmasterApiSettings): PostmasterApi {
-  const client = new JWT({ email: key.client_email, key: key.private_key, scopes: [POSTMASTER_SCOPE], subject: settings.subject });
+  const client = new JWT({
+    email: key.client_email,
+    key: key.private_key,
+    scopes: [POSTMASTER_SCOPE],
+    subject: settings.subject,
+    // Node's own fetch: gaxios would otherwise import node-fetch (ESM) on first use, which the
+    // CommonJS handlers (and jest) cannot load, and one HTTP client fewer in the bundle.
+    transporterOptions: { fetchImplementation: fetch },
+  });
   const tokenUrl = settings.tokenUrl ?? key.token_uri;
   if (tokenUrl && tokenUrl !== GOOGLE_TOKEN_URL) {
     const target = new URL(tokenUrl);
