@@ -3,6 +3,7 @@ import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { z } from 'zod/v3';
 import { secretsClient } from '../../platform/aws-clients';
 import { env } from '../../platform/env';
+import { schema } from '../../platform/http/params';
 
 /**
  * The Google service account the Postmaster fetch signs in as. Its JSON key is the operator's:
@@ -14,14 +15,17 @@ import { env } from '../../platform/env';
 export const NOT_CONFIGURED_REASON =
   'no Google Postmaster Tools service account is configured (POSTMASTER_CREDENTIALS_SECRET_ID on AWS; POSTMASTER_SERVICE_ACCOUNT_FILE or POSTMASTER_SERVICE_ACCOUNT_JSON in local mode)';
 
-const serviceAccountKeySchema = z.object({
-  type: z.literal('service_account').optional(),
-  client_email: z.string().email(),
-  private_key: z.string().includes('PRIVATE KEY'),
-  token_uri: z.string().url().optional(),
-});
+// Built on first use, as every schema here is: loading a handler builds none (cold starts).
+const serviceAccountKeySchema = schema(() =>
+  z.object({
+    type: z.literal('service_account').optional(),
+    client_email: z.string().email(),
+    private_key: z.string().includes('PRIVATE KEY'),
+    token_uri: z.string().url().optional(),
+  }),
+);
 
-export type ServiceAccountKey = z.infer<typeof serviceAccountKeySchema>;
+export type ServiceAccountKey = z.infer<ReturnType<typeof serviceAccountKeySchema>>;
 
 /** Whether a key is configured at all; the routes say so without ever reading it. */
 export function credentialsConfigured(): boolean {
@@ -49,7 +53,7 @@ export async function loadServiceAccountKey(): Promise<ServiceAccountKey> {
   } catch {
     throw new Error(`${source} is not JSON: expected a Google service account key file`);
   }
-  const parsed = serviceAccountKeySchema.safeParse(json);
+  const parsed = serviceAccountKeySchema().safeParse(json);
   if (!parsed.success) throw new Error(`${source} is not a Google service account key (it needs client_email and private_key)`);
   return parsed.data;
 }
