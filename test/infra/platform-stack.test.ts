@@ -271,6 +271,10 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     const fetchRole = (configured.template.toJSON().Resources[fetchId] as Resource).Properties.Role['Fn::GetAtt'][0];
     expect(readers.flatMap((p) => p.Properties.Roles as unknown[])).toEqual([{ Ref: fetchRole }]);
     expect(permissionsOf(configured.template, fetchId).business).toEqual(expect.arrayContaining([expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Resource: secret })]));
+
+    const app = testApp();
+    app.node.setContext('postmasterCredentialsSecretArn', 'postmaster-key');
+    expect(() => new PlatformStack(app, 'Mailplane-postmaster', { platformRegion: region, sandboxDomain: SANDBOX_DOMAIN, env: { region: AWS_REGIONS[region] } })).toThrow(/postmasterCredentialsSecretArn needs the ARN/);
   });
 
   test('the queue workers are built like every platform Lambda, with their own timeouts', () => {
