@@ -58,12 +58,13 @@ beforeAll(async () => {
       },
     },
     denied: ['denied.example.com'],
+    unavailable: ['flaky.example.com'],
   }).start();
   // The key's own token_uri names the stand-in's token endpoint, as a key file names Google's.
   const key = { ...account.key, token_uri: standIn.tokenUrl };
   platform = await startTestPlatform({ env: { POSTMASTER_SERVICE_ACCOUNT_JSON: JSON.stringify(key), POSTMASTER_API_URL: standIn.url } });
   // Managed domains, verified at once as active sending domains of the account; one left pending.
-  for (const name of ['mail.example.com', 'denied.example.com', 'unknown.example.com']) {
+  for (const name of ['mail.example.com', 'denied.example.com', 'unknown.example.com', 'flaky.example.com']) {
     await sdk(platform.us.url).domains.create({ name });
     await sdk(platform.us.url).domains.verify(name);
     expect((await call(`${platform.us.url}/v1/inboxready/domains?domain=${name}`, { method: 'POST' })).json).toMatchObject({ domain: { verified: { status: 'sending' } } });
@@ -86,7 +87,7 @@ test('before the first fetch a domain says it has not been fetched yet', async (
 
 test('the fetch signs in with the service account, pages through domainStats:query and stores each day once', async () => {
   const summary = await platform.us.run(() => fetchJob());
-  expect(summary).toEqual({ configured: true, domains: 3, days: 2, unavailable: 2, failed: 0 });
+  expect(summary).toEqual({ configured: true, domains: 4, days: 2, unavailable: 2, failed: 1 });
   expect(standIn.issuedTokens).toBeGreaterThanOrEqual(1);
   expect(standIn.unauthenticatedCalls).toBe(0);
   expect(standIn.refusedAssertions).toEqual([]);
@@ -218,6 +219,10 @@ test("the compliance extension shows Google's compliance status; domains Google 
   const unknown = await gpt('domains/unknown.example.com');
   expect(unknown.json).toMatchObject({ data: [], total: 0, source_status: 'domain_not_found' });
   expect((await gpt('domains/unknown.example.com/compliance', '')).json).toMatchObject({ compliance: null, source_status: 'domain_not_found' });
+  // Google failing is not a figure either: nothing stored, and the reason quotes Google.
+  const flaky = await gpt('domains/flaky.example.com');
+  expect(flaky.json).toMatchObject({ data: [], total: 0, source_status: 'fetch_failed' });
+  expect(String(flaky.json.source_reason)).toContain('UNAVAILABLE: The service is currently unavailable.');
 });
 
 test('bad queries are 400 {Reason}; domains that are not verified managed domains are 404 {Description}', async () => {
@@ -243,6 +248,7 @@ test('the token endpoint refuses an assertion signed with another key, and no re
   const api = postmasterApi(stranger.key, { apiUrl: standIn.url });
   const error = await api.complianceStatus('mail.example.com').catch((e: unknown) => e);
   expect(error).toBeInstanceOf(PostmasterApiError);
+  expect((error as PostmasterApiError).message).toBe('token endpoint: invalid_grant: Invalid JWT Signature.');
   expect(standIn.refusedAssertions).toContain('Invalid JWT Signature.');
 
   const replies = await Promise.all(['domains', 'domains/mail.example.com', 'summary/domains'].map((path) => gpt(path)));

@@ -32,6 +32,8 @@ export interface StandInOptions {
   domains: Record<string, StandInDomain>;
   /** Domains Google knows but the account may not read: PERMISSION_DENIED (403). Any other: NOT_FOUND (404). */
   denied?: string[];
+  /** Domains whose calls fail on Google's side: UNAVAILABLE (503). */
+  unavailable?: string[];
   /** The server may return fewer stats than pageSize asks for (the reference says so); tests page with it. */
   maxPageSize?: number;
 }
@@ -171,6 +173,7 @@ export class PostmasterStandIn {
   /** The domain if the account may read it; Google's 403 or 404 otherwise. */
   private readable(encoded: string): string {
     const domain = decodeURIComponent(encoded);
+    if (this.options.unavailable?.includes(domain)) throw new HttpFailure(503, 'UNAVAILABLE', 'The service is currently unavailable.');
     if (this.options.denied?.includes(domain)) throw new HttpFailure(403, 'PERMISSION_DENIED', `The caller does not have permission to access domain ${domain}.`);
     if (!this.options.domains[domain]) throw new HttpFailure(404, 'NOT_FOUND', `Domain ${domain} not found.`);
     return domain;

@@ -37,8 +37,10 @@ export interface PostmasterApi {
   complianceStatus(domain: string): Promise<DomainComplianceStatus>;
 }
 
+/** Google's error bodies: the APIs' `{error: {code, message, status}}`, the token endpoint's `{error, error_description}`. */
 interface GoogleErrorBody {
-  error?: { code?: number; message?: string; status?: string };
+  error?: string | { code?: number; message?: string; status?: string };
+  error_description?: string;
 }
 
 /** A Gaxios failure as our error: status and Google's own message, dropping the request config (headers, token). */
@@ -46,6 +48,7 @@ function apiError(error: unknown): PostmasterApiError {
   const e = error as { status?: number; response?: { status?: number; data?: unknown }; message?: string };
   const status = e.response?.status ?? e.status ?? 0;
   const body = e.response?.data as GoogleErrorBody | undefined;
+  if (typeof body?.error === 'string') return new PostmasterApiError(status, `token endpoint: ${body.error}${body.error_description ? `: ${body.error_description}` : ''}`);
   const detail = body?.error?.message ?? (status ? `HTTP ${status}` : (e.message ?? 'no answer'));
   return new PostmasterApiError(status, body?.error?.status ? `${body.error.status}: ${detail}` : detail);
 }
