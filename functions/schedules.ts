@@ -9,7 +9,7 @@ export interface PeriodicJob {
   entry: string;
   everyMinutes: number;
   /** What the job's role may do beyond reading and writing the table (lib/constructs/area-permissions.ts). */
-  grant: 'sending-identities' | 'dedicated-ips' | 'blocklist-checks';
+  grant: 'sending-identities' | 'dedicated-ips' | 'blocklist-checks' | 'postmaster-credentials';
   /**
    * The product whose nested stack holds the job on AWS (lib/constructs/product-api.ts), when the
    * job starts that product's workflows; absent, the region's stack (lib/constructs/periodic-jobs.ts).
@@ -43,5 +43,13 @@ export const periodicJobs: readonly PeriodicJob[] = [
     grant: 'blocklist-checks',
     product: 'Optimization',
     description: 'Blocklist monitoring: adds dedicated IPs, starts a check run for the IPs and domains not checked for BLOCKLIST_CHECK_INTERVAL',
+  },
+  {
+    name: 'postmaster-fetch',
+    entry: 'optimize/postmaster/fetch-job',
+    // Google publishes a day's Postmaster figures once, a day or two late: daily is all there is to get.
+    everyMinutes: 24 * 60,
+    grant: 'postmaster-credentials',
+    description: 'Google Postmaster Tools: fetches the daily figures and compliance status of verified managed domains',
   },
 ];

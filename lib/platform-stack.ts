@@ -64,6 +64,11 @@ export interface PlatformStackProps extends StackProps {
    * `-c blocklistCheckInterval=<seconds>`. Without resolvers every list reads `unknown`.
    */
   blocklists?: BlocklistSettings;
+  /**
+   * Google Postmaster data: `-c postmasterCredentialsSecretArn=<arn>`, a secret holding the JSON key
+   * of the service account the daily fetch signs in as. Off unless given (the GPT routes then say so).
+   */
+  postmasterCredentialsSecretArn?: string;
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
@@ -123,6 +128,7 @@ export class PlatformStack extends Stack {
       inboundActionQueue: this.inbound?.actionQueue.queue,
       inspectBucket: this.inspection.bucket,
       inspectQueue: this.inspection.queue.queue,
+      postmasterCredentialsSecretArn: this.postmasterSecretArn(props),
     };
     this.api = new Api(this, 'Api', {
       platformRegion: props.platformRegion,
@@ -203,6 +209,14 @@ export class PlatformStack extends Stack {
     if (service !== 'emailonacid') throw new Error(`-c previewRealClients=${String(service)}: the real-client tier knows emailonacid only`);
     if (typeof secret !== 'string' || !secret.startsWith('arn:')) throw new Error('-c previewRealClients=emailonacid needs -c eoaCredentialsSecretArn=<the secret\'s ARN>');
     return { service, credentialsSecretArn: secret };
+  }
+
+  private postmasterSecretArn(props: PlatformStackProps): string | undefined {
+    if (props.postmasterCredentialsSecretArn) return props.postmasterCredentialsSecretArn;
+    const secret: unknown = this.node.tryGetContext('postmasterCredentialsSecretArn');
+    if (secret === undefined || secret === null || secret === '') return undefined;
+    if (typeof secret !== 'string' || !secret.startsWith('arn:')) throw new Error('-c postmasterCredentialsSecretArn needs the ARN of the secret holding the service account key');
+    return secret;
   }
 
   private inboundSettings(props: PlatformStackProps): { enabled: boolean; existingRuleSetName?: string; previewInboxDomain?: string; dmarcReportsDomain?: string } {

@@ -45,6 +45,10 @@ export const keys = {
   dmarcSetup: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'DMARCSETUP' }),
   /** Whose a report-routing token is, for reports mailed to the rua address. */
   dmarcInstance: (instanceId: string): Key => ({ pk: `DMARCINSTANCE#${instanceId}`, sk: 'OWNER' }),
+  /** A managed domain's Google Postmaster figures for one UTC day (`2026-11-24`), as the daily fetch stored them. */
+  postmasterDay: (accountId: string, domain: string, day = ''): Key => ({ pk: `ACCT#${accountId}#GPT#${domain}`, sk: day }),
+  /** What Google answered for a managed domain at the last fetch (known, not found, denied) and its compliance status. */
+  postmasterDomain: (accountId: string, domain = ''): Key => ({ pk: `ACCT#${accountId}#GPTDOMAINS`, sk: domain }),
   /** A domain the optimization product manages (`/v1/inboxready/domains`), by name. */
   managedDomain: (accountId: string, name = ''): Key => ({ pk: `ACCT#${accountId}#MANAGEDDOMAINS`, sk: name }),
   /**

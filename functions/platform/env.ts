@@ -101,6 +101,23 @@ export const platformEnvSchema = z.object({
   BLOCKLIST_STATE_MACHINE_ARN: z.string().min(1).optional(),
   /** Processed messages in 30 days below which no health score is given (Mailgun's: 10,000). */
   HEALTH_SCORE_MIN_VOLUME: z.coerce.number().int().min(1).default(1000),
+  /**
+   * Google Postmaster Tools (functions/optimize/postmaster): the service account whose JSON key
+   * the daily fetch signs in with. On AWS a Secrets Manager secret holding the key (only the
+   * fetch job may read it); in local mode the key inline or a path to its file. None set: the
+   * fetch does nothing and the routes answer empty data saying why.
+   */
+  POSTMASTER_CREDENTIALS_SECRET_ID: z.string().min(1).optional(),
+  POSTMASTER_SERVICE_ACCOUNT_JSON: z.string().min(1).optional(),
+  POSTMASTER_SERVICE_ACCOUNT_FILE: z.string().min(1).optional(),
+  /** A Google Workspace user the service account acts for (domain-wide delegation), when the domains were verified by that user. */
+  POSTMASTER_IMPERSONATE: z.string().email().optional(),
+  /** Postmaster Tools API v2's base URL (tests point it at a loopback stand-in). */
+  POSTMASTER_API_URL: z.string().url().default('https://gmailpostmastertools.googleapis.com'),
+  /** The OAuth 2.0 token endpoint; unset, the key's own `token_uri` (Google's). */
+  POSTMASTER_TOKEN_URL: z.string().url().optional(),
+  /** How many past days each fetch asks for: Google's figures arrive a day or two late and can be revised. */
+  POSTMASTER_FETCH_DAYS: z.coerce.number().int().min(1).max(120).default(14),
   /** Parent domain of every account's sandbox domain; verified once in SES, it covers all subdomains. */
   SANDBOX_DOMAIN: z.string().min(1).default('sandbox.localhost'),
   /** Where a domain's tracking CNAME (web_prefix.domain) must point: the API's host name. */

@@ -151,6 +151,7 @@ export class Api extends Construct {
       dmarcReportsDomain: props.dmarcReportsDomain,
       previewRealClients: props.previewRealClients,
       blocklists: props.blocklists,
+      postmasterCredentialsSecretArn: resources.postmasterCredentialsSecretArn,
     });
 
     this.authorizerFunction = new PlatformFunction(this, 'Authorizer', {

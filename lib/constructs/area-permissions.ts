@@ -38,6 +38,8 @@ export interface AreaResources {
   inspectBucket: s3.Bucket;
   /** One message per inspection run, drained by the inspection worker. */
   inspectQueue: sqs.IQueue;
+  /** The secret holding the Google service account key of the Postmaster fetch (`-c postmasterCredentialsSecretArn`), when given. */
+  postmasterCredentialsSecretArn?: string;
 }
 
 /** The grantee and the construct whose subtree the acknowledgements of its findings apply to. */
@@ -233,6 +235,17 @@ export const grantDedicatedIpManagement: AreaGrant = (grantee, resources) => {
   grantDedicatedIps(grantee, resources);
 };
 
+/**
+ * The Postmaster fetch job: its figures in the table, and the service account key it signs in
+ * with. Only this job reads that secret; the GPT routes only need to know one is configured.
+ */
+export const grantPostmasterFetch: AreaGrant = (grantee, { table, postmasterCredentialsSecretArn }) => {
+  grantTableReadWrite(grantee, table);
+  if (postmasterCredentialsSecretArn) {
+    grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [postmasterCredentialsSecretArn] }));
+  }
+};
+
 export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   keys: tableReadWrite,
   'inspect/links': grantInspectArea,
@@ -283,6 +296,8 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
     grantMessageObjects(grantee, messagesBucket, ['s3:PutObject']);
     grantSendToQueue(grantee, listQueue);
   },
+  // Google Postmaster data: the routes read what the daily fetch stored; they write nothing.
+  'optimize/postmaster': (grantee, { table }) => grantTableRead(grantee, table),
   // Listing events reads the domain and the event partitions; it writes nothing.
   events: (grantee, { table }) => grantTableRead(grantee, table),
   // Reads stored messages back: the record and its MIME, nothing else.

@@ -5,7 +5,7 @@ import { Construct } from 'constructs';
 import * as path from 'node:path';
 import { periodicJobs, type PeriodicJob } from '../../functions/schedules';
 import { REPO_ROOT } from '../paths';
-import { grantDedicatedIpManagement, grantSendingIdentities, type AreaGrant, type AreaResources } from './area-permissions';
+import { grantDedicatedIpManagement, grantPostmasterFetch, grantSendingIdentities, type AreaGrant, type AreaResources } from './area-permissions';
 import { PlatformFunction } from './platform-function';
 
 export interface PeriodicJobsProps {
@@ -20,6 +20,7 @@ export interface PeriodicJobsProps {
 const GRANTS: Partial<Record<PeriodicJob['grant'], AreaGrant>> = {
   'sending-identities': grantSendingIdentities,
   'dedicated-ips': grantDedicatedIpManagement,
+  'postmaster-credentials': grantPostmasterFetch,
 };
 
 /**

@@ -57,6 +57,8 @@ export interface PlatformEnvSettings {
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   /** Blocklist monitoring's resolvers, Spamhaus DQS key and check interval (BLOCKLIST_*, SPAMHAUS_DQS_KEY). */
   blocklists?: BlocklistSettings;
+  /** The secret holding the Google service account key the Postmaster fetch signs in with. */
+  postmasterCredentialsSecretArn?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
 }
 
@@ -110,6 +112,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     BLOCKLIST_RESOLVERS: settings.blocklists?.resolvers,
     SPAMHAUS_DQS_KEY: settings.blocklists?.spamhausDqsKey,
     BLOCKLIST_CHECK_INTERVAL: settings.blocklists?.checkIntervalSeconds?.toString(),
+    POSTMASTER_CREDENTIALS_SECRET_ID: settings.postmasterCredentialsSecretArn,
   };
   // Settings left out are left out of the environment. A value the handlers would reject fails
   // the synth, not the first request after a deploy.

@@ -157,3 +157,19 @@ test('native and browser packages are in a bundle only where they are installed 
   // The render task has them installed beside it, for Lambda's x86-64 Linux.
   expect(platformBundlingOf(path.join(REPO_ROOT, 'functions', 'inspect', 'preview', 'render-task.ts'))).toMatchObject({ nodeModules: ['@sparticuz/chromium', 'playwright-core', 'sharp'], environment: { npm_config_cpu: 'x64' } });
 }, 120_000);
+
+test('the Postmaster fetch signs in and calls the API inside a Lambda bundle, where google-auth-library uses Node fetch', async () => {
+  // gaxios imports node-fetch (ESM) when given no fetch; bundled, the client must still sign an
+  // assertion, trade it for a token at the configured endpoint and call the API with it.
+  const out = await runBundled(
+    "import { postmasterApi } from './functions/optimize/postmaster/postmaster-api';\n" +
+      "import { fakeServiceAccount, PostmasterStandIn } from './test/support/postmaster-standin';\n" +
+      "const account = fakeServiceAccount('unused');\n" +
+      "new PostmasterStandIn({ clientEmail: account.key.client_email, publicKey: account.publicKey, domains: { 'mail.example.com': { days: {} } } }).start().then(async (standIn) => {\n" +
+      '  const status = await postmasterApi({ ...account.key, token_uri: standIn.tokenUrl }, { apiUrl: standIn.url }).complianceStatus(\'mail.example.com\');\n' +
+      '  process.stdout.write(JSON.stringify({ status, tokens: standIn.issuedTokens }));\n' +
+      '  await standIn.close();\n' +
+      '});',
+  );
+  expect(JSON.parse(out)).toEqual({ status: { name: 'domains/mail.example.com/complianceStatus' }, tokens: 1 });
+}, 60_000);

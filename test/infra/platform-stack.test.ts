@@ -234,17 +234,29 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   });
 
   test('each periodic job is a Lambda an EventBridge rule invokes at its rate, allowed the SES calls its row names', () => {
+    // CDK writes a rate in the largest whole unit: minutes, hours or days.
+    const rate = (minutes: number) => {
+      const [n, unit] = minutes % 1440 === 0 ? [minutes / 1440, 'day'] : minutes % 60 === 0 ? [minutes / 60, 'hour'] : [minutes, 'minute'];
+      return `rate(${n} ${unit}${n === 1 ? '' : 's'})`;
+    };
+    // DKIM rotation changes identities; the warm-up sweep tells SES how warm an address is; the
+    // Postmaster fetch talks to Google, not SES.
+    const SES_BY_GRANT = {
+      'sending-identities': [...SES_IDENTITY_ACTIONS].sort(),
+      'dedicated-ips': [...SES_DEDICATED_IP_ACTIONS, ...SES_IP_CONFIGURATION_SET_ACTIONS].sort(),
+      'postmaster-credentials': [],
+      'blocklist-checks': [],
+    };
     for (const job of mainJobs) {
       const id = functionIdByDescription(template, job.description);
       expect(template.toJSON().Resources[id].Properties).toMatchObject(platformLambdaProperties(300));
       template.hasResourceProperties('AWS::Events::Rule', {
-        ScheduleExpression: job.everyMinutes === 60 ? 'rate(1 hour)' : `rate(${job.everyMinutes} minutes)`,
+        ScheduleExpression: rate(job.everyMinutes),
         State: 'ENABLED',
         Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [id, 'Arn'] } })]),
       });
       const sesActions = permissionsOf(template, id).actions.filter((a) => a.startsWith('ses:')).sort();
-      // DKIM rotation changes identities; the warm-up sweep tells SES how warm an address is.
-      expect(sesActions).toEqual(job.grant === 'sending-identities' ? [...SES_IDENTITY_ACTIONS].sort() : [...SES_DEDICATED_IP_ACTIONS, ...SES_IP_CONFIGURATION_SET_ACTIONS].sort());
+      expect(sesActions).toEqual(SES_BY_GRANT[job.grant]);
     }
   });
 
@@ -264,6 +276,26 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(invokes).toContain(task);
     // Lookups go to the operator's resolvers: without any, every list reads unknown.
     expect(Object.keys(resources[task]!.Properties.Environment.Variables)).not.toContain('BLOCKLIST_RESOLVERS');
+  });
+
+  test('the Postmaster fetch may read the service account secret only when one is configured, and no other Lambda may', () => {
+    const id = functionIdByDescription(template, periodicJobs.find((job) => job.name === 'postmaster-fetch')!.description);
+    expect(permissionsOf(template, id).actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    expect(stack.platformEnvironment['POSTMASTER_CREDENTIALS_SECRET_ID']).toBeUndefined();
+
+    const secret = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:postmaster-key-AbCdEf';
+    const configured = synthPlatform(region, { inbound: { enabled: false }, postmasterCredentialsSecretArn: secret });
+    expect(configured.stack.platformEnvironment['POSTMASTER_CREDENTIALS_SECRET_ID']).toBe(secret);
+    const policies = Object.values(configured.template.findResources('AWS::IAM::Policy')) as Resource[];
+    const readers = policies.filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes(secret));
+    const fetchId = functionIdByDescription(configured.template, periodicJobs.find((job) => job.name === 'postmaster-fetch')!.description);
+    const fetchRole = (configured.template.toJSON().Resources[fetchId] as Resource).Properties.Role['Fn::GetAtt'][0];
+    expect(readers.flatMap((p) => p.Properties.Roles as unknown[])).toEqual([{ Ref: fetchRole }]);
+    expect(permissionsOf(configured.template, fetchId).business).toEqual(expect.arrayContaining([expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Resource: secret })]));
+
+    const app = testApp();
+    app.node.setContext('postmasterCredentialsSecretArn', 'postmaster-key');
+    expect(() => new PlatformStack(app, 'Mailplane-postmaster', { platformRegion: region, sandboxDomain: SANDBOX_DOMAIN, env: { region: AWS_REGIONS[region] } })).toThrow(/postmasterCredentialsSecretArn needs the ARN/);
   });
 
   test('the queue workers are built like every platform Lambda, with their own timeouts', () => {

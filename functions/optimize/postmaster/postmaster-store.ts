@@ -1,0 +1,59 @@
+import { keys } from '../../data/db';
+import { getItem, putItem, putItems, queryAll } from '../../data/store';
+import type { PostmasterDay } from './metrics';
+
+/**
+ * Google Postmaster figures in the single table. Access patterns:
+ *
+ * | pattern                                      | key condition                                  |
+ * |----------------------------------------------|------------------------------------------------|
+ * | a domain's days (a time range)               | pk = ACCT#<a>#GPT#<domain>, sk = <yyyy-mm-dd>  |
+ * | what Google said about an account's domains  | pk = ACCT#<a>#GPTDOMAINS (sk = domain)         |
+ *
+ * One item per (account, domain, day), overwritten by each fetch that sees the day again (Google
+ * revises recent days), so a fetch run twice stores the same thing once.
+ */
+export interface PostmasterDayItem extends PostmasterDay {
+  accountId: string;
+  domain: string;
+  /** Epoch seconds of the fetch that wrote it. */
+  fetchedAt: number;
+}
+
+/**
+ * What the last fetch learnt about a domain: `ok` (Google answered), `not_found` (Google does not
+ * know it: HTTP 404), `denied` (the service account has no access: 403), `failed` (no usable answer).
+ */
+export type GoogleDomainState = 'ok' | 'not_found' | 'denied' | 'failed';
+
+export interface ComplianceRecord {
+  status: unknown;
+  fetchedAt: number;
+}
+
+export interface PostmasterDomainItem {
+  accountId: string;
+  domain: string;
+  state: GoogleDomainState;
+  /** Google's message when the state is not `ok`. */
+  detail?: string;
+  checkedAt: number;
+  /** Google's DomainComplianceStatus as last fetched (kept when a later fetch fails). */
+  compliance?: ComplianceRecord;
+}
+
+export async function putDays(items: readonly PostmasterDayItem[]): Promise<void> {
+  await putItems(items.map((item) => ({ key: keys.postmasterDay(item.accountId, item.domain, item.day), item })));
+}
+
+/** A domain's days from `fromDay` to `toDay` (inclusive, `yyyy-mm-dd`), oldest first. */
+export async function daysOf(accountId: string, domain: string, fromDay: string, toDay: string): Promise<PostmasterDayItem[]> {
+  const items = await queryAll<PostmasterDayItem>(keys.postmasterDay(accountId, domain), '');
+  return items.filter((item) => item.day >= fromDay && item.day <= toDay);
+}
+
+export const getDomainState = (accountId: string, domain: string) => getItem<PostmasterDomainItem>(keys.postmasterDomain(accountId, domain));
+
+export async function putDomainState(item: PostmasterDomainItem): Promise<void> {
+  await putItem(keys.postmasterDomain(item.accountId, item.domain), item);
+}
