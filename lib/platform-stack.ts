@@ -15,6 +15,7 @@ import { Lists } from './constructs/lists';
 import { Inspection } from './constructs/inspection';
 import { ProductApi } from './constructs/product-api';
 import { addIpJobs } from './constructs/ip-jobs';
+import { addAlerts } from './constructs/alerts';
 import { Webhooks } from './constructs/webhooks';
 import { Inbound, SES_RECEIVING_REGIONS } from './constructs/inbound';
 import type { PlatformRegion } from './regions';
@@ -154,7 +155,13 @@ export class PlatformStack extends Stack {
       resources,
       prepare: (stack) => addIpJobs(stack, this.platformEnvironment, resources),
     });
-    this.optimizationApi = new ProductApi(this, 'OptimizationApi', { product: 'Optimization', api: this.api, environment: this.platformEnvironment, resources });
+    this.optimizationApi = new ProductApi(this, 'OptimizationApi', {
+      product: 'Optimization',
+      api: this.api,
+      environment: this.platformEnvironment,
+      resources,
+      prepare: (stack) => addAlerts(stack, this.platformEnvironment, resources),
+    });
     this.inbound?.addWorkers(this.platformEnvironment, resources, inbound.previewInboxDomain ? this.inspection.previewIntake() : undefined);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
