@@ -1,3 +1,4 @@
+import { authorizedRecipients } from '../../admin/sandbox/auth-recipients';
 import { keys, type DomainClaimItem, type DomainItem } from '../../data/db';
 import { getItem } from '../../data/store';
 import { findDomain, listDomainItems } from '../../domains/domain-store';
@@ -36,6 +37,23 @@ async function senderDomain(accountId: string): Promise<DomainItem> {
     return canSend(domain);
   } catch (error) {
     throw new NoAlertSender((error as Error).message);
+  }
+}
+
+/**
+ * Refuses addresses an alert email could never reach: from a sandbox domain, while sandbox domains
+ * send only to authorized recipients (SANDBOX_RECIPIENTS=authorized), the send worker would fail
+ * every other address, so saving or testing such a setting says so instead.
+ */
+export async function checkAlertRecipients(accountId: string, emails: string[]): Promise<void> {
+  const domain = await senderDomain(accountId);
+  if (domain.type !== 'sandbox' || env().SANDBOX_RECIPIENTS !== 'authorized') return;
+  const authorized = new Set([...(await authorizedRecipients(domain.accountId))].map((email) => email.toLowerCase()));
+  const refused = emails.filter((email) => !authorized.has(email.toLowerCase()));
+  if (refused.length) {
+    throw new NoAlertSender(
+      `Alert emails come from the sandbox domain ${domain.name}, which reaches only authorized recipients: ${refused.join(', ')} ${refused.length === 1 ? 'is' : 'are'} not one (add them with POST /v5/sandbox/auth_recipients, or set ALERTS_EMAIL_DOMAIN)`,
+    );
   }
 }
 

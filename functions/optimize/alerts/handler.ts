@@ -9,7 +9,7 @@ import { channelPage, END_PAGE, eventSettingJson, slackJson } from './present';
 import { alertRoutes } from './routes';
 import { sampleAlert } from './sample-alert';
 import { alertSettingInput, channelsInput, emailTestInput, replaceSettingInput, settingIdInput, slackSettingsInput, slackTestInput, webhookTestInput } from './schemas';
-import { checkChannelIds, checkEmails, settingInput } from './settings-input';
+import { checkChannelIds, checkEmails, reachable, settingInput } from './settings-input';
 import { createAlertSetting, deleteAlertSetting, deleteChannelSettings, listAlertSettings, replaceAlertSetting } from './settings-store';
 import { alertSigningKey, rotateAlertSigningKey } from './signing-key';
 import { channelInfo, listChannels, postMessage, revokeToken, SlackRefusal, SlackUnavailable, tokenTeam } from './slack-api';
@@ -133,6 +133,7 @@ export const handler = areaHandler(alertRoutes, {
 
   testAlertEmail: operation(emailTestInput, async (req, input) => {
     const emails = checkEmails(input.emails, 'emails');
+    await reachable(req.accountId, emails);
     try {
       await mailAlert(req.accountId, sampleAlert(req.accountId, input.event_type), emails, true);
     } catch (error) {

@@ -4,6 +4,7 @@ import { DeliveryError, getUrl } from '../../webhooks/http-post';
 import { checkWebhookUrl, webhookAddressPolicy } from '../../webhooks/url-policy';
 import type { AlertEventType } from './alert-event';
 import { ALERT_WEBHOOK_TIMEOUT_MS } from './channels';
+import { checkAlertRecipients, NoAlertSender } from './email-alert';
 import type { AlertChannel, AlertSettingInput, ChannelSettings } from './settings-store';
 import { requireSlackToken } from './slack-store';
 
@@ -51,10 +52,24 @@ export async function checkAlertWebhookUrl(raw: string | undefined): Promise<str
   return url;
 }
 
+/** The addresses an alert email can reach from its sender, or a 400 saying why not. */
+export async function reachable(accountId: string, emails: string[]): Promise<void> {
+  try {
+    await checkAlertRecipients(accountId, emails);
+  } catch (error) {
+    if (error instanceof NoAlertSender) throw new BadRequest(error.message);
+    throw error;
+  }
+}
+
 /** A setting's input checked for its channel: only that channel's fields are kept. */
 export async function settingInput(accountId: string, eventType: AlertEventType, channel: AlertChannel, raw: { emails?: string[]; url?: string; channel_ids?: string[] }): Promise<AlertSettingInput> {
   let settings: ChannelSettings;
-  if (channel === 'email') settings = { emails: checkEmails(raw.emails) };
+  if (channel === 'email') {
+    const emails = checkEmails(raw.emails);
+    await reachable(accountId, emails);
+    settings = { emails };
+  }
   else if (channel === 'slack') {
     const channelIds = checkChannelIds(raw.channel_ids);
     await requireSlackToken(accountId);
