@@ -8,7 +8,7 @@ import { alertTitle } from './alert-message';
 import { channelPage, END_PAGE, eventSettingJson, slackJson } from './present';
 import { alertRoutes } from './routes';
 import { sampleAlert } from './sample-alert';
-import { alertSettingInput, channelsInput, emailTestInput, replaceSettingInput, settingIdInput, slackSettingsInput, slackTestInput, webhookTestInput } from './schemas';
+import { alertSettingInput, channelsInput, emailTestInput, replaceSettingInput, idInput, slackSettingsInput, slackTestInput, webhookTestInput } from './schemas';
 import { checkChannelIds, checkEmails, reachable, settingInput } from './settings-input';
 import { createAlertSetting, deleteAlertSetting, deleteChannelSettings, listAlertSettings, replaceAlertSetting } from './settings-store';
 import { alertSigningKey, rotateAlertSigningKey } from './signing-key';
@@ -46,7 +46,7 @@ const addSetting = operation(alertSettingInput, async (req, input) => {
   return eventSettingJson(await createAlertSetting(req.accountId, checked));
 });
 
-const deleteSetting = operation(settingIdInput, async (req, input) => {
+const deleteSetting = operation(idInput, async (req, input) => {
   await deleteAlertSetting(req.accountId, settingId(input.id));
   return { message: 'Alert setting deleted' };
 });
@@ -77,7 +77,14 @@ export const handler = areaHandler(alertRoutes, {
 
   /** Connects Slack: the token is checked with Slack (auth.test) before it is stored, sealed. */
   saveSlackSettings: operation(slackSettingsInput, async (req, input) => {
-    const team = await askSlack(() => tokenTeam(input.token));
+    const team = await askSlack(async () => {
+      try {
+        return await tokenTeam(input.token);
+      } catch (error) {
+        if (error instanceof SlackRefusal) throw new BadRequest(`Invalid parameter 'token': Slack refused it (${error.code})`);
+        throw error;
+      }
+    });
     if (input.team_id && team.teamId && input.team_id !== team.teamId) throw new BadRequest(`Invalid parameter 'team_id': the token belongs to team ${team.teamId}`);
     await saveSlackConnection(req.accountId, { teamId: team.teamId || (input.team_id ?? ''), teamName: input.team_name ?? team.teamName, scope: input.scope ?? '' }, input.token);
     return { message: 'Slack settings updated' };
@@ -118,7 +125,7 @@ export const handler = areaHandler(alertRoutes, {
     return channelPage(req.baseUrl, channels, input.limit, nextCursor);
   }),
 
-  slackChannel: operation(settingIdInput, async (req, input) => {
+  slackChannel: operation(idInput, async (req, input) => {
     const token = await requireSlackToken(req.accountId);
     return askSlack(() => channelInfo(token, input.id), 'Slack channel not found');
   }),

@@ -27,7 +27,8 @@ export const alertSettingInput = schema(() =>
   }),
 );
 
-export const settingIdInput = schema(() => z.object({ id: z.string() }));
+/** A path `{id}`: a setting's UUID, or a Slack channel's id. */
+export const idInput = schema(() => z.object({ id: z.string() }));
 
 export const replaceSettingInput = schema(() => alertSettingInput().extend({ id: z.string() }));
 

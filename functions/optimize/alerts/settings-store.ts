@@ -108,7 +108,10 @@ export async function deleteAlertSetting(accountId: string, id: string): Promise
 /** Deletes every setting of a channel (Slack's, when the Slack connection goes). */
 export async function deleteChannelSettings(accountId: string, channel: AlertChannel): Promise<number> {
   const settings = (await listAlertSettings(accountId)).filter((setting) => setting.channel === channel);
-  for (const setting of settings) await deleteAlertSetting(accountId, setting.id).catch((error: unknown) => (error instanceof NotFound ? undefined : Promise.reject(error)));
+  for (const setting of settings) {
+    await deleteItem(keys.alertSetting(accountId, setting.id));
+    await releasePair(accountId, setting);
+  }
   return settings.length;
 }
 
