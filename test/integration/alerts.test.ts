@@ -250,6 +250,16 @@ describe('raiseAlert', () => {
     await eventually(async () => receiver.on('/raised').filter((p) => p.method === 'POST').length === 2);
   });
 
+  it('stops posting to a Slack channel Slack refuses for good, and goes on with the others', async () => {
+    const made = await api('POST', '/v1/alerts/settings/events', { event_type: 'ip_listed', channel: 'slack', settings: { channel_ids: ['C0OPS', 'C0OLD'] } });
+    await platform.us.run(() => raiseAlert(transition({ event: 'ip_listed', subject: '198.51.100.7', list: 'zen.example.org', listName: 'Example ZEN' })));
+    const setting = await eventually(async () => (await settings()).events.find((e) => e.id === made.json.id && Object.keys((e.settings['disabled_channel_ids'] as object | undefined) ?? {}).length));
+    expect(setting.settings['disabled_channel_ids']).toEqual({ C0OLD: { disabled_at: expect.stringMatching(/^\d{4}-/), reason: 'is_archived' } });
+    expect(setting.disabled_at).toBeNull();
+    expect(slack.posts.filter((p) => p.text.includes('198.51.100.7')).map((p) => p.channel)).toEqual(['C0OPS']);
+    await api('DELETE', `/v1/alerts/settings/events/${String(made.json.id)}`);
+  });
+
   it('retries a failing receiver on the (scaled) schedule, then disables its setting', async () => {
     receiver.answer('/failing', (post) => ({ status: post.method === 'GET' ? 200 : 503 }));
     const made = await api('POST', '/v1/alerts/settings/events', { event_type: 'ip_delisted', channel: 'webhook', settings: { url: `${receiver.url}/failing` } });
