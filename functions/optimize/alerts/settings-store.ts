@@ -38,7 +38,12 @@ export type AlertSettingInput = Pick<AlertSettingItem, 'eventType' | 'channel' |
 
 interface PairItem {
   settingId: string;
+  /** Epoch ms of the claim: a claim without its setting is taken over only once its writer is surely gone. */
+  claimedAt: number;
 }
+
+/** How long a claim may wait for its setting to be written before it counts as abandoned. */
+const ABANDONED_CLAIM_MS = 60_000;
 
 const SETTING_PREFIX = 'SETTING#';
 
@@ -61,15 +66,18 @@ const duplicate = (input: AlertSettingInput) => new Conflict(`An alert for event
 /**
  * Claims an (event type, channel) pair for a setting, with a conditional put: the table has no
  * transactions, so the pair's own item is what keeps two settings from holding it. A claim left by
- * a setting that was never written (a writer that died in between) is taken over.
+ * a setting that was never written (a writer that died in between) is taken over after a minute;
+ * sooner, it may be a writer still on its way.
  */
 async function claimPair(accountId: string, input: AlertSettingInput, settingId: string): Promise<void> {
   const key = keys.alertPair(accountId, input.eventType, input.channel);
-  if (await putItem<PairItem>(key, { settingId }, { ifAbsent: true })) return;
+  const claim: PairItem = { settingId, claimedAt: Date.now() };
+  if (await putItem<PairItem>(key, claim, { ifAbsent: true })) return;
   const holder = await getItem<PairItem>(key, { consistent: true });
   if (holder?.settingId === settingId) return;
-  if (holder && (await findAlertSetting(accountId, holder.settingId))) throw duplicate(input);
-  if (holder ? await updateItemIf(key, { settingId: holder.settingId }, { settingId }) : await putItem<PairItem>(key, { settingId }, { ifAbsent: true })) return;
+  const abandoned = holder && Date.now() - (holder.claimedAt ?? 0) > ABANDONED_CLAIM_MS && !(await findAlertSetting(accountId, holder.settingId));
+  if (holder && !abandoned) throw duplicate(input);
+  if (holder ? await updateItemIf(key, { settingId: holder.settingId }, { ...claim }) : await putItem<PairItem>(key, claim, { ifAbsent: true })) return;
   throw duplicate(input);
 }
 
