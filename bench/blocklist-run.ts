@@ -91,7 +91,7 @@ export async function blocklistRunBench(): Promise<BlocklistRunResult> {
         await us.run(() =>
           inBatches(subjects, CONCURRENCY, async (s) => {
             const item = (await findSubject(s.accountId, s.kind, s.subject))!;
-            await recordCheck(item, item.lists, new Date().toISOString());
+            await recordCheck(item, item.lists, new Date().toISOString(), []);
           }),
         );
         tableOnly.push(performance.now() - started);

@@ -17,6 +17,7 @@ import { addBlocklistMonitoring } from './constructs/blocklist-monitoring';
 import type { BlocklistSettings } from './constructs/platform-env';
 import { ProductApi } from './constructs/product-api';
 import { addIpJobs } from './constructs/ip-jobs';
+import { addAlerts, grantRaiseAlerts } from './constructs/alerts';
 import { Webhooks } from './constructs/webhooks';
 import { Inbound, SES_RECEIVING_REGIONS } from './constructs/inbound';
 import type { PlatformRegion } from './regions';
@@ -174,7 +175,18 @@ export class PlatformStack extends Stack {
       api: this.api,
       environment: this.platformEnvironment,
       resources,
-      prepare: (stack) => addBlocklistMonitoring(stack, this.platformEnvironment, resources),
+      // Alerts first: blocklist transitions raise them, so the check task needs their queue.
+      prepare: (stack) => {
+        const alerts = addAlerts(stack, this.platformEnvironment, resources);
+        const blocklists = addBlocklistMonitoring(stack, { ...this.platformEnvironment, ...alerts.environment }, resources, (grantee) => grantRaiseAlerts(grantee, alerts.queue.queue));
+        return {
+          environment: { ...alerts.environment, ...blocklists.environment },
+          grant: (area, fn) => {
+            alerts.grant(area, fn);
+            blocklists.grant(area, fn);
+          },
+        };
+      },
     });
     this.inbound?.addWorkers(this.platformEnvironment, resources, inbound.previewInboxDomain ? this.inspection.previewIntake() : undefined);
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });

@@ -49,6 +49,18 @@ export const keys = {
   postmasterDay: (accountId: string, domain: string, day = ''): Key => ({ pk: `ACCT#${accountId}#GPT#${domain}`, sk: day }),
   /** What Google answered for a managed domain at the last fetch (known, not found, denied) and its compliance status. */
   postmasterDomain: (accountId: string, domain = ''): Key => ({ pk: `ACCT#${accountId}#GPTDOMAINS`, sk: domain }),
+  /** An alert setting (event type, channel) of the account (`/v1/alerts/settings/events`), by its UUID. */
+  alertSetting: (accountId: string, id = ''): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: `SETTING#${id}` }),
+  /** Which setting holds an (event type, channel) pair: the pair's uniqueness, claimed by conditional put. */
+  alertPair: (accountId: string, eventType: string, channel: string): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: `PAIR#${eventType}#${channel}` }),
+  /** The account's alerts webhook signing key, sealed (apart from the send webhooks' key). */
+  alertSigningKey: (accountId: string): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: 'SIGNINGKEY' }),
+  /** The account's Slack connection: team, scope and its bot token, sealed. */
+  alertSlack: (accountId: string): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: 'SLACK' }),
+  /** An alert raised, by the hash of its transition (the at-most-once guard), with what it said. */
+  alertRaised: (accountId: string, transitionHash: string): Key => ({ pk: `ACCT#${accountId}#ALERTSRAISED`, sk: transitionHash }),
+  /** The claim of one delivery attempt of an alert to one setting, by the queue message that holds it. */
+  alertDelivery: (accountId: string, alertId: string, settingId: string, attempt: number): Key => ({ pk: `ACCT#${accountId}#ALERTDELIVERY#${alertId}`, sk: `${settingId}#${attempt}` }),
   /** A domain the optimization product manages (`/v1/inboxready/domains`), by name. */
   managedDomain: (accountId: string, name = ''): Key => ({ pk: `ACCT#${accountId}#MANAGEDDOMAINS`, sk: name }),
   /**

@@ -25,6 +25,11 @@
  * | an account's webhook signing key          | pk = ACCT#<account>, sk = HTTPSIGNINGKEY               |
  * | the owners of an event's webhook deliveries (one attempt) | pk = ACCT#<account>#WHDELIVERY#<event id>#<attempt> |
  * | failed webhook deliveries of a day        | pk = ACCT#<account>#WHFAILED#<yyyymmdd>, sk = time#id  |
+ * | an account's alert settings               | pk = ACCT#<account>#ALERTS, sk begins_with SETTING#    |
+ * | who holds an alert's (event type, channel) | pk = ACCT#<account>#ALERTS, sk = PAIR#<type>#<channel> |
+ * | alerts signing key / Slack connection     | pk = ACCT#<account>#ALERTS, sk = SIGNINGKEY / SLACK     |
+ * | an alert raised, by its transition's hash | pk = ACCT#<account>#ALERTSRAISED, sk = <sha256>        |
+ * | the claim of one alert delivery attempt   | pk = ACCT#<account>#ALERTDELIVERY#<alert id>, sk = <setting>#<attempt> |
  *
  * The two region-wide lookups (a key by its hash, a domain name's owner) are index items by
  * nature: the caller does not know the account yet. Everything else starts with the account id.

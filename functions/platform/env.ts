@@ -99,6 +99,21 @@ export const platformEnvSchema = z.object({
   BLOCKLIST_CHECK_INTERVAL: z.coerce.number().int().min(1).default(3600),
   /** The blocklist check workflow (lib/workflows/blocklist-check.asl.json): the sweep and new subjects start it. */
   BLOCKLIST_STATE_MACHINE_ARN: z.string().min(1).optional(),
+  /**
+   * The alerts delivery queue: one message per (alert, setting), filled by raiseAlert
+   * (functions/optimize/alerts/raise.ts), consumed by functions/optimize/alerts/delivery-worker.ts.
+   */
+  ALERT_QUEUE_URL: z.string().url().optional(),
+  /** Multiplies the alerts webhook retry schedule (1m, 5m, 15m, 30m, 1h, 2h, 4h); tests shrink it to seconds. */
+  ALERT_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
+  /**
+   * The domain alert emails are sent from (`alerts@<domain>`), through the sending pipeline of
+   * whichever account holds it in this region; unset, each account's alerts come from its own
+   * sandbox domain, which reaches only its authorized recipients unless SANDBOX_RECIPIENTS=any.
+   */
+  ALERTS_EMAIL_DOMAIN: z.string().min(1).optional(),
+  /** Slack's Web API (chat.postMessage, conversations.list/info, auth.revoke); tests point it at a loopback stand-in. */
+  SLACK_API_URL: z.string().url().default('https://slack.com/api'),
   /** Processed messages in 30 days below which no health score is given (Mailgun's: 10,000). */
   HEALTH_SCORE_MIN_VOLUME: z.coerce.number().int().min(1).default(1000),
   /**

@@ -70,9 +70,23 @@ function poolFor(policy: AddressPolicy) {
  * POSTs a body (JSON unless `contentType` says otherwise: routes post multipart forms) to a webhook
  * URL and reads the start of the reply, within `timeoutMs` from the first byte sent to the last byte read. Redirects are not followed (a 3xx is an answer, and
  * following one would bypass the address check). Addresses `policy` forbids are refused before
- * connecting, both IP literals (which Node never looks up) and resolved names.
+ * connecting, both IP literals (which Node never looks up) and resolved names. `headers` are added
+ * to the request's own (alerts sign their body in `X-Sign`).
  */
-export function postJson(target: string, body: string | Buffer, options: { timeoutMs: number; policy: AddressPolicy; contentType?: string }): Promise<PostResult> {
+export function postJson(target: string, body: string | Buffer, options: { timeoutMs: number; policy: AddressPolicy; contentType?: string; headers?: Record<string, string> }): Promise<PostResult> {
+  const headers = { ...options.headers, 'content-type': options.contentType ?? 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+  return exchange('POST', target, body, headers, options);
+}
+
+/**
+ * GETs a URL under the same rules as postJson (address policy, no redirects, one timeout): how an
+ * alert's webhook URL is checked before it is saved, as Mailgun checks it.
+ */
+export function getUrl(target: string, options: { timeoutMs: number; policy: AddressPolicy }): Promise<PostResult> {
+  return exchange('GET', target, undefined, {}, options);
+}
+
+function exchange(method: 'GET' | 'POST', target: string, body: string | Buffer | undefined, headers: Record<string, string>, options: { timeoutMs: number; policy: AddressPolicy }): Promise<PostResult> {
   const url = new URL(target);
   const literal = literalAddress(url.hostname);
   if (literal) {
@@ -82,9 +96,9 @@ export function postJson(target: string, body: string | Buffer, options: { timeo
   const https = url.protocol === 'https:';
   const pool = poolFor(options.policy);
   const requestOptions: RequestOptions = {
-    method: 'POST',
+    method,
     agent: https ? pool.https : pool.http,
-    headers: { 'content-type': options.contentType ?? 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'mailplane-webhooks/1' },
+    headers: { ...headers, 'user-agent': 'mailplane-webhooks/1' },
     signal: AbortSignal.timeout(options.timeoutMs),
     lookup: pool.lookup,
   };

@@ -2,7 +2,7 @@ import { Duration, type NestedStack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
-import { grantStartExecution, grantTableReadWrite, type AreaResources } from './area-permissions';
+import { grantStartExecution, grantTableReadWrite, type AreaGrantee, type AreaResources } from './area-permissions';
 import { PeriodicJobs } from './periodic-jobs';
 import { PlatformFunction } from './platform-function';
 import { Workflow } from './workflows';
@@ -13,10 +13,10 @@ const STARTING_AREAS = new Set(['optimize/blocklists', 'optimize/domains']);
 /**
  * Blocklist monitoring in the Optimization nested stack (ProductApi's `prepare`): the check
  * workflow (lib/workflows/blocklist-check.asl.json) and its task function, and the 15-minute sweep
- * that starts it (functions/schedules.ts's Optimization job). The task needs the table only: its
- * DNS questions go to the resolvers in BLOCKLIST_RESOLVERS over the network.
+ * that starts it (functions/schedules.ts's Optimization job). The task needs the table and the
+ * alerts queue: its DNS questions go to the resolvers in BLOCKLIST_RESOLVERS over the network.
  */
-export function addBlocklistMonitoring(stack: NestedStack, environment: Record<string, string>, resources: AreaResources) {
+export function addBlocklistMonitoring(stack: NestedStack, environment: Record<string, string>, resources: AreaResources, grantRaiseAlerts: (grantee: AreaGrantee) => void) {
   const checkTask = new PlatformFunction(stack, 'BlocklistCheckTask', {
     entry: path.join(REPO_ROOT, 'functions', 'optimize', 'blocklists', 'check-task.ts'),
     description: 'Blocklist monitoring: self-tests the lists, checks one IP or domain against them and records transitions',
@@ -25,6 +25,8 @@ export function addBlocklistMonitoring(stack: NestedStack, environment: Record<s
     timeout: Duration.minutes(1),
   });
   grantTableReadWrite(checkTask.grantee, resources.table);
+  // A transition raises its alerts: one message per setting on the alerts queue.
+  grantRaiseAlerts(checkTask.grantee);
   const workflow = new Workflow(stack, 'BlocklistWorkflow', { name: 'blocklist-check', substitutions: { CheckTaskFunctionArn: checkTask.fn.functionArn } });
   workflow.stateMachine.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [checkTask.fn.functionArn] }));
 

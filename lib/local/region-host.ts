@@ -21,6 +21,8 @@ import { handler as inboundReceiveWorker } from '../../functions/inbound/receive
 import { handler as inboundActionWorker } from '../../functions/inbound/action-worker';
 import { handler as inspectWorker } from '../../functions/inspect/job-worker';
 import { handler as ipJobWorker } from '../../functions/sending-ips/ip-jobs';
+import { handler as alertWorker } from '../../functions/optimize/alerts/delivery-worker';
+import { ALERT_WORKER_TIMEOUT_SECONDS } from '../../functions/optimize/alerts/alert-timing';
 import { handler as previewRenderTask } from '../../functions/inspect/preview/render-task';
 import { handler as previewExportTask } from '../../functions/inspect/preview/export-task';
 import { closeBrowser } from '../../functions/inspect/preview/renderer';
@@ -410,6 +412,12 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   );
   // IP pool work finished after the reply (a deleted pool's domains moved...), as lib/constructs/ip-jobs.ts defines it.
   env.IP_JOB_QUEUE_URL = sqs.createQueue('ip-jobs', { visibilityTimeoutSeconds: 6 * IP_JOB_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 2 }, ipJobWorker);
+  // Alert deliveries (webhook, email, Slack) and their retries, as lib/constructs/alerts.ts defines the queue.
+  env.ALERT_QUEUE_URL = sqs.createQueue(
+    'alerts',
+    { visibilityTimeoutSeconds: 6 * ALERT_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 5, deadLetterQueue: 'alert-dead-letters', functionTimeoutSeconds: ALERT_WORKER_TIMEOUT_SECONDS, batchSize: 10, maxConcurrency: 4 },
+    alertWorker,
+  );
   // Inspection runs, one message each, as lib/constructs/inspection.ts defines the queue.
   env.INSPECT_QUEUE_URL = sqs.createQueue(
     'inspect',

@@ -233,6 +233,21 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(Object.keys(template.findResources('AWS::Lambda::Function', { Properties: { Runtime: 'nodejs22.x' } }))).toHaveLength(mainAreas.length + 11 + mainJobs.length);
   });
 
+  test('alert delivery lives in the optimization stack: a queue with its dead-letter queue, its worker, and the queue named to the areas', () => {
+    const optimization = Template.fromStack(stack.optimizationApi);
+    const resources = optimization.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    const queues = Object.keys(resources).filter((id) => resources[id]!.Type === 'AWS::SQS::Queue' && id.startsWith('AlertQueue'));
+    const queueId = queues.find((id) => resources[id]!.Properties['RedrivePolicy'])!;
+    const dlqId = queues.find((id) => id !== queueId)!;
+    expect(queues).toHaveLength(2);
+    expect(resources[queueId]!.Properties).toMatchObject({ VisibilityTimeout: 180, RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 } });
+    const worker = functionIdByDescription(optimization, 'Queue worker: delivers alerts by webhook (signed), email and Slack, re-queues retries');
+    expect(resources[worker]!.Properties).toMatchObject({ ...platformLambdaProperties(30), Environment: { Variables: { ALERT_QUEUE_URL: { Ref: queueId } } } });
+    optimization.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionName: { Ref: worker }, EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] }, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    const area = functionIdByDescription(optimization, 'API area: optimize/alerts');
+    expect((resources[area]!.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables['ALERT_QUEUE_URL']).toEqual({ Ref: queueId });
+  });
+
   test('each periodic job is a Lambda an EventBridge rule invokes at its rate, allowed the SES calls its row names', () => {
     // CDK writes a rate in the largest whole unit: minutes, hours or days.
     const rate = (minutes: number) => {

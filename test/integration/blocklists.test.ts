@@ -1,6 +1,8 @@
+import { createHmac } from 'node:crypto';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { startDnsServer } from '../support/dns-server';
 import { call, eventually, sdk, startTestPlatform } from '../support/platform';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 // Blocklist monitoring against real DNS: a loopback server serves fixture zones for every list of
 // the catalogue (with RFC 5782 test points, so each run's self-test passes), the platform asks it
@@ -16,17 +18,20 @@ const TEST_POINTS: Array<[string, string]> = [
 ];
 
 let dns: Awaited<ReturnType<typeof startDnsServer>>;
+let receiver: WebhookReceiver;
 let platform: LocalPlatform;
 const url = () => platform.us.url;
 
 beforeAll(async () => {
   dns = await startDnsServer();
   for (const [name, address] of TEST_POINTS) dns.set(name, { a: [address] });
+  receiver = await new WebhookReceiver().start();
   platform = await startTestPlatform({ periodicJobEveryMs: 250, env: { BLOCKLIST_RESOLVERS: dns.address, BLOCKLIST_CHECK_INTERVAL: '1' } });
 });
 afterAll(async () => {
   await platform.close();
   await dns.close();
+  await receiver.close();
 });
 
 type IpAddress = { ip: string; ip_pool: string; description: string; state: string; listed: Array<{ list: string; name: string; comments: string[]; first_seen: string | null; last_seen: string; delist_requested_at: string }>; unknown_lists: unknown[] };
@@ -55,7 +60,12 @@ async function afterChecks(ip: string, runs: number) {
   }
 }
 
-test('an IP is checked once added, listed after two agreeing runs, kept through resolver errors, delisted after two clean runs', async () => {
+test('an IP is checked once added, listed after two agreeing runs, kept through resolver errors, delisted after two clean runs; each change is a signed alert', async () => {
+  for (const event_type of ['ip_listed', 'ip_delisted']) {
+    const setting = await call(`${url()}/v1/alerts/settings/events`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ event_type, channel: 'webhook', settings: { url: `${receiver.url}/alerts` } }) });
+    expect(setting.status).toBe(200);
+  }
+  const signingKey = ((await call(`${url()}/v1/alerts/settings`)).json as { webhooks: { signing_key: string } }).webhooks.signing_key;
   const added = await call(`${url()}/v1/inboxready/ip_addresses`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ ip: '203.0.113.77', ip_pool: 'pool-a', description: 'outbound' }) });
   expect(added.status).toBe(201);
   expect(added.json).toMatchObject({ ip: '203.0.113.77', ip_pool: 'pool-a', description: 'outbound', listed: [] });
@@ -92,6 +102,13 @@ test('an IP is checked once added, listed after two agreeing runs, kept through 
   await waitFor(() => ipOf('203.0.113.77'), (ip) => ip.state === 'healthy');
   const events = await ipEvents();
   expect(events.map((e) => e.event)).toEqual(['ip_listed', 'ip_delisted']);
+  // One alert per change, signed over the exact bytes with the account's alerts key.
+  const alerts = await waitFor(async () => receiver.on('/alerts').filter((p) => p.method === 'POST'), (posts) => posts.length >= 2);
+  expect(alerts.map((p) => (JSON.parse(p.raw) as { event_data: { event: string; ip: string; blocklist: string } }).event_data)).toEqual([
+    expect.objectContaining({ event: 'ip_listed', ip: '203.0.113.77', blocklist: 'Spamhaus ZEN' }),
+    expect.objectContaining({ event: 'ip_delisted', ip: '203.0.113.77', blocklist: 'Spamhaus ZEN' }),
+  ]);
+  for (const alert of alerts) expect(alert.headers['x-sign']).toBe(createHmac('sha256', signingKey).update(alert.raw).digest('hex'));
   // Each run counts in the stats of the account.
   const stats = (await call(`${url()}/v3/stats/total?event=ip_blocklist_monitoring&duration=1d`)).json as { stats: Array<{ ip_blocklist_monitoring: { total: number } }> };
   expect(stats.stats.reduce((n, s) => n + s.ip_blocklist_monitoring.total, 0)).toBeGreaterThanOrEqual(6);

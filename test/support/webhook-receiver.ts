@@ -3,6 +3,11 @@ import type { AddressInfo } from 'node:net';
 
 export interface ReceivedPost {
   path: string;
+  /** POST for deliveries; alerts check a URL with a GET when it is saved. */
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body's exact bytes, as text (alerts sign them). */
+  raw: string;
   contentType: string | undefined;
   body: {
     signature: { timestamp: string; token: string; signature: string };
@@ -27,7 +32,8 @@ export class WebhookReceiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const path = req.url ?? '/';
-        const post: ReceivedPost = { path, contentType: req.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null'), at: Date.now() };
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const post: ReceivedPost = { path, method: req.method ?? '', headers: req.headers, raw, contentType: req.headers['content-type'], body: JSON.parse(raw || 'null'), at: Date.now() };
         this.posts.push(post);
         const answer: ReturnType<Answer> = (this.answers.get(path) ?? (() => ({ status: 200, body: 'ok' })))(post, this.on(path).length);
         const reply = () => res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body ?? '');

@@ -5,11 +5,12 @@ import type { StoredCount } from '../../analytics/counts';
 import { env } from '../../platform/env';
 import { logger } from '../../platform/logger';
 import type { AlertEventType } from '../alerts/alert-event';
+import { raiseAlert } from '../alerts/raise';
 import { listsFor, type Blocklist, type SubjectKind } from './catalogue';
 import { recordEvent, type BlocklistEventItem } from './events';
 import { nextListState, UNKNOWN, type ListState } from './list-state';
 import { askList, blocklistResolver, blocklistResolvers, NO_RESOLVER, selfTest, type Answer } from './lookup';
-import { findSubject, recordCheck } from './subjects';
+import { clearOutbox, findSubject, recordCheck } from './subjects';
 
 /** A subject as the workflow carries it. */
 export interface SubjectRef {
@@ -76,9 +77,25 @@ export async function checkSubject(ref: SubjectRef, selfTests: SelfTestResults, 
       timestamp: now,
     });
   });
-  if (!(await recordCheck(subject, states, now))) return 'superseded';
-  for (const event of events) await recordEvent(event);
+  // A transition left unsent by a check that died after writing is sent now, before this one's.
+  if (subject.outbox?.length) await sendTransitions(subject.outbox);
+  if (!(await recordCheck(subject, states, now, events))) return 'superseded';
+  if (events.length) {
+    await sendTransitions(events);
+    await clearOutbox(subject, subject.version + 1);
+  }
   return 'checked';
+}
+
+/**
+ * Writes each transition as an event and raises its alerts. Both are idempotent (the event's key
+ * and the alert's transition hash), so sending an outbox twice writes and alerts once.
+ */
+async function sendTransitions(events: readonly BlocklistEventItem[]): Promise<void> {
+  for (const event of events) {
+    await recordEvent(event);
+    await raiseAlert({ accountId: event.accountId, event: event.event, subject: event.subject, list: event.list, listName: event.listName, firstSeen: event.firstSeen, timestamp: event.timestamp });
+  }
 }
 
 /** What one check of a run came to, as the workflow collects them for counting. */

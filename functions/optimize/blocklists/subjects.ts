@@ -1,6 +1,7 @@
 import { keys } from '../../data/db';
 import { deleteIfPresent, getItem, putItem, queryAll, updateItem, updateItemIf } from '../../data/store';
 import type { SubjectKind } from './catalogue';
+import type { BlocklistEventItem } from './events';
 import type { ListState } from './list-state';
 
 /** Why a subject is monitored: the user added it, it is one of the account's dedicated IPs, or a verified managed domain. */
@@ -24,6 +25,11 @@ export interface MonitoredSubject {
   version: number;
   checkedAt?: string;
   lists: Record<string, ListState>;
+  /**
+   * Transitions recorded with the state that made them, not yet written as events and alerts: a
+   * check that dies after its write leaves them here, and the next check sends them.
+   */
+  outbox?: BlocklistEventItem[];
 }
 
 const keyOf = (s: Pick<MonitoredSubject, 'accountId' | 'kind' | 'subject'>) => keys.blocklistSubject(s.accountId, s.kind, s.subject);
@@ -59,7 +65,15 @@ export async function removeSubject(subject: MonitoredSubject): Promise<void> {
   else await deleteIfPresent(keyOf(subject));
 }
 
-/** Records a check's result over the version it started from; false when another check got there first. */
-export function recordCheck(subject: MonitoredSubject, lists: Record<string, ListState>, at: string): Promise<boolean> {
-  return updateItemIf(keyOf(subject), { version: subject.version }, { lists, checkedAt: at, version: subject.version + 1 });
+/**
+ * Records a check's result and its transitions (the outbox) over the version it started from, in
+ * one write; false when another check got there first.
+ */
+export function recordCheck(subject: MonitoredSubject, lists: Record<string, ListState>, at: string, outbox: BlocklistEventItem[]): Promise<boolean> {
+  return updateItemIf(keyOf(subject), { version: subject.version }, { lists, checkedAt: at, version: subject.version + 1, outbox: outbox.length ? outbox : undefined });
+}
+
+/** Empties the outbox once its transitions are sent, unless a later check has written since. */
+export function clearOutbox(subject: Pick<MonitoredSubject, 'accountId' | 'kind' | 'subject'>, version: number): Promise<boolean> {
+  return updateItemIf(keyOf(subject), { version }, { outbox: undefined });
 }

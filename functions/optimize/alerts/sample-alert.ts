@@ -1,0 +1,22 @@
+import { randomUUID } from 'node:crypto';
+import type { AlertEventType } from './alert-event';
+import type { RaisedAlert } from './alert-message';
+
+/**
+ * What the test routes send: an alert of the asked type that says it is a test. Its subject is
+ * from the documentation ranges (RFC 5737 192.0.2.1, RFC 2606 example.com) and its list is named
+ * "Mailplane test list", so no reader mistakes it for a real listing.
+ */
+export function sampleAlert(accountId: string, event: AlertEventType, now = new Date()): RaisedAlert {
+  const at = now.toISOString();
+  return {
+    id: randomUUID(),
+    accountId,
+    event,
+    subject: event.startsWith('domain_') ? 'example.com' : '192.0.2.1',
+    list: 'test.mailplane.invalid',
+    listName: 'Mailplane test list',
+    firstSeen: at,
+    timestamp: at,
+  };
+}

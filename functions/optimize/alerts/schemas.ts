@@ -1,0 +1,48 @@
+import { z } from 'zod/v3';
+import { integer, list, oneOfValues, schema, text } from '../../platform/http/params';
+import { ALERT_EVENT_TYPES } from './alert-event';
+import { ALERT_CHANNELS } from './settings-store';
+
+const eventType = () => oneOfValues(ALERT_EVENT_TYPES);
+
+/** `settings` arrives as a JSON object, or (forms) as a JSON string of one. */
+const settingsObject = () =>
+  z.preprocess(
+    (value) => {
+      if (typeof value !== 'string') return value;
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        return value;
+      }
+    },
+    z.object({ emails: list().optional(), url: text().optional(), channel_ids: list().optional() }, { invalid_type_error: 'must be an object' }),
+  );
+
+export const alertSettingInput = schema(() =>
+  z.object({
+    event_type: eventType(),
+    channel: oneOfValues(ALERT_CHANNELS),
+    settings: settingsObject(),
+  }),
+);
+
+/** A path `{id}`: a setting's UUID, or a Slack channel's id. */
+export const idInput = schema(() => z.object({ id: z.string() }));
+
+export const replaceSettingInput = schema(() => alertSettingInput().extend({ id: z.string() }));
+
+export const slackSettingsInput = schema(() =>
+  z.object({ token: text(), team_id: text().optional(), team_name: text().optional(), scope: text().optional() }),
+);
+
+export const channelsInput = schema(() =>
+  z.object({
+    page: text().optional(),
+    limit: integer().refine((n) => n >= 1 && n <= 1000, { message: 'must be between 1 and 1000' }).default(100),
+  }),
+);
+
+export const webhookTestInput = schema(() => z.object({ event_type: eventType(), url: text() }));
+export const emailTestInput = schema(() => z.object({ event_type: eventType(), emails: list() }));
+export const slackTestInput = schema(() => z.object({ event_type: eventType(), channel_ids: list().optional() }));
