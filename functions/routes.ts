@@ -32,6 +32,7 @@ import { dynamicPoolRoutes } from './admin/dynamic-pools/routes';
 import { managedDomainRoutes } from './optimize/domains/routes';
 import { dmarcRoutes } from './optimize/dmarc/routes';
 import { healthRoutes } from './optimize/health/routes';
+import { spamtrapRoutes } from './optimize/spamtraps/routes';
 import { blocklistRoutes } from './optimize/blocklists/routes';
 import { postmasterRoutes } from './optimize/postmaster/routes';
 import { alertRoutes } from './optimize/alerts/routes';
@@ -41,7 +42,7 @@ import { alertRoutes } from './optimize/alerts/routes';
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes, ...listRoutes, ...mailRouteRoutes, ...linkRoutes, ...imageRoutes, ...accessibilityRoutes, ...analyzeRoutes, ...previewRoutes, ...subaccountRoutes, ...limitRoutes, ...allowlistRoutes, ...userRoutes, ...accountRoutes, ...ipRoutes, ...sandboxRoutes, ...dynamicPoolRoutes, ...managedDomainRoutes, ...dmarcRoutes, ...healthRoutes, ...blocklistRoutes, ...postmasterRoutes, ...alertRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes, ...listRoutes, ...mailRouteRoutes, ...linkRoutes, ...imageRoutes, ...accessibilityRoutes, ...analyzeRoutes, ...previewRoutes, ...subaccountRoutes, ...limitRoutes, ...allowlistRoutes, ...userRoutes, ...accountRoutes, ...ipRoutes, ...sandboxRoutes, ...dynamicPoolRoutes, ...managedDomainRoutes, ...dmarcRoutes, ...healthRoutes, ...blocklistRoutes, ...postmasterRoutes, ...alertRoutes, ...spamtrapRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];

@@ -66,6 +66,11 @@ export interface PlatformStackProps extends StackProps {
    */
   blocklists?: BlocklistSettings;
   /**
+   * The operator's spam traps, `-c spamTrapList=pristine:trap@example.net,typo:gmial.com` (each send
+   * to one counts as a hit of its kind in /v2/spamtraps); the typo and recycled heuristics run anyway.
+   */
+  spamTrapList?: string;
+  /**
    * Google Postmaster data: `-c postmasterCredentialsSecretArn=<arn>`, a secret holding the JSON key
    * of the service account the daily fetch signs in as. Off unless given (the GPT routes then say so).
    */
@@ -141,6 +146,7 @@ export class PlatformStack extends Stack {
       dmarcReportsDomain: inbound.enabled ? inbound.dmarcReportsDomain : undefined,
       previewRealClients: this.realClientSettings(props),
       blocklists: this.blocklistSettings(props),
+      spamTrapList: props.spamTrapList ?? this.contextText('spamTrapList'),
     });
     this.platformEnvironment = this.api.environment;
     // After the API: the workers share its environment, which names the send queue and bucket.
@@ -200,11 +206,13 @@ export class PlatformStack extends Stack {
     });
   }
 
+  private contextText(name: string): string | undefined {
+    const value: unknown = this.node.tryGetContext(name);
+    return typeof value === 'string' && value ? value : undefined;
+  }
+
   private blocklistSettings(props: PlatformStackProps): BlocklistSettings {
-    const text = (name: string) => {
-      const value: unknown = this.node.tryGetContext(name);
-      return typeof value === 'string' && value ? value : undefined;
-    };
+    const text = (name: string) => this.contextText(name);
     const interval = props.blocklists?.checkIntervalSeconds ?? text('blocklistCheckInterval');
     return {
       resolvers: props.blocklists?.resolvers ?? text('blocklistResolvers'),

@@ -6,6 +6,8 @@ import { addToCounters, deltaKey, type CounterDelta } from './counter-store';
 import { countsOfEvent, type Firsts } from './counts';
 import { combinations, eventValues, KINDS } from './slices';
 import { claimFirst } from './unique-marks';
+import { trapHitsOf } from '../optimize/spamtraps/trap-hits';
+import { trapCount } from '../optimize/spamtraps/trap-types';
 
 /**
  * Adds a batch of newly recorded events to the analytics counters (called by the event-stream
@@ -25,11 +27,13 @@ import { claimFirst } from './unique-marks';
  */
 export async function countEvents(events: RecordedEvent[]): Promise<void> {
   if (!events.length) return;
-  const firsts = await firstsOf(events);
+  const [firsts, traps] = await Promise.all([firstsOf(events), trapHitsOf(events)]);
   const deltas = new Map<string, CounterDelta>();
   events.forEach((event, i) => {
     const counts = countsOfEvent(event.data, firsts[i]);
     if (!counts.length) return;
+    const trap = traps[i];
+    if (trap) counts.push(trapCount(trap));
     const values = eventValues(event);
     const at = Math.round(event.data.timestamp * 1000);
     const buckets = RESOLUTIONS.map((resolution) => ({ resolution, bucket: bucketStart(at, resolution) }));

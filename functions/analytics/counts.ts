@@ -46,6 +46,11 @@ export const STORED_COUNTS = [
   // Blocklist checks run, one per monitored IP or domain per run (functions/optimize/blocklists).
   'ip_blocklist_monitoring',
   'domain_blocklist_monitoring',
+  // Suspected spam-trap hits by kind, from declared sources only (functions/optimize/spamtraps).
+  'trap_pristine',
+  'trap_recycled',
+  'trap_typo',
+  'trap_harvested',
 ] as const;
 export type StoredCount = (typeof STORED_COUNTS)[number];
 

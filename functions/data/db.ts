@@ -70,6 +70,8 @@ export const keys = {
   blocklistSubject: (accountId = '', kind = '', subject = ''): Key => ({ pk: 'SYSTEM#blocklist-subjects', sk: accountId ? `${accountId}#${kind}${kind ? '#' : ''}${subject}` : '' }),
   /** A blocklist transition (listed, delisted) of one of the account's subjects, by `<time>#<kind>#<subject>#<list>`. */
   blocklistEvent: (accountId: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#BLOCKLISTEVENTS`, sk }),
+  /** An address a receiver said does not exist (a hard "user unknown" bounce): one that later accepts mail may be a recycled trap. */
+  unknownUser: (accountId: string, address: string): Key => ({ pk: `ACCT#${accountId}#UNKNOWNUSERS`, sk: address }),
   account: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }),
   /** A user of an account (`/v5/users`), in a partition per account. */
   user: (accountId: string, userId = ''): Key => ({ pk: `ACCT#${accountId}#USERS`, sk: userId }),

@@ -114,6 +114,11 @@ export const platformEnvSchema = z.object({
   ALERTS_EMAIL_DOMAIN: z.string().min(1).optional(),
   /** Slack's Web API (chat.postMessage, conversations.list/info, auth.revoke); tests point it at a loopback stand-in. */
   SLACK_API_URL: z.string().url().default('https://slack.com/api'),
+  /**
+   * The operator's spam traps: `type:entry` separated by commas or new lines, `type` one of
+   * pristine, recycled, typo, harvested and `entry` an address or a domain (functions/optimize/spamtraps/trap-list.ts).
+   */
+  SPAM_TRAP_LIST: z.string().optional(),
   /** Processed messages in 30 days below which no health score is given (Mailgun's: 10,000). */
   HEALTH_SCORE_MIN_VOLUME: z.coerce.number().int().min(1).default(1000),
   /**

@@ -75,6 +75,8 @@ export interface ApiProps {
   dmarcReportsDomain?: string;
   /** How blocklist monitoring looks lists up. */
   blocklists?: BlocklistSettings;
+  /** The operator's spam traps (SPAM_TRAP_LIST). */
+  spamTrapList?: string;
   /** The real-client preview tier (Email on Acid) and its credentials' secret; absent, previews are emulated only. */
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   /** Stage-wide request rate (per second) and burst; API Gateway answers 429 beyond them. */
@@ -151,6 +153,7 @@ export class Api extends Construct {
       dmarcReportsDomain: props.dmarcReportsDomain,
       previewRealClients: props.previewRealClients,
       blocklists: props.blocklists,
+      spamTrapList: props.spamTrapList,
       postmasterCredentialsSecretArn: resources.postmasterCredentialsSecretArn,
     });
 

@@ -57,6 +57,8 @@ export interface PlatformEnvSettings {
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   /** Blocklist monitoring's resolvers, Spamhaus DQS key and check interval (BLOCKLIST_*, SPAMHAUS_DQS_KEY). */
   blocklists?: BlocklistSettings;
+  /** SPAM_TRAP_LIST: the operator's spam traps, `type:address-or-domain`, comma-separated. */
+  spamTrapList?: string;
   /** The secret holding the Google service account key the Postmaster fetch signs in with. */
   postmasterCredentialsSecretArn?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
@@ -112,6 +114,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     BLOCKLIST_RESOLVERS: settings.blocklists?.resolvers,
     SPAMHAUS_DQS_KEY: settings.blocklists?.spamhausDqsKey,
     BLOCKLIST_CHECK_INTERVAL: settings.blocklists?.checkIntervalSeconds?.toString(),
+    SPAM_TRAP_LIST: settings.spamTrapList,
     POSTMASTER_CREDENTIALS_SECRET_ID: settings.postmasterCredentialsSecretArn,
   };
   // Settings left out are left out of the environment. A value the handlers would reject fails

@@ -24,7 +24,7 @@ test('too little mail has no score: 422 with a Reason', async () => {
 
 test('the score is 100 minus five capped impacts, each from its own counter; grouped by domain and day', async () => {
   const today = bucketStart(Date.now(), 'day');
-  const counts = { processed: 10_000, delivered_smtp: 9_000, hard_bounces: 200, complained: 9, mailbox_full: 100 };
+  const counts = { processed: 10_000, delivered_smtp: 9_000, hard_bounces: 200, complained: 9, mailbox_full: 100, trap_typo: 5 };
   await platform.us.run(() =>
     addToCounters(
       [
@@ -36,17 +36,18 @@ test('the score is 100 minus five capped impacts, each from its own counter; gro
     ),
   );
   // By hand: bounces 200/10,000 = 2% -> 30 x 2/5 = 12; complaints 9/9,000 = 0.1% -> 35 x 0.1/0.3 = 11.7 -> 12;
-  // no trap source -> 0; mailbox full 1% -> 5 x 1/2 = 2.5 -> 3; no content refusals -> 0. 100 - 27 = 73.
-  const rates = { bounce_rate: 12, complaint_rate: 12, trap_rate: 0, full_mailbox_rate: 3, bad_failure_rate: 0 };
+  // 5 suspected typo-trap hits 0.05% -> 15 x 0.05/0.1 = 7.5 -> 8; mailbox full 1% -> 5 x 1/2 = 2.5 -> 3;
+  // no content refusals -> 0. 100 - 35 = 65.
+  const rates = { bounce_rate: 12, complaint_rate: 12, trap_rate: 8, full_mailbox_rate: 3, bad_failure_rate: 0 };
   const total = (await call(`${url()}/v1/maverick-score/total`)).json;
-  expect(total).toMatchObject({ score: 73, rates, counters: { delivered: 9_000 }, window_days: 30 });
-  expect(String((total.sources as Record<string, string>)['trap_hits'])).toContain('no spam-trap source');
+  expect(total).toMatchObject({ score: 65, rates, counters: { delivered: 9_000 }, window_days: 30 });
+  expect(String((total.sources as Record<string, string>)['trap_hits'])).toContain('declared sources only');
 
   const byDomain = (await call(`${url()}/v1/maverick-score/grouped?group=domain`)).json;
   // The domain with ten messages is below the volume a score needs: left out.
-  expect(byDomain).toEqual({ items: [{ group_key: 'news.example.com', account_id: accountId, score: 73, rates, counters: { delivered: 9_000 } }], total: 1 });
+  expect(byDomain).toEqual({ items: [{ group_key: 'news.example.com', account_id: accountId, score: 65, rates, counters: { delivered: 9_000 } }], total: 1 });
   const byDay = (await call(`${url()}/v1/maverick-score/grouped?group=timestamp`)).json as { items: Array<{ group_key: string; score: number }> };
-  expect(byDay.items).toEqual([expect.objectContaining({ group_key: new Date(today).toISOString().slice(0, 10), score: 73 })]);
+  expect(byDay.items).toEqual([expect.objectContaining({ group_key: new Date(today).toISOString().slice(0, 10), score: 65 })]);
   expect((await call(`${url()}/v1/maverick-score/grouped?group=ip`)).status).toBe(400);
   expect((await call(`${url()}/v1/maverick-score/grouped?sort=colour:asc`)).status).toBe(400);
 });

@@ -2,7 +2,7 @@ import { z } from 'zod/v3';
 import { accountsCovered } from '../../accounts/subaccount-list';
 import { bucketsBetween } from '../../analytics/buckets';
 import { getCounters, queryCounters, type CounterRow } from '../../analytics/counter-store';
-import type { Counts } from '../../analytics/counts';
+import { addCounts, type Counts } from '../../analytics/counts';
 import { env } from '../../platform/env';
 import { ApiError, BadRequest } from '../../platform/errors';
 import { flag, integer, list, schema, text } from '../../platform/http/params';
@@ -12,11 +12,7 @@ import { inputsOf, SCORE_WINDOW_DAYS, scoreOf, SOURCES } from './score';
 
 const windowBuckets = (now = Date.now()) => bucketsBetween(now - SCORE_WINDOW_DAYS * 86_400_000, now + 1, 'day');
 
-function add(into: Counts, from: Counts): Counts {
-  for (const [name, n] of Object.entries(from) as Array<[keyof Counts, number]>) into[name] = (into[name] ?? 0) + n;
-  return into;
-}
-const summed = (rows: CounterRow[]) => rows.reduce((total, row) => add(total, row.counts), {} as Counts);
+const summed = (rows: CounterRow[]) => rows.reduce((total, row) => addCounts(total, row.counts), {} as Counts);
 
 /** Too little mail for a score to mean anything: Mailgun answers 422 with a Reason. */
 const notEnough = () => new ApiError(422, `not enough data: a score needs at least ${env().HEALTH_SCORE_MIN_VOLUME} processed messages in ${SCORE_WINDOW_DAYS} days`);
@@ -54,7 +50,7 @@ export const handler = areaHandler(healthRoutes, {
       const groups = new Map<string, { accountId: string; counts: Counts }>();
       const into = (key: string, accountId: string, counts: Counts) => {
         const group = groups.get(key) ?? { accountId, counts: {} };
-        add(group.counts, counts);
+        addCounts(group.counts, counts);
         groups.set(key, group);
       };
       for (const accountId of accounts) {

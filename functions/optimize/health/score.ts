@@ -13,7 +13,7 @@ export interface ScoreInputs {
   delivered: number;
   hardBounces: number;
   complaints: number;
-  /** Spam-trap hits: none until a trap source exists (the spam-trap issue); always 0 here, and said so. */
+  /** Suspected spam-trap hits from the declared sources (functions/optimize/spamtraps): the operator's list and the typo and recycled heuristics. */
   trapHits: number;
   mailboxFull: number;
   /** Refusals for content or reputation (SES ContentRejected / AttachmentRejected, ESP blocks). */
@@ -27,7 +27,7 @@ export function inputsOf(counts: Counts): ScoreInputs {
     delivered: n('delivered_smtp'),
     hardBounces: n('hard_bounces'),
     complaints: n('complained'),
-    trapHits: 0,
+    trapHits: n('trap_pristine') + n('trap_recycled') + n('trap_typo') + n('trap_harvested'),
     mailboxFull: n('mailbox_full'),
     badFailures: n('content_rejected') + n('permanent_failed_esp_block') + n('temporary_failed_esp_block'),
   };
@@ -52,7 +52,7 @@ export const SOURCES = {
   base: 'processed messages (analytics counters)',
   hard_bounces: 'hard bounces (SES Permanent bounces)',
   complaints: 'complaints (SES complaint notifications)',
-  trap_hits: 'none: no spam-trap source is configured, so traps weigh nothing yet',
+  trap_hits: 'suspected spam-trap hits from declared sources only: the operator trap list (SPAM_TRAP_LIST) when configured, typo domains without MX, recycled addresses (GET /v2/spamtraps names them)',
   mailbox_full: 'SES Transient/MailboxFull bounces',
   bad_failures: 'SES ContentRejected and AttachmentRejected bounces, and ESP blocks',
 } as const;
