@@ -1,9 +1,7 @@
 import type { DomainItem } from '../../data/db';
-import { acceptMessage, canSend } from '../../messages/accept';
-import { composeMime } from '../../messages/compose';
-import { newStorageKey } from '../../messages/message-store';
+import { canSend } from '../../messages/accept';
+import { sendPlatformMail } from '../../messages/platform-mail';
 import { escapeHtml } from '../../platform/html-escape';
-import { messageId as newMessageId } from '../../platform/ids';
 
 /**
  * The confirmation an authorized recipient gets, sent through the platform's own pipeline from the
@@ -12,29 +10,14 @@ import { messageId as newMessageId } from '../../platform/ids';
  */
 export async function mailConfirmation(sandbox: DomainItem, email: string, link: string): Promise<void> {
   const domain = canSend(sandbox);
-  const messageId = newMessageId(domain.name);
-  const from = { name: `Sandbox ${domain.name}`, address: `postmaster@${domain.name}` };
-  const subject = `Confirm that ${domain.name} may send you test mail`;
   const text = `The owner of ${domain.name} asked to send test messages to ${email}.\n\nTo agree, open:\n${link}\n\nIf you did not expect this, ignore it: nothing is sent to you until the link is opened.\n`;
   const html = `<p>The owner of <strong>${escapeHtml(domain.name)}</strong> asked to send test messages to ${escapeHtml(email)}.</p><p><a href="${escapeHtml(link)}">Agree to receive them</a></p><p>If you did not expect this, ignore it: nothing is sent to you until the link is opened.</p>`;
-  const mime = await composeMime({ from, to: [{ name: '', address: email }], cc: [], subject, text, html, attachments: [], inline: [], messageId, headers: [], mailgunHeaders: [] });
-  await acceptMessage(
-    {
-      storageKey: newStorageKey(),
-      accountId: domain.accountId,
-      domain: domain.name,
-      messageId,
-      from: `"${from.name}" <${from.address}>`,
-      subject,
-      recipients: [email],
-      to: email,
-      tags: [],
-      userVariables: {},
-      attachments: [],
-      testMode: false,
-      purpose: 'sandbox-confirmation',
-    },
-    mime,
-    domain,
-  );
+  await sendPlatformMail(domain, {
+    from: { name: `Sandbox ${domain.name}`, address: `postmaster@${domain.name}` },
+    to: [email],
+    subject: `Confirm that ${domain.name} may send you test mail`,
+    text,
+    html,
+    purpose: 'sandbox-confirmation',
+  });
 }

@@ -2,12 +2,10 @@ import { authorizedRecipients } from '../../admin/sandbox/auth-recipients';
 import { keys, type DomainClaimItem, type DomainItem } from '../../data/db';
 import { getItem } from '../../data/store';
 import { findDomain, listDomainItems } from '../../domains/domain-store';
-import { acceptMessage, canSend } from '../../messages/accept';
-import { composeMime } from '../../messages/compose';
-import { newStorageKey } from '../../messages/message-store';
+import { canSend } from '../../messages/accept';
+import { sendPlatformMail } from '../../messages/platform-mail';
 import { env } from '../../platform/env';
 import { escapeHtml } from '../../platform/html-escape';
-import { messageId as newMessageId } from '../../platform/ids';
 import { alertText, alertTitle, type RaisedAlert } from './alert-message';
 
 /** Why no alert email can be sent (no sender domain, or it may not send): a 400 on the test route. */
@@ -64,33 +62,15 @@ export async function checkAlertRecipients(accountId: string, emails: string[]):
  */
 export async function mailAlert(accountId: string, alert: RaisedAlert, emails: string[], test = false): Promise<string> {
   const domain = await senderDomain(accountId);
-  const messageId = newMessageId(domain.name);
-  const from = { name: 'Mailplane alerts', address: `alerts@${domain.name}` };
-  const subject = `${test ? '[Test] ' : ''}Alert: ${alertTitle(alert)}`;
   const sentence = alertText(alert);
   const when = `Observed at ${alert.timestamp}; listed since ${alert.firstSeen} (${alert.list}).`;
   const footer = test ? 'This is a test alert: nothing was listed or delisted.' : `Alert id ${alert.id}, event ${alert.event}.`;
-  const text = `${sentence}.\n\n${when}\n\n${footer}\n`;
-  const html = `<p><strong>${escapeHtml(sentence)}</strong>.</p><p>${escapeHtml(when)}</p><p>${escapeHtml(footer)}</p>`;
-  const to = emails.map((address) => ({ name: '', address }));
-  const mime = await composeMime({ from, to, cc: [], subject, text, html, attachments: [], inline: [], messageId, headers: [], mailgunHeaders: [] });
-  await acceptMessage(
-    {
-      storageKey: newStorageKey(),
-      accountId: domain.accountId,
-      domain: domain.name,
-      messageId,
-      from: `"${from.name}" <${from.address}>`,
-      subject,
-      recipients: emails,
-      to: emails.join(', '),
-      tags: ['alert', alert.event],
-      userVariables: {},
-      attachments: [],
-      testMode: false,
-    },
-    mime,
-    domain,
-  );
-  return messageId;
+  return sendPlatformMail(domain, {
+    from: { name: 'Mailplane alerts', address: `alerts@${domain.name}` },
+    to: emails,
+    subject: `${test ? '[Test] ' : ''}Alert: ${alertTitle(alert)}`,
+    text: `${sentence}.\n\n${when}\n\n${footer}\n`,
+    html: `<p><strong>${escapeHtml(sentence)}</strong>.</p><p>${escapeHtml(when)}</p><p>${escapeHtml(footer)}</p>`,
+    tags: ['alert', alert.event],
+  });
 }
