@@ -15,6 +15,11 @@ export interface PeriodicJob {
    * job starts that product's workflows; absent, the region's stack (lib/constructs/periodic-jobs.ts).
    */
   product?: 'Optimization';
+  /**
+   * A setting (seconds) the job must keep up with: local mode runs it that often when that is more
+   * often than `everyMinutes`; on AWS the rule's rate is the floor (README says so).
+   */
+  cadenceSetting?: 'BLOCKLIST_CHECK_INTERVAL';
   description: string;
 }
 
@@ -42,6 +47,7 @@ export const periodicJobs: readonly PeriodicJob[] = [
     everyMinutes: 15,
     grant: 'blocklist-checks',
     product: 'Optimization',
+    cadenceSetting: 'BLOCKLIST_CHECK_INTERVAL',
     description: 'Blocklist monitoring: adds dedicated IPs, starts a check run for the IPs and domains not checked for BLOCKLIST_CHECK_INTERVAL',
   },
   {

@@ -153,7 +153,15 @@ function loadJobHandler(entry: string): () => Promise<unknown> {
  * (a sweep slower than its period is not stacked), and a failed run is reported and retried at
  * the next tick as the rule would.
  */
-function startPeriodicJobs(run: <T>(fn: () => Promise<T>) => Promise<T>, everyMs: number | undefined): () => Promise<void> {
+/** How often local mode runs a job: the tests' period, else its own, or its cadence setting's when that is shorter. */
+function periodOf(job: (typeof periodicJobs)[number], everyMs: number | undefined, settings: Record<string, string | undefined>): number {
+  if (everyMs !== undefined) return everyMs;
+  const own = job.everyMinutes * 60_000;
+  const cadence = job.cadenceSetting ? Number(settings[job.cadenceSetting]) * 1000 : NaN;
+  return Number.isFinite(cadence) && cadence > 0 ? Math.min(own, cadence) : own;
+}
+
+function startPeriodicJobs(run: <T>(fn: () => Promise<T>) => Promise<T>, everyMs: number | undefined, settings: Record<string, string | undefined>): () => Promise<void> {
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<unknown>>();
   for (const job of periodicJobs) {
@@ -170,7 +178,7 @@ function startPeriodicJobs(run: <T>(fn: () => Promise<T>) => Promise<T>, everyMs
         });
       running.add(done);
     };
-    timers.push(setInterval(tick, everyMs ?? job.everyMinutes * 60_000));
+    timers.push(setInterval(tick, periodOf(job, everyMs, settings)));
   }
   return async () => {
     timers.forEach((timer) => clearInterval(timer));
@@ -535,7 +543,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   sqs.start();
   sfn.resume();
   // Stopped before the stores they use.
-  opened.add(startPeriodicJobs(run, options.periodicJobEveryMs));
+  opened.add(startPeriodicJobs(run, options.periodicJobEveryMs, env));
 
   markReady();
   gate.open(
