@@ -104,6 +104,8 @@ export const platformEnvSchema = z.object({
    * (functions/optimize/alerts/raise.ts), consumed by functions/optimize/alerts/delivery-worker.ts.
    */
   ALERT_QUEUE_URL: z.string().url().optional(),
+  /** Seconds during which a second alert for the same event, subject and list (a listing that came back) is not delivered again. */
+  ALERT_DEDUPE_WINDOW_SECONDS: z.coerce.number().int().min(0).default(3600),
   /** Multiplies the alerts webhook retry schedule (1m, 5m, 15m, 30m, 1h, 2h, 4h); tests shrink it to seconds. */
   ALERT_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
   /**

@@ -25,7 +25,7 @@ beforeAll(async () => {
     { id: 'C0OLD', name: 'old', is_archived: true },
   ]).start();
   slack.grant(SLACK_TOKEN);
-  platform = await startTestPlatform({ env: { ALERT_RETRY_SCALE: '0.0001', SLACK_API_URL: slack.url } });
+  platform = await startTestPlatform({ env: { ALERT_RETRY_SCALE: '0.0001', ALERT_DEDUPE_WINDOW_SECONDS: '2', SLACK_API_URL: slack.url } });
   base = platform.us.url;
   accountId = await primaryAccountId(platform.us);
 });
@@ -245,8 +245,13 @@ describe('raiseAlert', () => {
     expect(slack.posts.length).toBe(slackPostsBefore + 1);
     expect(receiver.on('/other').filter((p) => p.method === 'POST')).toHaveLength(0);
 
-    // A new listing of the same subject (another firstSeen) is another transition.
+    // A new listing of the same subject (another firstSeen) is another transition, but within the
+    // dedupe window (2 s here) after the last alert of the pair it is not delivered; after it, it is.
     await platform.us.run(() => raiseAlert(transition({ firstSeen: '2026-11-27T08:00:00.000Z' })));
+    await settle(1000);
+    expect(receiver.on('/raised').filter((p) => p.method === 'POST')).toHaveLength(1);
+    await settle(1500);
+    await platform.us.run(() => raiseAlert(transition({ firstSeen: '2026-11-28T08:00:00.000Z' })));
     await eventually(async () => receiver.on('/raised').filter((p) => p.method === 'POST').length === 2);
   });
 

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { keys } from '../../data/db';
-import { getItem, putItem, updateItem } from '../../data/store';
+import { getItem, putItem, updateItem, updateItemIf } from '../../data/store';
+import { env } from '../../platform/env';
 import { ALERT_EVENT_TYPES, type AlertEvent } from './alert-event';
 import { enqueueAlertJob } from './alert-queue';
 import type { RaisedAlert } from './alert-message';
@@ -10,6 +11,14 @@ import { activeSettingsFor } from './settings-store';
 interface RaisedItem extends RaisedAlert {
   queued: boolean;
   raisedAt: string;
+  /** Why it was not delivered: another alert for the same event, subject and list was, within the window. */
+  suppressed?: string;
+}
+
+interface WindowItem {
+  /** The transition last delivered, and until when (epoch ms) others of the same pair are not. */
+  hash: string;
+  until: number;
 }
 
 /** What identifies a transition: account, event, subject, list and when the listing began. */
@@ -21,11 +30,31 @@ export function transitionHash(event: AlertEvent): string {
  * Raises an alert for one blocklist transition: the entry producers call (optimize contract 2.7).
  *
  * The transition is recorded with a conditional put keyed by its hash, so it is alerted at most
- * once however often a retried or overlapping check raises it. Then one delivery per matching
+ * once however often a retried or overlapping check raises it. Within the dedupe window after an
+ * alert for the same event, subject and list it is recorded, not delivered. Then one delivery per matching
  * setting (event type, not disabled) goes on the alerts queue. A raise that died between the two
  * is finished by the next raise of the same transition, under the same alert id; the deliveries'
  * claims (delivery-worker.ts) keep a setting from getting the alert twice when two raises race.
  */
+/**
+ * Claims the dedupe window of an (event, subject, list): a listing that comes back soon after the
+ * last one (a flapping listing the two-run rule did not absorb) is recorded but not delivered again
+ * until ALERT_DEDUPE_WINDOW_SECONDS have passed. The same transition raised again keeps its claim,
+ * so a raise finished after a crash still delivers. One conditional write decides a race.
+ */
+async function claimWindow(event: AlertEvent, hash: string, now: number): Promise<boolean> {
+  const windowMs = env().ALERT_DEDUPE_WINDOW_SECONDS * 1000;
+  if (!windowMs) return true;
+  const pair = createHash('sha256').update([event.event, event.subject, event.list].join('|')).digest('hex');
+  const key = keys.alertWindow(event.accountId, pair);
+  const claim: WindowItem = { hash, until: now + windowMs };
+  if (await putItem(key, claim, { ifAbsent: true })) return true;
+  const current = await getItem<WindowItem>(key, { consistent: true });
+  if (!current || current.hash === hash) return true;
+  if (current.until > now) return false;
+  return updateItemIf(key, { until: current.until }, { ...claim });
+}
+
 export async function raiseAlert(event: AlertEvent): Promise<void> {
   if (!(ALERT_EVENT_TYPES as readonly string[]).includes(event.event)) throw new Error(`raiseAlert: unknown alert event ${String(event.event)}`);
   const key = keys.alertRaised(event.accountId, transitionHash(event));
@@ -34,6 +63,11 @@ export async function raiseAlert(event: AlertEvent): Promise<void> {
   if (!(await putItem(key, fresh, { ifAbsent: true }))) {
     raised = (await getItem<RaisedItem>(key, { consistent: true }))!;
     if (raised.queued) return;
+  }
+  const hash = transitionHash(event);
+  if (!(await claimWindow(event, hash, Date.now()))) {
+    await updateItem(key, { queued: true, suppressed: `an alert for ${event.event} of ${event.subject} on ${event.list} was delivered less than ${env().ALERT_DEDUPE_WINDOW_SECONDS} s before` });
+    return;
   }
   const { queued: _queued, raisedAt: _raisedAt, ...alert } = raised;
   for (const setting of await activeSettingsFor(event.accountId, event.event)) await enqueueAlertJob({ alert, settingId: setting.id, attempt: 0 });
