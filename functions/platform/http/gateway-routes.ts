@@ -34,9 +34,14 @@ export function greedyPrefix(path: string): string {
 const segmentsOf = (path: string) => path.split('/').filter(Boolean);
 const isVariable = (segment: string) => segment.startsWith('{');
 
-/** Whether `path` is `prefix` or lies under it, comparing literal segments. */
-function isUnder(path: string[], prefix: string[]): boolean {
-  return prefix.every((segment, i) => path[i] === segment);
+/**
+ * Whether a row could serve a request under `prefix`: each of its first segments is the prefix's
+ * or a variable. API Gateway prefers such a row (no greedy variable) to a greedy route, so a row of
+ * another area like `/v3/{domain}/events` keeps `/v3/lists` from going greedy: `/v3/lists/events`
+ * would reach the events area, not the lists one.
+ */
+function couldServeUnder(path: string[], prefix: string[]): boolean {
+  return prefix.every((segment, i) => path[i] === segment || (path[i] !== undefined && isVariable(path[i]!)));
 }
 
 /**
@@ -48,7 +53,7 @@ function claimablePrefix(row: RouteSpec, rows: readonly RouteSpec[]): string | u
   for (let length = 2; length < segments.length; length++) {
     const prefix = segments.slice(0, length);
     if (prefix.some(isVariable)) return undefined;
-    const foreign = rows.some((other) => other.area !== row.area && isUnder(segmentsOf(other.path), prefix));
+    const foreign = rows.some((other) => other.area !== row.area && couldServeUnder(segmentsOf(other.path), prefix));
     if (!foreign) return `/${prefix.join('/')}`;
   }
   return undefined;
@@ -56,12 +61,12 @@ function claimablePrefix(row: RouteSpec, rows: readonly RouteSpec[]): string | u
 
 /**
  * The HTTP API's routes for a route table: one per row while the table fits ROUTE_BUDGET, then
- * greedy routes (`ANY /v3/lists/{proxy+}`) for the areas' largest shared prefixes. A greedy route
+ * greedy routes (`ANY /v1/alerts/{proxy+}`) for the areas' largest shared prefixes. A greedy route
  * goes to the same Lambda behind the same authorizer, and the area router finds the row from
  * method and path (functions/platform/http/pipeline.ts), so access, validation and replies are
  * the row's as before. Public rows always stay routes of their own: they have no authorizer.
- * Why a request for another area's row never lands on a greedy route: no other area has a row
- * under its prefix, and API Gateway prefers any route without a greedy variable to one with it.
+ * Why a request for another area's row never lands on a greedy route, nor one of the area's on
+ * another's row: no other area has a row that could serve a path under the prefix.
  */
 export function gatewayRoutes(rows: readonly RouteSpec[], budget = ROUTE_BUDGET): GatewayRoute[] {
   const groups = new Map<string, { area: string; prefix: string; rows: RouteSpec[] }>();
