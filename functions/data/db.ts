@@ -57,8 +57,10 @@ export const keys = {
   alertSigningKey: (accountId: string): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: 'SIGNINGKEY' }),
   /** The account's Slack connection: team, scope and its bot token, sealed. */
   alertSlack: (accountId: string): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: 'SLACK' }),
-  /** The last alert delivered for one (event, subject, list) of the account, by its hash: the dedupe window's claim. */
+  /** The last alert delivered for a subject on a list (by their hash): the dedupe window's claim. */
   alertWindow: (accountId: string, pairHash: string): Key => ({ pk: `ACCT#${accountId}#ALERTWINDOW`, sk: pairHash }),
+  /** Test alert emails an account sent in one UTC hour (`2026-11-26T12`), against their hourly quota. */
+  alertTestMails: (accountId: string, hour: string): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: `TESTMAILS#${hour}` }),
   /** An alert raised, by the hash of its transition (the at-most-once guard), with what it said. */
   alertRaised: (accountId: string, transitionHash: string): Key => ({ pk: `ACCT#${accountId}#ALERTSRAISED`, sk: transitionHash }),
   /** The claim of one delivery attempt of an alert to one setting, by the queue message that holds it. */

@@ -315,6 +315,8 @@ export async function queryPage<T>(pk: string, query: PageQuery): Promise<T[]> {
   // Never empty: DynamoDB refuses an empty string in a key condition.
   const low = query.after !== undefined ? `${query.prefix}${query.after}\u0000` : query.prefix || '\u0000';
   const high = query.before !== undefined ? `${query.prefix}${query.before}` : `${query.prefix}${HIGHEST}`;
+  // An empty range (bounds crossed: a pivot outside a time range): DynamoDB would refuse BETWEEN.
+  if (low > high) return [];
   const items: T[] = [];
   let start: Record<string, unknown> | undefined;
   do {

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod/v3';
+import { parseTrapList } from '../optimize/spamtraps/trap-list-syntax';
 
 /**
  * The configuration contract between the hosts (CDK, local) and the handlers. CDK sets these as
@@ -120,7 +121,16 @@ export const platformEnvSchema = z.object({
    * The operator's spam traps: `type:entry` separated by commas or new lines, `type` one of
    * pristine, recycled, typo, harvested and `entry` an address or a domain (functions/optimize/spamtraps/trap-list.ts).
    */
-  SPAM_TRAP_LIST: z.string().optional(),
+  SPAM_TRAP_LIST: z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        parseTrapList(value);
+      } catch (error) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
+      }
+    })
+    .optional(),
   /** Processed messages in 30 days below which no health score is given (Mailgun's: 10,000). */
   HEALTH_SCORE_MIN_VOLUME: z.coerce.number().int().min(1).default(1000),
   /**

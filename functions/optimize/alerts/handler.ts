@@ -1,4 +1,6 @@
 import { z } from 'zod/v3';
+import { keys } from '../../data/db';
+import { addToCounter } from '../../data/store';
 import { ApiError, BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
 import { ALERT_EVENT_TYPES } from './alert-event';
@@ -50,6 +52,9 @@ const deleteSetting = operation(idInput, async (req, input) => {
   await deleteAlertSetting(req.accountId, settingId(input.id));
   return { message: 'Alert setting deleted' };
 });
+
+/** Test alert emails an account may send an hour. */
+const TEST_MAILS_PER_HOUR = 10;
 
 export const handler = areaHandler(alertRoutes, {
   alertEvents: operation(() => z.object({}).passthrough(), async () => ({ events: [...ALERT_EVENT_TYPES] })),
@@ -141,6 +146,12 @@ export const handler = areaHandler(alertRoutes, {
   testAlertEmail: operation(emailTestInput, async (req, input) => {
     const emails = checkEmails(input.emails, 'emails');
     await reachable(req.accountId, emails);
+    // Test mail goes out from a domain of the platform's (ALERTS_EMAIL_DOMAIN) or the sandbox: a
+    // quota keeps the route from being a way to send mail at will in its name.
+    const hour = new Date().toISOString().slice(0, 13);
+    if ((await addToCounter(keys.alertTestMails(req.accountId, hour), 'sent', 1, { atMost: TEST_MAILS_PER_HOUR })) === undefined) {
+      throw new ApiError(429, `Too many test alert emails: at most ${TEST_MAILS_PER_HOUR} an hour`);
+    }
     try {
       await mailAlert(req.accountId, sampleAlert(req.accountId, input.event_type), emails, true);
     } catch (error) {

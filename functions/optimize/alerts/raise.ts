@@ -16,8 +16,9 @@ interface RaisedItem extends RaisedAlert {
 }
 
 interface WindowItem {
-  /** The transition last delivered, and until when (epoch ms) others of the same pair are not. */
+  /** The transition last delivered for a subject on a list, its event, and until when (epoch ms) the same event is held back. */
   hash: string;
+  event: string;
   until: number;
 }
 
@@ -37,22 +38,28 @@ export function transitionHash(event: AlertEvent): string {
  * claims (delivery-worker.ts) keep a setting from getting the alert twice when two raises race.
  */
 /**
- * Claims the dedupe window of an (event, subject, list): a listing that comes back soon after the
- * last one (a flapping listing the two-run rule did not absorb) is recorded but not delivered again
- * until ALERT_DEDUPE_WINDOW_SECONDS have passed. The same transition raised again keeps its claim,
- * so a raise finished after a crash still delivers. One conditional write decides a race.
+ * Claims the dedupe window of a subject on a list: the same alert again (a listing that came back
+ * soon after the last one was alerted, with no delisting alerted between) is recorded but not
+ * delivered until ALERT_DEDUPE_WINDOW_SECONDS have passed. The opposite alert is never held back,
+ * so the last message a subscriber got always matches the subject's state. The same transition
+ * raised again keeps its claim, so a raise finished after a crash still delivers. One conditional
+ * write decides a race; a lost race is decided again against the winner.
  */
 async function claimWindow(event: AlertEvent, hash: string, now: number): Promise<boolean> {
   const windowMs = env().ALERT_DEDUPE_WINDOW_SECONDS * 1000;
   if (!windowMs) return true;
-  const pair = createHash('sha256').update([event.event, event.subject, event.list].join('|')).digest('hex');
+  const pair = createHash('sha256').update([event.subject, event.list].join('|')).digest('hex');
   const key = keys.alertWindow(event.accountId, pair);
-  const claim: WindowItem = { hash, until: now + windowMs };
-  if (await putItem(key, claim, { ifAbsent: true })) return true;
-  const current = await getItem<WindowItem>(key, { consistent: true });
-  if (!current || current.hash === hash) return true;
-  if (current.until > now) return false;
-  return updateItemIf(key, { until: current.until }, { ...claim });
+  const claim: WindowItem = { hash, event: event.event, until: now + windowMs };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await putItem(key, claim, { ifAbsent: true })) return true;
+    const current = await getItem<WindowItem>(key, { consistent: true });
+    if (!current) continue;
+    if (current.hash === hash) return true;
+    if (current.event === event.event && current.until > now) return false;
+    if (await updateItemIf(key, { hash: current.hash }, { ...claim })) return true;
+  }
+  return true;
 }
 
 export async function raiseAlert(event: AlertEvent): Promise<void> {
@@ -66,7 +73,7 @@ export async function raiseAlert(event: AlertEvent): Promise<void> {
   }
   const hash = transitionHash(event);
   if (!(await claimWindow(event, hash, Date.now()))) {
-    await updateItem(key, { queued: true, suppressed: `an alert for ${event.event} of ${event.subject} on ${event.list} was delivered less than ${env().ALERT_DEDUPE_WINDOW_SECONDS} s before` });
+    await updateItem(key, { queued: true, suppressed: `the same alert (${event.event} of ${event.subject} on ${event.list}) was delivered less than ${env().ALERT_DEDUPE_WINDOW_SECONDS} s before` });
     return;
   }
   const { queued: _queued, raisedAt: _raisedAt, ...alert } = raised;

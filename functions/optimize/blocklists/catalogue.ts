@@ -28,6 +28,12 @@ export interface Blocklist {
 const IN_LOOPBACK = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 const lastOctet = (address: string) => Number(address.split('.')[3]);
 
+/** An answer outside 127.0.0.0/8 is no list's code: a resolver rewriting NXDOMAIN, most likely. */
+const outsideLoopback = (name: string, addresses: readonly string[]): Verdict | undefined => {
+  const odd = addresses.find((a) => !IN_LOOPBACK.test(a));
+  return odd ? { error: `${name} answered ${odd}, outside 127.0.0.0/8` } : undefined;
+};
+
 /** Spamhaus answers errors (typo, public resolver, too many queries, bad DQS key) in 127.255.255.0/24. */
 function spamhausError(addresses: readonly string[]): Verdict | undefined {
   const error = addresses.find((a) => a.startsWith('127.255.255.'));
@@ -42,11 +48,7 @@ function spamhausError(addresses: readonly string[]): Verdict | undefined {
 
 /** A list whose single listing code is 127.0.0.2, as most single-purpose DNSBLs answer. */
 function singleCode(name: string): (addresses: readonly string[]) => Verdict {
-  return (addresses) => {
-    const odd = addresses.find((a) => !IN_LOOPBACK.test(a));
-    if (odd) return { error: `${name} answered ${odd}, outside 127.0.0.0/8` };
-    return addresses.length ? { listed: true, codes: [...addresses] } : { listed: false };
-  };
+  return (addresses) => outsideLoopback(name, addresses) ?? (addresses.length ? { listed: true, codes: [...addresses] } : { listed: false });
 }
 
 const ZEN_CODES: Record<string, string> = {
@@ -81,6 +83,8 @@ function decodeDbl(addresses: readonly string[]): Verdict {
 }
 
 function decodeUribl(addresses: readonly string[]): Verdict {
+  const odd = outsideLoopback('URIBL', addresses);
+  if (odd) return odd;
   // 127.0.0.1 is URIBL refusing the query (a public resolver, or over its free volume).
   if (addresses.includes('127.0.0.1')) return { error: 'URIBL answered 127.0.0.1 (query refused: public resolver or volume)' };
   const codes: string[] = [];
@@ -94,6 +98,10 @@ function decodeUribl(addresses: readonly string[]): Verdict {
 }
 
 function decodeSurbl(addresses: readonly string[]): Verdict {
+  const odd = outsideLoopback('SURBL', addresses);
+  if (odd) return odd;
+  // SURBL, like URIBL, answers 127.0.0.1 to queries it will not serve (public resolvers).
+  if (addresses.includes('127.0.0.1')) return { error: 'SURBL answered 127.0.0.1 (query refused: public resolver or volume)' };
   const names: Array<[number, string]> = [[8, 'PH'], [16, 'MW'], [64, 'ABUSE'], [128, 'CR']];
   const codes = addresses.flatMap((address) => names.filter(([bit]) => lastOctet(address) & bit).map(([, name]) => `${address} ${name}`));
   return codes.length ? { listed: true, codes } : { listed: false };

@@ -1,5 +1,5 @@
 import type { ManagedDomainItem } from '../domains/managed-domains';
-import { startChecks } from './start-checks';
+import { checkSoon } from './start-checks';
 import { findSubject, removeSubject, addSubject } from './subjects';
 
 /**
@@ -9,7 +9,7 @@ import { findSubject, removeSubject, addSubject } from './subjects';
 export async function monitorManagedDomain(domain: ManagedDomainItem, now = Date.now()): Promise<void> {
   if (domain.status === 'pending') return;
   const added = await addSubject({ accountId: domain.accountId, kind: 'domain', subject: domain.name, source: 'managed-domain', addedAt: new Date(now).toISOString() });
-  if (added) await startChecks([{ accountId: domain.accountId, kind: 'domain', subject: domain.name }]);
+  if (added) await checkSoon({ accountId: domain.accountId, kind: 'domain', subject: domain.name });
 }
 
 export async function stopMonitoringDomain(accountId: string, name: string): Promise<void> {

@@ -9,9 +9,12 @@ import { Reply } from '../../platform/http/reply';
 import { listsFor, type SubjectKind } from './catalogue';
 import { eventsPage, type EventQuery } from './events';
 import { blocklistRoutes } from './routes';
-import { startChecks } from './start-checks';
+import { checkSoon } from './start-checks';
 import { accountSubjects, addSubject, findSubject, removeSubject, restoreSubject, updateSubject } from './subjects';
 import { domainEventJson, domainJson, domainListings, ipEventJson, ipJson } from './views';
+
+/** Monitored IPs an account may have (its dedicated IPs, added by the platform, count too). */
+const MAX_MONITORED_IPS = 1000;
 
 type EventFilters = Pick<EventQuery, 'from' | 'to' | 'subject' | 'list' | 'event'>;
 
@@ -69,6 +72,8 @@ export const handler = areaHandler(blocklistRoutes, {
   ),
 
   addMonitoredIp: operation(schema(() => z.object({ ip: ipAddress(), ...poolAndDescription() })), async (req, input) => {
+    // Every monitored IP costs a DNS question per list per check, through the operator's resolvers and keys.
+    if ((await accountSubjects(req.accountId, 'ip')).length >= MAX_MONITORED_IPS) throw new BadRequest(`At most ${MAX_MONITORED_IPS} IP addresses are monitored per account`);
     const fields = { ipPool: input.ip_pool ?? '', description: input.description ?? '' };
     const existing = await findSubject(req.accountId, 'ip', input.ip);
     const added = existing?.removed
@@ -76,7 +81,7 @@ export const handler = areaHandler(blocklistRoutes, {
       : await addSubject({ accountId: req.accountId, kind: 'ip', subject: input.ip, source: 'user', addedAt: new Date().toISOString(), ...fields });
     if (!added) throw new Conflict('IP address already exists');
     // Checked right away, not at the next sweep.
-    await startChecks([{ accountId: req.accountId, kind: 'ip', subject: input.ip }]);
+    await checkSoon({ accountId: req.accountId, kind: 'ip', subject: input.ip });
     return new Reply(201, ipJson(await requireIp(req.accountId, input.ip)));
   }),
 
@@ -107,6 +112,7 @@ export const handler = areaHandler(blocklistRoutes, {
         .and(pivotPageInput('pivot', 10, 50)),
     ),
     async (req, input) => {
+      if (input.timerangeStart && input.timerangeEnd && input.timerangeStart >= input.timerangeEnd) throw new BadRequest("Invalid parameter 'timerangeStart': must be before 'timerangeEnd'");
       const filters = { from: input.timerangeStart, to: input.timerangeEnd, subject: input.ip, list: input.blocklist, event: input.event };
       const extra = { timerangeStart: input.timerangeStart, timerangeEnd: input.timerangeEnd, ip: input.ip, blocklist: input.blocklist, event: input.event };
       const { items, paging } = await eventPage(req, [req.accountId], 'ip', input, filters, extra);

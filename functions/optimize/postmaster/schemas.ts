@@ -7,10 +7,14 @@ import { flag, integer, schema, text } from '../../platform/http/params';
 const rangeFields = () => ({
   offset: integer().refine((n) => n >= 0, { message: 'must not be negative' }),
   limit: integer().refine((n) => n >= 1 && n <= 1000, { message: 'must be between 1 and 1000' }),
-  timeRangeStart: integer().refine((n) => n >= 0, { message: 'must be a Unix time in seconds' }),
-  timeRangeEnd: integer().refine((n) => n >= 0, { message: 'must be a Unix time in seconds' }),
+  // Up to the year 9999: a time in milliseconds or microseconds is refused rather than read as a far future.
+  timeRangeStart: integer().refine((n) => n >= 0 && n <= MAX_UNIX_SECONDS, { message: 'must be a Unix time in seconds' }),
+  timeRangeEnd: integer().refine((n) => n >= 0 && n <= MAX_UNIX_SECONDS, { message: 'must be a Unix time in seconds' }),
   include_subaccounts: flag().optional(),
 });
+
+/** 9999-12-31T23:59:59Z. */
+const MAX_UNIX_SECONDS = 253_402_300_799;
 
 const endNotBeforeStart = (input: { timeRangeStart: number; timeRangeEnd: number }, ctx: z.RefinementCtx) => {
   if (input.timeRangeEnd < input.timeRangeStart) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['timeRangeEnd'], message: 'must not be before timeRangeStart' });

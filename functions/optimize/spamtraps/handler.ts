@@ -7,7 +7,7 @@ import { offsetOfPage, offsetPaging } from '../../platform/http/offset-pages';
 import { absoluteUrl } from '../../platform/http/paging';
 import { areaHandler, operation } from '../../platform/http/pipeline';
 import { spamtrapRoutes } from './routes';
-import { dataSources, trapRows, trapTotals, type TrapRow } from './trap-counts';
+import { dataSources, MAX_TRAP_DAYS, trapRows, trapTotals, type TrapRow } from './trap-counts';
 
 const DAY_MS = 86_400_000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -35,6 +35,7 @@ function sumBy(rows: readonly TrapRow[], keyOf: (row: TrapRow) => string): Map<s
 }
 
 async function rowsOf(accountId: string, includeSubaccounts: boolean | undefined, from: number, to: number, by: 'domain' | 'tag' | undefined, domains: string[]) {
+  if (to - from > MAX_TRAP_DAYS * DAY_MS) throw new BadRequest(`The range is too long: at most ${MAX_TRAP_DAYS} days a request`);
   const accounts = await accountsCovered(accountId, includeSubaccounts);
   return (await Promise.all(accounts.map((id) => trapRows(id, from, to, by, domains)))).flat();
 }

@@ -4,6 +4,9 @@ import type { Counts } from '../../analytics/counts';
 import { operatorTrapList } from './trap-list';
 import { TRAP_TYPES, trapCount, type TrapType } from './trap-types';
 
+/** The longest range asked in one request: a day counter is read per day (and per domain or tag). */
+export const MAX_TRAP_DAYS = 400;
+
 /** Hits of each kind and their total. */
 export type TrapTotals = Record<TrapType | 'total', number>;
 
@@ -34,7 +37,7 @@ export interface TrapRow {
  * some domains. Only days and groups with a trap count come back.
  */
 export async function trapRows(accountId: string, from: number, to: number, by: 'domain' | 'tag' | undefined, domains: readonly string[]): Promise<TrapRow[]> {
-  const buckets = bucketsBetween(from, to, 'day');
+  const buckets = bucketsBetween(from, to, 'day', MAX_TRAP_DAYS);
   const wanted = new Set(domains.map((d) => d.toLowerCase()));
   let rows: TrapRow[];
   if (by === 'tag' && wanted.size) {

@@ -14,6 +14,10 @@ test('answers decode per list; error codes are errors, never listings', () => {
   expect(list('multi.uribl.com').decode(['127.0.0.4'])).toEqual({ listed: false });
   expect(list('multi.uribl.com').decode(['127.0.0.10'])).toEqual({ listed: true, codes: ['127.0.0.10 black', '127.0.0.10 red'] });
   expect(list('multi.surbl.org').decode(['127.0.0.24'])).toEqual({ listed: true, codes: ['127.0.0.24 PH', '127.0.0.24 MW'] });
+  expect(list('multi.surbl.org').decode(['127.0.0.1'])).toHaveProperty('error');
+  // A resolver that rewrites NXDOMAIN to an address of its own says nothing about the domain.
+  expect(list('multi.surbl.org').decode(['192.0.2.1'])).toHaveProperty('error');
+  expect(list('multi.uribl.com').decode(['192.0.2.1'])).toHaveProperty('error');
   expect(list('bl.spamcop.net').decode([])).toEqual({ listed: false });
   expect(list('bl.spamcop.net').decode(['10.0.0.1'])).toHaveProperty('error');
   // No dead lists: SORBS was shut down in 2024.
