@@ -56,6 +56,7 @@ export const periodicJobs: readonly PeriodicJob[] = [
     // Google publishes a day's Postmaster figures once, a day or two late: daily is all there is to get.
     everyMinutes: 24 * 60,
     grant: 'postmaster-credentials',
+    product: 'Optimization',
     description: 'Google Postmaster Tools: fetches the daily figures and compliance status of verified managed domains',
   },
 ];

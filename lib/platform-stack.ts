@@ -97,6 +97,8 @@ export class PlatformStack extends Stack {
   readonly administrationApi: ProductApi;
   /** The optimization product's areas (functions/optimize), in their own nested stack. */
   readonly optimizationApi: ProductApi;
+  /** The suppression lists' area and routes, nested only to keep the region's stack under 500 resources. */
+  readonly suppressionsApi: ProductApi;
   readonly periodicJobs: PeriodicJobs;
   /** SMTP submission, when enabled. */
   readonly smtp?: Smtp;
@@ -176,6 +178,7 @@ export class PlatformStack extends Stack {
       resources,
       prepare: (stack) => addIpJobs(stack, this.platformEnvironment, resources),
     });
+    this.suppressionsApi = new ProductApi(this, 'SuppressionsApi', { product: 'Suppressions', api: this.api, environment: this.platformEnvironment, resources });
     this.optimizationApi = new ProductApi(this, 'OptimizationApi', {
       product: 'Optimization',
       api: this.api,
@@ -185,6 +188,14 @@ export class PlatformStack extends Stack {
       prepare: (stack) => {
         const alerts = addAlerts(stack, this.platformEnvironment, resources);
         const blocklists = addBlocklistMonitoring(stack, { ...this.platformEnvironment, ...alerts.environment }, resources, (grantee) => grantRaiseAlerts(grantee, alerts.queue.queue));
+        // The product's periodic jobs (the blocklist sweep, the Postmaster fetch) live here too:
+        // the region's stack is at CloudFormation's 500 resources with SMTP on.
+        new PeriodicJobs(stack, 'PeriodicJobs', {
+          resources,
+          environment: { ...this.platformEnvironment, ...alerts.environment, ...blocklists.environment },
+          product: 'Optimization',
+          grants: { 'blocklist-checks': blocklists.sweepGrant },
+        });
         return {
           environment: { ...alerts.environment, ...blocklists.environment },
           grant: (area, fn) => {

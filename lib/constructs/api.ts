@@ -23,9 +23,10 @@ export const AREA_MEMORY_MB: Readonly<Record<string, number>> = { 'inspect/image
 /**
  * Areas whose Lambdas, integrations and routes live in a product's nested stack (lib/constructs/
  * product-api.ts) rather than in the region's stack: CloudFormation allows 500 resources a stack,
- * and each area brings five (function, role, policies, log group) plus its routes.
+ * and each area brings five (function, role, policies, log group) plus its routes. Suppressions
+ * (24 routes of its own) is there for that reason alone: with SMTP on, the region's stack was at 495.
  */
-export const NESTED_AREA_PREFIXES: Readonly<Record<string, string>> = { Inspection: 'inspect/', Administration: 'admin/', Optimization: 'optimize/' };
+export const NESTED_AREA_PREFIXES: Readonly<Record<string, string>> = { Inspection: 'inspect/', Administration: 'admin/', Optimization: 'optimize/', Suppressions: 'suppressions' };
 
 /**
  * The region HTTP API's routes: a row each, or an area's greedy route for several rows once the

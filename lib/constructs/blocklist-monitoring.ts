@@ -3,7 +3,6 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
 import { grantStartExecution, grantTableReadWrite, type AreaGrantee, type AreaResources } from './area-permissions';
-import { PeriodicJobs } from './periodic-jobs';
 import { PlatformFunction } from './platform-function';
 import { Workflow } from './workflows';
 
@@ -12,8 +11,8 @@ const STARTING_AREAS = new Set(['optimize/blocklists', 'optimize/domains']);
 
 /**
  * Blocklist monitoring in the Optimization nested stack (ProductApi's `prepare`): the check
- * workflow (lib/workflows/blocklist-check.asl.json) and its task function, and the 15-minute sweep
- * that starts it (functions/schedules.ts's Optimization job). The task needs the table and the
+ * workflow (lib/workflows/blocklist-check.asl.json) and its task function; the 15-minute sweep
+ * that starts it is the product's periodic job, given `sweepGrant`. The task needs the table and the
  * alerts queue: its DNS questions go to the resolvers in BLOCKLIST_RESOLVERS over the network.
  */
 export function addBlocklistMonitoring(stack: NestedStack, environment: Record<string, string>, resources: AreaResources, grantRaiseAlerts: (grantee: AreaGrantee) => void) {
@@ -31,22 +30,15 @@ export function addBlocklistMonitoring(stack: NestedStack, environment: Record<s
   workflow.stateMachine.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [checkTask.fn.functionArn] }));
 
   const workflowEnvironment = { BLOCKLIST_STATE_MACHINE_ARN: workflow.stateMachine.stateMachineArn };
-  const jobs = new PeriodicJobs(stack, 'PeriodicJobs', {
-    resources,
-    environment: { ...environment, ...workflowEnvironment },
-    product: 'Optimization',
-    grants: {
-      'blocklist-checks': (grantee) => {
-        grantTableReadWrite(grantee, resources.table);
-        grantStartExecution(grantee, workflow.stateMachine);
-      },
-    },
-  });
   return {
     checkTask,
     workflow,
-    jobs,
     environment: workflowEnvironment,
+    /** What the sweep (functions/schedules.ts's blocklist-checks job) may do: read the subjects, start runs. */
+    sweepGrant: (grantee: AreaGrantee) => {
+      grantTableReadWrite(grantee, resources.table);
+      grantStartExecution(grantee, workflow.stateMachine);
+    },
     grant: (area: string, fn: PlatformFunction) => {
       if (STARTING_AREAS.has(area)) grantStartExecution(fn.grantee, workflow.stateMachine);
     },

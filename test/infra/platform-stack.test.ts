@@ -221,7 +221,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   test('one Lambda per area, nodejs22.x on arm64, traced, with its own log group', () => {
     for (const area of areas) {
       const product = productOfArea(area);
-      const nested = { Inspection: () => inspectionTemplate, Administration: () => Template.fromStack(stack.administrationApi), Optimization: () => Template.fromStack(stack.optimizationApi) };
+      const nested = { Inspection: () => inspectionTemplate, Administration: () => Template.fromStack(stack.administrationApi), Optimization: () => Template.fromStack(stack.optimizationApi), Suppressions: () => Template.fromStack(stack.suppressionsApi) };
       const holder = product ? nested[product as keyof typeof nested]() : template;
       const id = functionIdByDescription(holder, `API area: ${area}`);
       expect(holder.toJSON().Resources[id].Properties).toMatchObject({ ...platformLambdaProperties(29), MemorySize: AREA_MEMORY_MB[area] ?? 512 });
@@ -293,20 +293,24 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(Object.keys(resources[task]!.Properties.Environment.Variables)).not.toContain('BLOCKLIST_RESOLVERS');
   });
 
-  test('the Postmaster fetch may read the service account secret only when one is configured, and no other Lambda may', () => {
-    const id = functionIdByDescription(template, periodicJobs.find((job) => job.name === 'postmaster-fetch')!.description);
-    expect(permissionsOf(template, id).actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+  test('the Postmaster fetch (in the Optimization stack) may read the service account secret only when one is configured, and no other Lambda may', () => {
+    const description = periodicJobs.find((job) => job.name === 'postmaster-fetch')!.description;
+    const optimization = Template.fromStack(stack.optimizationApi);
+    const id = functionIdByDescription(optimization, description);
+    expect(permissionsOf(optimization, id).actions.filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    optimization.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 day)', Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [id, 'Arn'] } })]) });
     expect(stack.platformEnvironment['POSTMASTER_CREDENTIALS_SECRET_ID']).toBeUndefined();
 
     const secret = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:postmaster-key-AbCdEf';
     const configured = synthPlatform(region, { inbound: { enabled: false }, postmasterCredentialsSecretArn: secret });
     expect(configured.stack.platformEnvironment['POSTMASTER_CREDENTIALS_SECRET_ID']).toBe(secret);
-    const policies = Object.values(configured.template.findResources('AWS::IAM::Policy')) as Resource[];
-    const readers = policies.filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes(secret));
-    const fetchId = functionIdByDescription(configured.template, periodicJobs.find((job) => job.name === 'postmaster-fetch')!.description);
-    const fetchRole = (configured.template.toJSON().Resources[fetchId] as Resource).Properties.Role['Fn::GetAtt'][0];
+    const templates = [configured.template, ...[configured.stack.inspectionApi, configured.stack.administrationApi, configured.stack.optimizationApi, configured.stack.suppressionsApi].map((nested) => Template.fromStack(nested))];
+    const readers = templates.flatMap((t) => (Object.values(t.findResources('AWS::IAM::Policy')) as Resource[]).filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes(secret)));
+    const nested = Template.fromStack(configured.stack.optimizationApi);
+    const fetchId = functionIdByDescription(nested, description);
+    const fetchRole = (nested.toJSON().Resources[fetchId] as Resource).Properties.Role['Fn::GetAtt'][0];
     expect(readers.flatMap((p) => p.Properties.Roles as unknown[])).toEqual([{ Ref: fetchRole }]);
-    expect(permissionsOf(configured.template, fetchId).business).toEqual(expect.arrayContaining([expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Resource: secret })]));
+    expect(permissionsOf(nested, fetchId).business).toEqual(expect.arrayContaining([expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Resource: secret })]));
 
     const app = testApp();
     app.node.setContext('postmasterCredentialsSecretArn', 'postmaster-key');
@@ -406,7 +410,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   test("the HTTP API stays under API Gateway's 300 routes, counting those the product stacks add to it", () => {
     // Past ROUTE_BUDGET rows, areas' rows share greedy routes (functions/platform/http/gateway-routes.ts).
     // The nested stacks name the API through a parameter, so count their routes whole.
-    const nested = [stack.inspectionApi, stack.administrationApi, stack.optimizationApi].map((product) => Object.keys(Template.fromStack(product).findResources('AWS::ApiGatewayV2::Route')).length);
+    const nested = [stack.inspectionApi, stack.administrationApi, stack.optimizationApi, stack.suppressionsApi].map((product) => Object.keys(Template.fromStack(product).findResources('AWS::ApiGatewayV2::Route')).length);
     const own = Object.keys(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { ApiId: { Ref: ids.api } } })).length;
     const total = own + nested.reduce((sum, n) => sum + n, 0);
     // Every area's routes on the same API (the tracking rows too), as planned over the whole table.
