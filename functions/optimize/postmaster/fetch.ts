@@ -3,6 +3,7 @@ import { keys } from '../../data/db';
 import { getItem } from '../../data/store';
 import { mapLimit } from '../../platform/concurrency';
 import { env } from '../../platform/env';
+import { logger } from '../../platform/logger';
 import { listManagedDomains } from '../domains/managed-domains';
 import { credentialsConfigured, loadServiceAccountKey } from './credentials';
 import { addFeedbackLoopRates, collectDays, DAILY_METRICS, feedbackLoopMetrics, googleDate } from './metrics';
@@ -22,6 +23,9 @@ export interface FetchSummary {
 }
 
 const DAY_MS = 86_400_000;
+/** Feedback-loop ids asked in one query (one metric definition each). */
+const FEEDBACK_LOOPS_PER_QUERY = 20;
+
 const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The region's accounts: the primary one and its subaccounts not closed (a subaccount has none of its own). */
@@ -51,7 +55,16 @@ async function fetchDomain(api: PostmasterApi, accountId: string, domain: string
   try {
     const { days, feedbackLoopIds } = collectDays(await api.queryDomainStats(domain, { metricDefinitions: [...DAILY_METRICS], timeQuery, aggregationGranularity: 'DAILY' }));
     const ids = [...new Set([...feedbackLoopIds.values()].flat())];
-    if (ids.length) addFeedbackLoopRates(days, ids, await api.queryDomainStats(domain, { metricDefinitions: feedbackLoopMetrics(ids), timeQuery, aggregationGranularity: 'DAILY' }));
+    // The loops' rates in queries of FEEDBACK_LOOPS_PER_QUERY ids: a refused one costs its loops' rates, not the days.
+    for (let i = 0; i < ids.length; i += FEEDBACK_LOOPS_PER_QUERY) {
+      const chunk = ids.slice(i, i + FEEDBACK_LOOPS_PER_QUERY);
+      try {
+        addFeedbackLoopRates(days, chunk, await api.queryDomainStats(domain, { metricDefinitions: feedbackLoopMetrics(chunk), timeQuery, aggregationGranularity: 'DAILY' }));
+      } catch (error) {
+        if (!(error instanceof PostmasterApiError)) throw error;
+        logger.warn('Postmaster: feedback-loop rates not read; the days are stored without them', { domain, error: error.message });
+      }
+    }
     await putDays([...days.values()].map((day) => ({ ...day, accountId, domain, fetchedAt: checkedAt })));
     stored = days.size;
     state = { accountId, domain, state: 'ok', checkedAt, compliance: previous?.compliance };
