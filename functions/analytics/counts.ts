@@ -46,6 +46,8 @@ export const STORED_COUNTS = [
   // Blocklist checks run, one per monitored IP or domain per run (functions/optimize/blocklists).
   'ip_blocklist_monitoring',
   'domain_blocklist_monitoring',
+  // Inbox placement tests, one per result (functions/optimize/inbox/target-mail.ts).
+  'seed_test',
 ] as const;
 export type StoredCount = (typeof STORED_COUNTS)[number];
 
