@@ -1,7 +1,7 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api, type CustomDomainProps } from './constructs/api';
-import type { AreaResources } from './constructs/area-permissions';
+import type { AreaGrantee, AreaResources } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
 import { Data } from './constructs/data';
 import { EventStream } from './constructs/event-stream';
@@ -14,6 +14,7 @@ import { TrackingCertificates } from './constructs/tracking-certificates';
 import { Lists } from './constructs/lists';
 import { Inspection } from './constructs/inspection';
 import { addBlocklistMonitoring } from './constructs/blocklist-monitoring';
+import { addInboxPlacement } from './constructs/inbox-placement';
 import type { BlocklistSettings } from './constructs/platform-env';
 import { ProductApi } from './constructs/product-api';
 import { addIpJobs } from './constructs/ip-jobs';
@@ -52,8 +53,10 @@ export interface PlatformStackProps extends StackProps {
    * its MX pointing at SES receiving): mail to them becomes preview tests.
    * `-c dmarcReportsDomain=<domain>` (verified in SES, MX at SES receiving) is where DMARC aggregate
    * reports are mailed (`rua=mailto:<token>@<domain>`) and ingested.
+   * `-c seedInboxDomain=<domain>` (verified in SES, MX at SES receiving) is where seed lists'
+   * target addresses are: a placement test's copy reaching one starts its result.
    */
-  inbound?: { enabled?: boolean; existingRuleSetName?: string; previewInboxDomain?: string; dmarcReportsDomain?: string };
+  inbound?: { enabled?: boolean; existingRuleSetName?: string; previewInboxDomain?: string; dmarcReportsDomain?: string; seedInboxDomain?: string };
   /**
    * Previews from real mail clients beside the emulated ones: `-c previewRealClients=emailonacid
    * -c eoaCredentialsSecretArn=<arn>` (a secret holding JSON `apiKey` and `password`). Off unless given.
@@ -139,6 +142,7 @@ export class PlatformStack extends Stack {
       customDomain: props.customDomain,
       previewInboxDomain: inbound.enabled ? inbound.previewInboxDomain : undefined,
       dmarcReportsDomain: inbound.enabled ? inbound.dmarcReportsDomain : undefined,
+      seedInboxDomain: inbound.enabled ? inbound.seedInboxDomain : undefined,
       previewRealClients: this.realClientSettings(props),
       blocklists: this.blocklistSettings(props),
     });
@@ -170,6 +174,7 @@ export class PlatformStack extends Stack {
       resources,
       prepare: (stack) => addIpJobs(stack, this.platformEnvironment, resources),
     });
+    let placementIntake: { environment: Record<string, string>; grant: (grantee: AreaGrantee) => void } | undefined;
     this.optimizationApi = new ProductApi(this, 'OptimizationApi', {
       product: 'Optimization',
       api: this.api,
@@ -179,16 +184,25 @@ export class PlatformStack extends Stack {
       prepare: (stack) => {
         const alerts = addAlerts(stack, this.platformEnvironment, resources);
         const blocklists = addBlocklistMonitoring(stack, { ...this.platformEnvironment, ...alerts.environment }, resources, (grantee) => grantRaiseAlerts(grantee, alerts.queue.queue));
+        const placement = addInboxPlacement(stack, this.platformEnvironment, resources);
+        placementIntake = placement.intake;
         return {
-          environment: { ...alerts.environment, ...blocklists.environment },
+          environment: { ...alerts.environment, ...blocklists.environment, ...placement.environment },
           grant: (area, fn) => {
             alerts.grant(area, fn);
             blocklists.grant(area, fn);
+            placement.grant(area, fn);
           },
         };
       },
     });
-    this.inbound?.addWorkers(this.platformEnvironment, resources, inbound.previewInboxDomain ? this.inspection.previewIntake() : undefined);
+    // The receive worker hands mail on to previews (on their domain) and placement results (seed list targets).
+    const intakes = [inbound.previewInboxDomain ? this.inspection.previewIntake() : undefined, inbound.seedInboxDomain ? placementIntake : undefined].filter((i) => i !== undefined);
+    this.inbound?.addWorkers(
+      this.platformEnvironment,
+      resources,
+      intakes.length ? { environment: Object.assign({}, ...intakes.map((i) => i.environment)) as Record<string, string>, grant: (grantee) => intakes.forEach((i) => i.grant(grantee)) } : undefined,
+    );
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
     if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });
@@ -231,17 +245,19 @@ export class PlatformStack extends Stack {
     return secret;
   }
 
-  private inboundSettings(props: PlatformStackProps): { enabled: boolean; existingRuleSetName?: string; previewInboxDomain?: string; dmarcReportsDomain?: string } {
+  private inboundSettings(props: PlatformStackProps): { enabled: boolean; existingRuleSetName?: string; previewInboxDomain?: string; dmarcReportsDomain?: string; seedInboxDomain?: string } {
     const flag: unknown = this.node.tryGetContext('inboundReceiving');
     const forced = flag === undefined || flag === null || flag === '' ? undefined : flag === true || flag === 'true';
     const ruleSet: unknown = this.node.tryGetContext('inboundRuleSet');
     const previewDomain: unknown = this.node.tryGetContext('previewInboxDomain');
     const dmarcDomain: unknown = this.node.tryGetContext('dmarcReportsDomain');
+    const seedDomain: unknown = this.node.tryGetContext('seedInboxDomain');
     return {
       enabled: props.inbound?.enabled ?? forced ?? SES_RECEIVING_REGIONS.includes(this.region),
       existingRuleSetName: props.inbound?.existingRuleSetName ?? (typeof ruleSet === 'string' && ruleSet ? ruleSet : undefined),
       previewInboxDomain: props.inbound?.previewInboxDomain ?? (typeof previewDomain === 'string' && previewDomain ? previewDomain : undefined),
       dmarcReportsDomain: props.inbound?.dmarcReportsDomain ?? (typeof dmarcDomain === 'string' && dmarcDomain ? dmarcDomain : undefined),
+      seedInboxDomain: props.inbound?.seedInboxDomain ?? (typeof seedDomain === 'string' && seedDomain ? seedDomain : undefined),
     };
   }
 

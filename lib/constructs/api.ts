@@ -73,6 +73,8 @@ export interface ApiProps {
   previewInboxDomain?: string;
   /** Where DMARC reports are mailed (the rua addresses' domain), when inbound receiving is on. */
   dmarcReportsDomain?: string;
+  /** The domain of seed list targets (SEED_INBOX_DOMAIN); absent, seed lists cannot be made. */
+  seedInboxDomain?: string;
   /** How blocklist monitoring looks lists up. */
   blocklists?: BlocklistSettings;
   /** The real-client preview tier (Email on Acid) and its credentials' secret; absent, previews are emulated only. */
@@ -149,6 +151,7 @@ export class Api extends Construct {
       inspectQueueUrl: resources.inspectQueue.queueUrl,
       previewInboxDomain: props.previewInboxDomain,
       dmarcReportsDomain: props.dmarcReportsDomain,
+      seedInboxDomain: props.seedInboxDomain,
       previewRealClients: props.previewRealClients,
       blocklists: props.blocklists,
       postmasterCredentialsSecretArn: resources.postmasterCredentialsSecretArn,

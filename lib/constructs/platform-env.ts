@@ -53,6 +53,8 @@ export interface PlatformEnvSettings {
   previewInboxDomain?: string;
   /** DMARC_REPORTS_DOMAIN: the rua addresses' domain. */
   dmarcReportsDomain?: string;
+  /** SEED_INBOX_DOMAIN: the seed list targets' domain. */
+  seedInboxDomain?: string;
   /** The real-client preview tier: its service and the secret holding its credentials. */
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   /** Blocklist monitoring's resolvers, Spamhaus DQS key and check interval (BLOCKLIST_*, SPAMHAUS_DQS_KEY). */
@@ -107,6 +109,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     INSPECT_QUEUE_URL: settings.inspectQueueUrl,
     PREVIEW_INBOX_DOMAIN: settings.previewInboxDomain,
     DMARC_REPORTS_DOMAIN: settings.dmarcReportsDomain,
+    SEED_INBOX_DOMAIN: settings.seedInboxDomain,
     PREVIEW_REAL_CLIENTS: settings.previewRealClients?.service,
     EOA_CREDENTIALS_SECRET_ID: settings.previewRealClients?.credentialsSecretArn,
     BLOCKLIST_RESOLVERS: settings.blocklists?.resolvers,

@@ -278,7 +278,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   test("blocklist monitoring is in the Optimization stack: its workflow invokes only its task, and only its sweep and the areas that add subjects start it", () => {
     const optimization = Template.fromStack(stack.optimizationApi);
     const resources = optimization.toJSON().Resources as Record<string, Resource>;
-    const [machineId, machine] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::StepFunctions::StateMachine')!;
+    const [machineId, machine] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::StepFunctions::StateMachine' && JSON.stringify(r.Properties.DefinitionString).includes('CheckSubjects'))!;
     expect(JSON.stringify(machine.Properties.DefinitionString)).toMatch(/MaxConcurrency\W+8\b/);
     const task = functionIdByDescription(optimization, 'Blocklist monitoring: self-tests the lists, checks one IP or domain against them and records transitions');
     const sweep = functionIdByDescription(optimization, periodicJobs.find((job) => job.name === 'blocklist-checks')!.description);
@@ -291,6 +291,19 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(invokes).toContain(task);
     // Lookups go to the operator's resolvers: without any, every list reads unknown.
     expect(Object.keys(resources[task]!.Properties.Environment.Variables)).not.toContain('BLOCKLIST_RESOLVERS');
+  });
+
+  test('inbox placement polls in the Optimization stack: its workflow invokes its poll task (5 min), and nothing in that stack starts it: mail reaching a target does, through the receive worker', () => {
+    const optimization = Template.fromStack(stack.optimizationApi);
+    const resources = optimization.toJSON().Resources as Record<string, Resource>;
+    const [machineId, machine] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::StepFunctions::StateMachine' && JSON.stringify(r.Properties.DefinitionString).includes('WaitForNextPoll'))!;
+    const task = functionIdByDescription(optimization, 'Inbox placement: searches the seed mailboxes of one result over IMAP and records where each copy landed');
+    expect(JSON.stringify(machine.Properties.DefinitionSubstitutions)).toContain(task);
+    expect(resources[task]!.Properties).toMatchObject(platformLambdaProperties(300));
+    expect(stack.optimizationApi.node.tryFindChild('PlacementWorkflow')).toBeDefined();
+    // Inside the Optimization stack nothing starts it: results start when mail reaches a target (the receive worker).
+    const starters = Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties).includes('states:StartExecution') && JSON.stringify(r.Properties).includes(machineId));
+    expect(starters).toHaveLength(0);
   });
 
   test('the Postmaster fetch may read the service account secret only when one is configured, and no other Lambda may', () => {
@@ -397,7 +410,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       });
     }
     expect(Object.keys(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { ApiId: { Ref: ids.api } } }))).toHaveLength(mainRoutes.length);
-    expect([...new Set(routes.filter((route) => route.access === 'public').map((route) => route.area))].sort()).toEqual(['admin/sandbox', 'inspect/preview', 'tracking']);
+    expect([...new Set(routes.filter((route) => route.access === 'public').map((route) => route.area))].sort()).toEqual(['admin/sandbox', 'inspect/preview', 'optimize/inbox', 'tracking']);
     for (const integration of Object.values(integrations)) {
       expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
     }
