@@ -15,7 +15,7 @@ import { Lists } from './constructs/lists';
 import { Inspection } from './constructs/inspection';
 import { addBlocklistMonitoring } from './constructs/blocklist-monitoring';
 import { addInboxPlacement } from './constructs/inbox-placement';
-import type { BlocklistSettings } from './constructs/platform-env';
+import type { BlocklistSettings, PlacementSettings } from './constructs/platform-env';
 import { ProductApi } from './constructs/product-api';
 import { addIpJobs } from './constructs/ip-jobs';
 import { addAlerts, grantRaiseAlerts } from './constructs/alerts';
@@ -68,6 +68,12 @@ export interface PlatformStackProps extends StackProps {
    * `-c blocklistCheckInterval=<seconds>`. Without resolvers every list reads `unknown`.
    */
   blocklists?: BlocklistSettings;
+  /**
+   * Inbox placement: `-c placementPollSeconds=<s>` and `-c placementDeadlineSeconds=<s>` (defaults
+   * 180 and 3600); the content score from `-c spamdAddress=<host:port>` or `-c rspamdUrl=<url>`,
+   * a scorer the operator runs where the Lambdas reach it. Without one, `spamassassin` is null.
+   */
+  placement?: PlacementSettings;
   /**
    * Google Postmaster data: `-c postmasterCredentialsSecretArn=<arn>`, a secret holding the JSON key
    * of the service account the daily fetch signs in as. Off unless given (the GPT routes then say so).
@@ -145,6 +151,7 @@ export class PlatformStack extends Stack {
       seedInboxDomain: inbound.enabled ? inbound.seedInboxDomain : undefined,
       previewRealClients: this.realClientSettings(props),
       blocklists: this.blocklistSettings(props),
+      placement: this.placementSettings(props),
     });
     this.platformEnvironment = this.api.environment;
     // After the API: the workers share its environment, which names the send queue and bucket.
@@ -212,6 +219,20 @@ export class PlatformStack extends Stack {
       value: this.bootstrap.adminKeySecret.secretName,
       description: 'Secrets Manager secret holding the first admin API key',
     });
+  }
+
+  private placementSettings(props: PlatformStackProps): PlacementSettings {
+    const text = (name: string) => {
+      const value: unknown = this.node.tryGetContext(name);
+      return typeof value === 'string' && value ? value : typeof value === 'number' ? String(value) : undefined;
+    };
+    const seconds = (given: number | undefined, name: string) => given ?? (text(name) === undefined ? undefined : Number(text(name)));
+    return {
+      pollSeconds: seconds(props.placement?.pollSeconds, 'placementPollSeconds'),
+      deadlineSeconds: seconds(props.placement?.deadlineSeconds, 'placementDeadlineSeconds'),
+      spamdAddress: props.placement?.spamdAddress ?? text('spamdAddress'),
+      rspamdUrl: props.placement?.rspamdUrl ?? text('rspamdUrl'),
+    };
   }
 
   private blocklistSettings(props: PlatformStackProps): BlocklistSettings {

@@ -12,7 +12,7 @@ import { handlerEntry } from '../paths';
 import type { PlatformRegion } from '../regions';
 import { type AreaResources, grantArea, grantKeyLookup } from './area-permissions';
 import { PlatformFunction } from './platform-function';
-import { platformEnvironment, type BlocklistSettings } from './platform-env';
+import { platformEnvironment, type BlocklistSettings, type PlacementSettings } from './platform-env';
 
 /**
  * Areas that need more than the default 512 MB: image uploads and optimisation decode images with
@@ -77,6 +77,8 @@ export interface ApiProps {
   seedInboxDomain?: string;
   /** How blocklist monitoring looks lists up. */
   blocklists?: BlocklistSettings;
+  /** Inbox placement's poll cadence and content scorer. */
+  placement?: PlacementSettings;
   /** The real-client preview tier (Email on Acid) and its credentials' secret; absent, previews are emulated only. */
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   /** Stage-wide request rate (per second) and burst; API Gateway answers 429 beyond them. */
@@ -154,6 +156,7 @@ export class Api extends Construct {
       seedInboxDomain: props.seedInboxDomain,
       previewRealClients: props.previewRealClients,
       blocklists: props.blocklists,
+      placement: props.placement,
       postmasterCredentialsSecretArn: resources.postmasterCredentialsSecretArn,
     });
 

@@ -13,6 +13,15 @@ export interface BlocklistSettings {
   checkIntervalSeconds?: number;
 }
 
+/** Inbox placement's poll cadence and content scorer (PLACEMENT_*, SPAMD_ADDRESS, RSPAMD_URL). */
+export interface PlacementSettings {
+  pollSeconds?: number;
+  deadlineSeconds?: number;
+  /** `host:port` of the operator's spamd, reachable from the Lambdas. */
+  spamdAddress?: string;
+  rspamdUrl?: string;
+}
+
 export interface PlatformEnvSettings {
   platformRegion: PlatformRegion;
   tableName: string;
@@ -59,6 +68,7 @@ export interface PlatformEnvSettings {
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   /** Blocklist monitoring's resolvers, Spamhaus DQS key and check interval (BLOCKLIST_*, SPAMHAUS_DQS_KEY). */
   blocklists?: BlocklistSettings;
+  placement?: PlacementSettings;
   /** The secret holding the Google service account key the Postmaster fetch signs in with. */
   postmasterCredentialsSecretArn?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
@@ -115,6 +125,10 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     BLOCKLIST_RESOLVERS: settings.blocklists?.resolvers,
     SPAMHAUS_DQS_KEY: settings.blocklists?.spamhausDqsKey,
     BLOCKLIST_CHECK_INTERVAL: settings.blocklists?.checkIntervalSeconds?.toString(),
+    PLACEMENT_POLL_SECONDS: settings.placement?.pollSeconds?.toString(),
+    PLACEMENT_DEADLINE_SECONDS: settings.placement?.deadlineSeconds?.toString(),
+    SPAMD_ADDRESS: settings.placement?.spamdAddress,
+    RSPAMD_URL: settings.placement?.rspamdUrl,
     POSTMASTER_CREDENTIALS_SECRET_ID: settings.postmasterCredentialsSecretArn,
   };
   // Settings left out are left out of the environment. A value the handlers would reject fails

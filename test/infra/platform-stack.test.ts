@@ -1055,4 +1055,16 @@ describe('PlatformStack settings', () => {
     expect(() => platformEnvironment({ ...settings, scheduleStateMachineArn: 'scheduled-delivery' })).toThrow(/state machine ARN/);
     expect(() => platformEnvironment({ ...settings, scheduleStateMachineArn: 'arn:aws:sqs:us-east-1:123456789012:q' })).toThrow(/state machine ARN/);
   });
+
+  test('inbox placement settings reach the handlers from props or context, and a bad scorer address fails the synth', () => {
+    const settings = { platformRegion: 'us' as const, tableName: 'table', encryptionKeySecretId: 'secret', sandboxDomain: 'sandbox.example.com', trackingCnameTarget: 'api.example.com', messagesBucket: 'bucket', sesConfigurationSet: 'mailplane-us' };
+    expect(platformEnvironment({ ...settings, placement: { spamdAddress: 'spamd.internal:783', pollSeconds: 120, deadlineSeconds: 1800 } })).toMatchObject({ SPAMD_ADDRESS: 'spamd.internal:783', PLACEMENT_POLL_SECONDS: '120', PLACEMENT_DEADLINE_SECONDS: '1800' });
+    expect(() => platformEnvironment({ ...settings, placement: { spamdAddress: 'spamd.internal' } })).toThrow(/host:port/);
+    const app = testApp();
+    app.node.setContext('rspamdUrl', 'http://rspamd.internal:11333');
+    app.node.setContext('seedInboxDomain', 'seeds.example.com');
+    const stack = new PlatformStack(app, 'Mailplane-placement', { platformRegion: 'us', sandboxDomain: SANDBOX_DOMAIN, env: { region: AWS_REGIONS.us } });
+    expect(stack.platformEnvironment).toMatchObject({ RSPAMD_URL: 'http://rspamd.internal:11333', SEED_INBOX_DOMAIN: 'seeds.example.com' });
+    expect(stack.platformEnvironment['SPAMD_ADDRESS']).toBeUndefined();
+  });
 });
