@@ -82,6 +82,10 @@ test('the operator adds seed mailboxes; their secrets are never returned', async
   const bad = await send('POST', '/v1/inbox/seed-mailboxes', { email: 'not-an-address', provider: 'x.com', imap_host: 'h', password: 'p' });
   expect(bad.status).toBe(400);
   expect(((await send('GET', '/v1/inbox/seed-mailboxes')).json.items as unknown[]).length).toBe(3);
+  // A subaccount's admin is not the operator.
+  const sub = (await client().subaccounts.create('Agency')).subaccount.id;
+  const asSub = await call(url('/v1/inbox/seed-mailboxes'), { headers: { 'X-Mailgun-On-Behalf-Of': sub } });
+  expect(asSub.status).toBe(403);
   const providers = (await client().inboxPlacements.providers.list()) as unknown as { items: Array<{ domain: string }> };
   expect(providers.items.map((p) => p.domain)).toEqual(['gmail.com', 'outlook.com', 'yahoo.com']);
 });
@@ -210,3 +214,19 @@ test('deleting a result answers with both message keys and it is gone', async ()
   expect((await send('GET', `/v4/inbox/results/${resultId}`)).status).toBe(404);
   expect((await send('DELETE', `/v4/inbox/results/${resultId}`)).status).toBe(404);
 });
+
+test('a message the user sends to the mailing list themselves starts a result just the same', async () => {
+  const sandbox = await sandboxOf(client());
+  const list = await client().inboxPlacements.seedsLists.get(target);
+  const sent = await client().messages.create(sandbox, { from: `me@${sandbox}`, to: list.mailing_list.split(','), subject: 'Own send', html: '<p>Sent by hand</p>' });
+  const annCopy = await eventually(async () => platform.us.ses.sent.find((m) => m.destinations.includes(seeds.inbox!.email) && m.raw.toString().includes(sent.id!))?.raw, 15_000);
+  await seeds.inbox!.deliver('INBOX', filed(annCopy, 'mx.google.com', 'spf=pass smtp.mailfrom=x; dkim=fail header.d=x; dmarc=fail header.from=x'));
+  const result = await eventually(async () => {
+    const found = (await send('GET', '/v4/inbox/results?subject=Own%20send')).json as { items: ResultJson[] };
+    return found.items[0]?.status === 'complete' ? found.items[0] : undefined;
+  }, 30_000);
+  expect(result.sender).toBe(`me@${sandbox}`);
+  expect(result.delivery_stats['all']).toMatchObject({ total: 3, inbox: 1, missing: 2 });
+  expect(result.seed_results.find((s) => s.email === seeds.inbox!.email)).toMatchObject({ spf: 'pass', dkim: 'fail', dmarc: 'fail', destination: 'inbox' });
+  expect(((await send('GET', '/v4/inbox/seedlists/' + target)).json as { seedlist: { has_results: boolean } }).seedlist.has_results).toBe(true);
+}, 60_000);
