@@ -80,10 +80,15 @@ async function rspamdScore(base: string, mime: Buffer): Promise<ContentScore> {
   return fromRspamd((await response.json()) as RspamdReply);
 }
 
-/** The message's score from the configured scorer; null when none is configured. Throws when it fails. */
+/** The message's score from this scorer (spamd first); null when there is none. Throws when it fails. */
+export async function scoreWith(scorer: { spamdAddress?: string; rspamdUrl?: string }, mime: Buffer): Promise<ContentScore | null> {
+  if (scorer.spamdAddress) return spamdScore(scorer.spamdAddress, mime);
+  if (scorer.rspamdUrl) return rspamdScore(scorer.rspamdUrl, mime);
+  return null;
+}
+
+/** The message's score from the configured scorer (SPAMD_ADDRESS, RSPAMD_URL). */
 export async function contentScore(mime: Buffer): Promise<ContentScore | null> {
   const { SPAMD_ADDRESS, RSPAMD_URL } = env();
-  if (SPAMD_ADDRESS) return spamdScore(SPAMD_ADDRESS, mime);
-  if (RSPAMD_URL) return rspamdScore(RSPAMD_URL, mime);
-  return null;
+  return scoreWith({ spamdAddress: SPAMD_ADDRESS, rspamdUrl: RSPAMD_URL }, mime);
 }
