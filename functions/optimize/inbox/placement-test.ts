@@ -83,6 +83,8 @@ export async function runPlacementTest(accountId: string, input: PlacementTestIn
     testMode: false,
     sending,
     tracking: params.tracking,
+    // Seeds and the target are the platform's own addresses: a sandbox domain may test placement too.
+    purpose: 'placement-test',
   };
   const resultId = objectId();
   const send: PlacementSend = { accountId, resultId, targetEmail: list.targetEmail, seeds: seeds.map((s) => ({ email: s.email, provider: s.provider })) };
