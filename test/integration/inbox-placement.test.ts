@@ -5,7 +5,8 @@ import { call, eventually, sandboxOf, sdk, sdkError, sesSendsOf, startTestPlatfo
 import { startSeedImap, type SeedImap } from '../support/seed-imap';
 
 // Inbox placement as a user meets it: the operator adds three seed mailboxes on real IMAP servers
-// (hoodiecrow, one per mailbox, each with INBOX and a special-use Junk folder), a seed list is made
+// (hoodiecrow, one per mailbox, each with INBOX and a special-use Junk folder; the first shaped as
+// Gmail, with All Mail and an X-GM-RAW search for tabs), a seed list is made
 // with mailgun.js, a placement test goes out through the platform's own pipeline, and the test files
 // the copies the way providers would: one in INBOX, one in Junk, each with the Authentication-Results
 // header that provider would have added, and none for the third. The poll workflow then reports
@@ -16,8 +17,8 @@ let browser: Browser;
 const seeds: Record<'inbox' | 'junk' | 'lost', SeedImap | undefined> = { inbox: undefined, junk: undefined, lost: undefined };
 
 beforeAll(async () => {
-  seeds.inbox = await startSeedImap('ann@gmail.seed.test');
-  seeds.junk = await startSeedImap('bob@outlook.seed.test');
+  seeds.inbox = await startSeedImap('ann@gmail.seed.test', undefined, { gmail: true });
+  seeds.junk = await startSeedImap('bob@outlook.seed.test', undefined, { oauth2Token: OUTLOOK_TOKEN });
   seeds.lost = await startSeedImap('cat@yahoo.seed.test');
   platform = await startTestPlatform({ env: { PLACEMENT_POLL_SECONDS: '1', PLACEMENT_DEADLINE_SECONDS: '8' } });
   browser = await chromium.launch({ executablePath: process.env['CHROMIUM_PATH'] ?? (await packagedChromium.executablePath()), args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'], headless: true });
@@ -31,6 +32,9 @@ afterAll(async () => {
 const url = (path: string) => `${platform.us.url}${path}`;
 const send = (method: string, path: string, body?: unknown, key?: string | null) => call(url(path), { method, contentType: 'application/json', body: body === undefined ? undefined : JSON.stringify(body), key });
 const client = () => sdk(platform.us.url);
+
+/** Bob's mailbox is signed in to with an OAuth2 access token (XOAUTH2), as Outlook.com requires. */
+const OUTLOOK_TOKEN = 'ya29.outlook-seed-access-token';
 
 const PROVIDERS = { inbox: 'gmail.com', junk: 'outlook.com', lost: 'yahoo.com' } as const;
 const NAMES = { inbox: ['Ann', 'Archer'], junk: ['Bob', 'Baker'], lost: ['Cat', 'Cole'] } as const;
@@ -71,13 +75,16 @@ test('with no seed mailboxes configured a placement test is refused and nothing 
 test('the operator adds seed mailboxes; their secrets are never returned', async () => {
   for (const kind of ['inbox', 'junk', 'lost'] as const) {
     const seed = seeds[kind]!;
-    const added = await send('POST', '/v1/inbox/seed-mailboxes', { email: seed.email, provider: PROVIDERS[kind], imap_host: '127.0.0.1', imap_port: seed.port, imap_tls: false, password: seed.password, first_name: NAMES[kind][0], last_name: NAMES[kind][1] });
+    const secret = kind === 'junk' ? { oauth2_token: OUTLOOK_TOKEN } : { password: seed.password };
+    const added = await send('POST', '/v1/inbox/seed-mailboxes', { email: seed.email, provider: PROVIDERS[kind], imap_host: '127.0.0.1', imap_port: seed.port, imap_tls: false, ...secret, first_name: NAMES[kind][0], last_name: NAMES[kind][1] });
     expect(added.status).toBe(200);
     expect(added.text).not.toContain(seed.password);
+    expect(added.text).not.toContain(OUTLOOK_TOKEN);
   }
   const listed = await send('GET', '/v1/inbox/seed-mailboxes');
   expect((listed.json.items as unknown[]).length).toBe(3);
   expect(listed.text).not.toContain('seed-app-password');
+  expect(listed.text).not.toContain(OUTLOOK_TOKEN);
   // Bad input changes nothing.
   const bad = await send('POST', '/v1/inbox/seed-mailboxes', { email: 'not-an-address', provider: 'x.com', imap_host: 'h', password: 'p' });
   expect(bad.status).toBe(400);
@@ -151,19 +158,19 @@ test('a placement test reports inbox, spam and missing with the receivers’ SPF
   // Four copies in all: the target's and one per seed.
   await eventually(async () => sesSendsOf(platform.us, messageId).length === 4, 15_000);
 
-  await seeds.inbox!.deliver('INBOX', filed(annCopy, 'mx.google.com', 'dkim=pass header.i=@sandbox; spf=pass (google.com: domain of sender designates 192.0.2.10 as permitted sender) smtp.mailfrom=x; dmarc=pass (p=NONE) header.from=sandbox'));
-  await seeds.junk!.deliver('Junk', filed(bobCopy, 'spf.protection.outlook.com', 'spf=fail (sender IP is 192.0.2.10) smtp.mailfrom=x; dkim=pass (signature was verified) header.d=x; dmarc=fail action=quarantine header.from=x', 'X-Forefront-Antispam-Report: CIP:192.0.2.10;CTRY:;LANG:en;SCL:5;SRV:;IPV:NLI;SFV:SPM;CAT:SPM;\r\nX-Microsoft-Antispam: BCL:4;\r\n'));
+  await seeds.inbox!.deliver('INBOX', filed(annCopy, 'mx.google.com', 'dkim=pass header.i=@sandbox; spf=pass (google.com: domain of sender designates 192.0.2.10 as permitted sender) smtp.mailfrom=x; dmarc=pass (p=NONE) header.from=sandbox'), 'promotions');
+  await seeds.junk!.deliver(seeds.junk!.junk, filed(bobCopy, 'spf.protection.outlook.com', 'spf=fail (sender IP is 192.0.2.10) smtp.mailfrom=x; dkim=pass (signature was verified) header.d=x; dmarc=fail action=quarantine header.from=x', 'X-Forefront-Antispam-Report: CIP:192.0.2.10;CTRY:;LANG:en;SCL:5;SRV:;IPV:NLI;SFV:SPM;CAT:SPM;\r\nX-Microsoft-Antispam: BCL:4;\r\n'));
 
   const result = await eventually(async () => {
     const got = (await send('GET', `/v4/inbox/results/${resultId}`)).json as { result?: ResultJson };
     return got.result?.status === 'complete' ? got.result : undefined;
   }, 30_000);
   const bySeed = Object.fromEntries(result.seed_results.map((s) => [s.email, s]));
-  expect(bySeed[seeds.inbox!.email]).toMatchObject({ provider: 'gmail.com', state: 'delivered', destination: 'inbox', tags: ['inbox'], spf: 'pass', dkim: 'pass', dmarc: 'pass' });
+  expect(bySeed[seeds.inbox!.email]).toMatchObject({ provider: 'gmail.com', state: 'delivered', destination: 'inbox', tags: ['inbox'], spf: 'pass', dkim: 'pass', dmarc: 'pass', extensions: { category: 'promotions' } });
   expect(bySeed[seeds.junk!.email]).toMatchObject({ provider: 'outlook.com', state: 'delivered', destination: 'spam', tags: ['junk'], spf: 'fail', dkim: 'pass', dmarc: 'fail', extensions: { ms_spam: { scl: 5, bcl: 4 } } });
   expect(bySeed[seeds.lost!.email]).toMatchObject({ provider: 'yahoo.com', state: 'missing', destination: '', spf: 'missing/not-set' });
   expect(bySeed[seeds.inbox!.email]!.headers.some((h) => h.key === 'Authentication-Results' && h.value.startsWith('mx.google.com'))).toBe(true);
-  expect(result.delivery_stats['all']).toMatchObject({ total: 3, delivered: 2, inbox: 1, spam: 1, missing: 1, pending: 0 });
+  expect(result.delivery_stats['all']).toMatchObject({ total: 3, delivered: 2, inbox: 1, spam: 1, missing: 1, pending: 0, categories: { promotions: 1 } });
   expect(result.delivery_stats['outlook.com']).toMatchObject({ total: 1, spam: 1 });
   expect(result.subject).toBe('Spring sale');
   expect(result.body).toContain('<p>Hello');
@@ -190,6 +197,7 @@ test('a shared result opens without a key, as JSON and as a web page, until shar
   expect(shared.status).toBe(200);
   expect((shared.json.result as ResultJson).body).toBeUndefined();
   expect(shared.text).not.toContain('seed-app-password');
+  expect(shared.text).not.toContain(OUTLOOK_TOKEN);
 
   const page = await browser.newPage();
   try {
@@ -220,13 +228,14 @@ test('a message the user sends to the mailing list themselves starts a result ju
   const list = await client().inboxPlacements.seedsLists.get(target);
   const sent = await client().messages.create(sandbox, { from: `me@${sandbox}`, to: list.mailing_list.split(','), subject: 'Own send', html: '<p>Sent by hand</p>' });
   const annCopy = await eventually(async () => platform.us.ses.sent.find((m) => m.destinations.includes(seeds.inbox!.email) && m.raw.toString().includes(sent.id!))?.raw, 15_000);
-  await seeds.inbox!.deliver('INBOX', filed(annCopy, 'mx.google.com', 'spf=pass smtp.mailfrom=x; dkim=fail header.d=x; dmarc=fail header.from=x'));
+  // Archived by a filter: only in Gmail's All Mail, which is not spam.
+  await seeds.inbox!.deliver('[Gmail]/All Mail', filed(annCopy, 'mx.google.com', 'spf=pass smtp.mailfrom=x; dkim=fail header.d=x; dmarc=fail header.from=x'), 'updates');
   const result = await eventually(async () => {
     const found = (await send('GET', '/v4/inbox/results?subject=Own%20send')).json as { items: ResultJson[] };
     return found.items[0]?.status === 'complete' ? found.items[0] : undefined;
   }, 30_000);
   expect(result.sender).toBe(`me@${sandbox}`);
   expect(result.delivery_stats['all']).toMatchObject({ total: 3, inbox: 1, missing: 2 });
-  expect(result.seed_results.find((s) => s.email === seeds.inbox!.email)).toMatchObject({ spf: 'pass', dkim: 'fail', dmarc: 'fail', destination: 'inbox' });
+  expect(result.seed_results.find((s) => s.email === seeds.inbox!.email)).toMatchObject({ spf: 'pass', dkim: 'fail', dmarc: 'fail', destination: 'inbox', tags: ['[gmail]/all mail'], extensions: { category: 'updates' } });
   expect(((await send('GET', '/v4/inbox/seedlists/' + target)).json as { seedlist: { has_results: boolean } }).seedlist.has_results).toBe(true);
 }, 60_000);

@@ -7,13 +7,20 @@ declare module 'hoodiecrow-imap' {
 
   interface HoodiecrowOptions {
     plugins?: string[];
-    users?: Record<string, { password: string; xoauth2?: { accessToken: string; sessionTimeout?: number } }>;
+    users?: Record<string, { password: string; xoauth2?: { accessToken: string } }>;
     storage?: Record<string, unknown>;
     debug?: boolean;
   }
 
+  interface StoredMessage {
+    raw: string | Buffer;
+  }
+
   interface Hoodiecrow {
     server: Server;
+    registerCapability(name: string): void;
+    /** Search keys by name: (connection, message, sequence, ...values) => matches. */
+    searchHandlers: Record<string, (connection: unknown, message: StoredMessage, sequence: number, ...values: string[]) => boolean>;
     listen(port: number, host: string, callback: () => void): void;
     close(callback?: () => void): void;
   }
