@@ -59,7 +59,7 @@ export interface ResultItem {
 }
 
 /** The body a result keeps: a whole item must stay under DynamoDB's 400 KB with every seed's headers. */
-export const MAX_BODY_CHARS = 100_000;
+export const MAX_BODY_CHARS = 64_000;
 
 /** How long a share link lives once enabled. */
 export const SHARE_DAYS = 30;

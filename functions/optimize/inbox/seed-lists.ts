@@ -56,7 +56,13 @@ function shuffled<T>(items: readonly T[]): T[] {
   return out;
 }
 
-/** The configured seeds a choice takes, at most `maxSeedsPerProvider` of each provider. */
+/**
+ * Seeds per list at most: a result keeps every seed's outcome in one item (DynamoDB's 400 KB),
+ * and a poll round signs in to each.
+ */
+export const MAX_SEEDS_PER_LIST = 200;
+
+/** The configured seeds a choice takes, at most `maxSeedsPerProvider` of each provider and MAX_SEEDS_PER_LIST in all. */
 export function chooseSeeds(all: readonly SeedMailboxItem[], choice: SeedChoice, shuffle: boolean): SeedMailboxItem[] {
   const pattern = seedFilterRegex(choice.seedFilter);
   const providers = new Set(choice.providerFilter.map((p) => p.toLowerCase()));
@@ -67,7 +73,7 @@ export function chooseSeeds(all: readonly SeedMailboxItem[], choice: SeedChoice,
     if (choice.maxSeedsPerProvider > 0 && taken >= choice.maxSeedsPerProvider) return false;
     perProvider.set(seed.provider, taken + 1);
     return true;
-  });
+  }).slice(0, MAX_SEEDS_PER_LIST);
 }
 
 /** The seeds a test can use at all: refused, never faked, when the operator has configured none. */

@@ -1,6 +1,7 @@
 import { microsoftSpam, parseAuthenticationResults, receiverAuthResults } from '../../../functions/optimize/inbox/auth-results';
 import { fromRspamd, parseSpamdReply } from '../../../functions/optimize/inbox/content-score';
 import { headerList } from '../../../functions/optimize/inbox/imap-search';
+import { keptHeaders } from '../../../functions/optimize/inbox/poll-task';
 import { deliveryStats, pendingSeed, type SeedOutcome } from '../../../functions/optimize/inbox/results';
 import { chooseSeeds } from '../../../functions/optimize/inbox/seed-lists';
 import type { SeedMailboxItem } from '../../../functions/optimize/inbox/seed-mailboxes';
@@ -86,4 +87,16 @@ test('delivery_stats counts per provider and over all', () => {
   expect(stats['all']).toEqual({ delivered: 2, missing: 1, pending: 1, spam: 1, inbox: 1, total: 4, provider: 'all', categories: { promotions: 1 } });
   expect(stats['gmail.com']).toMatchObject({ total: 2, inbox: 1, spam: 1 });
   expect(deliveryStats([])).toEqual({ all: { delivered: 0, missing: 0, pending: 0, spam: 0, inbox: 0, total: 0, provider: 'all', categories: {} } });
+});
+
+test("a seed's headers are kept within their share of the result, the receiver's verdicts first, in the receiver's order", () => {
+  const headers = [
+    { key: 'Received', value: 'x'.repeat(3000) },
+    { key: 'Authentication-Results', value: 'mx.google.com; spf=pass' },
+    { key: 'Subject', value: 'Hi' },
+    { key: 'X-Forefront-Antispam-Report', value: 'SCL:1;' },
+  ];
+  expect(keptHeaders(headers, 200)).toEqual([headers[1], headers[2], headers[3]]);
+  expect(keptHeaders(headers, 4096).map((h) => h.key)).toEqual(['Received', 'Authentication-Results', 'Subject', 'X-Forefront-Antispam-Report']);
+  expect(keptHeaders(headers, 4096)[0]!.value.length).toBe(1000);
 });
