@@ -25,6 +25,7 @@ import { monthlyLimitBench, printMonthlyLimitBench, type MonthlyLimitBenchResult
 import { allowlistBench, printAllowlistBench, type AllowlistBenchResult } from './allowlist';
 import { dmarcIngestBench, printDmarcIngest, type DmarcIngestResult } from './dmarc-ingest';
 import { blocklistRunBench, printBlocklistRun, type BlocklistRunResult } from './blocklist-run';
+import { placementPollBench, printPlacementPoll, type PlacementPollResult } from './placement-poll';
 
 /** Share of all cores busy over `ms` (from the kernel's per-core counters): other work skews every figure. */
 async function machineBusy(ms = 1000): Promise<number> {
@@ -58,6 +59,7 @@ async function main(): Promise<number> {
   let allowlist: AllowlistBenchResult | undefined;
   let dmarc: DmarcIngestResult | undefined;
   let blocklists: BlocklistRunResult | undefined;
+  let placement: PlacementPollResult | undefined;
   const withProfile = !process.argv.includes('--no-profile');
 
   try {
@@ -153,8 +155,14 @@ async function main(): Promise<number> {
   } catch (error) {
     failures.push({ benchmark: 'blocklist run', error: (error as Error).stack ?? String(error) });
   }
+  try {
+    placement = await placementPollBench();
+    printPlacementPoll(placement);
+  } catch (error) {
+    failures.push({ benchmark: 'placement poll', error: (error as Error).stack ?? String(error) });
+  }
 
-  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? []), ...(inboundResult?.checks ?? []), ...(inspection?.checks ?? []), ...(preview?.checks ?? []), ...(monthlyLimit?.checks ?? []), ...(allowlist?.checks ?? []), ...(dmarc?.checks ?? []), ...(blocklists?.checks ?? [])];
+  const checks: TargetCheck[] = [...(cold?.checks ?? []), ...(overhead?.checks ?? []), ...(send?.checks ?? []), ...(ingest?.checks ?? []), ...(metrics?.checks ?? []), ...(dispatch?.checks ?? []), ...(smtp?.checks ?? []), ...(lists?.checks ?? []), ...(inboundResult?.checks ?? []), ...(inspection?.checks ?? []), ...(preview?.checks ?? []), ...(monthlyLimit?.checks ?? []), ...(allowlist?.checks ?? []), ...(dmarc?.checks ?? []), ...(blocklists?.checks ?? []), ...(placement?.checks ?? [])];
   // A figure the issue asks only to report (beside its floor) has no target to meet.
   const targets = checks.filter((c) => c.target !== REPORTED);
   const passed = targets.filter((c) => c.pass).length;
@@ -185,7 +193,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult, inspection, preview, monthlyLimit, allowlist, dmarcIngestion: dmarc, blocklistRun: blocklists }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult, inspection, preview, monthlyLimit, allowlist, dmarcIngestion: dmarc, blocklistRun: blocklists, placementPoll: placement }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;

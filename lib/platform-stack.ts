@@ -1,7 +1,7 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api, type CustomDomainProps } from './constructs/api';
-import type { AreaResources } from './constructs/area-permissions';
+import type { AreaGrantee, AreaResources } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
 import { Data } from './constructs/data';
 import { EventStream } from './constructs/event-stream';
@@ -14,7 +14,8 @@ import { TrackingCertificates } from './constructs/tracking-certificates';
 import { Lists } from './constructs/lists';
 import { Inspection } from './constructs/inspection';
 import { addBlocklistMonitoring } from './constructs/blocklist-monitoring';
-import type { BlocklistSettings } from './constructs/platform-env';
+import { addInboxPlacement } from './constructs/inbox-placement';
+import type { BlocklistSettings, PlacementSettings } from './constructs/platform-env';
 import { ProductApi } from './constructs/product-api';
 import { addIpJobs } from './constructs/ip-jobs';
 import { addAlerts, grantRaiseAlerts } from './constructs/alerts';
@@ -52,8 +53,10 @@ export interface PlatformStackProps extends StackProps {
    * its MX pointing at SES receiving): mail to them becomes preview tests.
    * `-c dmarcReportsDomain=<domain>` (verified in SES, MX at SES receiving) is where DMARC aggregate
    * reports are mailed (`rua=mailto:<token>@<domain>`) and ingested.
+   * `-c seedInboxDomain=<domain>` (verified in SES, MX at SES receiving) is where seed lists'
+   * target addresses are: a placement test's copy reaching one starts its result.
    */
-  inbound?: { enabled?: boolean; existingRuleSetName?: string; previewInboxDomain?: string; dmarcReportsDomain?: string };
+  inbound?: { enabled?: boolean; existingRuleSetName?: string; previewInboxDomain?: string; dmarcReportsDomain?: string; seedInboxDomain?: string };
   /**
    * Previews from real mail clients beside the emulated ones: `-c previewRealClients=emailonacid
    * -c eoaCredentialsSecretArn=<arn>` (a secret holding JSON `apiKey` and `password`). Off unless given.
@@ -70,6 +73,12 @@ export interface PlatformStackProps extends StackProps {
    * to one counts as a hit of its kind in /v2/spamtraps); the typo and recycled heuristics run anyway.
    */
   spamTrapList?: string;
+  /**
+   * Inbox placement: `-c placementPollSeconds=<s>` and `-c placementDeadlineSeconds=<s>` (defaults
+   * 180 and 3600); the content score from `-c spamdAddress=<host:port>` or `-c rspamdUrl=<url>`,
+   * a scorer the operator runs where the Lambdas reach it. Without one, `spamassassin` is null.
+   */
+  placement?: PlacementSettings;
   /**
    * Google Postmaster data: `-c postmasterCredentialsSecretArn=<arn>`, a secret holding the JSON key
    * of the service account the daily fetch signs in as. Off unless given (the GPT routes then say so).
@@ -146,9 +155,11 @@ export class PlatformStack extends Stack {
       customDomain: props.customDomain,
       previewInboxDomain: inbound.enabled ? inbound.previewInboxDomain : undefined,
       dmarcReportsDomain: inbound.enabled ? inbound.dmarcReportsDomain : undefined,
+      seedInboxDomain: inbound.enabled ? inbound.seedInboxDomain : undefined,
       previewRealClients: this.realClientSettings(props),
       blocklists: this.blocklistSettings(props),
       spamTrapList: props.spamTrapList ?? this.contextText('spamTrapList'),
+      placement: this.placementSettings(props),
     });
     this.platformEnvironment = this.api.environment;
     // After the API: the workers share its environment, which names the send queue and bucket.
@@ -179,6 +190,7 @@ export class PlatformStack extends Stack {
       prepare: (stack) => addIpJobs(stack, this.platformEnvironment, resources),
     });
     this.suppressionsApi = new ProductApi(this, 'SuppressionsApi', { product: 'Suppressions', api: this.api, environment: this.platformEnvironment, resources });
+    let placementIntake: { environment: Record<string, string>; grant: (grantee: AreaGrantee) => void } | undefined;
     this.optimizationApi = new ProductApi(this, 'OptimizationApi', {
       product: 'Optimization',
       api: this.api,
@@ -188,24 +200,33 @@ export class PlatformStack extends Stack {
       prepare: (stack) => {
         const alerts = addAlerts(stack, this.platformEnvironment, resources);
         const blocklists = addBlocklistMonitoring(stack, { ...this.platformEnvironment, ...alerts.environment }, resources, (grantee) => grantRaiseAlerts(grantee, alerts.queue.queue));
+        const placement = addInboxPlacement(stack, this.platformEnvironment, resources);
+        placementIntake = placement.intake;
         // The product's periodic jobs (the blocklist sweep, the Postmaster fetch) live here too:
         // the region's stack is at CloudFormation's 500 resources with SMTP on.
         new PeriodicJobs(stack, 'PeriodicJobs', {
           resources,
-          environment: { ...this.platformEnvironment, ...alerts.environment, ...blocklists.environment },
+          environment: { ...this.platformEnvironment, ...alerts.environment, ...blocklists.environment, ...placement.environment },
           product: 'Optimization',
           grants: { 'blocklist-checks': blocklists.sweepGrant },
         });
         return {
-          environment: { ...alerts.environment, ...blocklists.environment },
+          environment: { ...alerts.environment, ...blocklists.environment, ...placement.environment },
           grant: (area, fn) => {
             alerts.grant(area, fn);
             blocklists.grant(area, fn);
+            placement.grant(area, fn);
           },
         };
       },
     });
-    this.inbound?.addWorkers(this.platformEnvironment, resources, inbound.previewInboxDomain ? this.inspection.previewIntake() : undefined);
+    // The receive worker hands mail on to previews (on their domain) and placement results (seed list targets).
+    const intakes = [inbound.previewInboxDomain ? this.inspection.previewIntake() : undefined, inbound.seedInboxDomain ? placementIntake : undefined].filter((i) => i !== undefined);
+    this.inbound?.addWorkers(
+      this.platformEnvironment,
+      resources,
+      intakes.length ? { environment: Object.assign({}, ...intakes.map((i) => i.environment)) as Record<string, string>, grant: (grantee) => intakes.forEach((i) => i.grant(grantee)) } : undefined,
+    );
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
     if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });
@@ -220,6 +241,20 @@ export class PlatformStack extends Stack {
   private contextText(name: string): string | undefined {
     const value: unknown = this.node.tryGetContext(name);
     return typeof value === 'string' && value ? value : undefined;
+  }
+
+  private placementSettings(props: PlatformStackProps): PlacementSettings {
+    const text = (name: string) => {
+      const value: unknown = this.node.tryGetContext(name);
+      return typeof value === 'string' && value ? value : typeof value === 'number' ? String(value) : undefined;
+    };
+    const seconds = (given: number | undefined, name: string) => given ?? (text(name) === undefined ? undefined : Number(text(name)));
+    return {
+      pollSeconds: seconds(props.placement?.pollSeconds, 'placementPollSeconds'),
+      deadlineSeconds: seconds(props.placement?.deadlineSeconds, 'placementDeadlineSeconds'),
+      spamdAddress: props.placement?.spamdAddress ?? text('spamdAddress'),
+      rspamdUrl: props.placement?.rspamdUrl ?? text('rspamdUrl'),
+    };
   }
 
   private blocklistSettings(props: PlatformStackProps): BlocklistSettings {
@@ -250,17 +285,19 @@ export class PlatformStack extends Stack {
     return secret;
   }
 
-  private inboundSettings(props: PlatformStackProps): { enabled: boolean; existingRuleSetName?: string; previewInboxDomain?: string; dmarcReportsDomain?: string } {
+  private inboundSettings(props: PlatformStackProps): { enabled: boolean; existingRuleSetName?: string; previewInboxDomain?: string; dmarcReportsDomain?: string; seedInboxDomain?: string } {
     const flag: unknown = this.node.tryGetContext('inboundReceiving');
     const forced = flag === undefined || flag === null || flag === '' ? undefined : flag === true || flag === 'true';
     const ruleSet: unknown = this.node.tryGetContext('inboundRuleSet');
     const previewDomain: unknown = this.node.tryGetContext('previewInboxDomain');
     const dmarcDomain: unknown = this.node.tryGetContext('dmarcReportsDomain');
+    const seedDomain: unknown = this.node.tryGetContext('seedInboxDomain');
     return {
       enabled: props.inbound?.enabled ?? forced ?? SES_RECEIVING_REGIONS.includes(this.region),
       existingRuleSetName: props.inbound?.existingRuleSetName ?? (typeof ruleSet === 'string' && ruleSet ? ruleSet : undefined),
       previewInboxDomain: props.inbound?.previewInboxDomain ?? (typeof previewDomain === 'string' && previewDomain ? previewDomain : undefined),
       dmarcReportsDomain: props.inbound?.dmarcReportsDomain ?? (typeof dmarcDomain === 'string' && dmarcDomain ? dmarcDomain : undefined),
+      seedInboxDomain: props.inbound?.seedInboxDomain ?? (typeof seedDomain === 'string' && seedDomain ? seedDomain : undefined),
     };
   }
 

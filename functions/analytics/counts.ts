@@ -51,6 +51,8 @@ export const STORED_COUNTS = [
   'trap_recycled',
   'trap_typo',
   'trap_harvested',
+  // Inbox placement tests, one per result (functions/optimize/inbox/target-mail.ts).
+  'seed_test',
 ] as const;
 export type StoredCount = (typeof STORED_COUNTS)[number];
 

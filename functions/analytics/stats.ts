@@ -10,7 +10,7 @@ import { statsDate, timeRange } from './time-range';
  * The deprecated stats API (contract §7.3): `/v3/stats/total`, `/v3/{domain}/stats/total`,
  * `/v3/stats/total/domains`, `/v3/stats/filter` and the tag stats, all from the counters.
  */
-export const STATS_EVENTS = ['accepted', 'delivered', 'failed', 'opened', 'clicked', 'unsubscribed', 'complained', 'stored', 'email_preview', 'email_preview_failed', 'link_validation', 'link_validation_failed', 'ip_blocklist_monitoring', 'domain_blocklist_monitoring'] as const;
+export const STATS_EVENTS = ['accepted', 'delivered', 'failed', 'opened', 'clicked', 'unsubscribed', 'complained', 'stored', 'email_preview', 'email_preview_failed', 'link_validation', 'link_validation_failed', 'ip_blocklist_monitoring', 'domain_blocklist_monitoring', 'seed_test'] as const;
 export type StatsEvent = (typeof STATS_EVENTS)[number];
 
 const events = () =>
@@ -61,6 +61,7 @@ export function statsItem(time: number, counts: Counts, wanted: readonly StatsEv
     // Blocklist monitoring's checks (functions/optimize/blocklists/check-subject.ts), account-wide too.
     ip_blocklist_monitoring: () => ({ total: counts.ip_blocklist_monitoring ?? 0 }),
     domain_blocklist_monitoring: () => ({ total: counts.domain_blocklist_monitoring ?? 0 }),
+    seed_test: () => ({ total: counts.seed_test ?? 0 }),
   };
   return { time: statsDate(time), ...Object.fromEntries(wanted.map((name) => [name, objects[name]()])) };
 }

@@ -12,6 +12,7 @@ import { env } from '../platform/env';
 import { logger } from '../platform/logger';
 import { receivePreviewMail } from '../inspect/preview/inbound-preview';
 import { receiveDmarcMail } from '../optimize/dmarc/intake';
+import { receiveSeedTargetMail } from '../optimize/inbox/target-mail';
 import { takeListRecipients } from '../lists/inbound-recipients';
 import { enqueueAction, stableId, type ActionJob } from './action-job';
 import { headerPairs } from './parsed-message';
@@ -83,6 +84,12 @@ export async function receive(receipt: SesReceipt): Promise<void> {
       // rua addresses (GET /v1/dmarc/records/{domain}): each message carries aggregate reports.
       mime ??= await readObject(bucketName, objectKey);
       await receiveDmarcMail(recipients, mime);
+      continue;
+    }
+    if (name === env().SEED_INBOX_DOMAIN) {
+      // Seed list targets (/v4/inbox/seedlists): each message starts an inbox placement result.
+      mime ??= await readObject(bucketName, objectKey);
+      await receiveSeedTargetMail(recipients, mime);
       continue;
     }
     const owner = await receivingDomain(name);

@@ -5,7 +5,7 @@ import { applyTracking, needsPerRecipientCopies, trackingBase, trackingPlan, typ
 import { acceptMessage, type Accepted } from './accept';
 import { substitute } from './batch';
 import { composeMime } from './compose';
-import { newStorageKey } from './message-store';
+import { newStorageKey, type MessageRecord } from './message-store';
 import type { Mailbox } from './recipients';
 import { templateHeaders, type MessageContent } from './template-content';
 
@@ -33,6 +33,8 @@ export interface MessagePlan {
   /** o:sending-ip or o:sending-ip-pool, as checked at accept. */
   sending?: SendingChoice;
   tracking: TrackingOptions;
+  /** Set when the platform sends the message for itself (functions/optimize/inbox: placement tests). */
+  purpose?: MessageRecord['purpose'];
 }
 
 export interface Copy {
@@ -115,6 +117,7 @@ export async function acceptCopy(context: CopyContext, copy: Copy): Promise<Acce
       deliverAt: plan.deliverAt,
       requireTls: plan.requireTls,
       ...plan.sending,
+      ...(plan.purpose ? { purpose: plan.purpose } : {}),
       ...(content.template ? { template: { name: content.template.name, version: content.template.version, 'is-text': content.template['is-text'] } } : {}),
     },
     mime,

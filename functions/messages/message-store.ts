@@ -40,8 +40,12 @@ export interface MessageRecord {
   sendingIp?: string;
   sendingPoolId?: string;
   sendingPoolOwnerId?: string;
-  /** A message the platform sends for itself: a sandbox recipient's confirmation may reach that address before it is authorized. */
-  purpose?: 'sandbox-confirmation';
+  /**
+   * A message the platform sends for itself: a sandbox recipient's confirmation may reach that
+   * address before it is authorized; a placement test's copies may reach the operator's seed
+   * mailboxes and the seed list's target, which no account authorizes.
+   */
+  purpose?: 'sandbox-confirmation' | 'placement-test';
   /** How it was submitted, when not over HTTP: SMTP (functions/smtp). */
   method?: 'smtp';
   /** Received mail (functions/inbound): the envelope sender and SES's verdicts, as SES gave them. */

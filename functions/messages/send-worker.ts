@@ -233,8 +233,8 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
     return;
   }
 
-  // A sandbox domain reaches its account's authorized recipients only (its confirmation mail excepted).
-  if (domain.type === 'sandbox' && record.purpose !== 'sandbox-confirmation' && env().SANDBOX_RECIPIENTS === 'authorized') {
+  // A sandbox domain reaches its account's authorized recipients only (its confirmation mail and placement test copies excepted).
+  if (domain.type === 'sandbox' && !record.purpose && env().SANDBOX_RECIPIENTS === 'authorized') {
     const authorized = await authorizedRecipients(record.accountId);
     const refused = recipients.filter((recipient) => !authorized.has(recipient));
     await settle(record, refused, (recipient) => outcomeEvent(record, recipient, 'failed', { severity: 'permanent', reason: 'generic', 'delivery-status': { code: 550, message: SANDBOX_REFUSAL, description: SANDBOX_REFUSAL, 'attempt-no': 1, 'session-seconds': 0 } }));

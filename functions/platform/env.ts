@@ -93,6 +93,21 @@ export const platformEnvSchema = z.object({
    * Resolvers (`ip` or `ip:port`, comma-separated) blocklist lookups go through: your own recursive
    * resolvers, since Spamhaus and URIBL refuse queries from shared ones. Unset, every list is `unknown`.
    */
+  /**
+   * Inbox placement (functions/optimize/inbox): the domain seed lists' target addresses are on
+   * (`ibp-<id>@<domain>`), received through the inbound path; unset, seed lists cannot be created.
+   */
+  SEED_INBOX_DOMAIN: z.string().min(1).optional(),
+  /** The placement poll workflow (lib/workflows/placement-poll.asl.json): a copy reaching a target address starts it. */
+  PLACEMENT_STATE_MACHINE_ARN: z.string().min(1).optional(),
+  /** Seconds between two polls of a test's seed mailboxes. */
+  PLACEMENT_POLL_SECONDS: z.coerce.number().int().min(1).default(180),
+  /** Seconds after the copy reached the target address by which copies not found are `missing`. */
+  PLACEMENT_DEADLINE_SECONDS: z.coerce.number().int().min(1).default(3600),
+  /** SpamAssassin's spamd (`host:port`) scoring each test's content; unset (and no RSPAMD_URL), `spamassassin` is null. */
+  SPAMD_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'must be host:port').optional(),
+  /** rspamd's controller/normal worker base URL (`POST /checkv2`), used when SPAMD_ADDRESS is unset. */
+  RSPAMD_URL: z.string().url().optional(),
   BLOCKLIST_RESOLVERS: z.string().optional(),
   /** A Spamhaus Data Query Service key: ZEN and DBL are then asked at `<key>.<list>.dq.spamhaus.net`. */
   SPAMHAUS_DQS_KEY: z.string().regex(/^[a-z0-9]{26}$/, 'a DQS key is 26 lower-case letters and digits').optional(),

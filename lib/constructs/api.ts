@@ -12,7 +12,7 @@ import { handlerEntry } from '../paths';
 import type { PlatformRegion } from '../regions';
 import { type AreaResources, grantArea, grantKeyLookup } from './area-permissions';
 import { PlatformFunction } from './platform-function';
-import { platformEnvironment, type BlocklistSettings } from './platform-env';
+import { platformEnvironment, type BlocklistSettings, type PlacementSettings } from './platform-env';
 
 /**
  * Areas that need more than the default 512 MB: image uploads and optimisation decode images with
@@ -74,10 +74,14 @@ export interface ApiProps {
   previewInboxDomain?: string;
   /** Where DMARC reports are mailed (the rua addresses' domain), when inbound receiving is on. */
   dmarcReportsDomain?: string;
+  /** The domain of seed list targets (SEED_INBOX_DOMAIN); absent, seed lists cannot be made. */
+  seedInboxDomain?: string;
   /** How blocklist monitoring looks lists up. */
   blocklists?: BlocklistSettings;
   /** The operator's spam traps (SPAM_TRAP_LIST). */
   spamTrapList?: string;
+  /** Inbox placement's poll cadence and content scorer. */
+  placement?: PlacementSettings;
   /** The real-client preview tier (Email on Acid) and its credentials' secret; absent, previews are emulated only. */
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   /** Stage-wide request rate (per second) and burst; API Gateway answers 429 beyond them. */
@@ -152,9 +156,11 @@ export class Api extends Construct {
       inspectQueueUrl: resources.inspectQueue.queueUrl,
       previewInboxDomain: props.previewInboxDomain,
       dmarcReportsDomain: props.dmarcReportsDomain,
+      seedInboxDomain: props.seedInboxDomain,
       previewRealClients: props.previewRealClients,
       blocklists: props.blocklists,
       spamTrapList: props.spamTrapList,
+      placement: props.placement,
       postmasterCredentialsSecretArn: resources.postmasterCredentialsSecretArn,
     });
 

@@ -13,6 +13,15 @@ export interface BlocklistSettings {
   checkIntervalSeconds?: number;
 }
 
+/** Inbox placement's poll cadence and content scorer (PLACEMENT_*, SPAMD_ADDRESS, RSPAMD_URL). */
+export interface PlacementSettings {
+  pollSeconds?: number;
+  deadlineSeconds?: number;
+  /** `host:port` of the operator's spamd, reachable from the Lambdas. */
+  spamdAddress?: string;
+  rspamdUrl?: string;
+}
+
 export interface PlatformEnvSettings {
   platformRegion: PlatformRegion;
   tableName: string;
@@ -53,12 +62,15 @@ export interface PlatformEnvSettings {
   previewInboxDomain?: string;
   /** DMARC_REPORTS_DOMAIN: the rua addresses' domain. */
   dmarcReportsDomain?: string;
+  /** SEED_INBOX_DOMAIN: the seed list targets' domain. */
+  seedInboxDomain?: string;
   /** The real-client preview tier: its service and the secret holding its credentials. */
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   /** Blocklist monitoring's resolvers, Spamhaus DQS key and check interval (BLOCKLIST_*, SPAMHAUS_DQS_KEY). */
   blocklists?: BlocklistSettings;
   /** SPAM_TRAP_LIST: the operator's spam traps, `type:address-or-domain`, comma-separated. */
   spamTrapList?: string;
+  placement?: PlacementSettings;
   /** The secret holding the Google service account key the Postmaster fetch signs in with. */
   postmasterCredentialsSecretArn?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
@@ -109,12 +121,17 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     INSPECT_QUEUE_URL: settings.inspectQueueUrl,
     PREVIEW_INBOX_DOMAIN: settings.previewInboxDomain,
     DMARC_REPORTS_DOMAIN: settings.dmarcReportsDomain,
+    SEED_INBOX_DOMAIN: settings.seedInboxDomain,
     PREVIEW_REAL_CLIENTS: settings.previewRealClients?.service,
     EOA_CREDENTIALS_SECRET_ID: settings.previewRealClients?.credentialsSecretArn,
     BLOCKLIST_RESOLVERS: settings.blocklists?.resolvers,
     SPAMHAUS_DQS_KEY: settings.blocklists?.spamhausDqsKey,
     BLOCKLIST_CHECK_INTERVAL: settings.blocklists?.checkIntervalSeconds?.toString(),
     SPAM_TRAP_LIST: settings.spamTrapList,
+    PLACEMENT_POLL_SECONDS: settings.placement?.pollSeconds?.toString(),
+    PLACEMENT_DEADLINE_SECONDS: settings.placement?.deadlineSeconds?.toString(),
+    SPAMD_ADDRESS: settings.placement?.spamdAddress,
+    RSPAMD_URL: settings.placement?.rspamdUrl,
     POSTMASTER_CREDENTIALS_SECRET_ID: settings.postmasterCredentialsSecretArn,
   };
   // Settings left out are left out of the environment. A value the handlers would reject fails

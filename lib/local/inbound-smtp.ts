@@ -37,6 +37,11 @@ export interface InboundSmtpOptions {
 
 export interface InboundSmtp {
   port: number;
+  /**
+   * Receives a message as if it had come in over SMTP: how SES's own deliveries to the region's
+   * receiving domains (seed list targets) come back in, as on AWS SES delivers to its own MX.
+   */
+  accept(raw: Buffer, mailFrom: string, recipients: string[]): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -45,6 +50,29 @@ function smtpError(code: number, message: string): Error {
 }
 
 export async function startInboundSmtp(options: InboundSmtpOptions): Promise<InboundSmtp> {
+  /** What the receipt rule does with an accepted message: stored with SES's verdicts, then notified. */
+  async function accept(raw: Buffer, mailFrom: string, recipients: string[]): Promise<string> {
+    const text = raw.toString('latin1');
+    const spam: Verdict = text.includes(GTUBE) ? 'FAIL' : 'PASS';
+    const virus: Verdict = text.includes(EICAR) ? 'FAIL' : 'PASS';
+    const messageId = randomBytes(16).toString('hex');
+    const objectKey = `${INBOUND_OBJECT_PREFIX}${messageId}`;
+    // SES adds its verdicts to the stored message when the rule scans (as the stack's does).
+    const stored = Buffer.concat([Buffer.from(`X-SES-Spam-Verdict: ${spam}\r\nX-SES-Virus-Verdict: ${virus}\r\n`), raw]);
+    const receipt: SesReceipt = {
+      notificationType: 'Received',
+      mail: { messageId, timestamp: new Date().toISOString(), source: mailFrom },
+      receipt: {
+        recipients,
+        spamVerdict: { status: spam },
+        virusVerdict: { status: virus },
+        action: { type: 'S3', bucketName: options.bucket, objectKey },
+      },
+    };
+    await options.run(() => s3Client().send(new PutObjectCommand({ Bucket: options.bucket, Key: objectKey, Body: stored, ContentType: 'message/rfc822' })));
+    options.notify(JSON.stringify({ Type: 'Notification', MessageId: messageId, TopicArn: 'arn:aws:sns:local:000000000000:inbound', Message: JSON.stringify(receipt), Timestamp: receipt.mail.timestamp }));
+    return messageId;
+  }
   const server = new SMTPServer({
     name: 'localhost',
     banner: 'Mailplane inbound (SES receiving stand-in)',
@@ -57,8 +85,8 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     onRcptTo(address, _session, callback) {
       const domain = address.address.split('@')[1] ?? '';
       options
-        // The platform's preview and DMARC reports domains receive too (SES receives for every verified identity).
-        .run(async () => domain === env().PREVIEW_INBOX_DOMAIN || domain === env().DMARC_REPORTS_DOMAIN || receivingDomain(domain))
+        // The platform's preview, DMARC reports and seed list domains receive too (SES receives for every verified identity).
+        .run(async () => domain === env().PREVIEW_INBOX_DOMAIN || domain === env().DMARC_REPORTS_DOMAIN || domain === env().SEED_INBOX_DOMAIN || receivingDomain(domain))
         .then((owner) => callback(owner ? null : smtpError(550, `5.1.1 Recipient address rejected: ${domain} is not a domain of this region`)))
         .catch(() => callback(smtpError(451, 'Temporary failure, please try again later')));
     },
@@ -67,30 +95,8 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         if (stream.sizeExceeded) return callback(smtpError(552, `Message exceeds the maximum size of ${MAX_INBOUND_BYTES} bytes`));
-        const raw = Buffer.concat(chunks);
-        const text = raw.toString('latin1');
-        const spam: Verdict = text.includes(GTUBE) ? 'FAIL' : 'PASS';
-        const virus: Verdict = text.includes(EICAR) ? 'FAIL' : 'PASS';
-        const messageId = randomBytes(16).toString('hex');
-        const objectKey = `${INBOUND_OBJECT_PREFIX}${messageId}`;
-        // SES adds its verdicts to the stored message when the rule scans (as the stack's does).
-        const stored = Buffer.concat([Buffer.from(`X-SES-Spam-Verdict: ${spam}\r\nX-SES-Virus-Verdict: ${virus}\r\n`), raw]);
-        const receipt: SesReceipt = {
-          notificationType: 'Received',
-          mail: { messageId, timestamp: new Date().toISOString(), source: session.envelope.mailFrom ? session.envelope.mailFrom.address : '' },
-          receipt: {
-            recipients: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-            spamVerdict: { status: spam },
-            virusVerdict: { status: virus },
-            action: { type: 'S3', bucketName: options.bucket, objectKey },
-          },
-        };
-        options
-          .run(() => s3Client().send(new PutObjectCommand({ Bucket: options.bucket, Key: objectKey, Body: stored, ContentType: 'message/rfc822' })))
-          .then(() => {
-            options.notify(JSON.stringify({ Type: 'Notification', MessageId: messageId, TopicArn: 'arn:aws:sns:local:000000000000:inbound', Message: JSON.stringify(receipt), Timestamp: receipt.mail.timestamp }));
-            callback(null, `Ok ${messageId}`);
-          })
+        accept(Buffer.concat(chunks), session.envelope.mailFrom ? session.envelope.mailFrom.address : '', session.envelope.rcptTo.map((rcpt) => rcpt.address))
+          .then((messageId) => callback(null, `Ok ${messageId}`))
           .catch(() => callback(smtpError(451, 'Temporary failure, please try again later')));
       });
     },
@@ -105,6 +111,7 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
   let closing: Promise<void> | undefined;
   return {
     port: (server.server.address() as AddressInfo).port,
+    accept,
     close() {
       closing ??= new Promise<void>((resolve) => server.close(() => resolve()));
       return closing;

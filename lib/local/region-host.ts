@@ -38,6 +38,7 @@ import { routes } from '../../functions/routes';
 import { periodicJobs } from '../../functions/schedules';
 import { handler as certificateTasks } from '../../functions/certificates/workflow-tasks';
 import { handler as blocklistCheckTask } from '../../functions/optimize/blocklists/check-task';
+import { handler as placementPollTask } from '../../functions/optimize/inbox/poll-task';
 import { lookup } from '../../functions/platform/dns';
 import { trackingRoutes } from '../../functions/tracking/routes';
 import { env as platformEnv, withEnv } from '../../functions/platform/env';
@@ -54,7 +55,7 @@ import { startTrackingTls } from './tracking-tls';
 import { startDynamo, type LocalDynamo } from './dynamodb';
 import { DynamoStreamProxy, streamQueueWorker } from './dynamodb-stream';
 import { startS3, type LocalS3 } from './s3';
-import { SesStandIn } from './ses-standin';
+import { SesStandIn, type DeliveryListener } from './ses-standin';
 import { SfnStandIn } from './sfn-standin';
 import { SqsStandIn } from './sqs-standin';
 import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from './workflow-runner';
@@ -349,6 +350,8 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     PREVIEW_INBOX_DOMAIN: 'preview.localhost',
     // rua addresses: DMARC reports mailed to the inbound SMTP stand-in for this domain are ingested.
     DMARC_REPORTS_DOMAIN: 'dmarc.localhost',
+    // Seed list targets: mail to the inbound SMTP stand-in for this domain starts placement results.
+    SEED_INBOX_DOMAIN: 'seeds.localhost',
     // Settings not given keep the defaults above and the schema's.
     ...Object.fromEntries(Object.entries(options.env).filter(([, value]) => value !== undefined)),
   };
@@ -363,9 +366,11 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     env.DNS_SERVERS = dns.address;
   }
   // What SES delivered, as the recipients' server stores it: DKIM checked, one .eml per message.
+  const deliveryListeners: DeliveryListener[] = [];
+  ses.onDelivery((message, recipients) => deliveryListeners.forEach((listener) => listener(message, recipients)));
   if (dataDir) {
     const outbox = new Outbox(join(dataDir, 'outbox'), env.DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean));
-    ses.onDelivery((message, recipients) => outbox.deliver(message, recipients));
+    deliveryListeners.push((message, recipients) => outbox.deliver(message, recipients));
     opened.add(() => outbox.close());
   }
 
@@ -505,6 +510,11 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   env.BLOCKLIST_STATE_MACHINE_ARN = sfn.createStateMachine(
     new LocalWorkflow('blocklist-check', { CheckTaskFunctionArn: blocklistTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [blocklistTaskFunction]: blocklistCheckTask }) }, undefined, options.workflowRetryIntervalMs),
   );
+  // Inbox placement: each result's poll of its seeds over IMAP, in a Wait loop (the same task function as on AWS).
+  const placementTaskFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:placement-poll`;
+  env.PLACEMENT_STATE_MACHINE_ARN = sfn.createStateMachine(
+    new LocalWorkflow('placement-poll', { PollTaskFunctionArn: placementTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [placementTaskFunction]: placementPollTask }) }, undefined, options.workflowRetryIntervalMs),
+  );
   // The browser is closed on stop; a render cut short by it is tried again when its execution resumes.
   opened.add(() => closeBrowser(env.CHROMIUM_PATH));
 
@@ -568,6 +578,14 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     closeTimeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
   });
   opened.add(() => inboundSmtp.close());
+  // What SES delivers to the region's seed list domain comes back in through its receiving, as on
+  // AWS (SES sends to the domain's MX, which is SES): with the Received line of SES's sending host.
+  deliveryListeners.push((message, recipients) => {
+    const targets = recipients.filter((r) => r.split('@')[1]?.toLowerCase() === env.SEED_INBOX_DOMAIN);
+    if (!targets.length) return;
+    const received = `Received: from a8-1.smtp-out.amazonses.com (a8-1.smtp-out.amazonses.com [${message.sendingIp ?? '127.0.0.1'}]) by inbound-smtp.localhost; ${new Date().toUTCString()}\r\n`;
+    inboundSmtp.accept(Buffer.concat([Buffer.from(received), message.raw]), '', targets).catch((error: unknown) => process.stderr.write(`seed target delivery: ${(error as Error).message}\n`));
+  });
 
   let closing: Promise<void> | undefined;
   return {

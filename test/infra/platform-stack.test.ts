@@ -278,7 +278,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   test("blocklist monitoring is in the Optimization stack: its workflow invokes only its task, and only its sweep and the areas that add subjects start it", () => {
     const optimization = Template.fromStack(stack.optimizationApi);
     const resources = optimization.toJSON().Resources as Record<string, Resource>;
-    const [machineId, machine] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::StepFunctions::StateMachine')!;
+    const [machineId, machine] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::StepFunctions::StateMachine' && JSON.stringify(r.Properties.DefinitionString).includes('CheckSubjects'))!;
     expect(JSON.stringify(machine.Properties.DefinitionString)).toMatch(/MaxConcurrency\W+8\b/);
     const task = functionIdByDescription(optimization, 'Blocklist monitoring: self-tests the lists, checks one IP or domain against them and records transitions');
     const sweep = functionIdByDescription(optimization, periodicJobs.find((job) => job.name === 'blocklist-checks')!.description);
@@ -291,6 +291,19 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(invokes).toContain(task);
     // Lookups go to the operator's resolvers: without any, every list reads unknown.
     expect(Object.keys(resources[task]!.Properties.Environment.Variables)).not.toContain('BLOCKLIST_RESOLVERS');
+  });
+
+  test('inbox placement polls in the Optimization stack: its workflow invokes its poll task (5 min), and nothing in that stack starts it: mail reaching a target does, through the receive worker', () => {
+    const optimization = Template.fromStack(stack.optimizationApi);
+    const resources = optimization.toJSON().Resources as Record<string, Resource>;
+    const [machineId, machine] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::StepFunctions::StateMachine' && JSON.stringify(r.Properties.DefinitionString).includes('WaitForNextPoll'))!;
+    const task = functionIdByDescription(optimization, 'Inbox placement: searches the seed mailboxes of one result over IMAP and records where each copy landed');
+    expect(JSON.stringify(machine.Properties.DefinitionSubstitutions)).toContain(task);
+    expect(resources[task]!.Properties).toMatchObject(platformLambdaProperties(300));
+    expect(stack.optimizationApi.node.tryFindChild('PlacementWorkflow')).toBeDefined();
+    // Inside the Optimization stack nothing starts it: results start when mail reaches a target (the receive worker).
+    const starters = Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties).includes('states:StartExecution') && JSON.stringify(r.Properties).includes(machineId));
+    expect(starters).toHaveLength(0);
   });
 
   test('the Postmaster fetch (in the Optimization stack) may read the service account secret only when one is configured, and no other Lambda may', () => {
@@ -401,7 +414,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       });
     }
     expect(Object.keys(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { ApiId: { Ref: ids.api } } }))).toHaveLength(mainRoutes.length);
-    expect([...new Set(routes.filter((route) => route.access === 'public').map((route) => route.area))].sort()).toEqual(['admin/sandbox', 'inspect/preview', 'tracking']);
+    expect([...new Set(routes.filter((route) => route.access === 'public').map((route) => route.area))].sort()).toEqual(['admin/sandbox', 'inspect/preview', 'optimize/inbox', 'tracking']);
     for (const integration of Object.values(integrations)) {
       expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
     }
@@ -1045,5 +1058,17 @@ describe('PlatformStack settings', () => {
     expect(platformEnvironment({ ...settings, scheduleStateMachineArn: arn }).SCHEDULE_STATE_MACHINE_ARN).toBe(arn);
     expect(() => platformEnvironment({ ...settings, scheduleStateMachineArn: 'scheduled-delivery' })).toThrow(/state machine ARN/);
     expect(() => platformEnvironment({ ...settings, scheduleStateMachineArn: 'arn:aws:sqs:us-east-1:123456789012:q' })).toThrow(/state machine ARN/);
+  });
+
+  test('inbox placement settings reach the handlers from props or context, and a bad scorer address fails the synth', () => {
+    const settings = { platformRegion: 'us' as const, tableName: 'table', encryptionKeySecretId: 'secret', sandboxDomain: 'sandbox.example.com', trackingCnameTarget: 'api.example.com', messagesBucket: 'bucket', sesConfigurationSet: 'mailplane-us' };
+    expect(platformEnvironment({ ...settings, placement: { spamdAddress: 'spamd.internal:783', pollSeconds: 120, deadlineSeconds: 1800 } })).toMatchObject({ SPAMD_ADDRESS: 'spamd.internal:783', PLACEMENT_POLL_SECONDS: '120', PLACEMENT_DEADLINE_SECONDS: '1800' });
+    expect(() => platformEnvironment({ ...settings, placement: { spamdAddress: 'spamd.internal' } })).toThrow(/host:port/);
+    const app = testApp();
+    app.node.setContext('rspamdUrl', 'http://rspamd.internal:11333');
+    app.node.setContext('seedInboxDomain', 'seeds.example.com');
+    const stack = new PlatformStack(app, 'Mailplane-placement', { platformRegion: 'us', sandboxDomain: SANDBOX_DOMAIN, env: { region: AWS_REGIONS.us } });
+    expect(stack.platformEnvironment).toMatchObject({ RSPAMD_URL: 'http://rspamd.internal:11333', SEED_INBOX_DOMAIN: 'seeds.example.com' });
+    expect(stack.platformEnvironment['SPAMD_ADDRESS']).toBeUndefined();
   });
 });

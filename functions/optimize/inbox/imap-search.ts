@@ -1,0 +1,99 @@
+import { ImapFlow } from 'imapflow';
+import type { SeedLogin } from './seed-mailboxes';
+
+/**
+ * Finding one message in one seed mailbox over IMAP (optimize contract 2.3): by its Message-ID,
+ * in INBOX, then the special-use Junk folder (RFC 6154: Gmail's [Gmail]/Spam, Yahoo's Bulk,
+ * Outlook's Junk Email), then Gmail's All Mail (a message filed under a label or archived by a
+ * filter). On Gmail the tab comes from an X-GM-RAW `category:` search.
+ */
+export interface FoundCopy {
+  destination: 'inbox' | 'spam';
+  /** The folder it was found in, as the server names it. */
+  folder: string;
+  headers: Array<{ key: string; value: string }>;
+  /** Gmail's tab (primary, promotions, social, updates, forums), when the server is Gmail. */
+  category?: string;
+  receivedAt: string;
+}
+
+const GMAIL_CATEGORIES = ['primary', 'promotions', 'social', 'updates', 'forums'] as const;
+
+/** How long one seed's sign-in and searches may take before the poll moves on (it tries again next round). */
+const SEED_TIMEOUT_MS = 30_000;
+
+export function headerList(raw: Buffer): Array<{ key: string; value: string }> {
+  const text = raw.toString('utf8').split(/\r?\n\r?\n/)[0] ?? '';
+  const out: Array<{ key: string; value: string }> = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (/^[ \t]/.test(line) && out.length) out[out.length - 1]!.value += ` ${line.trim()}`;
+    else {
+      const colon = line.indexOf(':');
+      if (colon > 0) out.push({ key: line.slice(0, colon).trim(), value: line.slice(colon + 1).trim() });
+    }
+  }
+  return out;
+}
+
+export function imapClient(login: SeedLogin): ImapFlow {
+  return new ImapFlow({
+    host: login.host,
+    port: login.port,
+    secure: login.secure,
+    auth: login.auth === 'oauth2' ? { user: login.user, accessToken: login.secret } : { user: login.user, pass: login.secret },
+    logger: false,
+    connectionTimeout: SEED_TIMEOUT_MS,
+    greetingTimeout: SEED_TIMEOUT_MS,
+    socketTimeout: SEED_TIMEOUT_MS,
+  });
+}
+
+/** The folders to look in, in order, with what finding the copy there means. */
+async function foldersToSearch(client: ImapFlow): Promise<Array<{ path: string; destination: 'inbox' | 'spam' }>> {
+  const folders = await client.list();
+  const junk = folders.find((f) => f.specialUse === '\\Junk');
+  const all = client.capabilities.has('X-GM-EXT-1') ? folders.find((f) => f.specialUse === '\\All') : undefined;
+  return [{ path: 'INBOX', destination: 'inbox' as const }, ...(junk ? [{ path: junk.path, destination: 'spam' as const }] : []), ...(all ? [{ path: all.path, destination: 'inbox' as const }] : [])];
+}
+
+async function gmailCategory(client: ImapFlow, messageId: string): Promise<string | undefined> {
+  const bare = messageId.replace(/^<|>$/g, '');
+  for (const category of GMAIL_CATEGORIES) {
+    const uids = await client.search({ gmraw: `rfc822msgid:${bare} category:${category}` }, { uid: true });
+    if (uids && uids.length) return category;
+  }
+  return undefined;
+}
+
+/** Looks for the copy with this Message-ID in a mailbox already signed in to. */
+export async function findCopyWith(client: ImapFlow, messageId: string): Promise<FoundCopy | undefined> {
+  for (const folder of await foldersToSearch(client)) {
+    const lock = await client.getMailboxLock(folder.path, { readOnly: true });
+    try {
+      const uids = await client.search({ header: { 'message-id': messageId } }, { uid: true });
+      const uid = uids && uids[0];
+      if (uid === undefined) continue;
+      const message = await client.fetchOne(String(uid), { headers: true, internalDate: true }, { uid: true });
+      if (!message) continue;
+      const category = client.capabilities.has('X-GM-EXT-1') && folder.destination === 'inbox' ? await gmailCategory(client, messageId) : undefined;
+      const internalDate = message.internalDate ? new Date(message.internalDate) : new Date();
+      return { destination: folder.destination, folder: folder.path, headers: message.headers ? headerList(message.headers) : [], ...(category ? { category } : {}), receivedAt: internalDate.toISOString() };
+    } finally {
+      lock.release();
+    }
+  }
+  return undefined;
+}
+
+/** Signs in to the seed, looks for the copy and signs out; a failure to reach it throws (the poll tries again). */
+export async function findCopy(login: SeedLogin, messageId: string): Promise<FoundCopy | undefined> {
+  const client = imapClient(login);
+  // An unhandled 'error' event would crash the process; the awaited calls report the failure.
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await findCopyWith(client, messageId);
+  } finally {
+    await client.logout().catch(() => client.close());
+  }
+}

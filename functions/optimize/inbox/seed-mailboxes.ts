@@ -1,0 +1,80 @@
+import { keys } from '../../data/db';
+import { deleteIfPresent, getItem, putItem, queryAll } from '../../data/store';
+import { decryptSecret, encryptSecret } from '../../platform/secrets';
+
+/**
+ * The operator's seed mailboxes: real mailboxes at mailbox providers that placement tests send
+ * to and then read over IMAP. They are region-wide (every account's seed lists draw on them) and
+ * their secret (a password, an app password or an OAuth2 access token) is sealed with the
+ * platform key before it is stored: no route returns it and nothing logs it.
+ */
+export type SeedAuth = 'password' | 'oauth2';
+
+export interface SeedMailboxItem {
+  email: string;
+  /** The mailbox provider's domain (gmail.com, outlook.com, ...): the key of `delivery_stats`. */
+  provider: string;
+  imapHost: string;
+  imapPort: number;
+  /** Implicit TLS (993); false is plain IMAP, for a local test server. */
+  imapTls: boolean;
+  imapUser: string;
+  auth: SeedAuth;
+  secretSealed: string;
+  firstName: string;
+  lastName: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface SeedMailboxInput {
+  email: string;
+  provider: string;
+  imapHost: string;
+  imapPort: number;
+  imapTls: boolean;
+  imapUser: string;
+  auth: SeedAuth;
+  secret: string;
+  firstName: string;
+  lastName: string;
+}
+
+/** How a poll signs in to a seed: its IMAP settings with the secret unsealed, held only in memory. */
+export interface SeedLogin {
+  email: string;
+  provider: string;
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string;
+  auth: SeedAuth;
+  secret: string;
+}
+
+export async function seedMailboxes(): Promise<SeedMailboxItem[]> {
+  return queryAll<SeedMailboxItem>(keys.seedMailbox(), '');
+}
+
+export async function findSeedMailbox(email: string): Promise<SeedMailboxItem | undefined> {
+  return getItem<SeedMailboxItem>(keys.seedMailbox(email.toLowerCase()), { consistent: true });
+}
+
+/** Adds or replaces a seed mailbox (its address is its identity). */
+export async function putSeedMailbox(input: SeedMailboxInput): Promise<SeedMailboxItem> {
+  const email = input.email.toLowerCase();
+  const existing = await findSeedMailbox(email);
+  const now = new Date().toISOString();
+  const { secret, ...fields } = input;
+  const item: SeedMailboxItem = { ...fields, email, provider: input.provider.toLowerCase(), secretSealed: await encryptSecret(secret), createdAt: existing?.createdAt ?? now, updatedAt: now };
+  await putItem(keys.seedMailbox(email), item);
+  return item;
+}
+
+export async function removeSeedMailbox(email: string): Promise<boolean> {
+  return deleteIfPresent(keys.seedMailbox(email.toLowerCase()));
+}
+
+export async function seedLogin(seed: SeedMailboxItem): Promise<SeedLogin> {
+  return { email: seed.email, provider: seed.provider, host: seed.imapHost, port: seed.imapPort, secure: seed.imapTls, user: seed.imapUser, auth: seed.auth, secret: await decryptSecret(seed.secretSealed) };
+}

@@ -1,0 +1,43 @@
+import { Duration, type NestedStack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as path from 'node:path';
+import { REPO_ROOT } from '../paths';
+import { grantMessageObjects, grantSendToQueue, grantStartExecution, grantTableReadWrite, type AreaGrantee, type AreaResources } from './area-permissions';
+import { PlatformFunction } from './platform-function';
+import { Workflow } from './workflows';
+
+/**
+ * Inbox placement in the Optimization nested stack (ProductApi's `prepare`): the poll workflow
+ * (lib/workflows/placement-poll.asl.json) and its task, which signs in to the operator's seed
+ * mailboxes over IMAP (their secrets unsealed with the platform key) and writes results. The
+ * inbound receive worker starts it when a copy reaches a seed list's target (`intake`); the
+ * inbox area sends tests through the sending pipeline and seals seed secrets (`grant`).
+ */
+export function addInboxPlacement(stack: NestedStack, environment: Record<string, string>, resources: AreaResources) {
+  const pollTask = new PlatformFunction(stack, 'PlacementPollTask', {
+    entry: path.join(REPO_ROOT, 'functions', 'optimize', 'inbox', 'poll-task.ts'),
+    description: 'Inbox placement: searches the seed mailboxes of one result over IMAP and records where each copy landed',
+    environment,
+    // Eight seeds at once, each sign-in and search bounded at 30 s: a few minutes for the largest lists.
+    timeout: Duration.minutes(5),
+  });
+  grantTableReadWrite(pollTask.grantee, resources.table);
+  resources.encryptionKey.grantRead(pollTask.grantee.role);
+  const workflow = new Workflow(stack, 'PlacementWorkflow', { name: 'placement-poll', substitutions: { PollTaskFunctionArn: pollTask.fn.functionArn } });
+  workflow.stateMachine.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [pollTask.fn.functionArn] }));
+  const workflowEnvironment = { PLACEMENT_STATE_MACHINE_ARN: workflow.stateMachine.stateMachineArn };
+  return {
+    pollTask,
+    workflow,
+    environment: workflowEnvironment,
+    grant: (area: string, fn: PlatformFunction) => {
+      if (area !== 'optimize/inbox') return;
+      resources.encryptionKey.grantRead(fn.grantee.role);
+      // A test is sent as any message: its copies stored and queued for the send worker.
+      grantMessageObjects(fn.grantee, resources.messagesBucket, ['s3:PutObject']);
+      grantSendToQueue(fn.grantee, resources.sendQueue);
+    },
+    /** What the inbound receive worker needs to start a result's poll. */
+    intake: { environment: workflowEnvironment, grant: (grantee: AreaGrantee) => grantStartExecution(grantee, workflow.stateMachine) },
+  };
+}
