@@ -55,7 +55,9 @@ export async function checkSubject(ref: SubjectRef, selfTests: SelfTestResults, 
       if (selfTest === undefined) return { error: 'not self-tested this run' };
       if (selfTest !== null) return { error: selfTest };
       if (!resolver) return { error: NO_RESOLVER };
-      return askList(resolver, list, subject.subject, env().SPAMHAUS_DQS_KEY);
+      const last = subject.lists[list.zone];
+      const known = last?.codes && last.reasons ? { codes: last.codes, reasons: last.reasons } : undefined;
+      return askList(resolver, list, subject.subject, env().SPAMHAUS_DQS_KEY, known);
     }),
   );
 

@@ -73,20 +73,33 @@ async function txtOf(resolver: DnsResolver, name: string): Promise<string[]> {
   }
 }
 
+/**
+ * What a listing's TXT reasons may be taken from instead of asking again: the last answer's, when
+ * its codes are the same (lists' query budgets are small, and the text changes with the listing);
+ * `none` when only the verdict matters (a self-test).
+ */
+export type KnownReasons = { codes: readonly string[]; reasons: readonly string[] } | 'none' | undefined;
+
+const sameCodes = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((code, i) => code === b[i]);
+
 /** Asks one list about one name; listed, clear, or an error that must not change any state. */
-export async function askName(resolver: DnsResolver, list: Blocklist, name: string, dqsKey: string | undefined): Promise<Answer> {
+export async function askName(resolver: DnsResolver, list: Blocklist, name: string, dqsKey: string | undefined, known?: KnownReasons): Promise<Answer> {
   const query = `${name}.${queryZone(list, dqsKey)}`;
   const addresses = await resolveA(resolver, query);
   if (!Array.isArray(addresses)) return addresses;
   const verdict: Verdict = list.decode(addresses);
   if (!('listed' in verdict)) return verdict;
   if (!verdict.listed) return verdict;
+  if (known === 'none') return { listed: true, codes: verdict.codes, reasons: [] };
+  if (known && sameCodes(known.codes, verdict.codes)) return { listed: true, codes: verdict.codes, reasons: [...known.reasons] };
   return { listed: true, codes: verdict.codes, reasons: await txtOf(resolver, query) };
 }
 
 /** Asks one list about a subject under each of its names: listed if any is, an error if any name could not be asked and none is listed. */
-export async function askList(resolver: DnsResolver, list: Blocklist, subject: string, dqsKey: string | undefined): Promise<Answer> {
-  const answers = await Promise.all(namesFor(list, subject).map((name) => askName(resolver, list, name, dqsKey)));
+export async function askList(resolver: DnsResolver, list: Blocklist, subject: string, dqsKey: string | undefined, known?: KnownReasons): Promise<Answer> {
+  const names = namesFor(list, subject);
+  // Reasons are reused only for a one-name list: with two names the codes of each are not kept apart.
+  const answers = await Promise.all(names.map((name) => askName(resolver, list, name, dqsKey, names.length === 1 ? known : undefined)));
   const listed = answers.filter((a): a is Extract<Answer, { listed: true }> => 'listed' in a && a.listed);
   if (listed.length) return { listed: true, codes: listed.flatMap((a) => a.codes), reasons: [...new Set(listed.flatMap((a) => a.reasons))] };
   return answers.find((a) => 'error' in a) ?? { listed: false };
@@ -97,7 +110,7 @@ export async function askList(resolver: DnsResolver, list: Blocklist, subject: s
  * listed and `invalid` (or 127.0.0.1) must not. Undefined when the list passed, else why not.
  */
 export async function selfTest(resolver: DnsResolver, list: Blocklist, dqsKey: string | undefined): Promise<string | undefined> {
-  const [positive, negative] = await Promise.all([askName(resolver, list, list.testListed, dqsKey), askName(resolver, list, list.testClear, dqsKey)]);
+  const [positive, negative] = await Promise.all([askName(resolver, list, list.testListed, dqsKey, 'none'), askName(resolver, list, list.testClear, dqsKey, 'none')]);
   if ('error' in positive) return `self-test: ${positive.error}`;
   if ('error' in negative) return `self-test: ${negative.error}`;
   if (!positive.listed) return `self-test: the list does not list its test point ${list.testListed}`;
