@@ -6,6 +6,7 @@ import { escapeHtml } from '../../platform/html-escape';
 import { isAddress } from '../../messages/recipients';
 import { schema, text } from '../../platform/http/params';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { publicPage } from '../../platform/http/public-page';
 import { RawReply } from '../../platform/http/reply';
 import { activateSandboxRecipient, addSandboxRecipient, listSandboxRecipients, removeSandboxRecipient, sandboxRecipientJson } from './auth-recipients';
 import { mailConfirmation } from './confirmation-mail';
@@ -13,13 +14,7 @@ import { sandboxRoutes } from './routes';
 
 function page(title: string, body: string): RawReply {
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;color:#1d2330}</style></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(body)}</p></body></html>`;
-  return new RawReply(200, html, {
-    'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    'referrer-policy': 'no-referrer',
-    'x-content-type-options': 'nosniff',
-    'cache-control': 'no-store',
-  });
+  return publicPage(html);
 }
 
 export const handler = areaHandler(sandboxRoutes, {

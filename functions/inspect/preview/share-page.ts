@@ -1,3 +1,4 @@
+import { publicPage } from '../../platform/http/public-page';
 import { RawReply } from '../../platform/http/reply';
 import type { clientResultJson } from './client-result';
 import { escapeHtml } from '../../platform/html-escape';
@@ -47,11 +48,5 @@ ${results.map(figure).join('\n')}
 </main>
 </body>
 </html>`;
-  return new RawReply(200, html, {
-    'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': "default-src 'none'; img-src 'self' https:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    'referrer-policy': 'no-referrer',
-    'x-content-type-options': 'nosniff',
-    'cache-control': 'no-store',
-  });
+  return publicPage(html, { images: true });
 }

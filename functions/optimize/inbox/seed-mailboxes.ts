@@ -27,18 +27,8 @@ export interface SeedMailboxItem {
   updatedAt: string;
 }
 
-export interface SeedMailboxInput {
-  email: string;
-  provider: string;
-  imapHost: string;
-  imapPort: number;
-  imapTls: boolean;
-  imapUser: string;
-  auth: SeedAuth;
-  secret: string;
-  firstName: string;
-  lastName: string;
-}
+/** A seed mailbox as given: its secret in the clear, sealed before it is stored. */
+export type SeedMailboxInput = Omit<SeedMailboxItem, 'secretSealed' | 'createdAt' | 'updatedAt'> & { secret: string };
 
 /** How a poll signs in to a seed: its IMAP settings with the secret unsealed, held only in memory. */
 export interface SeedLogin {

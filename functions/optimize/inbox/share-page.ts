@@ -1,4 +1,5 @@
 import { escapeHtml } from '../../platform/html-escape';
+import { publicPage } from '../../platform/http/public-page';
 import { RawReply } from '../../platform/http/reply';
 import type { resultJson } from './present';
 
@@ -55,11 +56,5 @@ ${score}
 </main>
 </body>
 </html>`;
-  return new RawReply(200, html, {
-    'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    'referrer-policy': 'no-referrer',
-    'x-content-type-options': 'nosniff',
-    'cache-control': 'no-store',
-  });
+  return publicPage(html);
 }
