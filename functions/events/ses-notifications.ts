@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { getItems, putItems, type Key } from '../data/store';
 import { messageEventFields, messageKey, messageOf, type MessageRecord } from '../messages/message-store';
-import { awaitsSettling, settleClaims, settlingKey, TAG_IP_POOL, TAG_SENDING_IP, TAG_STORAGE } from '../messages/send-worker';
+import { awaitsSettling, failedAsUnknown, settleClaims, settlingKey, TAG_IP_POOL, TAG_SENDING_IP, TAG_STORAGE } from '../messages/send-worker';
 import { addBounce, addComplaint } from '../suppressions/sending';
 import { mapLimit } from '../platform/concurrency';
 import { env } from '../platform/env';
@@ -195,6 +195,7 @@ async function ingestBatch(notices: Notice[]): Promise<void> {
     }
     try {
       notice.items = eventsOf(notice.record, notice.ses!);
+      if (FINAL_FOR_SENDER.has(notice.ses!.eventType)) notice.items = withoutSettledAsUnknown(notice, found);
     } catch (error) {
       notice.failed = error;
     }
@@ -235,6 +236,18 @@ async function isolated(notices: Notice[], call: (notices: Notice[]) => Promise<
     } catch (error) {
       notice.failed = error;
     }
+  });
+}
+
+/**
+ * A recipient a dead send was failed for as "outcome unknown" already has its final event: SES's
+ * later word on it (the send did reach SES after all) is logged, not made a second final event.
+ */
+function withoutSettledAsUnknown(notice: Notice, claims: Map<string, Record<string, unknown>>): NonNullable<Notice['items']> {
+  return notice.items!.filter((item) => {
+    const settled = failedAsUnknown(claims.get(keyId(settlingKey(notice.record!.storageKey, item.recipient))));
+    if (settled) logger.warn('SES reported on a recipient already failed with an unknown outcome: its final event stands', { storageKey: notice.record!.storageKey, eventType: notice.ses!.eventType });
+    return !settled;
   });
 }
 

@@ -82,6 +82,8 @@ const LEGACY_CLAIM_LIFETIME_MS = 5 * 60_000;
  */
 interface Claim {
   state: 'claimed' | 'sending' | 'failing' | 'done';
+  /** Done by the worker's "outcome unknown" failure (a dead invocation's send), not by SES's word. */
+  unknownOutcome?: boolean;
   at: number;
   /** The invocation that holds it, and that invocation's deadline (ms since the epoch). */
   owner?: string;
@@ -209,18 +211,24 @@ async function sendOne(job: SendJob, invocation: Invocation): Promise<void> {
 }
 
 /** Marks claims this invocation holds as done: SES has them, or they have their final event. */
-const markDone = (storageKey: string, recipients: string[]) =>
-  mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => updateItem(claimKey(storageKey, recipient), { state: 'done' }));
+const markDone = (storageKey: string, recipients: string[], also: Partial<Claim> = {}) =>
+  mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => updateItem(claimKey(storageKey, recipient), { ...also, state: 'done' }));
 
 /** Final events for these recipients in as few writes as the table allows, then their claims done. */
-async function settle(record: MessageRecord, recipients: string[], eventOf: (recipient: string) => EventData): Promise<void> {
+async function settle(record: MessageRecord, recipients: string[], eventOf: (recipient: string) => EventData, also: Partial<Claim> = {}): Promise<void> {
   await recordEvents(record.accountId, record.domain, recipients.map(eventOf));
-  await markDone(record.storageKey, recipients);
+  await markDone(record.storageKey, recipients, also);
 }
 
 /** Recipients a dead invocation left 'sending': SES may or may not have them, so they are not sent again. */
 const failUnknown = (record: MessageRecord, recipients: string[], attempt: number) =>
-  settle(record, recipients, (recipient) => failedEvent(record, recipient, UNKNOWN_OUTCOME, attempt));
+  settle(record, recipients, (recipient) => failedEvent(record, recipient, UNKNOWN_OUTCOME, attempt), { unknownOutcome: true });
+
+/**
+ * Whether a recipient's final event is the worker's "outcome unknown" failure (recorded, or being
+ * recorded): SES's word on it, should it come after all, must not make a second final event.
+ */
+export const failedAsUnknown = (claim: { state?: unknown; unknownOutcome?: unknown } | undefined): boolean => claim?.state === 'failing' || claim?.unknownOutcome === true;
 
 /** Settles or sends the recipients this invocation claimed. */
 async function sendClaimed(job: SendJob, record: MessageRecord, recipients: string[], invocation: Invocation): Promise<void> {

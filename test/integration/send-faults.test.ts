@@ -2,6 +2,7 @@ import { putItem } from '../../functions/data/store';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { findMessage, objectKey } from '../../functions/messages/message-store';
 import { sendQueueTiming } from '../../functions/messages/send-timing';
+import { TAG_STORAGE } from '../../functions/messages/send-worker';
 import { s3Client } from '../../functions/platform/aws-clients';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, eventsOf, eventually, sandboxOf, sdk, sesSendsOf, startTestPlatform } from '../support/platform';
@@ -103,6 +104,15 @@ describe('a worker that died between claiming and sending', () => {
     expect(failed).toMatchObject({ severity: 'permanent' });
     expect(failed['delivery-status']!.message).toContain('an earlier attempt stopped while sending');
     expect(sesSendsOf(platform.us, id)).toHaveLength(0);
+
+    // The dead send did reach SES after all, and its Delivery comes late: the failure stays the
+    // recipient's one final event.
+    const now = new Date().toISOString();
+    const delivery = { eventType: 'Delivery', mail: { timestamp: now, messageId: 'late-ses-id', source: `f@${sandbox}`, destination: ['stale@example.com'], tags: { [TAG_STORAGE]: [storageKey] } }, delivery: { timestamp: now, recipients: ['stale@example.com'], smtpResponse: '250 2.0.0 OK', reportingMTA: 'a8-1.smtp-out.amazonses.com', processingTimeMillis: 20 } };
+    platform.us.sqs.send(platform.us.sqs.queueUrl('ses-notifications'), JSON.stringify({ Type: 'Notification', MessageId: 'late-1', Message: JSON.stringify(delivery), Timestamp: now }));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const finals = (await eventsOf<Ev>(platform.us.url, sandbox, id)).filter((e) => e.event === 'delivered' || e.event === 'failed');
+    expect(finals.map((e) => e.event)).toEqual(['failed']);
   });
 });
 
