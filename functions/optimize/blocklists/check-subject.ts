@@ -1,4 +1,3 @@
-import type { Resolver as DnsResolver } from 'node:dns/promises';
 import { RESOLUTIONS, bucketStart } from '../../analytics/buckets';
 import { addToCounters } from '../../analytics/counter-store';
 import type { StoredCount } from '../../analytics/counts';
@@ -43,12 +42,12 @@ export type CheckOutcome = 'checked' | 'superseded' | 'gone';
  * records the answers over the version read, and writes one event per transition. A check that
  * lost the race to another run writes nothing: that run's answers stand.
  */
-export async function checkSubject(ref: SubjectRef, selfTests: SelfTestResults, options: { resolver?: DnsResolver; now?: Date; catalogue?: readonly Blocklist[] } = {}): Promise<CheckOutcome> {
+export async function checkSubject(ref: SubjectRef, selfTests: SelfTestResults, options: { catalogue?: readonly Blocklist[] } = {}): Promise<CheckOutcome> {
   const subject = await findSubject(ref.accountId, ref.kind, ref.subject);
   if (!subject || subject.removed) return 'gone';
-  const now = (options.now ?? new Date()).toISOString();
+  const now = new Date().toISOString();
   const lists = listsFor(subject.kind, options.catalogue);
-  const resolver = options.resolver ?? (blocklistResolvers().length ? blocklistResolver() : undefined);
+  const resolver = blocklistResolvers().length ? blocklistResolver() : undefined;
   const answers = await Promise.all(
     lists.map((list): Promise<Answer> | Answer => {
       const selfTest = selfTests[list.zone];

@@ -9,7 +9,7 @@ import { checkSubject, countChecks, selfTestAll, type RunOutcome, type SelfTestR
  */
 export type CheckTaskEvent =
   | { step: 'self-test' }
-  | { step: 'check'; item: { subject: SubjectRef; selfTest: SelfTestResults; runId: string } }
+  | { step: 'check'; item: { subject: SubjectRef; selfTest: SelfTestResults } }
   | { step: 'count'; runId: string; outcomes: RunOutcome[] };
 
 export async function handler(event: CheckTaskEvent): Promise<{ lists: SelfTestResults } | RunOutcome | { counted: number }> {

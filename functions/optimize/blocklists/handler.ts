@@ -1,6 +1,7 @@
 import { isIPv4 } from 'node:net';
 import { z } from 'zod/v3';
 import { accountsCovered } from '../../accounts/subaccount-list';
+import { parseDateInput } from '../../platform/dates';
 import { BadRequest, Conflict, NotFound } from '../../platform/errors';
 import { flag, integer, oneOfValues, schema, text } from '../../platform/http/params';
 import { keyPart, pivotPageInput, pivotPaging, pivotQuery, type PivotPage } from '../../platform/http/paging';
@@ -21,15 +22,15 @@ type EventFilters = Pick<EventQuery, 'from' | 'to' | 'subject' | 'list' | 'event
 const ipAddress = () => text().refine((v) => isIPv4(v.trim()), { message: 'must be an IPv4 address' }).transform((v) => v.trim());
 const poolAndDescription = () => ({ ip_pool: keyPart().optional(), description: text().refine((v) => v.length <= 1024, { message: 'must be at most 1024 characters' }).optional() });
 
-/** A time bound given as Unix seconds or RFC 3339, as ISO for the events' keys. */
+/** A time bound as clients send dates (Unix seconds, RFC 3339, RFC 2822), as ISO for the events' keys. */
 const timeBound = () =>
   text().transform((value, ctx) => {
-    const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value);
-    if (!Number.isFinite(ms) || ms < 0 || ms > 8.64e15) {
+    const date = parseDateInput(value);
+    if (!date) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be Unix seconds or an RFC 3339 time' });
       return z.NEVER;
     }
-    return new Date(ms).toISOString();
+    return date.toISOString();
   });
 
 async function requireIp(accountId: string, ip: string) {

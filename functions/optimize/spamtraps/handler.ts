@@ -1,6 +1,7 @@
 import { z } from 'zod/v3';
 import { accountsCovered } from '../../accounts/subaccount-list';
 import { addCounts, type Counts } from '../../analytics/counts';
+import { parseDateInput } from '../../platform/dates';
 import { BadRequest } from '../../platform/errors';
 import { flag, integer, list, oneOfValues, schema, text } from '../../platform/http/params';
 import { offsetOfPage, offsetPaging } from '../../platform/http/offset-pages';
@@ -45,12 +46,12 @@ const V2_METRICS = ['pristine_count', 'recycled_count', 'typo_count', 'harvested
 
 const rfc3339 = () =>
   text().transform((value, ctx) => {
-    const ms = Date.parse(value);
-    if (!Number.isFinite(ms)) {
+    const date = parseDateInput(value);
+    if (!date) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be an RFC 3339 time' });
       return z.NEVER;
     }
-    return ms;
+    return date.getTime();
   });
 
 const isoDay = () =>
