@@ -73,7 +73,11 @@ export interface HistoryItem {
 }
 
 export const isBand = (value: string): value is Band => (BANDS as readonly string[]).includes(value);
+/** The account's bands, read consistently: what the routes show and change. */
 export const getDynamicPools = (accountId: string) => getItem<DynamicPoolsItem>(keys.dynamicPools(accountId), { consistent: true });
+
+/** The same, read eventually consistently: the send path's, on every message of an enrolled domain, as its DIPP is read. */
+export const dynamicPoolsForSending = (accountId: string) => getItem<DynamicPoolsItem>(keys.dynamicPools(accountId));
 
 export async function saveDynamicPools(accountId: string, ips: Record<Band, string[]>): Promise<DynamicPoolsItem> {
   const existing = await getDynamicPools(accountId);

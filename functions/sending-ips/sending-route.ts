@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { DomainItem } from '../data/db';
 import { poolOfDomain } from './ip-pools';
 import type { SendingChoice } from './sending-options';
-import { effectiveBand, getDynamicPools } from './dynamic-pools';
+import { dynamicPoolsForSending, effectiveBand } from './dynamic-pools';
 import { provisionedIps } from './ip-records';
 import { ipConfigurationSets } from './ses-resources';
 import { listWarmups, nextHourAt, reserveWarmupSends } from './warmup';
@@ -46,7 +46,7 @@ export async function sendingAddressesOf(domain: Pick<DomainItem, 'accountId' | 
     : message.sendingPoolId
       ? { accountId: domain.accountId, ipPoolId: message.sendingPoolId, ipPoolOwnerId: message.sendingPoolOwnerId }
       : domain.dynamicPool
-        ? { accountId: domain.accountId, ips: (await getDynamicPools(domain.dynamicPool.ownerId))?.bands[effectiveBand(domain.dynamicPool)].ips ?? [] }
+        ? { accountId: domain.accountId, ips: (await dynamicPoolsForSending(domain.dynamicPool.ownerId))?.bands[effectiveBand(domain.dynamicPool)].ips ?? [] }
         : domain;
   if (!source.ipPoolId && !source.ips?.length) return { candidates: [] };
   const pool = await poolOfDomain(source);

@@ -41,9 +41,9 @@ export function deliveryIdOf(eventId: string, url: string): string {
 /** Mailgun's retry intervals after each failed attempt: 10m, 10m, 15m, 30m, 1h, 2h, 4h (8 hours in all). */
 export const RETRY_SCHEDULE_SECONDS = [600, 600, 900, 1800, 3600, 7200, 14400] as const;
 
-/** The wait after failed attempt `attempt` (0-based), or undefined when the schedule is spent. */
-export function retryDelayMs(attempt: number, scale: number): number | undefined {
-  const seconds = RETRY_SCHEDULE_SECONDS[attempt];
+/** The wait after failed attempt `attempt` (0-based) on a schedule (webhooks' by default), scaled (tests), or undefined when it is spent. */
+export function retryDelayMs(attempt: number, scale: number, schedule: readonly number[] = RETRY_SCHEDULE_SECONDS): number | undefined {
+  const seconds = schedule[attempt];
   return seconds === undefined ? undefined : Math.max(1, Math.round(seconds * 1000 * scale));
 }
 

@@ -1,4 +1,5 @@
 import type { RaisedAlert } from './alert-message';
+import { retryDelayMs } from '../../webhooks/delivery-job';
 
 /**
  * One delivery of one alert to one setting, as a queue message. It carries the alert itself, so a
@@ -22,15 +23,7 @@ export interface AlertJob {
 export const ALERT_RETRY_SCHEDULE_SECONDS = [60, 300, 900, 1800, 3600, 7200, 14400] as const;
 
 /** The wait after failed attempt `attempt` (0-based), scaled (tests), or undefined when the schedule is spent. */
-export function alertRetryDelayMs(attempt: number, scale: number): number | undefined {
-  const seconds = ALERT_RETRY_SCHEDULE_SECONDS[attempt];
-  return seconds === undefined ? undefined : Math.max(1, Math.round(seconds * 1000 * scale));
-}
+export const alertRetryDelayMs = (attempt: number, scale: number) => retryDelayMs(attempt, scale, ALERT_RETRY_SCHEDULE_SECONDS);
 
-/** SQS's longest message delay. */
-const MAX_SQS_DELAY_SECONDS = 900;
-
-/** The DelaySeconds that brings a job back at `notBefore`, or as close as one hop can. */
-export function hopDelaySeconds(notBefore: number, now = Date.now()): number {
-  return Math.min(MAX_SQS_DELAY_SECONDS, Math.max(0, Math.ceil((notBefore - now) / 1000)));
-}
+// Long waits take several SQS hops, as webhook retries do.
+export { hopDelaySeconds } from '../../webhooks/delivery-job';

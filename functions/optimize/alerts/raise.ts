@@ -64,14 +64,14 @@ async function claimWindow(event: AlertEvent, hash: string, now: number): Promis
 
 export async function raiseAlert(event: AlertEvent): Promise<void> {
   if (!(ALERT_EVENT_TYPES as readonly string[]).includes(event.event)) throw new Error(`raiseAlert: unknown alert event ${String(event.event)}`);
-  const key = keys.alertRaised(event.accountId, transitionHash(event));
+  const hash = transitionHash(event);
+  const key = keys.alertRaised(event.accountId, hash);
   const fresh: RaisedItem = { ...event, id: randomUUID(), queued: false, raisedAt: new Date().toISOString() };
   let raised: RaisedItem = fresh;
   if (!(await putItem(key, fresh, { ifAbsent: true }))) {
     raised = (await getItem<RaisedItem>(key, { consistent: true }))!;
     if (raised.queued) return;
   }
-  const hash = transitionHash(event);
   if (!(await claimWindow(event, hash, Date.now()))) {
     await updateItem(key, { queued: true, suppressed: `the same alert (${event.event} of ${event.subject} on ${event.list}) was delivered less than ${env().ALERT_DEDUPE_WINDOW_SECONDS} s before` });
     return;

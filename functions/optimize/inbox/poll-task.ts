@@ -3,7 +3,7 @@ import { logger } from '../../platform/logger';
 import { microsoftSpam, receiverAuthResults } from './auth-results';
 import { findCopy, type FoundCopy } from './imap-search';
 import { findResult, saveOutcome, type SeedOutcome } from './results';
-import { findSeedMailbox, seedLogin } from './seed-mailboxes';
+import { seedLogin, seedMailboxes, type SeedMailboxItem } from './seed-mailboxes';
 import type { PollInput } from './target-mail';
 
 /**
@@ -60,8 +60,7 @@ export function delivered(seed: SeedOutcome, copy: FoundCopy, headerBudget = MAX
   };
 }
 
-async function pollSeed(seed: SeedOutcome, messageId: string, headerBudget: number): Promise<SeedOutcome> {
-  const mailbox = await findSeedMailbox(seed.email);
+async function pollSeed(seed: SeedOutcome, mailbox: SeedMailboxItem | undefined, messageId: string, headerBudget: number): Promise<SeedOutcome> {
   if (!mailbox) return { ...seed, lastError: 'the seed mailbox is no longer configured' };
   try {
     const copy = await findCopy(await seedLogin(mailbox), messageId);
@@ -91,7 +90,9 @@ export async function handler(event: PollTaskEvent): Promise<{ done: boolean }> 
     return { done: true };
   }
   const headerBudget = Math.min(MAX_HEADER_BYTES_PER_SEED, Math.floor(HEADER_BYTES_PER_RESULT / Math.max(1, result.seeds.length)));
-  const seeds = await mapLimit(result.seeds, SEED_CONCURRENCY, (seed) => (seed.state === 'pending' ? pollSeed(seed, result.messageId, headerBudget) : Promise.resolve(seed)));
+  // The seed mailboxes in one read a round, not one read a seed.
+  const mailboxes = new Map((await seedMailboxes()).map((mailbox) => [mailbox.email, mailbox]));
+  const seeds = await mapLimit(result.seeds, SEED_CONCURRENCY, (seed) => (seed.state === 'pending' ? pollSeed(seed, mailboxes.get(seed.email.toLowerCase()), result.messageId, headerBudget) : Promise.resolve(seed)));
   const cleaned = seeds.map(withoutError);
   const pastDeadline = Date.now() >= Date.parse(result.deadline);
   const done = pastDeadline || cleaned.every((s) => s.state !== 'pending');

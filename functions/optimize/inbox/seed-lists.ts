@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { keys } from '../../data/db';
-import { deleteIfPresent, getItem, putItem, queryAll } from '../../data/store';
+import { deleteIfPresent, getItem, putItem, queryAll, updateItemIf } from '../../data/store';
 import { env } from '../../platform/env';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { seedMailboxes, type SeedMailboxItem } from './seed-mailboxes';
@@ -158,5 +158,6 @@ export async function seedListOwner(target: string): Promise<string | undefined>
 }
 
 export async function markListResult(list: SeedListItem, at: string): Promise<void> {
-  await putItem(keys.seedList(list.accountId, list.targetEmail), { ...list, lastResultAt: at });
+  // Only this field, and only while the list is there: a rename or regen since is not undone.
+  await updateItemIf(keys.seedList(list.accountId, list.targetEmail), { targetEmail: list.targetEmail }, { lastResultAt: at });
 }

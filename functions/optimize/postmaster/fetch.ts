@@ -1,4 +1,4 @@
-import { listSubaccounts } from '../../accounts/subaccount-list';
+import { accountsCovered } from '../../accounts/subaccount-list';
 import { keys } from '../../data/db';
 import { getItem } from '../../data/store';
 import { mapLimit } from '../../platform/concurrency';
@@ -31,9 +31,7 @@ const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** The region's accounts: the primary one and its subaccounts not closed (a subaccount has none of its own). */
 async function accounts(): Promise<string[]> {
   const primary = await getItem<{ value: string }>(keys.primaryAccount());
-  if (!primary) return [];
-  const subaccounts = await listSubaccounts(primary.value);
-  return [primary.value, ...subaccounts.filter((a) => a.status !== 'closed').map((a) => a.accountId)];
+  return primary ? accountsCovered(primary.value, true) : [];
 }
 
 /** A refusal Google gives for a domain it does not share with this identity is a fact about the domain, not a failure. */

@@ -1,5 +1,5 @@
 import { keys } from '../../data/db';
-import { getItem, putItem, putItems, queryAll } from '../../data/store';
+import { getItem, putItem, putItems, queryPage } from '../../data/store';
 import type { PostmasterDay } from './metrics';
 
 /**
@@ -48,9 +48,14 @@ export async function putDays(items: readonly PostmasterDayItem[]): Promise<void
 
 /** A domain's days from `fromDay` to `toDay` (inclusive, `yyyy-mm-dd`), oldest first. */
 export async function daysOf(accountId: string, domain: string, fromDay: string, toDay: string): Promise<PostmasterDayItem[]> {
-  const items = await queryAll<PostmasterDayItem>(keys.postmasterDay(accountId, domain), '');
-  return items.filter((item) => item.day >= fromDay && item.day <= toDay);
+  // The days are the sort keys: the range is read, not the domain's whole history. queryPage's
+  // bounds are exclusive, so they are the day before and the day after.
+  const shift = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+  return queryPage<PostmasterDayItem>(keys.postmasterDay(accountId, domain).pk, { prefix: '', ascending: true, after: shift(fromDay, -1), before: shift(toDay, 1), limit: MAX_DAYS_READ });
 }
+
+/** Days one read returns at most (27 years of daily figures). */
+const MAX_DAYS_READ = 10_000;
 
 export const getDomainState = (accountId: string, domain: string) => getItem<PostmasterDomainItem>(keys.postmasterDomain(accountId, domain));
 
