@@ -37,6 +37,14 @@ const OWN_SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
     // mailparser, for MIME posts to a mailing list only (functions/lists/inbound-post.ts).
     { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
   ],
+  // Inbox placement sends its test message through the messages pipeline (templates, text
+  // versions, MIME copies) and reads seed mailboxes' messages with mailparser: each loads on use.
+  'optimize/inbox': [
+    { importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' },
+    { importPath: './html-to-text-engine', entry: 'functions/templates/html-to-text-engine.ts' },
+    { importPath: './mime-rewriter', entry: 'functions/messages/mime-rewriter.ts' },
+    { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
+  ],
   // re2js (about 150 KB), for saving and matching routes only (functions/mailroutes/expressions.ts).
   mailroutes: [{ importPath: './re2-engine', entry: 'functions/mailroutes/re2-engine.ts' }],
   // Inspection: mailparser for `mime` input only (functions/inspect/common/inspect-input.ts), and
