@@ -21,7 +21,7 @@ test('an active sending domain is verified as soon as it is added; the list page
   expect(added.status).toBe(200);
   const domain = added.json.domain as Managed;
   // A verified domain is watched on the domain blocklists at once (blocklists.test.ts).
-  expect(domain).toMatchObject({ name: 'mail.example.com', verified: { status: 'sending' }, services: { domain_blocklist_monitoring: true, spam_trap_monitoring: false } });
+  expect(domain).toMatchObject({ name: 'mail.example.com', verified: { status: 'sending' }, services: { domain_blocklist_monitoring: true, spam_trap_monitoring: true } });
   expect(Number.isInteger(domain.created_at) && Number.isInteger(domain.verified.verified_at) && domain.verified.verified_at > 0).toBe(true);
   expect((await call(`${url()}/v1/inboxready/domains?domain=mail.example.com`, { method: 'POST' })).status).toBe(409);
 
@@ -37,6 +37,7 @@ test('an active sending domain is verified as soon as it is added; the list page
 test('another domain stays pending until its apex publishes the TXT record it names', async () => {
   const added = (await call(`${url()}/v1/inboxready/domains?domain=brand.example.org`, { method: 'POST' })).json.domain as Managed;
   expect(added.verified).toEqual({ status: 'pending', verified_at: 0 });
+  expect(added.services).toEqual({ domain_blocklist_monitoring: false, spam_trap_monitoring: false });
   expect(added.txt_record).toMatch(/^mailplane-verification=[0-9a-f]{32}$/);
   expect((await call(`${url()}/v1/inboxready/domains/verify?domain=brand.example.org`, { method: 'PUT' })).json).toMatchObject({ message: 'Domain pending verification' });
 

@@ -23,10 +23,11 @@ export interface ManagedDomainItem {
 }
 
 /**
- * The services a managed domain has: blocklist monitoring once it is verified
- * (functions/optimize/blocklists/domain-monitoring.ts); spam-trap monitoring does not run yet.
+ * The services a managed domain has once it is verified: blocklist monitoring
+ * (functions/optimize/blocklists/domain-monitoring.ts) and spam-trap counts of its sends
+ * (functions/optimize/spamtraps/, whose typo and recycled heuristics need no configuration).
  */
-const servicesOf = (domain: ManagedDomainItem) => ({ domain_blocklist_monitoring: domain.status !== 'pending', spam_trap_monitoring: false });
+const servicesOf = (domain: ManagedDomainItem) => ({ domain_blocklist_monitoring: domain.status !== 'pending', spam_trap_monitoring: domain.status !== 'pending' });
 
 export function managedDomainJson(domain: ManagedDomainItem) {
   return {
