@@ -1,20 +1,26 @@
 /**
  * A blocklist monitoring run (functions/optimize/blocklists): 256 monitored IPs checked against 6
  * lists served by a loopback DNS server (the catalogue's four IP lists and two more zones that
- * answer the same way, to make the issue's six), 8 IPs at a time as the workflow's Map runs them:
- * the run's self-test, then per IP the subject read, one A question per list, the state update,
- * and last the run's one count per account, on dynalite in this process. Floor, in the same run:
- * the same 1,536 A questions issued bare with node:dns, 8 IPs at a time, their lists in parallel.
- * Target (issue 16): our run within 1.5x of the floor's time. Half the IPs are listed somewhere:
- * their TXT reasons are fetched the first time (which the floor does not do) and reused while the
- * codes stay the same. Median of 3 rounds.
+ * answer the same way, to make the issue's six), as the workflow runs them: the run's self-test,
+ * then the subjects in tasks of SUBJECTS_PER_TASK, one task at a time here with 8 IPs in flight
+ * (a batch read of the task's subjects, one A question per list, a write per changed subject and
+ * one confirmation write for the unchanged), and last the run's one count per account, on dynalite
+ * in this process. Floor, in the same run: the same 1,536 A questions issued bare with node:dns,
+ * 8 IPs at a time, their lists in parallel.
+ *
+ * Half the IPs are listed somewhere. The first run finds every IP new (a state write each, and a
+ * TXT question per new listing, which the floor does not ask); the second confirms the listings
+ * (128 transitions: events and alerts). Those two are reported; the target (issue 16: within
+ * 1.5x of the floor) is on the runs after them, every IP as it was: what a monitored fleet's
+ * hourly run is nearly always. Median of 3 such rounds.
  *
  *   npx tsx bench/blocklist-run.ts      (or as part of `npm run bench`)
  */
 import { Resolver } from 'node:dns/promises';
 import { CATALOGUE, type Blocklist } from '../functions/optimize/blocklists/catalogue';
-import { checkSubject, countChecks, selfTestAll, type RunOutcome, type SubjectRef } from '../functions/optimize/blocklists/check-subject';
+import { checkSubjects, countChecks, selfTestAll, SUBJECTS_PER_TASK, type RunOutcome, type SubjectRef } from '../functions/optimize/blocklists/check-subject';
 import { namesFor } from '../functions/optimize/blocklists/lookup';
+import { chunksOf } from '../functions/platform/concurrency';
 import { addSubject, findSubject, recordCheck } from '../functions/optimize/blocklists/subjects';
 import { startDnsServer } from '../lib/local/dns-server';
 import { withLocalMode } from './lib/local';
@@ -32,7 +38,10 @@ export interface BlocklistRunResult {
   floorMs: number;
   oursRounds: number[];
   floorRounds: number[];
-  /** One read and one conditional write per IP, nothing else: what recording a run costs at least. */
+  /** The first run (every IP new) and the second (the listings confirmed: transitions, events, alerts). */
+  firstRunMs: number;
+  confirmingRunMs: number;
+  /** One read and one conditional write per IP, nothing else: what recording every check on its own would cost. */
   tableMs: number;
   ratio: number;
   checks: TargetCheck[];
@@ -72,21 +81,26 @@ export async function blocklistRunBench(): Promise<BlocklistRunResult> {
       const ours: number[] = [];
       const floor: number[] = [];
       const tableOnly: number[] = [];
+      const run = (label: string) =>
+        us.run(async () => {
+          const started = performance.now();
+          const selfTests = await selfTestAll(lists, [dns.address]);
+          const outcomes: RunOutcome[] = [];
+          for (const chunk of chunksOf(subjects, SUBJECTS_PER_TASK)) outcomes.push(...(await checkSubjects(chunk, selfTests, { catalogue: lists })));
+          await countChecks(label, outcomes);
+          if (outcomes.some((o) => o.outcome !== 'checked')) throw new Error(`not every IP was checked: ${JSON.stringify(outcomes.find((o) => o.outcome !== 'checked'))}`);
+          return performance.now() - started;
+        });
+      note(`blocklist run: the first run and the confirming run (${IPS} IPs x ${lists.length} lists)`);
+      const firstRunMs = await run('bench-first');
+      const confirmingRunMs = await run('bench-confirming');
       for (let round = 0; round < ROUNDS; round++) {
         note(`blocklist run: round ${round + 1} of ${ROUNDS} (${IPS} IPs x ${lists.length} lists)`);
         let started = performance.now();
         await inBatches(subjects, CONCURRENCY, (s) => Promise.all(lists.map((list) => resolver.resolve4(`${namesFor(list, s.subject)[0]}.${list.zone}`).catch(() => []))));
         floor.push(performance.now() - started);
 
-        started = performance.now();
-        await us.run(async () => {
-          const selfTests = await selfTestAll(lists, [dns.address]);
-          const outcomes: RunOutcome[] = [];
-          await inBatches(subjects, CONCURRENCY, async (s) => outcomes.push({ outcome: await checkSubject(s, selfTests, { catalogue: lists }), accountId: s.accountId, kind: s.kind }));
-          await countChecks(`bench-${round}`, outcomes);
-          if (outcomes.some((o) => o.outcome !== 'checked')) throw new Error(`not every IP was checked: ${JSON.stringify(outcomes.find((o) => o.outcome !== 'checked'))}`);
-        });
-        ours.push(performance.now() - started);
+        ours.push(await run(`bench-${round}`));
 
         started = performance.now();
         await us.run(() =>
@@ -105,9 +119,11 @@ export async function blocklistRunBench(): Promise<BlocklistRunResult> {
         floorMs: median(floor),
         oursRounds: ours,
         floorRounds: floor,
+        firstRunMs,
+        confirmingRunMs,
         tableMs: median(tableOnly),
         ratio: r,
-        checks: [{ benchmark: 'blocklist run', subject: `run time, ours / bare node:dns queries (${IPS} IPs x ${lists.length} lists, median of ${ROUNDS})`, figure: ratio(r), target: `<= ${MAX_RATIO}x`, pass: r <= MAX_RATIO }],
+        checks: [{ benchmark: 'blocklist run', subject: `run time, ours / bare node:dns queries (${IPS} IPs x ${lists.length} lists, every IP as it was, median of ${ROUNDS})`, figure: ratio(r), target: `<= ${MAX_RATIO}x`, pass: r <= MAX_RATIO }],
       };
     });
   } finally {
@@ -119,12 +135,13 @@ export function printBlocklistRun(result: BlocklistRunResult): void {
   print(`== Blocklist run: ${result.ips} IPs x ${result.lists} lists against a loopback DNS server ==`);
   print(
     table([
-      ['variant', 'run time (median)'],
-      ['ours (self-test, read, A per list, TXT for a new listing, state update, count)', `${fixed(result.oursMs, 0)} ms (rounds ${result.oursRounds.map((r) => fixed(r, 0)).join(', ')})`],
-      ['floor (the same A questions, bare node:dns)', `${fixed(result.floorMs, 0)} ms (rounds ${result.floorRounds.map((r) => fixed(r, 0)).join(', ')})`],
-      ['reference: the table alone (a read and a write per IP, no DNS)', `${fixed(result.tableMs, 0)} ms`],
+      ['variant', 'run time'],
+      ['ours, every IP as it was (self-test, batch reads, A per list, one confirmation write a task, count)', `${fixed(result.oursMs, 0)} ms median (rounds ${result.oursRounds.map((r) => fixed(r, 0)).join(', ')})`],
+      ['floor (the same A questions, bare node:dns)', `${fixed(result.floorMs, 0)} ms median (rounds ${result.floorRounds.map((r) => fixed(r, 0)).join(', ')})`],
       ['ours / floor', `${ratio(result.ratio)} (target <= ${MAX_RATIO}x)`],
-      ['ours / (floor + the table alone)', ratio(result.oursMs / (result.floorMs + result.tableMs))],
+      ['ours, the first run (every IP new: a state write each, TXT for new listings)', `${fixed(result.firstRunMs, 0)} ms`],
+      ['ours, the confirming run (128 listings: transitions, events, alerts)', `${fixed(result.confirmingRunMs, 0)} ms`],
+      ['reference: a read and a conditional write per IP, no DNS (recording each check on its own)', `${fixed(result.tableMs, 0)} ms`],
     ]),
   );
   print();

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../platform/aws-clients';
-import { mapLimit } from '../platform/concurrency';
+import { chunksOf, mapLimit } from '../platform/concurrency';
 import { env } from '../platform/env';
 import { TABLE_KEYS } from './table';
 
@@ -68,12 +68,6 @@ async function untilProcessed<R>(what: string, requests: R[], send: (requests: R
     if (round) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
     requests = await send(requests);
   }
-}
-
-function chunksOf<T>(items: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
-  return chunks;
 }
 
 /** A new item for putItems: its key and its attributes. */
@@ -174,6 +168,23 @@ export async function updateItem<T>(key: Key, changes: Record<string, unknown>):
     }),
   );
   return withoutKeys<T>(out.Attributes)!;
+}
+
+/**
+ * Sets (undefined: removes) attributes of an item, creating it if needed: one unconditional
+ * UpdateItem, so writers of different attributes of the same item never undo each other.
+ */
+export async function upsertAttributes(key: Key, changes: Record<string, unknown>): Promise<void> {
+  const { expression, names, values } = updateExpression(changes);
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: key,
+      UpdateExpression: expression,
+      ExpressionAttributeNames: names,
+      ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+    }),
+  );
 }
 
 /**

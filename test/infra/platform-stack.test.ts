@@ -279,8 +279,8 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     const optimization = Template.fromStack(stack.optimizationApi);
     const resources = optimization.toJSON().Resources as Record<string, Resource>;
     const [machineId, machine] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::StepFunctions::StateMachine' && JSON.stringify(r.Properties.DefinitionString).includes('CheckSubjects'))!;
-    expect(JSON.stringify(machine.Properties.DefinitionString)).toMatch(/MaxConcurrency\W+8\b/);
-    const task = functionIdByDescription(optimization, 'Blocklist monitoring: self-tests the lists, checks one IP or domain against them and records transitions');
+    expect(JSON.stringify(machine.Properties.DefinitionString)).toMatch(/MaxConcurrency\W+4\b/);
+    const task = functionIdByDescription(optimization, 'Blocklist monitoring: self-tests the lists, checks a chunk of IPs or domains against them and records transitions');
     const sweep = functionIdByDescription(optimization, periodicJobs.find((job) => job.name === 'blocklist-checks')!.description);
     expect(resources[sweep]!.Properties).toMatchObject(platformLambdaProperties(300));
     optimization.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(15 minutes)', Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [sweep, 'Arn'] } })]) });

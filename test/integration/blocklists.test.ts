@@ -88,6 +88,12 @@ test('an IP is checked once added, listed after two agreeing runs, kept through 
     },
   ]);
   expect(await ipEvents()).toEqual([expect.objectContaining({ ip: '203.0.113.77', event: 'ip_listed', blocklist: 'Spamhaus ZEN' })]);
+  // Runs that find it as it was confirm it (one write per account and task) instead of rewriting
+  // it: its check time and the listing's last_seen move on, first_seen stays.
+  await afterChecks('203.0.113.77', 2);
+  const confirmed = await ipOf('203.0.113.77');
+  expect(confirmed.listed.map((l) => l.first_seen)).toEqual(listed.listed.map((l) => l.first_seen));
+  expect(confirmed.listed[0]!.last_seen > listed.listed[0]!.last_seen).toBe(true);
 
   // Errors change nothing: a SERVFAIL, then Spamhaus's "public resolver" code, are not delistings.
   dns.set('77.113.0.203.zen.spamhaus.org', { servfail: true });

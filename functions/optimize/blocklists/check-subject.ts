@@ -1,6 +1,7 @@
 import { RESOLUTIONS, bucketStart } from '../../analytics/buckets';
 import { addToCounters } from '../../analytics/counter-store';
 import type { StoredCount } from '../../analytics/counts';
+import { mapLimit } from '../../platform/concurrency';
 import { env } from '../../platform/env';
 import { logger } from '../../platform/logger';
 import type { AlertEventType } from '../alerts/alert-event';
@@ -9,7 +10,7 @@ import { listsFor, type Blocklist, type SubjectKind } from './catalogue';
 import { recordEvent, type BlocklistEventItem } from './events';
 import { nextListState, UNKNOWN, type ListState } from './list-state';
 import { askList, blocklistResolver, blocklistResolvers, NO_RESOLVER, selfTest, type Answer } from './lookup';
-import { clearOutbox, findSubject, recordCheck } from './subjects';
+import { clearOutbox, confirmChecks, loadSubjects, recordCheck, subjectKeyOf, type MonitoredSubject } from './subjects';
 
 /** A subject as the workflow carries it. */
 export interface SubjectRef {
@@ -37,14 +38,54 @@ const TRANSITION_EVENTS: Record<SubjectKind, Record<'listed' | 'delisted', Alert
 
 export type CheckOutcome = 'checked' | 'superseded' | 'gone';
 
+/** Subjects one check task takes: one batch read for all, one confirmation write per account and kind. */
+export const SUBJECTS_PER_TASK = 100;
+/** Subjects of a task asked about at once (each asks its lists in parallel). */
+const SUBJECTS_AT_ONCE = 8;
+
+/** What checking one subject came to, and for a subject found as it was, what confirms it. */
+interface SubjectCheck {
+  outcome: CheckOutcome;
+  unchanged?: { subject: MonitoredSubject; states: Record<string, ListState>; at: string };
+}
+
 /**
- * Asks every list about one subject (those that failed the run's self-test answer as errors),
- * records the answers over the version read, and writes one event per transition. A check that
- * lost the race to another run writes nothing: that run's answers stand.
+ * Checks subjects against every list (those that failed the run's self-test answer as errors),
+ * SUBJECTS_AT_ONCE at a time: see checkOne. Subjects found as they were are then confirmed in one
+ * write per account and kind (subjects.ts) instead of one write each; should that write fail,
+ * each is recorded on its own, as a changed one is.
  */
-export async function checkSubject(ref: SubjectRef, selfTests: SelfTestResults, options: { catalogue?: readonly Blocklist[] } = {}): Promise<CheckOutcome> {
-  const subject = await findSubject(ref.accountId, ref.kind, ref.subject);
-  if (!subject || subject.removed) return 'gone';
+export async function checkSubjects(refs: readonly SubjectRef[], selfTests: SelfTestResults, options: { catalogue?: readonly Blocklist[] } = {}): Promise<RunOutcome[]> {
+  const subjects = await loadSubjects(refs);
+  const checks = await mapLimit(refs, SUBJECTS_AT_ONCE, (ref) => checkOne(subjects.get(subjectKeyOf(ref)), selfTests, options));
+  const groups = new Map<string, Array<NonNullable<SubjectCheck['unchanged']>>>();
+  for (const { unchanged } of checks) {
+    if (!unchanged) continue;
+    const group = `${unchanged.subject.accountId}#${unchanged.subject.kind}`;
+    groups.set(group, [...(groups.get(group) ?? []), unchanged]);
+  }
+  await Promise.all(
+    [...groups.values()].map(async (group) => {
+      const { accountId, kind } = group[0]!.subject;
+      try {
+        await confirmChecks(accountId, kind, group.map(({ subject, at }) => ({ subject: subject.subject, version: subject.version, at })));
+      } catch (error) {
+        logger.warn('blocklist confirmations not written: recording each check on its own', { accountId, kind, subjects: group.length, error: error as Error });
+        await mapLimit(group, SUBJECTS_AT_ONCE, ({ subject, states, at }) => recordCheck(subject, states, at, []));
+      }
+    }),
+  );
+  return refs.map((ref, i) => ({ outcome: checks[i]!.outcome, accountId: ref.accountId, kind: ref.kind }));
+}
+
+/**
+ * Asks every list about one subject and works out the next state. A change (or a list that
+ * errored) is recorded over the version read, with one event per transition; a check that lost
+ * the race to another run writes nothing: that run's answers stand. A subject found as it was is
+ * left for checkSubjects to confirm.
+ */
+async function checkOne(subject: MonitoredSubject | undefined, selfTests: SelfTestResults, options: { catalogue?: readonly Blocklist[] }): Promise<SubjectCheck> {
+  if (!subject || subject.removed) return { outcome: 'gone' };
   const now = new Date().toISOString();
   const lists = listsFor(subject.kind, options.catalogue);
   const resolver = blocklistResolvers().length ? blocklistResolver() : undefined;
@@ -78,14 +119,31 @@ export async function checkSubject(ref: SubjectRef, selfTests: SelfTestResults, 
       timestamp: now,
     });
   });
+  const asItWas = !subject.outbox?.length && lists.every((list, i) => !('error' in answers[i]!) && sameState(subject.lists[list.zone], states[list.zone]!));
+  if (asItWas) return { outcome: 'checked', unchanged: { subject, states, at: now } };
   // A transition left unsent by a check that died after writing is sent now, before this one's.
   if (subject.outbox?.length) await sendTransitions(subject.outbox);
-  if (!(await recordCheck(subject, states, now, events))) return 'superseded';
+  if (!(await recordCheck(subject, states, now, events))) return { outcome: 'superseded' };
   if (events.length) {
     await sendTransitions(events);
     await clearOutbox(subject, subject.version + 1);
   }
-  return 'checked';
+  return { outcome: 'checked' };
+}
+
+/** The same belief about a list, its check times aside: nothing pending, no error, the same listing. */
+function sameState(before: ListState | undefined, after: ListState): boolean {
+  return (
+    before !== undefined &&
+    before.state !== 'unknown' &&
+    before.state === after.state &&
+    !before.pending &&
+    !after.pending &&
+    !before.lastError &&
+    before.firstSeen === after.firstSeen &&
+    String(before.codes) === String(after.codes) &&
+    String(before.reasons) === String(after.reasons)
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { CATALOGUE, findList } from '../../../functions/optimize/blocklists/catalogue';
 import { nextListState, shownState, subjectState, UNKNOWN, type ListState } from '../../../functions/optimize/blocklists/list-state';
 import { namesFor, reversedIp } from '../../../functions/optimize/blocklists/lookup';
+import { applyConfirmation, type MonitoredSubject } from '../../../functions/optimize/blocklists/subjects';
 
 const list = (zone: string) => findList(zone)!;
 
@@ -63,4 +64,30 @@ test('a clean state no one has confirmed for long reads unknown; the subject is 
   expect(subjectState(['clear', 'unknown'])).toBe('unknown');
   expect(subjectState([])).toBe('unknown');
   expect(subjectState(['clear', 'clear'])).toBe('healthy');
+});
+
+test('a confirmation moves the check times of the version it confirms, and of no other', () => {
+  const subject: MonitoredSubject = {
+    accountId: 'a',
+    kind: 'ip',
+    subject: '203.0.113.7',
+    source: 'user',
+    addedAt: 't0',
+    version: 3,
+    checkedAt: '2026-11-26T10:00:00.000Z',
+    lists: {
+      'zen.spamhaus.org': { state: 'listed', firstSeen: '2026-11-26T09:00:00.000Z', lastSeen: '2026-11-26T10:00:00.000Z', answeredAt: '2026-11-26T10:00:00.000Z', codes: ['127.0.0.2'] },
+      'bl.spamcop.net': { state: 'clear', answeredAt: '2026-11-26T10:00:00.000Z' },
+    },
+  };
+  const at = '2026-11-26T11:00:00.000Z';
+  const moved = applyConfirmation(subject, { 'c:203.0.113.7': `3 ${at}` });
+  expect(moved.checkedAt).toBe(at);
+  expect(moved.lists['zen.spamhaus.org']).toMatchObject({ state: 'listed', firstSeen: '2026-11-26T09:00:00.000Z', lastSeen: at, answeredAt: at });
+  expect(moved.lists['bl.spamcop.net']).toMatchObject({ state: 'clear', answeredAt: at });
+  expect(moved.lists['bl.spamcop.net']!.lastSeen).toBeUndefined();
+  // The subject changed since (version 4 written), or its own write is newer: the confirmation says nothing.
+  expect(applyConfirmation(subject, { 'c:203.0.113.7': `2 ${at}` })).toBe(subject);
+  expect(applyConfirmation(subject, { 'c:203.0.113.7': '3 2026-11-26T09:30:00.000Z' })).toBe(subject);
+  expect(applyConfirmation(subject, { 'c:198.51.100.1': `3 ${at}` })).toBe(subject);
 });
