@@ -64,6 +64,26 @@ export async function receivingDomain(name: string): Promise<{ accountId: string
   return domain && !domain.isDisabled ? { accountId: claim.accountId, domain } : undefined;
 }
 
+type PlatformReceiver = (recipients: string[], mime: Buffer, objectKey: string) => Promise<void>;
+
+/**
+ * What takes the mail of the platform's own receiving domains: preview addresses (POST
+ * /v2/preview/address) become preview tests, rua addresses (GET /v1/dmarc/records/{domain}) carry
+ * aggregate reports, seed list targets (/v4/inbox/seedlists) start inbox placement results.
+ */
+function platformReceiver(name: string): PlatformReceiver | undefined {
+  const { PREVIEW_INBOX_DOMAIN, DMARC_REPORTS_DOMAIN, SEED_INBOX_DOMAIN } = env();
+  if (name === PREVIEW_INBOX_DOMAIN) return receivePreviewMail;
+  if (name === DMARC_REPORTS_DOMAIN) return (recipients, mime) => receiveDmarcMail(recipients, mime);
+  if (name === SEED_INBOX_DOMAIN) return (recipients, mime) => receiveSeedTargetMail(recipients, mime);
+  return undefined;
+}
+
+/** Whether this region takes mail for a domain: one of the platform's own, or an account's receiving domain. */
+export async function receivesFor(name: string): Promise<boolean> {
+  return platformReceiver(name) !== undefined || (await receivingDomain(name)) !== undefined;
+}
+
 /** Handles one receipt: each of its domains' recipients are taken by a recipient handler or routed. */
 export async function receive(receipt: SesReceipt): Promise<void> {
   const { bucketName, objectKey } = receipt.receipt.action;
@@ -74,22 +94,10 @@ export async function receive(receipt: SesReceipt): Promise<void> {
   }
   let mime: Buffer | undefined;
   for (const [name, recipients] of byDomain) {
-    if (name === env().PREVIEW_INBOX_DOMAIN) {
-      // Preview addresses (POST /v2/preview/address): each message becomes a preview test.
+    const platformReceives = platformReceiver(name);
+    if (platformReceives) {
       mime ??= await readObject(bucketName, objectKey);
-      await receivePreviewMail(recipients, mime, objectKey);
-      continue;
-    }
-    if (name === env().DMARC_REPORTS_DOMAIN) {
-      // rua addresses (GET /v1/dmarc/records/{domain}): each message carries aggregate reports.
-      mime ??= await readObject(bucketName, objectKey);
-      await receiveDmarcMail(recipients, mime);
-      continue;
-    }
-    if (name === env().SEED_INBOX_DOMAIN) {
-      // Seed list targets (/v4/inbox/seedlists): each message starts an inbox placement result.
-      mime ??= await readObject(bucketName, objectKey);
-      await receiveSeedTargetMail(recipients, mime);
+      await platformReceives(recipients, mime, objectKey);
       continue;
     }
     const owner = await receivingDomain(name);

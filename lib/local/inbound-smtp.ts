@@ -2,8 +2,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { receivingDomain } from '../../functions/inbound/receive';
-import { env } from '../../functions/platform/env';
+import { receivesFor } from '../../functions/inbound/receive';
 import { INBOUND_OBJECT_PREFIX, type SesReceipt, type Verdict } from '../../functions/inbound/receipt';
 import { s3Client } from '../../functions/platform/aws-clients';
 
@@ -85,9 +84,9 @@ export async function startInboundSmtp(options: InboundSmtpOptions): Promise<Inb
     onRcptTo(address, _session, callback) {
       const domain = address.address.split('@')[1] ?? '';
       options
-        // The platform's preview, DMARC reports and seed list domains receive too (SES receives for every verified identity).
-        .run(async () => domain === env().PREVIEW_INBOX_DOMAIN || domain === env().DMARC_REPORTS_DOMAIN || domain === env().SEED_INBOX_DOMAIN || receivingDomain(domain))
-        .then((owner) => callback(owner ? null : smtpError(550, `5.1.1 Recipient address rejected: ${domain} is not a domain of this region`)))
+        // The platform's own receiving domains take mail too (SES receives for every verified identity).
+        .run(() => receivesFor(domain))
+        .then((receives) => callback(receives ? null : smtpError(550, `5.1.1 Recipient address rejected: ${domain} is not a domain of this region`)))
         .catch(() => callback(smtpError(451, 'Temporary failure, please try again later')));
     },
     onData(stream, session, callback) {
