@@ -115,9 +115,15 @@ test('seed lists: create, get, list with filters and total, update with regen, a
   expect(listed.total).toBe(1);
   expect(listed.items[0]!.name).toBe('Gmail only');
   expect(listed.paging.next.startsWith(platform.us.url)).toBe(true);
-  const paged = (await send('GET', '/v4/inbox/seedlists?limit=1&offset=1')).json as { items: unknown[]; total: number };
+  const paged = (await send('GET', '/v4/inbox/seedlists?limit=1&offset=1')).json as { items: Array<{ name: string }>; total: number };
   expect(paged).toMatchObject({ total: 2 });
   expect(paged.items.length).toBe(1);
+  // The page links carry an opaque cursor: following first's next reaches the second list.
+  const first = (await send('GET', '/v4/inbox/seedlists?limit=1')).json as { items: Array<{ name: string }>; paging: { next: string } };
+  const next = (await send('GET', first.paging.next.slice(platform.us.url.length))).json as { items: Array<{ name: string }> };
+  expect(next.items.map((l) => l.name)).toEqual(paged.items.map((l) => l.name));
+  expect(next.items[0]!.name).not.toBe(first.items[0]!.name);
+  expect((await send('GET', '/v4/inbox/seedlists?cursor=abc')).status).toBe(400);
   expect((await send('GET', '/v4/inbox/seedlists?offset=1&cursor=abc')).status).toBe(400);
 
   const regenerated = await lists.update(onlyGmail.target_email, { name: 'Gmail seeds', regen: true } as never);

@@ -41,7 +41,7 @@ export type CheckOutcome = 'checked' | 'superseded' | 'gone';
 /** Subjects one check task takes: one batch read for all, one confirmation write per account and kind. */
 export const SUBJECTS_PER_TASK = 100;
 /** Subjects of a task asked about at once (each asks its lists in parallel). */
-const SUBJECTS_AT_ONCE = 8;
+export const SUBJECTS_AT_ONCE = 8;
 
 /** What checking one subject came to, and for a subject found as it was, what confirms it. */
 interface SubjectCheck {

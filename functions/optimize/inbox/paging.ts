@@ -1,6 +1,6 @@
-import { z } from 'zod/v3';
 import { BadRequest } from '../../platform/errors';
-import { flag, integer, oneOfValues, text } from '../../platform/http/params';
+import { flag, instant, integer, oneOfValues, text } from '../../platform/http/params';
+import { offsetOfToken, offsetPageToken } from '../../platform/http/offset-pages';
 import { absoluteUrl } from '../../platform/http/paging';
 import type { ApiRequest } from '../../platform/http/pipeline';
 
@@ -17,36 +17,21 @@ export const pageInput = () => ({
   ascending: flag().optional(),
 });
 
-export const timeBound = () =>
-  text().transform((value, ctx) => {
-    const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value);
-    if (!Number.isFinite(ms)) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be an RFC 3339 or RFC 2822 time' });
-      return z.NEVER;
-    }
-    return ms;
-  });
+export const timeBound = () => instant('must be an RFC 3339 or RFC 2822 time');
 
 export const sortInput = <const T extends readonly [string, ...string[]]>(fields: T) => oneOfValues(fields).optional();
-
-const CURSOR_PREFIX = 'o';
 
 function offsetOf(input: { cursor?: string; offset?: number }): number {
   if (input.cursor !== undefined && input.offset !== undefined) throw new BadRequest('cursor and offset cannot be combined');
   if (input.cursor === undefined) return input.offset ?? 0;
-  const decoded = Buffer.from(input.cursor, 'base64url').toString('utf8');
-  const match = new RegExp(`^${CURSOR_PREFIX}:(\\d{1,9})$`).exec(decoded);
-  if (!match) throw new BadRequest("Invalid parameter 'cursor': not a cursor this API gave");
-  return Number(match[1]);
+  return offsetOfToken(input.cursor, 'cursor');
 }
-
-const cursorAt = (offset: number) => Buffer.from(`${CURSOR_PREFIX}:${offset}`).toString('base64url');
 
 /** One page of `items` (already filtered and sorted), with absolute page links that keep the filters. */
 export function offsetPage<T>(req: ApiRequest, items: readonly T[], input: { cursor?: string; offset?: number; limit: number }, filters: Record<string, string | undefined>) {
   const offset = offsetOf(input);
   const path = req.route.path;
-  const link = (at: number) => absoluteUrl(req.baseUrl, path, { ...filters, limit: input.limit, cursor: cursorAt(Math.max(0, at)) });
+  const link = (at: number) => absoluteUrl(req.baseUrl, path, { ...filters, limit: input.limit, cursor: offsetPageToken(Math.max(0, at)) });
   const lastStart = Math.max(0, Math.floor((items.length - 1) / input.limit) * input.limit);
   return {
     items: items.slice(offset, offset + input.limit),

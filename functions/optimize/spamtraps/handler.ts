@@ -1,9 +1,8 @@
 import { z } from 'zod/v3';
 import { accountsCovered } from '../../accounts/subaccount-list';
 import { addCounts, type Counts } from '../../analytics/counts';
-import { parseDateInput } from '../../platform/dates';
 import { BadRequest } from '../../platform/errors';
-import { flag, integer, list, oneOfValues, schema, text } from '../../platform/http/params';
+import { flag, instant, integer, list, oneOfValues, schema, text } from '../../platform/http/params';
 import { offsetOfPage, offsetPaging } from '../../platform/http/offset-pages';
 import { absoluteUrl } from '../../platform/http/paging';
 import { areaHandler, operation } from '../../platform/http/pipeline';
@@ -44,15 +43,7 @@ async function rowsOf(accountId: string, includeSubaccounts: boolean | undefined
 const V2_DIMENSIONS = ['timestamp', 'domain_name', 'ip', 'sender', 'from', 'tags', 'subaccount'] as const;
 const V2_METRICS = ['pristine_count', 'recycled_count', 'typo_count', 'harvested_count', 'total_count'] as const;
 
-const rfc3339 = () =>
-  text().transform((value, ctx) => {
-    const date = parseDateInput(value);
-    if (!date) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be an RFC 3339 time' });
-      return z.NEVER;
-    }
-    return date.getTime();
-  });
+const rfc3339 = () => instant('must be an RFC 3339 time');
 
 const isoDay = () =>
   text().transform((value, ctx) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod/v3';
+import { parseDateInput } from '../dates';
 import { BadRequest } from '../errors';
 
 /**
@@ -26,6 +27,17 @@ const blankToUndefined = (value: unknown) => {
 
 /** A single string; a repeated field keeps its last value; empty means absent. */
 export const text = () => z.preprocess(blankToUndefined, z.string());
+
+/** A time as Unix seconds or a date string (parseDateInput), in epoch milliseconds; `message` says what the route takes. */
+export const instant = (message: string) =>
+  text().transform((value, ctx) => {
+    const date = parseDateInput(value);
+    if (!date) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+      return z.NEVER;
+    }
+    return date.getTime();
+  });
 
 /** yes/no/true/false in any case, or a JSON boolean. */
 export const flag = () =>
