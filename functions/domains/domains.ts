@@ -3,7 +3,7 @@ import { deleteItem } from '../data/store';
 import { env } from '../platform/env';
 import { BadRequest } from '../platform/errors';
 import { lookup, sameHost } from '../platform/dns';
-import { objectId, randomHex } from '../platform/ids';
+import { objectId } from '../platform/ids';
 import { decryptSecret, encryptSecret } from '../platform/secrets';
 import { generateDkimKey, pemBody } from './dkim';
 import { checkRecords, expectedRecords } from './dns-records';
@@ -28,11 +28,7 @@ import { deleteIdentity, identityStatus, registerIdentity, setMailFrom, type Dki
 import { servesHttps } from '../certificates/status';
 import { releaseCertificate } from '../certificates/workflow';
 import { logger } from '../platform/logger';
-
-export const DEFAULT_MESSAGE_TTL = 3 * 24 * 3600;
-export const DEFAULT_WEB_PREFIX = 'email';
-export const DEFAULT_MAILFROM_PREFIX = 'bounce';
-export const DEFAULT_DKIM_SELECTOR = 's1';
+import { DEFAULT_DKIM_SELECTOR, DEFAULT_MAILFROM_PREFIX, DEFAULT_MESSAGE_TTL, DEFAULT_WEB_PREFIX } from './sandbox-domain';
 
 export interface DomainSettings {
   spamAction?: 'disabled' | 'tag' | 'block';
@@ -159,39 +155,6 @@ export async function createDomain(accountId: string, spec: NewDomain): Promise<
     await rollback(undo);
     throw error;
   }
-}
-
-/**
- * Every account's sandbox: a subdomain of the platform's sandbox domain, whose one SES identity
- * (verified by the operator) covers all of them, so it is active from the start.
- */
-export async function createSandboxDomain(accountId: string): Promise<DomainItem> {
-  const name = `sandbox${randomHex(16)}.${env().SANDBOX_DOMAIN}`;
-  if (!(await claimName(name, accountId))) throw new Error('sandbox name collision');
-  const domain: DomainItem = {
-    accountId,
-    name,
-    domainId: objectId(),
-    type: 'sandbox',
-    state: 'active',
-    createdAt: new Date().toISOString(),
-    isDisabled: false,
-    requireTls: false,
-    skipVerification: false,
-    wildcard: false,
-    spamAction: 'disabled',
-    webPrefix: DEFAULT_WEB_PREFIX,
-    webScheme: 'http',
-    useAutomaticSenderSecurity: false,
-    encryptIncomingMessage: false,
-    messageTtl: DEFAULT_MESSAGE_TTL,
-    mailfromHost: `${DEFAULT_MAILFROM_PREFIX}.${name}`,
-    dkimAuthority: name,
-    dkimSelector: DEFAULT_DKIM_SELECTOR,
-    dnsChecks: {},
-  };
-  await saveNewDomain(domain);
-  return domain;
 }
 
 export async function updateDomain(domain: DomainItem, changes: DomainSettings): Promise<DomainItem> {
