@@ -1,4 +1,4 @@
-import { keys, type DkimKeyItem, type DomainItem } from '../data/db';
+import { keys, type DkimKeyItem, type DomainItem, type TrackingCertificate } from '../data/db';
 import { deleteItem } from '../data/store';
 import { env } from '../platform/env';
 import { BadRequest } from '../platform/errors';
@@ -26,7 +26,6 @@ import { clearDomainHooks } from '../webhooks/webhook-store';
 import { deleteAllTemplates } from '../templates/templates';
 import { deleteIdentity, identityStatus, registerIdentity, setMailFrom, type DkimSigning } from './ses-identity';
 import { servesHttps } from '../certificates/status';
-import { releaseCertificate } from '../certificates/workflow';
 import { logger } from '../platform/logger';
 import { DEFAULT_DKIM_SELECTOR, DEFAULT_MAILFROM_PREFIX, DEFAULT_MESSAGE_TTL, DEFAULT_WEB_PREFIX } from './sandbox-domain';
 
@@ -155,6 +154,15 @@ export async function createDomain(accountId: string, spec: NewDomain): Promise<
     await rollback(undo);
     throw error;
   }
+}
+
+/**
+ * Required on first use, not with the module: only deleting a domain that has a tracking
+ * certificate, or moving its tracking host, starts the certificate workflow (certificate-release.ts).
+ */
+function releaseCertificate(cert: TrackingCertificate): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose
+  return (require('./certificate-release') as typeof import('./certificate-release')).releaseCertificate(cert);
 }
 
 export async function updateDomain(domain: DomainItem, changes: DomainSettings): Promise<DomainItem> {
