@@ -25,6 +25,9 @@ const API_SIDE_BUNDLES: readonly SideBundle[] = [
 
 /** Side bundles of one handler, by handler name (`functions/<name>/handler.ts`). */
 const OWN_SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
+  // The Step Functions client, for releasing a tracking certificate only (functions/domains/domains.ts):
+  // deleting a domain that has one, or moving its tracking host.
+  domains: [{ importPath: './certificate-release', entry: 'functions/domains/certificate-release.ts' }],
   storage: [{ importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' }],
   templates: [{ importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' }],
   // Sends with a stored template (handlebars) and t:text=yes (html-to-text): the bundle's own

@@ -1,7 +1,7 @@
 import { keys, type AccountItem, type ApiKeyItem } from '../data/db';
 import { getItem, putItem, updateItem } from '../data/store';
 import { ensureUser } from '../admin/users/user-store';
-import { createSandboxDomain } from '../domains/domains';
+import { createSandboxDomain } from '../domains/sandbox-domain';
 import { objectId } from '../platform/ids';
 import { sha256Hex } from '../platform/secrets';
 import { issueKey, listKeys } from '../keys/api-keys';

@@ -1,9 +1,9 @@
-import { keys, type DkimKeyItem, type DomainItem } from '../data/db';
+import { keys, type DkimKeyItem, type DomainItem, type TrackingCertificate } from '../data/db';
 import { deleteItem } from '../data/store';
 import { env } from '../platform/env';
 import { BadRequest } from '../platform/errors';
 import { lookup, sameHost } from '../platform/dns';
-import { objectId, randomHex } from '../platform/ids';
+import { objectId } from '../platform/ids';
 import { decryptSecret, encryptSecret } from '../platform/secrets';
 import { generateDkimKey, pemBody } from './dkim';
 import { checkRecords, expectedRecords } from './dns-records';
@@ -26,13 +26,8 @@ import { clearDomainHooks } from '../webhooks/webhook-store';
 import { deleteAllTemplates } from '../templates/templates';
 import { deleteIdentity, identityStatus, registerIdentity, setMailFrom, type DkimSigning } from './ses-identity';
 import { servesHttps } from '../certificates/status';
-import { releaseCertificate } from '../certificates/workflow';
 import { logger } from '../platform/logger';
-
-export const DEFAULT_MESSAGE_TTL = 3 * 24 * 3600;
-export const DEFAULT_WEB_PREFIX = 'email';
-export const DEFAULT_MAILFROM_PREFIX = 'bounce';
-export const DEFAULT_DKIM_SELECTOR = 's1';
+import { DEFAULT_DKIM_SELECTOR, DEFAULT_MAILFROM_PREFIX, DEFAULT_MESSAGE_TTL, DEFAULT_WEB_PREFIX } from './sandbox-domain';
 
 export interface DomainSettings {
   spamAction?: 'disabled' | 'tag' | 'block';
@@ -162,36 +157,12 @@ export async function createDomain(accountId: string, spec: NewDomain): Promise<
 }
 
 /**
- * Every account's sandbox: a subdomain of the platform's sandbox domain, whose one SES identity
- * (verified by the operator) covers all of them, so it is active from the start.
+ * Required on first use, not with the module: only deleting a domain that has a tracking
+ * certificate, or moving its tracking host, starts the certificate workflow (certificate-release.ts).
  */
-export async function createSandboxDomain(accountId: string): Promise<DomainItem> {
-  const name = `sandbox${randomHex(16)}.${env().SANDBOX_DOMAIN}`;
-  if (!(await claimName(name, accountId))) throw new Error('sandbox name collision');
-  const domain: DomainItem = {
-    accountId,
-    name,
-    domainId: objectId(),
-    type: 'sandbox',
-    state: 'active',
-    createdAt: new Date().toISOString(),
-    isDisabled: false,
-    requireTls: false,
-    skipVerification: false,
-    wildcard: false,
-    spamAction: 'disabled',
-    webPrefix: DEFAULT_WEB_PREFIX,
-    webScheme: 'http',
-    useAutomaticSenderSecurity: false,
-    encryptIncomingMessage: false,
-    messageTtl: DEFAULT_MESSAGE_TTL,
-    mailfromHost: `${DEFAULT_MAILFROM_PREFIX}.${name}`,
-    dkimAuthority: name,
-    dkimSelector: DEFAULT_DKIM_SELECTOR,
-    dnsChecks: {},
-  };
-  await saveNewDomain(domain);
-  return domain;
+function releaseCertificate(cert: TrackingCertificate): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose
+  return (require('./certificate-release') as typeof import('./certificate-release')).releaseCertificate(cert);
 }
 
 export async function updateDomain(domain: DomainItem, changes: DomainSettings): Promise<DomainItem> {

@@ -1,5 +1,5 @@
 import type { EventData } from '../events/event-store';
-import { countsOfEvent, derivedCounts, STORED_COUNTS } from '../analytics/counts';
+import { countsOfEvent, derivedCounts, STORED_COUNTS, type StoredCount } from '../analytics/counts';
 import { BadRequest } from '../platform/errors';
 
 /**
@@ -48,14 +48,29 @@ function storedCountsOf(data: EventData): ReturnType<typeof countsOfEvent> {
   return counts;
 }
 
-const METRIC_EVENTS: Record<string, Test> = Object.fromEntries(
-  Object.keys(derivedCounts({}))
-    .filter((name) => !NEEDS_HISTORY.includes(name))
-    .map((name): [string, Test] => {
-      const feeding = new Set(STORED_COUNTS.filter((stored) => (derivedCounts({ [stored]: 1 })[name] ?? 0) > 0));
-      return [name, (data) => storedCountsOf(data).some((count) => feeding.has(count))];
-    }),
-);
+let builtMetricTests: Record<string, Test> | undefined;
+
+/**
+ * Built on the first query with metric_events, not at load: most queries name none, and building
+ * them (a derivedCounts per stored count) is a measurable part of the logs Lambda's cold start.
+ */
+function metricTests(): Record<string, Test> {
+  if (builtMetricTests) return builtMetricTests;
+  const feeding = new Map<string, Set<StoredCount>>();
+  for (const stored of STORED_COUNTS) {
+    for (const [name, value] of Object.entries(derivedCounts({ [stored]: 1 }))) {
+      if (value > 0) feeding.set(name, (feeding.get(name) ?? new Set()).add(stored));
+    }
+  }
+  return (builtMetricTests = Object.fromEntries(
+    Object.keys(derivedCounts({}))
+      .filter((name) => !NEEDS_HISTORY.includes(name))
+      .map((name): [string, Test] => {
+        const counts = feeding.get(name) ?? new Set();
+        return [name, (data) => storedCountsOf(data).some((count) => counts.has(count))];
+      }),
+  ));
+}
 
 export interface EventSelection {
   wants(data: EventData): boolean;
@@ -69,8 +84,8 @@ export function eventSelection(events: string[] = [], metricEvents: string[] = [
     if (NEEDS_HISTORY.includes(name)) throw new BadRequest(`Invalid parameter 'events': ${name} is not supported by this server's logs; ask for ${name.slice(7)}`);
   }
   const metrics = metricEvents.map((name): [string, Test] => {
-    const test = METRIC_EVENTS[name];
-    if (!test) throw new BadRequest(`Invalid parameter 'metric_events': ${name} is not supported; supported: ${Object.keys(METRIC_EVENTS).join(', ')}`);
+    const test = metricTests()[name];
+    if (!test) throw new BadRequest(`Invalid parameter 'metric_events': ${name} is not supported; supported: ${Object.keys(metricTests()).join(', ')}`);
     return [name, test];
   });
   const tests = [...(events.length ? [named(...events)] : []), ...metrics.map(([, test]) => test)];

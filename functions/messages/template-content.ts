@@ -1,5 +1,5 @@
 import { BadRequest } from '../platform/errors';
-import type { renderTemplate as RenderTemplate } from '../templates/render';
+import { renderTemplate } from '../templates/render';
 import { yesNo, type SendParams } from './send-params';
 
 /** What a message says, once its stored template (if any) is rendered. */
@@ -27,7 +27,7 @@ function jsonObject(name: string, raw: unknown): Record<string, unknown> {
 
 /** A stored template named by a send, rendered with its variables. */
 export interface NamedTemplate {
-  rendered: Awaited<ReturnType<typeof RenderTemplate>>;
+  rendered: Awaited<ReturnType<typeof renderTemplate>>;
   /** For events and the stored message (X-Mailgun-Template-*). */
   template: NonNullable<MessageContent['template']>;
 }
@@ -43,10 +43,6 @@ export async function namedTemplate(accountId: string, domain: string, params: S
   const variables = { ...params.variables, ...jsonObject('h:X-Mailgun-Variables', form['h:X-Mailgun-Variables']), ...jsonObject('t:variables', form['t:variables']) };
   const textToo = yesNo('t:text', form['t:text']) ?? false;
   const version = [form['t:version']].flat().at(-1);
-  // Loaded on first use: the template engine (Handlebars, html-to-text) stays out of the cold start
-  // of sends that use no template.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { renderTemplate } = require('../templates/render') as { renderTemplate: typeof RenderTemplate };
   const rendered = await renderTemplate(accountId, domain, name, { version: typeof version === 'string' ? version : undefined, variables, text: textToo });
   return { rendered, template: { name: name.trim().toLowerCase(), version: rendered.version, 'is-text': textToo, variables } };
 }

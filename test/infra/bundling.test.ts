@@ -8,6 +8,7 @@ import { PLATFORM_BUNDLING, PlatformFunction, platformBundlingOf } from '../../l
 import { esbuildOptionsOf } from '../../lib/esbuild-options';
 import { handlerEntry, REPO_ROOT } from '../../lib/paths';
 import { buildSideBundle, SIDE_BUNDLES } from '../../lib/side-bundles';
+import { areas } from '../../functions/routes';
 
 // Local mode runs the TypeScript sources; Lambda runs esbuild bundles. Code that reads files beside
 // its module behaves differently once bundled, so it is run here as Lambda would run it.
@@ -173,3 +174,30 @@ test('the Postmaster fetch signs in and calls the API inside a Lambda bundle, wh
   );
   expect(JSON.parse(out)).toEqual({ status: { name: 'domains/mail.example.com/complianceStatus' }, tokens: 1 });
 }, 60_000);
+
+test('no API Lambda bundles a module it require()s that reaches the AWS clients: deferred AWS code is a side bundle there', async () => {
+  // esbuild wraps a require()d module, and everything it imports, as lazily initialised CommonJS,
+  // even when the require sits in code tree shaking drops. Reaching functions/platform/aws-clients.ts
+  // that way keeps every SDK client it imports whole (messages carried 120 KB of unused DynamoDB and
+  // S3 commands so), and the wrappers cost at every cold start.
+  const AWS_CLIENTS = 'functions/platform/aws-clients.ts';
+  const inlined: Record<string, string[]> = {};
+  for (const area of areas) {
+    const entry = handlerEntry(area);
+    const { commandHooks: _hooks, ...bundling } = platformBundlingOf(entry);
+    const { metafile } = await build({ ...esbuildOptionsOf(bundling), entryPoints: [entry], write: false, outdir: dir, metafile: true, logLevel: 'silent' });
+    const reachesClients = (start: string): boolean => {
+      const seen = new Set([start]);
+      for (const file of seen) {
+        if (file === AWS_CLIENTS) return true;
+        for (const i of metafile.inputs[file]?.imports ?? []) if (!i.external) seen.add(i.path);
+      }
+      return false;
+    };
+    const required = Object.entries(metafile.inputs).flatMap(([importer, { imports }]) =>
+      imports.filter((i) => i.kind === 'require-call' && !i.external && reachesClients(i.path)).map((i) => `${importer} -> ${i.path}`),
+    );
+    if (required.length) inlined[area] = required;
+  }
+  expect(inlined).toEqual({});
+}, 120_000);

@@ -2,7 +2,7 @@ import { forgetCaps } from '../../accounts/monthly-limit';
 import { keys, type AccountItem, type ApiKeyItem } from '../../data/db';
 import { getItem, putItem, updateItem, updateItemIf } from '../../data/store';
 import { ensureMasterUser } from '../../accounts/bootstrap';
-import { createSandboxDomain } from '../../domains/domains';
+import { createSandboxDomain } from '../../domains/sandbox-domain';
 import { listKeys } from '../../keys/api-keys';
 import { objectId } from '../../platform/ids';
 
