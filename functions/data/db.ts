@@ -73,10 +73,11 @@ export const keys = {
    */
   blocklistSubject: (accountId = '', kind = '', subject = ''): Key => ({ pk: 'SYSTEM#blocklist-subjects', sk: accountId ? `${accountId}#${kind}${kind ? '#' : ''}${subject}` : '' }),
   /**
-   * Checks that found an account's subjects (of a kind) as they were, one attribute per subject:
-   * what lets an unchanged subject skip its own write (functions/optimize/blocklists/subjects.ts).
+   * A check task's word that it found these subjects of an account as they were, by
+   * `<account>#<kind>#<time>#<id>` (functions/optimize/blocklists/confirmations.ts): region-wide in
+   * one partition, as the sweep reads all of them.
    */
-  blocklistConfirmations: (accountId = '', kind = ''): Key => ({ pk: 'SYSTEM#blocklist-confirmations', sk: accountId ? `${accountId}#${kind}` : '' }),
+  blocklistConfirmation: (accountId = '', kind = '', suffix = ''): Key => ({ pk: 'SYSTEM#blocklist-confirmations', sk: accountId ? `${accountId}#${kind}#${suffix}` : '' }),
   /** A blocklist transition (listed, delisted) of one of the account's subjects, by `<time>#<kind>#<subject>#<list>`. */
   blocklistEvent: (accountId: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#BLOCKLISTEVENTS`, sk }),
   /** An address a receiver said does not exist (a hard "user unknown" bounce): one that later accepts mail may be a recycled trap. */

@@ -171,23 +171,6 @@ export async function updateItem<T>(key: Key, changes: Record<string, unknown>):
 }
 
 /**
- * Sets (undefined: removes) attributes of an item, creating it if needed: one unconditional
- * UpdateItem, so writers of different attributes of the same item never undo each other.
- */
-export async function upsertAttributes(key: Key, changes: Record<string, unknown>): Promise<void> {
-  const { expression, names, values } = updateExpression(changes);
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: key,
-      UpdateExpression: expression,
-      ExpressionAttributeNames: names,
-      ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
-    }),
-  );
-}
-
-/**
  * Changes an item only while its attributes still hold the `expected` values: a compare-and-set
  * that answers false when another writer got there first (or the item is gone).
  */

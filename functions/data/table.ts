@@ -31,7 +31,7 @@
  * | an alert raised, by its transition's hash | pk = ACCT#<account>#ALERTSRAISED, sk = <sha256>        |
  * | the claim of one alert delivery attempt   | pk = ACCT#<account>#ALERTDELIVERY#<alert id>, sk = <setting>#<attempt> |
  * | blocklist subjects (region-wide / account) | pk = SYSTEM#blocklist-subjects, sk begins_with <account>#<kind># |
- * | checks confirming subjects as they were   | pk = SYSTEM#blocklist-confirmations, sk = <account>#<kind> |
+ * | checks confirming subjects as they were   | pk = SYSTEM#blocklist-confirmations, sk begins_with <account>#<kind># |
  *
  * The two region-wide lookups (a key by its hash, a domain name's owner) are index items by
  * nature: the caller does not know the account yet. Everything else starts with the account id.

@@ -22,6 +22,7 @@ import { INSPECT_WORKER_CONCURRENCY, INSPECT_WORKER_TIMEOUT, PREVIEW_RENDER_MEMO
 import { API_ROUTES, AREA_MEMORY_MB, productOfArea } from '../../lib/constructs/api';
 import { gatewayRouteKey, ROUTE_BUDGET } from '../../functions/platform/http/gateway-routes';
 import { AWS_REGIONS, logicalIdOf, removeSynthOutput, SANDBOX_DOMAIN, synthPlatform, testApp } from './synth';
+import { TASKS_AT_ONCE } from '../../functions/optimize/blocklists/start-checks';
 
 afterAll(removeSynthOutput);
 
@@ -279,7 +280,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     const optimization = Template.fromStack(stack.optimizationApi);
     const resources = optimization.toJSON().Resources as Record<string, Resource>;
     const [machineId, machine] = Object.entries(resources).find(([, r]) => r.Type === 'AWS::StepFunctions::StateMachine' && JSON.stringify(r.Properties.DefinitionString).includes('CheckSubjects'))!;
-    expect(JSON.stringify(machine.Properties.DefinitionString)).toMatch(/MaxConcurrency\W+4\b/);
+    expect(JSON.stringify(machine.Properties.DefinitionString)).toMatch(new RegExp(`MaxConcurrency\\W+${TASKS_AT_ONCE}\\b`));
     const task = functionIdByDescription(optimization, 'Blocklist monitoring: self-tests the lists, checks a chunk of IPs or domains against them and records transitions');
     const sweep = functionIdByDescription(optimization, periodicJobs.find((job) => job.name === 'blocklist-checks')!.description);
     expect(resources[sweep]!.Properties).toMatchObject(platformLambdaProperties(300));

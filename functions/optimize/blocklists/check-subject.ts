@@ -9,8 +9,9 @@ import { raiseAlert } from '../alerts/raise';
 import { listsFor, type Blocklist, type SubjectKind } from './catalogue';
 import { recordEvent, type BlocklistEventItem } from './events';
 import { nextListState, UNKNOWN, type ListState } from './list-state';
-import { askList, blocklistResolver, blocklistResolvers, NO_RESOLVER, selfTest, type Answer } from './lookup';
-import { clearOutbox, confirmChecks, loadSubjects, recordCheck, subjectKeyOf, type MonitoredSubject } from './subjects';
+import { askList, blocklistResolver, blocklistResolvers, NO_RESOLVER, sameStrings, selfTest, type Answer } from './lookup';
+import { confirmChecks } from './confirmations';
+import { clearOutbox, loadSubjects, recordCheck, subjectKeyOf, type MonitoredSubject } from './subjects';
 
 /** A subject as the workflow carries it. */
 export interface SubjectRef {
@@ -38,10 +39,16 @@ const TRANSITION_EVENTS: Record<SubjectKind, Record<'listed' | 'delisted', Alert
 
 export type CheckOutcome = 'checked' | 'superseded' | 'gone';
 
-/** Subjects one check task takes: one batch read for all, one confirmation write per account and kind. */
-export const SUBJECTS_PER_TASK = 100;
 /** Subjects of a task asked about at once (each asks its lists in parallel). */
 export const SUBJECTS_AT_ONCE = 8;
+
+/** What every check of a task asks with: the run's self-tests, the lists per kind, the resolver. */
+interface Asking {
+  selfTests: SelfTestResults;
+  lists: Record<SubjectKind, readonly Blocklist[]>;
+  resolver: ReturnType<typeof blocklistResolver> | undefined;
+  dqsKey: string | undefined;
+}
 
 /** What checking one subject came to, and for a subject found as it was, what confirms it. */
 interface SubjectCheck {
@@ -57,7 +64,13 @@ interface SubjectCheck {
  */
 export async function checkSubjects(refs: readonly SubjectRef[], selfTests: SelfTestResults, options: { catalogue?: readonly Blocklist[] } = {}): Promise<RunOutcome[]> {
   const subjects = await loadSubjects(refs);
-  const checks = await mapLimit(refs, SUBJECTS_AT_ONCE, (ref) => checkOne(subjects.get(subjectKeyOf(ref)), selfTests, options));
+  const asking: Asking = {
+    selfTests,
+    lists: { ip: listsFor('ip', options.catalogue), domain: listsFor('domain', options.catalogue) },
+    resolver: blocklistResolvers().length ? blocklistResolver() : undefined,
+    dqsKey: env().SPAMHAUS_DQS_KEY,
+  };
+  const checks = await mapLimit(refs, SUBJECTS_AT_ONCE, (ref) => checkOne(subjects.get(subjectKeyOf(ref)), asking));
   const groups = new Map<string, Array<NonNullable<SubjectCheck['unchanged']>>>();
   for (const { unchanged } of checks) {
     if (!unchanged) continue;
@@ -67,8 +80,10 @@ export async function checkSubjects(refs: readonly SubjectRef[], selfTests: Self
   await Promise.all(
     [...groups.values()].map(async (group) => {
       const { accountId, kind } = group[0]!.subject;
+      // The group's earliest check time: a confirmation never dates an answer later than it came.
+      const at = group.reduce((earliest, c) => (c.at < earliest ? c.at : earliest), group[0]!.at);
       try {
-        await confirmChecks(accountId, kind, group.map(({ subject, at }) => ({ subject: subject.subject, version: subject.version, at })));
+        await confirmChecks(accountId, kind, group.map(({ subject }) => ({ subject: subject.subject, version: subject.version })), at);
       } catch (error) {
         logger.warn('blocklist confirmations not written: recording each check on its own', { accountId, kind, subjects: group.length, error: error as Error });
         await mapLimit(group, SUBJECTS_AT_ONCE, ({ subject, states, at }) => recordCheck(subject, states, at, []));
@@ -84,11 +99,10 @@ export async function checkSubjects(refs: readonly SubjectRef[], selfTests: Self
  * the race to another run writes nothing: that run's answers stand. A subject found as it was is
  * left for checkSubjects to confirm.
  */
-async function checkOne(subject: MonitoredSubject | undefined, selfTests: SelfTestResults, options: { catalogue?: readonly Blocklist[] }): Promise<SubjectCheck> {
+async function checkOne(subject: MonitoredSubject | undefined, { selfTests, lists: listsOf, resolver, dqsKey }: Asking): Promise<SubjectCheck> {
   if (!subject || subject.removed) return { outcome: 'gone' };
   const now = new Date().toISOString();
-  const lists = listsFor(subject.kind, options.catalogue);
-  const resolver = blocklistResolvers().length ? blocklistResolver() : undefined;
+  const lists = listsOf[subject.kind];
   const answers = await Promise.all(
     lists.map((list): Promise<Answer> | Answer => {
       const selfTest = selfTests[list.zone];
@@ -97,7 +111,7 @@ async function checkOne(subject: MonitoredSubject | undefined, selfTests: SelfTe
       if (!resolver) return { error: NO_RESOLVER };
       const last = subject.lists[list.zone];
       const known = last?.codes && last.reasons ? { codes: last.codes, reasons: last.reasons } : undefined;
-      return askList(resolver, list, subject.subject, env().SPAMHAUS_DQS_KEY, known);
+      return askList(resolver, list, subject.subject, dqsKey, known);
     }),
   );
 
@@ -141,8 +155,8 @@ function sameState(before: ListState | undefined, after: ListState): boolean {
     !after.pending &&
     !before.lastError &&
     before.firstSeen === after.firstSeen &&
-    String(before.codes) === String(after.codes) &&
-    String(before.reasons) === String(after.reasons)
+    sameStrings(before.codes, after.codes) &&
+    sameStrings(before.reasons, after.reasons)
   );
 }
 

@@ -1,4 +1,15 @@
+import { env } from '../../platform/env';
+import { periodicJobs } from '../../schedules';
 import type { Answer } from './lookup';
+
+const SWEEP_MINUTES = periodicJobs.find((job) => job.name === 'blocklist-checks')!.everyMinutes;
+
+/**
+ * A state older than three check periods (the answers since all errors) no longer vouches for
+ * today. The period is the interval, but on AWS at least the sweep's: an interval set below the
+ * sweep's rate would otherwise make every healthy list read unknown between two sweeps.
+ */
+export const staleAfterMs = () => Math.max(env().BLOCKLIST_CHECK_INTERVAL, SWEEP_MINUTES * 60) * 3000 + 60_000;
 
 /**
  * What the platform believes about one subject on one list, and the hysteresis that keeps a single
@@ -18,7 +29,6 @@ export interface ListState {
   /** When a run last got an answer from the list, and the last error (cleared by an answer). */
   answeredAt?: string;
   lastError?: string;
-  checkedAt?: string;
 }
 
 export type Transition = 'listed' | 'delisted';
@@ -27,9 +37,9 @@ export const UNKNOWN: ListState = { state: 'unknown' };
 
 /** The state after one run's answer, and the transition that answer completed, if any. */
 export function nextListState(previous: ListState, answer: Answer, now: string): { next: ListState; transition?: Transition } {
-  if ('error' in answer) return { next: { ...previous, lastError: answer.error, checkedAt: now } };
+  if ('error' in answer) return { next: { ...previous, lastError: answer.error } };
   const seen = answer.listed ? 'listed' : 'clear';
-  const base: ListState = { ...previous, answeredAt: now, checkedAt: now, lastError: undefined, pending: undefined };
+  const base: ListState = { ...previous, answeredAt: now, lastError: undefined, pending: undefined };
   if (answer.listed) Object.assign(base, { codes: answer.codes, reasons: answer.reasons });
   if (previous.state === seen) return { next: seen === 'listed' ? { ...base, lastSeen: now } : base };
   // Nothing was known yet: a clean answer is a fact, not a change; a listing still needs a second run.

@@ -80,7 +80,8 @@ async function txtOf(resolver: DnsResolver, name: string): Promise<string[]> {
  */
 export type KnownReasons = { codes: readonly string[]; reasons: readonly string[] } | 'none' | undefined;
 
-const sameCodes = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((code, i) => code === b[i]);
+/** The same strings in the same order (absent counts as none). */
+export const sameStrings = (a: readonly string[] = [], b: readonly string[] = []) => a.length === b.length && a.every((value, i) => value === b[i]);
 
 /** Asks one list about one name; listed, clear, or an error that must not change any state. */
 export async function askName(resolver: DnsResolver, list: Blocklist, name: string, dqsKey: string | undefined, known?: KnownReasons): Promise<Answer> {
@@ -91,7 +92,7 @@ export async function askName(resolver: DnsResolver, list: Blocklist, name: stri
   if (!('listed' in verdict)) return verdict;
   if (!verdict.listed) return verdict;
   if (known === 'none') return { listed: true, codes: verdict.codes, reasons: [] };
-  if (known && sameCodes(known.codes, verdict.codes)) return { listed: true, codes: verdict.codes, reasons: [...known.reasons] };
+  if (known && sameStrings(known.codes, verdict.codes)) return { listed: true, codes: verdict.codes, reasons: [...known.reasons] };
   return { listed: true, codes: verdict.codes, reasons: await txtOf(resolver, query) };
 }
 
@@ -99,7 +100,8 @@ export async function askName(resolver: DnsResolver, list: Blocklist, name: stri
 export async function askList(resolver: DnsResolver, list: Blocklist, subject: string, dqsKey: string | undefined, known?: KnownReasons): Promise<Answer> {
   const names = namesFor(list, subject);
   // Reasons are reused only for a one-name list: with two names the codes of each are not kept apart.
-  const answers = await Promise.all(names.map((name) => askName(resolver, list, name, dqsKey, names.length === 1 ? known : undefined)));
+  if (names.length === 1) return askName(resolver, list, names[0]!, dqsKey, known);
+  const answers = await Promise.all(names.map((name) => askName(resolver, list, name, dqsKey)));
   const listed = answers.filter((a): a is Extract<Answer, { listed: true }> => 'listed' in a && a.listed);
   if (listed.length) return { listed: true, codes: listed.flatMap((a) => a.codes), reasons: [...new Set(listed.flatMap((a) => a.reasons))] };
   return answers.find((a) => 'error' in a) ?? { listed: false };

@@ -1,6 +1,7 @@
 import { keys } from '../../data/db';
-import { deleteIfPresent, getItem, getItems, putItem, queryAll, updateItem, updateItemIf, upsertAttributes } from '../../data/store';
+import { deleteIfPresent, getItem, getItems, putItem, queryAll, updateItem, updateItemIf } from '../../data/store';
 import type { SubjectKind } from './catalogue';
+import { applyConfirmation, readConfirmations, type Confirmations } from './confirmations';
 import type { BlocklistEventItem } from './events';
 import type { ListState } from './list-state';
 
@@ -34,57 +35,18 @@ export interface MonitoredSubject {
 
 const keyOf = (s: Pick<MonitoredSubject, 'accountId' | 'kind' | 'subject'>) => keys.blocklistSubject(s.accountId, s.kind, s.subject);
 
-/**
- * A check that found a subject as it was (every list answered, none changed) does not rewrite the
- * subject: it records "version V was confirmed at T" as one attribute of its account's
- * confirmations item (one write per account and kind for a whole check task), and readers apply
- * it, moving the subject's and its lists' check times to T as the skipped write would have. A
- * confirmation of an older version (the subject changed since) says nothing and is ignored.
- */
-type Confirmations = Record<string, unknown>;
-
-/** A subject's attribute in its confirmations item; the prefix keeps it clear of the item's keys. */
-const confirmationAttribute = (subject: string) => `c:${subject}`;
-
-const confirmationsKey = (s: Pick<MonitoredSubject, 'accountId' | 'kind'>) => keys.blocklistConfirmations(s.accountId, s.kind);
-
-/** The subject as its last check left it: its own item, moved on by a later confirmation if any. */
-export function applyConfirmation(subject: MonitoredSubject, confirmations: Confirmations | undefined): MonitoredSubject {
-  const entry = confirmations?.[confirmationAttribute(subject.subject)];
-  if (typeof entry !== 'string') return subject;
-  const [version, at] = entry.split(' ') as [string, string];
-  if (Number(version) !== subject.version || (subject.checkedAt && subject.checkedAt >= at)) return subject;
-  const lists = Object.fromEntries(
-    Object.entries(subject.lists).map(([zone, state]) => [zone, { ...state, answeredAt: at, checkedAt: at, ...(state.state === 'listed' ? { lastSeen: at } : {}) }]),
-  );
-  return { ...subject, checkedAt: at, lists };
-}
-
-/** Records that checks found these subjects (at these versions) as they were: one write. */
-export async function confirmChecks(accountId: string, kind: SubjectKind, confirmed: ReadonlyArray<{ subject: string; version: number; at: string }>): Promise<void> {
-  if (!confirmed.length) return;
-  await upsertAttributes(keys.blocklistConfirmations(accountId, kind), Object.fromEntries(confirmed.map((c) => [confirmationAttribute(c.subject), `${c.version} ${c.at}`])));
-}
-
 export async function findSubject(accountId: string, kind: SubjectKind, subject: string): Promise<MonitoredSubject | undefined> {
-  const [item, confirmations] = await Promise.all([
-    getItem<MonitoredSubject>(keys.blocklistSubject(accountId, kind, subject), { consistent: true }),
-    getItem<Confirmations>(keys.blocklistConfirmations(accountId, kind), { consistent: true }),
-  ]);
+  const [item, confirmations] = await Promise.all([getItem<MonitoredSubject>(keys.blocklistSubject(accountId, kind, subject), { consistent: true }), readConfirmations(accountId, kind)]);
   return item && applyConfirmation(item, confirmations);
 }
 
-/** Subjects by reference, in one strongly consistent batch read with their confirmations; absent ones are left out. */
+/** Subjects by reference, strongly consistent, in one batch read, with their confirmations; absent subjects are left out. */
 export async function loadSubjects(refs: ReadonlyArray<Pick<MonitoredSubject, 'accountId' | 'kind' | 'subject'>>): Promise<Map<string, MonitoredSubject>> {
-  const items = await getItems<Record<string, unknown>>([...refs.map(keyOf), ...refs.map(confirmationsKey)], { consistent: true });
-  const { pk: confirmationsPartition } = keys.blocklistConfirmations();
-  const confirmations = new Map(items.filter((item) => item.pk === confirmationsPartition).map((item) => [item.sk, item]));
+  const owners = new Map(refs.map((ref) => [`${ref.accountId}#${ref.kind}`, ref]));
+  const [items, ...confirmations] = await Promise.all([getItems<MonitoredSubject>(refs.map(keyOf), { consistent: true }), ...[...owners.values()].map((ref) => readConfirmations(ref.accountId, ref.kind))]);
+  const all: Confirmations = new Map(confirmations.flatMap((c) => [...c]));
   const found = new Map<string, MonitoredSubject>();
-  for (const { pk, sk, ...attributes } of items) {
-    if (pk === confirmationsPartition) continue;
-    const subject = attributes as unknown as MonitoredSubject;
-    found.set(sk as string, applyConfirmation(subject, confirmations.get(confirmationsKey(subject).sk)));
-  }
+  for (const { pk: _pk, sk, ...subject } of items) found.set(sk, applyConfirmation(subject, all));
   return found;
 }
 
@@ -94,18 +56,14 @@ export const subjectKeyOf = (s: Pick<MonitoredSubject, 'accountId' | 'kind' | 's
 /** The account's monitored subjects of a kind (removed dedicated IPs left out), in key order. */
 export async function accountSubjects(accountId: string, kind: SubjectKind): Promise<MonitoredSubject[]> {
   const { pk, sk } = keys.blocklistSubject(accountId, kind);
-  const [subjects, confirmations] = await Promise.all([queryAll<MonitoredSubject>({ pk }, sk), getItem<Confirmations>(keys.blocklistConfirmations(accountId, kind))]);
+  const [subjects, confirmations] = await Promise.all([queryAll<MonitoredSubject>({ pk }, sk), readConfirmations(accountId, kind)]);
   return subjects.filter((s) => !s.removed).map((s) => applyConfirmation(s, confirmations));
 }
 
 /** Every monitored subject of the region: what the sweep looks at. */
 export async function allSubjects(): Promise<MonitoredSubject[]> {
-  const [subjects, confirmations] = await Promise.all([
-    queryAll<MonitoredSubject>(keys.blocklistSubject(), ''),
-    queryAll<Confirmations & { sk: string }>(keys.blocklistConfirmations(), '', { withSortKey: true }),
-  ]);
-  const bySortKey = new Map(confirmations.map((c) => [c.sk, c]));
-  return subjects.filter((s) => !s.removed).map((s) => applyConfirmation(s, bySortKey.get(confirmationsKey(s).sk)));
+  const [subjects, confirmations] = await Promise.all([queryAll<MonitoredSubject>(keys.blocklistSubject(), ''), readConfirmations()]);
+  return subjects.filter((s) => !s.removed).map((s) => applyConfirmation(s, confirmations));
 }
 
 /** Adds a subject; false when the account monitors it already. */
@@ -124,8 +82,7 @@ export const updateSubject = (subject: MonitoredSubject, changes: Partial<Monito
 export async function removeSubject(subject: MonitoredSubject): Promise<void> {
   if (subject.source === 'dedicated') await updateItem(keyOf(subject), { removed: true });
   else await deleteIfPresent(keyOf(subject));
-  // A subject added again starts at version 0: an old confirmation must not date its first check.
-  await upsertAttributes(confirmationsKey(subject), { [confirmationAttribute(subject.subject)]: undefined });
+  // Its confirmations stay until they expire: one added again has only confirmations older than its first check, which it ignores.
 }
 
 /**

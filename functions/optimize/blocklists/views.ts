@@ -1,21 +1,10 @@
-import { env } from '../../platform/env';
-import { periodicJobs } from '../../schedules';
 import { commentsFor, listsFor, type Blocklist } from './catalogue';
 import type { BlocklistEventItem } from './events';
-import { shownState, subjectState, UNKNOWN, type ListState } from './list-state';
+import { shownState, staleAfterMs, subjectState, UNKNOWN, type ListState } from './list-state';
 import type { MonitoredSubject } from './subjects';
-
-const SWEEP_MINUTES = periodicJobs.find((job) => job.name === 'blocklist-checks')!.everyMinutes;
 
 /** Mailgun's "unset" time: its Go client reads these fields as non-pointer times (optimize contract 0). */
 export const ZERO_TIME = '0001-01-01T00:00:00Z';
-
-/**
- * A state older than three check periods (the answers since all errors) no longer vouches for
- * today. The period is the interval, but on AWS at least the sweep's: an interval set below the
- * sweep's rate would otherwise make every healthy list read unknown between two sweeps.
- */
-const staleAfterMs = () => Math.max(env().BLOCKLIST_CHECK_INTERVAL, SWEEP_MINUTES * 60) * 3000 + 60_000;
 
 interface ListView {
   list: Blocklist;

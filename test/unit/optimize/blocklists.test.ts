@@ -1,7 +1,8 @@
 import { CATALOGUE, findList } from '../../../functions/optimize/blocklists/catalogue';
 import { nextListState, shownState, subjectState, UNKNOWN, type ListState } from '../../../functions/optimize/blocklists/list-state';
 import { namesFor, reversedIp } from '../../../functions/optimize/blocklists/lookup';
-import { applyConfirmation, type MonitoredSubject } from '../../../functions/optimize/blocklists/subjects';
+import { applyConfirmation } from '../../../functions/optimize/blocklists/confirmations';
+import type { MonitoredSubject } from '../../../functions/optimize/blocklists/subjects';
 
 const list = (zone: string) => findList(zone)!;
 
@@ -81,13 +82,15 @@ test('a confirmation moves the check times of the version it confirms, and of no
     },
   };
   const at = '2026-11-26T11:00:00.000Z';
-  const moved = applyConfirmation(subject, { 'c:203.0.113.7': `3 ${at}` });
+  const ref = 'a#ip#203.0.113.7';
+  const moved = applyConfirmation(subject, new Map([[ref, [{ version: 3, at: '2026-11-26T10:30:00.000Z' }, { version: 3, at }, { version: 2, at: '2026-11-26T12:00:00.000Z' }]]]));
+  // The latest confirmation of the version read wins; one of another version says nothing.
   expect(moved.checkedAt).toBe(at);
   expect(moved.lists['zen.spamhaus.org']).toMatchObject({ state: 'listed', firstSeen: '2026-11-26T09:00:00.000Z', lastSeen: at, answeredAt: at });
   expect(moved.lists['bl.spamcop.net']).toMatchObject({ state: 'clear', answeredAt: at });
   expect(moved.lists['bl.spamcop.net']!.lastSeen).toBeUndefined();
-  // The subject changed since (version 4 written), or its own write is newer: the confirmation says nothing.
-  expect(applyConfirmation(subject, { 'c:203.0.113.7': `2 ${at}` })).toBe(subject);
-  expect(applyConfirmation(subject, { 'c:203.0.113.7': '3 2026-11-26T09:30:00.000Z' })).toBe(subject);
-  expect(applyConfirmation(subject, { 'c:198.51.100.1': `3 ${at}` })).toBe(subject);
+  // The subject changed since (version 4 written), or its own write is newer, or it is another account's: nothing moves.
+  expect(applyConfirmation(subject, new Map([[ref, [{ version: 2, at }]]]))).toBe(subject);
+  expect(applyConfirmation(subject, new Map([[ref, [{ version: 3, at: '2026-11-26T09:30:00.000Z' }]]]))).toBe(subject);
+  expect(applyConfirmation(subject, new Map([['b#ip#203.0.113.7', [{ version: 3, at }]]]))).toBe(subject);
 });
