@@ -10,7 +10,7 @@ import { listsFor, type Blocklist, type SubjectKind } from './catalogue';
 import { recordEvent, type BlocklistEventItem } from './events';
 import { nextListState, UNKNOWN, type ListState } from './list-state';
 import { askList, blocklistResolver, blocklistResolvers, NO_RESOLVER, sameStrings, selfTest, type Answer } from './lookup';
-import { confirmChecks } from './confirmations';
+import { applyConfirmation, confirmChecks, readConfirmations, type Confirmations } from './confirmations';
 import { clearOutbox, loadSubjects, recordCheck, subjectKeyOf, type MonitoredSubject } from './subjects';
 
 /** A subject as the workflow carries it. */
@@ -48,6 +48,8 @@ interface Asking {
   lists: Record<SubjectKind, readonly Blocklist[]>;
   resolver: ReturnType<typeof blocklistResolver> | undefined;
   dqsKey: string | undefined;
+  /** The confirmations of a subject's account and kind, read once per task and only if asked. */
+  confirmations: (subject: MonitoredSubject) => Promise<Confirmations>;
 }
 
 /** What checking one subject came to, and for a subject found as it was, what confirms it. */
@@ -64,11 +66,18 @@ interface SubjectCheck {
  */
 export async function checkSubjects(refs: readonly SubjectRef[], selfTests: SelfTestResults, options: { catalogue?: readonly Blocklist[] } = {}): Promise<RunOutcome[]> {
   const subjects = await loadSubjects(refs);
+  const confirmationReads = new Map<string, Promise<Confirmations>>();
   const asking: Asking = {
     selfTests,
     lists: { ip: listsFor('ip', options.catalogue), domain: listsFor('domain', options.catalogue) },
     resolver: blocklistResolvers().length ? blocklistResolver() : undefined,
     dqsKey: env().SPAMHAUS_DQS_KEY,
+    confirmations: ({ accountId, kind }) => {
+      const owner = `${accountId}#${kind}`;
+      const read = confirmationReads.get(owner) ?? readConfirmations(accountId, kind);
+      confirmationReads.set(owner, read);
+      return read;
+    },
   };
   const checks = await mapLimit(refs, SUBJECTS_AT_ONCE, (ref) => checkOne(subjects.get(subjectKeyOf(ref)), asking));
   const groups = new Map<string, Array<NonNullable<SubjectCheck['unchanged']>>>();
@@ -99,22 +108,41 @@ export async function checkSubjects(refs: readonly SubjectRef[], selfTests: Self
  * the race to another run writes nothing: that run's answers stand. A subject found as it was is
  * left for checkSubjects to confirm.
  */
-async function checkOne(subject: MonitoredSubject | undefined, { selfTests, lists: listsOf, resolver, dqsKey }: Asking): Promise<SubjectCheck> {
-  if (!subject || subject.removed) return { outcome: 'gone' };
+async function checkOne(stored: MonitoredSubject | undefined, asking: Asking): Promise<SubjectCheck> {
+  if (!stored || stored.removed) return { outcome: 'gone' };
+  const { selfTests, resolver, dqsKey } = asking;
   const now = new Date().toISOString();
-  const lists = listsOf[subject.kind];
+  const lists = asking.lists[stored.kind];
   const answers = await Promise.all(
     lists.map((list): Promise<Answer> | Answer => {
       const selfTest = selfTests[list.zone];
       if (selfTest === undefined) return { error: 'not self-tested this run' };
       if (selfTest !== null) return { error: selfTest };
       if (!resolver) return { error: NO_RESOLVER };
-      const last = subject.lists[list.zone];
+      const last = stored.lists[list.zone];
       const known = last?.codes && last.reasons ? { codes: last.codes, reasons: last.reasons } : undefined;
-      return askList(resolver, list, subject.subject, dqsKey, known);
+      return askList(resolver, list, stored.subject, dqsKey, known);
     }),
   );
+  const asStored = nextStates(stored, lists, answers, now);
+  if (!stored.outbox?.length && lists.every((list, i) => !('error' in answers[i]!) && sameState(stored.lists[list.zone], asStored.states[list.zone]!))) {
+    return { outcome: 'checked', unchanged: { subject: stored, states: asStored.states, at: now } };
+  }
+  // A change: it is recorded over the subject as its confirmations left it (their check times).
+  const subject = applyConfirmation(stored, await asking.confirmations(stored));
+  const { states, events } = nextStates(subject, lists, answers, now);
+  // A transition left unsent by a check that died after writing is sent now, before this one's.
+  if (subject.outbox?.length) await sendTransitions(subject.outbox);
+  if (!(await recordCheck(subject, states, now, events))) return { outcome: 'superseded' };
+  if (events.length) {
+    await sendTransitions(events);
+    await clearOutbox(subject, subject.version + 1);
+  }
+  return { outcome: 'checked' };
+}
 
+/** Each list's next state after this run's answers, and an event per transition. */
+function nextStates(subject: MonitoredSubject, lists: readonly Blocklist[], answers: readonly Answer[], now: string): { states: Record<string, ListState>; events: BlocklistEventItem[] } {
   const states: Record<string, ListState> = { ...subject.lists };
   const events: BlocklistEventItem[] = [];
   lists.forEach((list, i) => {
@@ -133,16 +161,7 @@ async function checkOne(subject: MonitoredSubject | undefined, { selfTests, list
       timestamp: now,
     });
   });
-  const asItWas = !subject.outbox?.length && lists.every((list, i) => !('error' in answers[i]!) && sameState(subject.lists[list.zone], states[list.zone]!));
-  if (asItWas) return { outcome: 'checked', unchanged: { subject, states, at: now } };
-  // A transition left unsent by a check that died after writing is sent now, before this one's.
-  if (subject.outbox?.length) await sendTransitions(subject.outbox);
-  if (!(await recordCheck(subject, states, now, events))) return { outcome: 'superseded' };
-  if (events.length) {
-    await sendTransitions(events);
-    await clearOutbox(subject, subject.version + 1);
-  }
-  return { outcome: 'checked' };
+  return { states, events };
 }
 
 /** The same belief about a list, its check times aside: nothing pending, no error, the same listing. */

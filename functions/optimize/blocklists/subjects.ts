@@ -1,7 +1,7 @@
 import { keys } from '../../data/db';
 import { deleteIfPresent, getItem, getItems, putItem, queryAll, updateItem, updateItemIf } from '../../data/store';
 import type { SubjectKind } from './catalogue';
-import { applyConfirmation, readConfirmations, type Confirmations } from './confirmations';
+import { applyConfirmation, readConfirmations } from './confirmations';
 import type { BlocklistEventItem } from './events';
 import type { ListState } from './list-state';
 
@@ -40,14 +40,13 @@ export async function findSubject(accountId: string, kind: SubjectKind, subject:
   return item && applyConfirmation(item, confirmations);
 }
 
-/** Subjects by reference, strongly consistent, in one batch read, with their confirmations; absent subjects are left out. */
+/**
+ * Subjects by reference as stored, strongly consistent, in one batch read; absent ones are left
+ * out. Without their confirmations: a check needs those only for a subject that changed.
+ */
 export async function loadSubjects(refs: ReadonlyArray<Pick<MonitoredSubject, 'accountId' | 'kind' | 'subject'>>): Promise<Map<string, MonitoredSubject>> {
-  const owners = new Map(refs.map((ref) => [`${ref.accountId}#${ref.kind}`, ref]));
-  const [items, ...confirmations] = await Promise.all([getItems<MonitoredSubject>(refs.map(keyOf), { consistent: true }), ...[...owners.values()].map((ref) => readConfirmations(ref.accountId, ref.kind))]);
-  const all: Confirmations = new Map(confirmations.flatMap((c) => [...c]));
-  const found = new Map<string, MonitoredSubject>();
-  for (const { pk: _pk, sk, ...subject } of items) found.set(sk, applyConfirmation(subject, all));
-  return found;
+  const items = await getItems<MonitoredSubject>(refs.map(keyOf), { consistent: true });
+  return new Map(items.map(({ pk: _pk, sk, ...subject }) => [sk, subject]));
 }
 
 /** The key a subject has in loadSubjects' answer. */
