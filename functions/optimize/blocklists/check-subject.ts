@@ -61,8 +61,8 @@ interface SubjectCheck {
 /**
  * Checks subjects against every list (those that failed the run's self-test answer as errors),
  * SUBJECTS_AT_ONCE at a time: see checkOne. Subjects found as they were are then confirmed in one
- * write per account and kind (subjects.ts) instead of one write each; should that write fail,
- * each is recorded on its own, as a changed one is.
+ * write per account and kind (confirmations.ts) instead of one write each; should that write
+ * fail, each is recorded on its own, as a changed one is.
  */
 export async function checkSubjects(refs: readonly SubjectRef[], selfTests: SelfTestResults, options: { catalogue?: readonly Blocklist[] } = {}): Promise<RunOutcome[]> {
   const subjects = await loadSubjects(refs);
@@ -83,8 +83,10 @@ export async function checkSubjects(refs: readonly SubjectRef[], selfTests: Self
   const groups = new Map<string, Array<NonNullable<SubjectCheck['unchanged']>>>();
   for (const { unchanged } of checks) {
     if (!unchanged) continue;
-    const group = `${unchanged.subject.accountId}#${unchanged.subject.kind}`;
-    groups.set(group, [...(groups.get(group) ?? []), unchanged]);
+    const owner = `${unchanged.subject.accountId}#${unchanged.subject.kind}`;
+    const group = groups.get(owner);
+    if (group) group.push(unchanged);
+    else groups.set(owner, [unchanged]);
   }
   await Promise.all(
     [...groups.values()].map(async (group) => {
