@@ -79,8 +79,15 @@ async function seedsFor(list: SeedListItem, send: PlacementSend | undefined): Pr
   return list.seeds.filter((email) => configured.has(email)).map((email) => ({ email, provider: configured.get(email)! }));
 }
 
+/** A message as every target it reached reads it: parsed once, scored once (on first need). */
+interface ReceivedMessage {
+  mime: Buffer;
+  parsed: import('mailparser').ParsedMail;
+  score: () => Promise<ContentScore | null>;
+}
+
 /** One copy at one target address: its result, and the poll that fills it in. */
-async function receiveAtTarget(target: string, mime: Buffer, parsed: import('mailparser').ParsedMail): Promise<void> {
+async function receiveAtTarget(target: string, { mime, parsed, score }: ReceivedMessage): Promise<void> {
   const accountId = await seedListOwner(target);
   const list = accountId && (await findSeedList(accountId, target));
   if (!accountId || !list) {
@@ -112,7 +119,7 @@ async function receiveAtTarget(target: string, mime: Buffer, parsed: import('mai
     status: seeds.length ? 'processing' : 'complete',
     deadline: new Date(now + env().PLACEMENT_DEADLINE_SECONDS * 1000).toISOString(),
     seeds: seeds.map((s) => pendingSeed(s.email, s.provider)),
-    spamassassin: await scoreOf(mime),
+    spamassassin: await score(),
     body: (parsed.html || parsed.text || '').slice(0, MAX_BODY_CHARS),
     createdAt: at,
     updatedAt: at,
@@ -132,5 +139,7 @@ export async function receiveSeedTargetMail(recipients: readonly string[], mime:
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- mailparser only for mail at targets (large; the API path never needs it)
   const { simpleParser } = require('mailparser') as typeof import('mailparser');
   const parsed = await simpleParser(mime, { skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
-  for (const target of recipients) await receiveAtTarget(target.toLowerCase(), mime, parsed);
+  let scored: Promise<ContentScore | null> | undefined;
+  const message: ReceivedMessage = { mime, parsed, score: () => (scored ??= scoreOf(mime)) };
+  for (const target of recipients) await receiveAtTarget(target.toLowerCase(), message);
 }
