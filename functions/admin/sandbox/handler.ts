@@ -13,8 +13,11 @@ import { mailConfirmation } from './confirmation-mail';
 import { sandboxRoutes } from './routes';
 
 function page(title: string, body: string): RawReply {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;color:#1d2330}</style></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(body)}</p></body></html>`;
-  return publicPage(html);
+  return publicPage({
+    title,
+    style: 'body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;color:#1d2330}',
+    body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(body)}</p>`,
+  });
 }
 
 export const handler = areaHandler(sandboxRoutes, {

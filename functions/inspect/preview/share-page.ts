@@ -21,15 +21,7 @@ function figure(result: ClientResult): string {
  * and a policy that lets it load nothing but its own images and styles.
  */
 export function sharePage(subject: string, date: number, results: ClientResult[]): RawReply {
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(subject)}: email previews</title>
-<style>
-body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f4f5f7;color:#1d2330}
+  const style = `body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f4f5f7;color:#1d2330}
 header{background:#fff;border-bottom:1px solid #dde1e6;padding:16px 24px}
 h1{font-size:20px;margin:0}
 main{display:grid;grid-template-columns:repeat(auto-fill,minmax(280px,1fr));gap:20px;padding:24px}
@@ -38,15 +30,10 @@ figure img{width:100%;max-height:520px;object-fit:cover;object-position:top;bord
 .fidelity{font-size:12px;border-radius:10px;padding:1px 8px;background:#e8f0fe}
 .fidelity-approximate{background:#fff4d6}.fidelity-experimental{background:#fde2e1}
 .note,.state{color:#5b6472;font-size:13px}
-details{font-size:13px;margin-top:8px}
-</style>
-</head>
-<body>
-<header><h1>${escapeHtml(subject)}</h1><p class="note">Previews rendered ${escapeHtml(new Date(date * 1000).toUTCString())}, in a browser after each client's rules; the fidelity label says how close that is to the real client.</p></header>
+details{font-size:13px;margin-top:8px}`;
+  const body = `<header><h1>${escapeHtml(subject)}</h1><p class="note">Previews rendered ${escapeHtml(new Date(date * 1000).toUTCString())}, in a browser after each client's rules; the fidelity label says how close that is to the real client.</p></header>
 <main>
 ${results.map(figure).join('\n')}
-</main>
-</body>
-</html>`;
-  return publicPage(html, { images: true });
+</main>`;
+  return publicPage({ title: `${subject}: email previews`, style, body }, { images: true });
 }

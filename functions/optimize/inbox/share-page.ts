@@ -24,25 +24,14 @@ function statsRow(stats: SharedResult['delivery_stats'][string]): string {
  */
 export function placementSharePage(result: SharedResult): RawReply {
   const score = result.spamassassin ? `<p class="score">Content score: ${escapeHtml(String(result.spamassassin.score))} (spam at ${escapeHtml(String(result.spamassassin.required))})</p>` : '<p class="note">No content score: no spam scorer is configured.</p>';
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(result.subject)}: inbox placement</title>
-<style>
-body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f4f5f7;color:#1d2330}
+  const style = `body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f4f5f7;color:#1d2330}
 header{background:#fff;border-bottom:1px solid #dde1e6;padding:16px 24px}
 h1{font-size:20px;margin:0}h2{font-size:16px}
 main{padding:8px 24px}
 table{border-collapse:collapse;background:#fff;margin-bottom:24px}
 th,td{border:1px solid #dde1e6;padding:4px 10px;text-align:left;font-size:14px}
-.note{color:#5b6472;font-size:13px}
-</style>
-</head>
-<body>
-<header><h1>${escapeHtml(result.subject)}</h1><p class="note">From ${escapeHtml(result.sender)}, received ${escapeHtml(new Date(result.created_at).toUTCString())}; status: <span class="status">${escapeHtml(result.status)}</span>.</p></header>
+.note{color:#5b6472;font-size:13px}`;
+  const body = `<header><h1>${escapeHtml(result.subject)}</h1><p class="note">From ${escapeHtml(result.sender)}, received ${escapeHtml(new Date(result.created_at).toUTCString())}; status: <span class="status">${escapeHtml(result.status)}</span>.</p></header>
 <main>
 <h2>By provider</h2>
 <table class="stats"><thead><tr><th>Provider</th><th>Total</th><th>Inbox</th><th>Spam</th><th>Missing</th><th>Pending</th></tr></thead><tbody>
@@ -53,8 +42,6 @@ ${Object.values(result.delivery_stats).map(statsRow).join('\n')}
 ${result.seed_results.map(seedRow).join('\n')}
 </tbody></table>
 ${score}
-</main>
-</body>
-</html>`;
-  return publicPage(html);
+</main>`;
+  return publicPage({ title: `${result.subject}: inbox placement`, style, body });
 }
