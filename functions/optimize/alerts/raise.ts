@@ -28,16 +28,6 @@ export function transitionHash(event: AlertEvent): string {
 }
 
 /**
- * Raises an alert for one blocklist transition: the entry producers call (optimize contract 2.7).
- *
- * The transition is recorded with a conditional put keyed by its hash, so it is alerted at most
- * once however often a retried or overlapping check raises it. Within the dedupe window after an
- * alert for the same event, subject and list it is recorded, not delivered. Then one delivery per matching
- * setting (event type, not disabled) goes on the alerts queue. A raise that died between the two
- * is finished by the next raise of the same transition, under the same alert id; the deliveries'
- * claims (delivery-worker.ts) keep a setting from getting the alert twice when two raises race.
- */
-/**
  * Claims the dedupe window of a subject on a list: the same alert again (a listing that came back
  * soon after the last one was alerted, with no delisting alerted between) is recorded but not
  * delivered until ALERT_DEDUPE_WINDOW_SECONDS have passed. The opposite alert is never held back,
@@ -62,6 +52,16 @@ async function claimWindow(event: AlertEvent, hash: string, now: number): Promis
   return true;
 }
 
+/**
+ * Raises an alert for one blocklist transition: the entry producers call (optimize contract 2.7).
+ *
+ * The transition is recorded with a conditional put keyed by its hash, so it is alerted at most
+ * once however often a retried or overlapping check raises it. Within the dedupe window after an
+ * alert for the same event, subject and list it is recorded, not delivered. Then one delivery per matching
+ * setting (event type, not disabled) goes on the alerts queue. A raise that died between the two
+ * is finished by the next raise of the same transition, under the same alert id; the deliveries'
+ * claims (delivery-worker.ts) keep a setting from getting the alert twice when two raises race.
+ */
 export async function raiseAlert(event: AlertEvent): Promise<void> {
   if (!(ALERT_EVENT_TYPES as readonly string[]).includes(event.event)) throw new Error(`raiseAlert: unknown alert event ${String(event.event)}`);
   const hash = transitionHash(event);

@@ -144,7 +144,11 @@ export const handler = areaHandler(spamtrapRoutes, {
       let items: unknown[];
       if (input.groupby === 'domain') {
         const byDomain = new Map<string, TrapRow[]>();
-        for (const row of rows) byDomain.set(row.group!, [...(byDomain.get(row.group!) ?? []), row]);
+        for (const row of rows) {
+          const group = byDomain.get(row.group!);
+          if (group) group.push(row);
+          else byDomain.set(row.group!, [row]);
+        }
         const groups = [...byDomain.entries()].map(([domain, group]) => ({ domain, dated: datedTotals(group) }));
         const total = (g: (typeof groups)[number]) => g.dated.reduce((n, d) => n + d.total, 0);
         groups.sort((a, b) => (input.sortby === 'totals' ? total(b) - total(a) : 0) || a.domain.localeCompare(b.domain));
