@@ -1,4 +1,5 @@
 import type { Counts } from '../../analytics/counts';
+import { TRAP_TYPES, trapCount } from '../spamtraps/trap-types';
 
 /**
  * The email health score (optimize contract 2.5), a transparent formula over the platform's own
@@ -27,7 +28,7 @@ export function inputsOf(counts: Counts): ScoreInputs {
     delivered: n('delivered_smtp'),
     hardBounces: n('hard_bounces'),
     complaints: n('complained'),
-    trapHits: n('trap_pristine') + n('trap_recycled') + n('trap_typo') + n('trap_harvested'),
+    trapHits: TRAP_TYPES.reduce((sum, type) => sum + n(trapCount(type)), 0),
     mailboxFull: n('mailbox_full'),
     badFailures: n('content_rejected') + n('permanent_failed_esp_block') + n('temporary_failed_esp_block'),
   };

@@ -1,7 +1,7 @@
 import { accountsCovered } from '../../accounts/subaccount-list';
 import { keys } from '../../data/db';
 import { getItem } from '../../data/store';
-import { mapLimit } from '../../platform/concurrency';
+import { chunksOf, mapLimit } from '../../platform/concurrency';
 import { env } from '../../platform/env';
 import { logger } from '../../platform/logger';
 import { listManagedDomains } from '../domains/managed-domains';
@@ -54,8 +54,7 @@ async function fetchDomain(api: PostmasterApi, accountId: string, domain: string
     const { days, feedbackLoopIds } = collectDays(await api.queryDomainStats(domain, { metricDefinitions: [...DAILY_METRICS], timeQuery, aggregationGranularity: 'DAILY' }));
     const ids = [...new Set([...feedbackLoopIds.values()].flat())];
     // The loops' rates in queries of FEEDBACK_LOOPS_PER_QUERY ids: a refused one costs its loops' rates, not the days.
-    for (let i = 0; i < ids.length; i += FEEDBACK_LOOPS_PER_QUERY) {
-      const chunk = ids.slice(i, i + FEEDBACK_LOOPS_PER_QUERY);
+    for (const chunk of chunksOf(ids, FEEDBACK_LOOPS_PER_QUERY)) {
       try {
         addFeedbackLoopRates(days, chunk, await api.queryDomainStats(domain, { metricDefinitions: feedbackLoopMetrics(chunk), timeQuery, aggregationGranularity: 'DAILY' }));
       } catch (error) {
