@@ -149,11 +149,6 @@ function loadJobHandler(entry: string): () => Promise<unknown> {
   return (require(join(__dirname, '..', '..', 'functions', entry)) as { handler: () => Promise<unknown> }).handler;
 }
 
-/**
- * EventBridge rules as timers: each job runs at its period, never two runs of one job at once
- * (a sweep slower than its period is not stacked), and a failed run is reported and retried at
- * the next tick as the rule would.
- */
 /** How often local mode runs a job: the tests' period, else its own, or its cadence setting's when that is shorter. */
 function periodOf(job: (typeof periodicJobs)[number], everyMs: number | undefined, settings: Record<string, string | undefined>): number {
   if (everyMs !== undefined) return everyMs;
@@ -162,6 +157,11 @@ function periodOf(job: (typeof periodicJobs)[number], everyMs: number | undefine
   return Number.isFinite(cadence) && cadence > 0 ? Math.min(own, cadence) : own;
 }
 
+/**
+ * EventBridge rules as timers: each job runs at its period, never two runs of one job at once
+ * (a sweep slower than its period is not stacked), and a failed run is reported and retried at
+ * the next tick as the rule would.
+ */
 function startPeriodicJobs(run: <T>(fn: () => Promise<T>) => Promise<T>, everyMs: number | undefined, settings: Record<string, string | undefined>): () => Promise<void> {
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<unknown>>();
