@@ -26,6 +26,6 @@ export const webhookRoutes = [
   { method: 'GET', path: '/v1/webhooks/{id}', area, operation: 'getAccountWebhook', access: 'read' },
   { method: 'PUT', path: '/v1/webhooks/{id}', area, operation: 'replaceAccountWebhook', access: 'write' },
   { method: 'DELETE', path: '/v1/webhooks/{id}', area, operation: 'deleteAccountWebhook', access: 'write' },
-  { method: 'GET', path: '/v5/accounts/http_signing_key', area, operation: 'getSigningKey', access: 'write' },
-  { method: 'POST', path: '/v5/accounts/http_signing_key', area, operation: 'rotateSigningKey', access: 'admin' },
+  { method: 'GET', path: '/v5/accounts/http_signing_key', area, operation: 'getSigningKey', access: 'write', changesCredentials: true },
+  { method: 'POST', path: '/v5/accounts/http_signing_key', area, operation: 'rotateSigningKey', access: 'admin', changesCredentials: true },
 ] as const satisfies readonly RouteSpec[];

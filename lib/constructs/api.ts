@@ -6,7 +6,7 @@ import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS } from '../../functions/authorizer/cache';
-import { gatewayRoutes } from '../../functions/platform/http/gateway-routes';
+import { gatewayRoutes, type GatewayRoute } from '../../functions/platform/http/gateway-routes';
 import { areas, routes } from '../../functions/routes';
 import { handlerEntry } from '../paths';
 import type { PlatformRegion } from '../regions';
@@ -108,8 +108,8 @@ export class Api extends Construct {
   /** The environment every platform Lambda of this region gets. */
   readonly environment: Record<string, string>;
   readonly authorizerFunction: PlatformFunction;
-  /** The Basic-auth authorizer, for the routes products add in their own stacks. */
-  readonly authorizer: HttpLambdaAuthorizer;
+  /** The Basic-auth authorizers (cached, and for routes that change credentials uncached). */
+  private readonly authorizers: { cached: HttpLambdaAuthorizer; uncached: HttpLambdaAuthorizer };
   readonly areaFunctions: ReadonlyMap<string, PlatformFunction>;
 
   constructor(scope: Construct, id: string, props: ApiProps) {
@@ -170,12 +170,20 @@ export class Api extends Construct {
       environment: this.environment,
     });
     grantKeyLookup(this.authorizerFunction.grantee, resources.table);
-    const authorizer = new HttpLambdaAuthorizer('BasicAuth', this.authorizerFunction.fn, {
-      responseTypes: [HttpLambdaResponseType.SIMPLE],
-      // The source address is part of the cache key: a verdict depends on it once an IP allowlist exists.
-      identitySource: ['$request.header.Authorization', '$context.identity.sourceIp'],
-      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
-    });
+    // The source address is part of the cache key: a verdict depends on it once an IP allowlist exists.
+    const identitySource = ['$request.header.Authorization', '$context.identity.sourceIp'];
+    this.authorizers = {
+      cached: new HttpLambdaAuthorizer('BasicAuth', this.authorizerFunction.fn, {
+        responseTypes: [HttpLambdaResponseType.SIMPLE],
+        identitySource,
+        resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
+      }),
+      uncached: new HttpLambdaAuthorizer('BasicAuthUncached', this.authorizerFunction.fn, {
+        responseTypes: [HttpLambdaResponseType.SIMPLE],
+        identitySource,
+        resultsCacheTtl: Duration.seconds(0),
+      }),
+    };
 
     const areaFunctions = new Map<string, PlatformFunction>();
     const integrations = new Map<string, HttpLambdaIntegration>();
@@ -194,7 +202,6 @@ export class Api extends Construct {
         });
       }
     };
-    this.authorizer = authorizer;
     for (const route of API_ROUTES.filter((r) => !productOfArea(r.area))) {
       const isPublic = route.isPublic;
       const added = this.httpApi.addRoutes({
@@ -202,7 +209,7 @@ export class Api extends Construct {
         methods: [apigw.HttpMethod[route.method]],
         integration: integrations.get(route.area)!,
         // Mail clients follow tracking links without credentials; the handler checks the link's signature.
-        authorizer: isPublic ? new apigw.HttpNoneAuthorizer() : authorizer,
+        authorizer: this.authorizerFor(route),
       });
       if (isPublic) acknowledgePublic(added);
     }
@@ -216,6 +223,12 @@ export class Api extends Construct {
     for (const route of routes.filter((r) => r.area === 'tracking')) {
       acknowledgePublic(this.trackingApi.addRoutes({ path: route.path, methods: [apigw.HttpMethod[route.method]], integration: trackingIntegration, authorizer: new apigw.HttpNoneAuthorizer() }));
     }
+  }
+
+  /** What authorizes a route: nothing for a public page, else the Basic-auth authorizer its rows need. */
+  authorizerFor(route: Pick<GatewayRoute, 'isPublic' | 'uncachedAuth'>): apigw.IHttpRouteAuthorizer {
+    if (route.isPublic) return new apigw.HttpNoneAuthorizer();
+    return route.uncachedAuth ? this.authorizers.uncached : this.authorizers.cached;
   }
 
   private configureDefaultStage(api: apigw.HttpApi, logsId: string, throttle: { rateLimit: number; burstLimit: number }): void {

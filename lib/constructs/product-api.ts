@@ -47,7 +47,7 @@ export class ProductApi extends NestedStack {
           httpApi: props.api.httpApi,
           routeKey: apigw.HttpRouteKey.with(route.path, apigw.HttpMethod[route.method]),
           integration,
-          authorizer: isPublic ? new apigw.HttpNoneAuthorizer() : props.api.authorizer,
+          authorizer: props.api.authorizerFor(route),
         });
         if (isPublic) {
           Validations.of(added).acknowledge({

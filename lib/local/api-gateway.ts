@@ -111,10 +111,10 @@ function routing(rows: readonly RouteSpec[]) {
   for (const route of gatewayRoutes(rows)) for (const row of route.rows) served.set(routeKey(row), route);
   return (row: RouteSpec, pathname: string, pathParameters: Record<string, string>) => {
     const route = served.get(routeKey(row))!;
-    if (route.method !== 'ANY') return { key: routeKey(row), pathParameters };
+    if (route.method !== 'ANY') return { key: routeKey(row), pathParameters, uncachedAuth: route.uncachedAuth };
     const depth = greedyPrefix(route.path).split('/').filter(Boolean).length;
     const rest = pathname.split('/').filter(Boolean).slice(depth).join('/');
-    return { key: gatewayRouteKey(route), pathParameters: { [GREEDY_VARIABLE]: rest } };
+    return { key: gatewayRouteKey(route), pathParameters: { [GREEDY_VARIABLE]: rest }, uncachedAuth: route.uncachedAuth };
   };
 }
 
@@ -122,7 +122,10 @@ function handleRequest(options: GatewayOptions) {
   const matcher = new RouteMatcher(options.routes);
   const routeOf = routing(options.routes);
   const verdicts = new Map<string, { expires: number; verdict: Promise<APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>> }>();
-  const authorize = (event: APIGatewayRequestAuthorizerEventV2) => {
+  // Two authorizers as on AWS: the cached one, and one for routes that change credentials that
+  // never reuses a verdict (and never sees the cached one's).
+  const authorize = (event: APIGatewayRequestAuthorizerEventV2, uncached: boolean) => {
+    if (uncached) return options.authorizer(event);
     // As API Gateway's identity sources: the Authorization header and the source address.
     const header = `${event.identitySource[0]!}|${event.requestContext.http.sourceIp}`;
     const now = Date.now();
@@ -159,7 +162,7 @@ function handleRequest(options: GatewayOptions) {
     const body = await readBody(req);
     if (!body) return send(res, 413, JSON.stringify({ message: 'Request Entity Too Large' }));
 
-    const { key, pathParameters } = routeOf(match.route, url.pathname, match.pathParameters);
+    const { key, pathParameters, uncachedAuth } = routeOf(match.route, url.pathname, match.pathParameters);
     const now = new Date();
     const rawQueryString = url.search.replace(/^\?/, '');
     const queryStringParameters: Record<string, string> = {};
@@ -186,7 +189,7 @@ function handleRequest(options: GatewayOptions) {
         },
         pathParameters,
         stageVariables: {},
-      } as APIGatewayRequestAuthorizerEventV2);
+      } as APIGatewayRequestAuthorizerEventV2, uncachedAuth);
       if (!verdict.isAuthorized) return { statusCode: 403, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Forbidden' }) };
       const handler = await options.areaHandler(match.route.area);
       return handler(

@@ -398,7 +398,9 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   });
 
   test("every row of the route table is served by a route on its area's Lambda, behind the authorizer unless public", () => {
-    const [authorizerId] = only(template, 'AWS::ApiGatewayV2::Authorizer');
+    const authorizers = Object.entries(template.findResources('AWS::ApiGatewayV2::Authorizer'));
+    const authorizerNamed = (name: string) => authorizers.find(([, a]) => a.Properties.Name === name)![0];
+    const authorizerId = { cached: authorizerNamed('BasicAuth'), uncached: authorizerNamed('BasicAuthUncached') };
     const integrations = template.findResources('AWS::ApiGatewayV2::Integration', { Properties: { ApiId: { Ref: ids.api } } });
     const integrationOf = (area: string) =>
       Object.entries(integrations).find(
@@ -406,7 +408,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       )![0];
     for (const route of mainRoutes) {
       // Public routes (tracking links) authenticate by signature in the handler, not by API key.
-      const auth = route.isPublic ? { AuthorizationType: 'NONE' } : { AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId } };
+      const auth = route.isPublic ? { AuthorizationType: 'NONE' } : { AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: route.uncachedAuth ? authorizerId.uncached : authorizerId.cached } };
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
         ApiId: { Ref: ids.api },
         RouteKey: gatewayRouteKey(route),
@@ -460,6 +462,20 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       AuthorizerResultTtlInSeconds: 60,
       AuthorizerUri: { 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': [ids.authorizer, 'Arn'] }])] },
     });
+  });
+
+  test('routes that change credentials use an authorizer that never caches, the others the cached one', () => {
+    const authorizers = template.findResources('AWS::ApiGatewayV2::Authorizer');
+    const ttlOf = (id: string) => authorizers[id]!.Properties.AuthorizerResultTtlInSeconds as number;
+    const routesByKey = new Map<string, { AuthorizerId?: { Ref: string }; AuthorizationType?: string }>();
+    for (const resource of Object.values(template.findResources('AWS::ApiGatewayV2::Route'))) routesByKey.set(resource.Properties.RouteKey, resource.Properties);
+    const authorizerTtl = (key: string) => ttlOf(routesByKey.get(key)!.AuthorizerId!.Ref);
+    expect(authorizerTtl('POST /v1/keys')).toBe(0);
+    expect(authorizerTtl('DELETE /v1/keys/{id}')).toBe(0);
+    expect(authorizerTtl('GET /v1/keys')).toBe(60);
+    expect(authorizerTtl('GET /v4/domains')).toBe(60);
+    // Both resolve the key with the same function.
+    expect(new Set(Object.values(authorizers).map((a) => JSON.stringify(a.Properties.AuthorizerUri))).size).toBe(1);
   });
 
   test('the $default stage deploys automatically, logs access and throttles', () => {

@@ -79,6 +79,29 @@ it('reuses an authorizer verdict for the cache lifetime, as API Gateway does', a
   }
 });
 
+it('never reuses a verdict on routes that change credentials: a revoked key cannot mint another', async () => {
+  const platform = await startLocal({ port: 0, dataDir: null, bootstrapApiKey: 'revoke-key', authorizerCacheSeconds: 60 });
+  try {
+    const mg = sdk(platform.us.url, 'revoke-key');
+    const keys = (mg as unknown as { apiKeys: { create(f: Record<string, string>): Promise<{ id: string; secret: string }> } }).apiKeys;
+    const doomed = await keys.create({ role: 'admin' });
+    // Its verdict is cached on both kinds of route before it is revoked.
+    expect((await call(`${platform.us.url}/v4/domains`, { key: doomed.secret })).status).toBe(200);
+    const minted = await call(`${platform.us.url}/v1/keys`, { method: 'POST', key: doomed.secret, ...form({ role: 'basic' }) });
+    expect(minted.status).toBe(200);
+    expect((await call(`${platform.us.url}/v1/keys/${doomed.id}`, { method: 'DELETE', key: 'revoke-key' })).status).toBe(200);
+
+    const after = await call(`${platform.us.url}/v1/keys`, { method: 'POST', key: doomed.secret, ...form({ role: 'admin' }) });
+    expect(after.status).toBe(401);
+    expect((await call(`${platform.us.url}/v3/domains/any.example/credentials`, { method: 'POST', key: doomed.secret, ...form({ login: 'x', password: 'long-enough-password' }) })).status).toBe(401);
+    expect((await call(`${platform.us.url}/v5/accounts/http_signing_key`, { key: doomed.secret })).status).toBe(401);
+    // Other routes may honour it until the cached verdict expires (AUTHORIZER_CACHE_SECONDS).
+    expect((await call(`${platform.us.url}/v4/domains`, { key: doomed.secret })).status).toBe(200);
+  } finally {
+    await platform.close();
+  }
+});
+
 it('serves both regions from `npm start` and stops cleanly on SIGTERM, without the AWS SDK\'s Node-version notice', async () => {
   // Without the switch jest's setup set here: bin/local.ts must turn the notice off itself.
   const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _, ...env } = process.env;
@@ -109,6 +132,8 @@ it('serves both regions from `npm start` and stops cleanly on SIGTERM, without t
   // Both regions wrote through SDK clients by now, which is when the SDK would print it.
   expect(stderr).not.toContain('NodeVersionSupportWarning');
 });
+
+const form = (fields: Record<string, string>) => ({ body: new URLSearchParams(fields).toString(), contentType: 'application/x-www-form-urlencoded' });
 
 /** A port that was free a moment ago, for a host that must be reached before it says where it is. */
 async function freePort(): Promise<number> {

@@ -30,6 +30,6 @@ export const inboxRoutes = [
   { method: 'GET', path: '/inbox/share/{shareid}', area, operation: 'publicResultPage', access: 'public' },
   { method: 'GET', path: '/v4/inbox/providers', area, operation: 'listProviders', access: 'read' },
   { method: 'GET', path: '/v1/inbox/seed-mailboxes', area, operation: 'listSeedMailboxes', access: 'admin' },
-  { method: 'POST', path: '/v1/inbox/seed-mailboxes', area, operation: 'putSeedMailbox', access: 'admin' },
-  { method: 'DELETE', path: '/v1/inbox/seed-mailboxes/{email}', area, operation: 'removeSeedMailbox', access: 'admin' },
+  { method: 'POST', path: '/v1/inbox/seed-mailboxes', area, operation: 'putSeedMailbox', access: 'admin', changesCredentials: true },
+  { method: 'DELETE', path: '/v1/inbox/seed-mailboxes/{email}', area, operation: 'removeSeedMailbox', access: 'admin', changesCredentials: true },
 ] as const satisfies readonly RouteSpec[];

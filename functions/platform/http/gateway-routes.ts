@@ -18,6 +18,11 @@ export interface GatewayRoute {
   method: HttpMethod | 'ANY';
   path: string;
   isPublic: boolean;
+  /**
+   * Its authorizer's verdict is never reused: a row it serves changes credentials. A greedy route
+   * takes it from any of its rows, so no row loses it by being collapsed.
+   */
+  uncachedAuth: boolean;
   /** The rows this route serves: one, or the area's rows under a greedy route's prefix. */
   rows: RouteSpec[];
 }
@@ -30,6 +35,8 @@ export function isGreedyPath(path: string): boolean {
 export function greedyPrefix(path: string): string {
   return path.slice(0, -GREEDY_SUFFIX.length);
 }
+
+const changesCredentials = (row: RouteSpec) => row.changesCredentials === true;
 
 const segmentsOf = (path: string) => path.split('/').filter(Boolean);
 const isVariable = (segment: string) => segment.startsWith('{');
@@ -86,7 +93,7 @@ export function gatewayRoutes(rows: readonly RouteSpec[], budget = ROUTE_BUDGET)
   let count = rows.length;
   for (const group of savings) {
     if (count <= budget) break;
-    const greedy: GatewayRoute = { area: group.area, method: 'ANY', path: `${group.prefix}${GREEDY_SUFFIX}`, isPublic: false, rows: group.rows };
+    const greedy: GatewayRoute = { area: group.area, method: 'ANY', path: `${group.prefix}${GREEDY_SUFFIX}`, isPublic: false, uncachedAuth: group.rows.some(changesCredentials), rows: group.rows };
     for (const row of group.rows) collapsed.set(routeKey(row), greedy);
     count -= group.rows.length - 1;
   }
@@ -95,7 +102,7 @@ export function gatewayRoutes(rows: readonly RouteSpec[], budget = ROUTE_BUDGET)
   const emitted = new Set<GatewayRoute>();
   for (const row of rows) {
     const greedy = collapsed.get(routeKey(row));
-    if (!greedy) out.push({ area: row.area, method: row.method, path: row.path, isPublic: row.access === 'public', rows: [row] });
+    if (!greedy) out.push({ area: row.area, method: row.method, path: row.path, isPublic: row.access === 'public', uncachedAuth: changesCredentials(row), rows: [row] });
     else if (!emitted.has(greedy)) {
       emitted.add(greedy);
       out.push(greedy);

@@ -19,6 +19,12 @@ export interface RouteSpec<Op extends string = string> {
   errorField?: ErrorField;
   /** X-Mailgun-On-Behalf-Of may name a disabled subaccount (deleting one); elsewhere it must be open. */
   onBehalfOfAnyStatus?: boolean;
+  /**
+   * The route creates, changes or reveals a credential (API keys, SMTP passwords, signing keys,
+   * DKIM keys, the IP allowlist, subaccounts). Its caller's key is looked up on every request,
+   * never from a cached verdict, so a revoked key cannot mint another while caches expire.
+   */
+  changesCredentials?: boolean;
 }
 
 export function routeKey(route: Pick<RouteSpec, 'method' | 'path'>): string {

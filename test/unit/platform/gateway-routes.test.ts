@@ -64,3 +64,25 @@ test("the platform's table: within the budget, every row served once by a route 
     }
   }
 });
+
+test('a route that serves a row changing credentials never reuses a verdict, greedy or not', () => {
+  const minting = { ...row('keys', 'POST', '/v1/keys/{id}/rotate', 'admin'), changesCredentials: true };
+  const rows = [row('keys', 'GET', '/v1/keys/{id}'), row('keys', 'GET', '/v1/keys/{id}/usage'), minting, row('lists', 'GET', '/v1/lists/{list}')];
+  expect(gatewayRoutes(rows, rows.length).map((r) => [gatewayRouteKey(r), r.uncachedAuth])).toEqual([
+    ['GET /v1/keys/{id}', false],
+    ['GET /v1/keys/{id}/usage', false],
+    ['POST /v1/keys/{id}/rotate', true],
+    ['GET /v1/lists/{list}', false],
+  ]);
+  const greedy = gatewayRoutes(rows, 0).find((r) => r.method === 'ANY' && r.area === 'keys')!;
+  expect(greedy.uncachedAuth).toBe(true);
+});
+
+test("every write to an area that holds credentials is marked as changing them (a new row cannot forget)", () => {
+  const credentialAreas = new Set(['keys', 'credentials', 'admin/allowlist', 'admin/subaccounts']);
+  const writes = routes.filter((r) => credentialAreas.has(r.area) && r.method !== 'GET');
+  expect(writes.length).toBeGreaterThan(10);
+  expect(writes.filter((r) => !r.changesCredentials).map(routeKey)).toEqual([]);
+  const signingKeys = routes.filter((r) => /signing_key|dkim\/keys|\/keys\/\{selector\}|seed-mailboxes|settings\/slack|slack\/oauth/.test(r.path) && r.method !== 'GET');
+  expect(signingKeys.filter((r) => !r.changesCredentials).map(routeKey)).toEqual([]);
+});
