@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { dkimSign } from 'mailauth/lib/dkim/sign';
+import addressparser from 'nodemailer/lib/addressparser';
 import { closeServer, listenOnLoopback, readBody, standInServer } from './http';
 
 interface Identity {
@@ -209,7 +210,8 @@ export class SesStandIn {
     // Header fields may be folded over several lines; unfold before reading From.
     const head = (raw.toString('utf8').split(/\r?\n\r?\n/)[0] ?? '').replace(/\r?\n[ \t]+/g, ' ');
     const fromLine = /^From:(.*)$/im.exec(head)?.[1] ?? '';
-    const from = (/<([^<>\s]+@[^<>\s]+)>/.exec(fromLine)?.[1] ?? /([^\s<>"]+@[^\s<>"]+)/.exec(fromLine)?.[1] ?? '').toLowerCase();
+    // Parsed as a mail parser reads it: an address in a quoted display name names no identity.
+    const from = ((addressparser(fromLine, { flatten: true }) as Array<{ address?: string }>)[0]?.address ?? '').toLowerCase();
     if (destinations.length > 50) return { status: 400, payload: { message: 'Recipient count exceeds 50.' }, errorType: 'BadRequestException' };
     const identity = this.identityFor(from);
     if (!identity) return { status: 400, payload: { message: `Email address is not verified. The following identities failed the check: ${from}` }, errorType: 'MessageRejected' };
