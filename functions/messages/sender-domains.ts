@@ -1,6 +1,7 @@
 import { domainToASCII } from 'node:url';
 import addressparser from 'nodemailer/lib/addressparser';
 import { nameHolders } from '../domains/domain-store';
+import { env } from '../platform/env';
 import { Forbidden } from '../platform/errors';
 import { allHeaderValues } from './mime-headers';
 
@@ -67,7 +68,9 @@ export function selfAndParents(domain: string): string[] {
  */
 export async function foreignSenderDomain(accountId: string, values: readonly string[], own: readonly string[] = []): Promise<string | undefined> {
   const named = namedDomains(values);
-  const candidates = [...new Set(named.flatMap(selfAndParents))].filter((name) => !own.includes(name));
+  // The sandboxes' parent is reserved (createDomain refuses it): nobody can hold it.
+  const unclaimable = env().SANDBOX_DOMAIN;
+  const candidates = [...new Set(named.flatMap(selfAndParents))].filter((name) => !own.includes(name) && name !== unclaimable);
   if (!candidates.length) return undefined;
   const holders = await nameHolders(candidates);
   return named.find((domain) => selfAndParents(domain).some((name) => (holders.get(name) ?? accountId) !== accountId));
