@@ -8,14 +8,14 @@ import { allHeaderValues } from './mime-headers';
 /**
  * Which domains a message may claim to be from. Mailgun lets a domain send with any From address
  * and signs with the sending domain; but every tenant here shares one SES account, and SES signs
- * with the identity that matches the From domain. So a From (or Sender) whose domain, or a parent
- * of it, is a domain another account holds on the platform is refused: it would go out signed
- * with that account's key. A domain nobody here holds may still be named: no key of any tenant
- * matches it.
+ * with the identity that matches the From domain (and takes Sender and Return-Path as identities
+ * too). So a From, Sender or Return-Path whose domain, or a parent of it, is a domain another
+ * account holds on the platform is refused: it would go out signed with that account's key. A
+ * domain nobody here holds may still be named: no key of any tenant matches it.
  */
 
-/** The header fields whose addresses receivers and SES take as the author. */
-export const SENDER_FIELDS = ['from', 'sender'] as const;
+/** The header fields whose addresses SES requires to be its verified identities, and signs or bounces for. */
+export const SENDER_FIELDS = ['from', 'sender', 'return-path'] as const;
 
 /** Comments and folding whitespace an address may carry around its domain (RFC 5322 CFWS). */
 const stripComments = (value: string) => {
@@ -77,9 +77,9 @@ export async function foreignSenderDomain(accountId: string, values: readonly st
 }
 
 export const foreignSenderMessage = (domain: string) =>
-  `The From or Sender address's domain ${domain} belongs to another account on this platform: send from a domain of your own`;
+  `The From, Sender or Return-Path address's domain ${domain} belongs to another account on this platform: send from a domain of your own`;
 
-/** Refuses (403) a message whose From or Sender names a domain of another account. */
+/** Refuses (403) a message whose From, Sender or Return-Path names a domain of another account. */
 export async function assertOwnSender(accountId: string, sendingDomain: string, mime: Buffer): Promise<void> {
   const foreign = await foreignSenderDomain(accountId, allHeaderValues(mime, SENDER_FIELDS), [sendingDomain]);
   if (foreign) throw new Forbidden(foreignSenderMessage(foreign));

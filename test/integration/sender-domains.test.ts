@@ -91,6 +91,7 @@ it('refuses a MIME message whose From, a second From or its Sender names another
   await refusedWithNothingStored(() => post(mime(`From: CEO <ceo@${PARENT}>`)), PARENT);
   await refusedWithNothingStored(() => post(mime(`From: me@${TENANT}\r\nFrom: ceo@${PARENT}`)), PARENT);
   await refusedWithNothingStored(() => post(mime(`From: me@${TENANT}\r\nSender: ceo@(comment)${PARENT}`)), PARENT);
+  await refusedWithNothingStored(() => post(mime(`From: me@${TENANT}\r\nReturn-Path: <bounces@${PARENT}>`)), PARENT);
   // An unquoted address in front of the real one: a reader could take either.
   await refusedWithNothingStored(() => post(mime(`From: ceo@${PARENT} <me@${TENANT}>`)), PARENT);
 });
