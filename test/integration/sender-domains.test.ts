@@ -151,3 +151,15 @@ it("hands SES none of the author's X-SES-* fields: the platform alone picks conf
   expect(head).toContain('Subject: Tags');
   expect(sent.tags['mp_account']).not.toEqual(['victim']);
 });
+
+it("forwards mail received from another account's domain as the receiving domain, without its Sender or Return-Path", async () => {
+  await tenant.routes.create({ priority: 0, description: '', expression: `match_recipient("fwd@${TENANT}")`, action: ['forward("ann@example.com")'] } as never);
+  const { host, port } = platform.us.inboundSmtp;
+  const inbound = nodemailer.createTransport({ host, port, secure: false, ignoreTLS: true });
+  await inbound.sendMail({ from: `CEO <ceo@${PARENT}>`, sender: `assistant@${PARENT}`, to: `fwd@${TENANT}`, subject: 'Forward me', text: 'Hello', headers: { 'Return-Path': `<bounces@${PARENT}>` } });
+  const sent = await eventually(async () => platform.us.ses.sent.find((m) => m.destinations.includes('ann@example.com') && m.raw.toString().includes('Forward me')), 20_000);
+  const head = sent.raw.toString('latin1').split('\r\n\r\n')[0]!;
+  expect(head).toMatch(new RegExp(`^From: .* <postmaster@${TENANT.replace(/\./g, '\\.')}>`, 'm'));
+  expect(head).not.toMatch(/^(Sender|Return-Path):/im);
+  expect(dkimDomainsOf(sent.raw)).not.toContain(PARENT);
+});
