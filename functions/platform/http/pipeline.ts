@@ -74,6 +74,9 @@ export function operation<S extends z.ZodType>(input: () => S, run: (request: Ap
   return { input: schema(input), run };
 }
 
+/** An area's Lambda entry, as areaHandler makes it. */
+export type AreaHandler = ReturnType<typeof areaHandler>;
+
 type Operations<R extends readonly RouteSpec[]> = { [K in R[number]['operation']]: Operation<z.ZodType> };
 
 function lowerHeaders(headers: Record<string, string | undefined> | undefined): Record<string, string> {
@@ -203,7 +206,7 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
     return result instanceof Reply ? jsonResult(result.status, result.body, result.headers) : jsonResult(200, result);
   }
 
-  return async (event: ApiEvent, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
+  const handle = async (event: ApiEvent, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
     let response: APIGatewayProxyStructuredResultV2;
     let row: ReturnType<typeof rowOf>;
     try {
@@ -216,4 +219,6 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
     logRequest(event, row?.route, response.statusCode);
     return response;
   };
+  // The API reference (functions/openapi) describes each row's parameters from the schema its operation validates.
+  return Object.assign(handle, { inputOf: (route: RouteSpec): z.ZodType => opOf(route).input() });
 }

@@ -19,6 +19,15 @@ export interface RouteSpec<Op extends string = string> {
   errorField?: ErrorField;
   /** X-Mailgun-On-Behalf-Of may name a disabled subaccount (deleting one); elsewhere it must be open. */
   onBehalfOfAnyStatus?: boolean;
+  /** What a successful reply is when it is not a JSON object (a page, an image, a redirect), for the API reference. */
+  replies?: readonly RawReplySpec[];
+}
+
+/** One kind of successful reply that is not a JSON object: its status, its media type (none for a redirect or an empty reply) and what it is. */
+export interface RawReplySpec {
+  status: number;
+  contentType?: string;
+  description: string;
 }
 
 export function routeKey(route: Pick<RouteSpec, 'method' | 'path'>): string {
