@@ -93,7 +93,7 @@ describe.each(cases)('%s', (_, route) => {
 });
 
 it('covers every area with at least one route', () => {
-  expect(new Set(routes.map((r) => r.area))).toEqual(new Set(['keys', 'domains', 'dkim', 'credentials', 'messages', 'storage', 'events', 'suppressions', 'templates', 'tracking', 'certificates', 'tags', 'logs', 'analytics', 'webhooks', 'lists', 'mailroutes', 'inspect/links', 'inspect/images', 'inspect/accessibility', 'inspect/analyze', 'inspect/preview', 'admin/subaccounts', 'admin/limits', 'admin/allowlist', 'admin/users', 'admin/account', 'admin/ips', 'admin/sandbox', 'admin/dynamic-pools', 'optimize/domains', 'optimize/dmarc', 'optimize/health', 'optimize/blocklists', 'optimize/postmaster', 'optimize/alerts', 'optimize/spamtraps', 'optimize/inbox']));
+  expect(new Set(routes.map((r) => r.area))).toEqual(new Set(['keys', 'domains', 'dkim', 'credentials', 'messages', 'storage', 'events', 'suppressions', 'templates', 'tracking', 'certificates', 'tags', 'logs', 'analytics', 'webhooks', 'lists', 'mailroutes', 'inspect/links', 'inspect/images', 'inspect/accessibility', 'inspect/analyze', 'inspect/preview', 'admin/subaccounts', 'admin/limits', 'admin/allowlist', 'admin/users', 'admin/account', 'admin/ips', 'admin/sandbox', 'admin/dynamic-pools', 'optimize/domains', 'optimize/dmarc', 'optimize/health', 'optimize/blocklists', 'optimize/postmaster', 'optimize/alerts', 'optimize/spamtraps', 'optimize/inbox', 'openapi']));
 });
 
 it('reserves key management to admins and sending to the send access', () => {
