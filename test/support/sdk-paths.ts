@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Mailgun from 'mailgun.js';
 import { Enums } from 'mailgun.js/definitions';
+import { RouteMatcher } from '../../functions/platform/http/route-matcher';
 
 /**
  * Values some SDK methods take as an argument that picks the path rather than naming a thing:
@@ -147,7 +148,6 @@ export function sdkCoverage(served: readonly string[]): Promise<SdkCoverage> {
 async function main(): Promise<void> {
   let input = '';
   for await (const chunk of process.stdin) input += chunk;
-  const { RouteMatcher } = await import('../../functions/platform/http/route-matcher');
   const rows = (JSON.parse(input) as string[]).map((line) => {
     const [method, path] = line.split(' ') as [string, string];
     return { method: method as 'GET', path, area: '', operation: '', access: 'read' as const };
