@@ -68,7 +68,7 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
  *
  * Schemas at module level are `schema(() => ...)` (functions/platform/http/params.ts), building
  * blocks are functions (`text()`, `flag()`); test/unit/platform/lazy-schemas.test.ts fails for a
- * handler that builds a schema at load. The README's "Cold start" section has the other rules.
+ * handler that builds a schema at load. docs/architecture.md, "Cold start", has the other rules.
  */
 export function operation<S extends z.ZodType>(input: () => S, run: (request: ApiRequest, input: z.infer<S>) => Promise<unknown>): Operation<S> {
   return { input: schema(input), run };
