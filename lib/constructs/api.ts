@@ -35,6 +35,12 @@ export const NESTED_AREA_PREFIXES: Readonly<Record<string, string>> = { Inspecti
  */
 export const API_ROUTES = gatewayRoutes(routes);
 
+/** Why the public routes of the region stack's areas need no API key (the nested products give their own). */
+const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
+  tracking: 'A tracking link fetched by mail clients, which send no credentials; the handler accepts only tokens signed with the platform key (HMAC) and answers 404 otherwise.',
+  openapi: 'The API reference (the OpenAPI document and the page rendering it): documentation built into its Lambda, holding nothing of any account, and public as the SDKs\' own documentation is.',
+};
+
 /** The nested product an area belongs to, if any. */
 export const productOfArea = (area: string): string | undefined => Object.keys(NESTED_AREA_PREFIXES).find((product) => area.startsWith(NESTED_AREA_PREFIXES[product]!));
 
@@ -194,12 +200,9 @@ export class Api extends Construct {
     }
     this.areaFunctions = areaFunctions;
 
-    const acknowledgePublic = (added: apigw.HttpRoute[]) => {
+    const acknowledgePublic = (added: apigw.HttpRoute[], area = 'tracking') => {
       for (const publicRoute of added) {
-        Validations.of(publicRoute).acknowledge({
-          id: 'AwsSolutions-APIG4',
-          reason: 'A tracking link fetched by mail clients, which send no credentials; the handler accepts only tokens signed with the platform key (HMAC) and answers 404 otherwise.',
-        });
+        Validations.of(publicRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: PUBLIC_ROUTE_REASONS[area]! });
       }
     };
     for (const route of API_ROUTES.filter((r) => !productOfArea(r.area))) {
@@ -211,7 +214,7 @@ export class Api extends Construct {
         // Mail clients follow tracking links without credentials; the handler checks the link's signature.
         authorizer: this.authorizerFor(route),
       });
-      if (isPublic) acknowledgePublic(added);
+      if (isPublic) acknowledgePublic(added, route.area);
     }
 
     // The tracking API: the same tracking routes on the same Lambda, and nothing else.

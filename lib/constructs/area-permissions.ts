@@ -248,6 +248,8 @@ export const grantPostmasterFetch: AreaGrant = (grantee, { table, postmasterCred
 
 export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   keys: tableReadWrite,
+  // The API reference touches nothing: its document and files are built into its Lambda.
+  openapi: () => undefined,
   'inspect/links': grantInspectArea,
   'inspect/images': grantInspectArea,
   'inspect/accessibility': grantInspectArea,

@@ -417,7 +417,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       });
     }
     expect(Object.keys(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { ApiId: { Ref: ids.api } } }))).toHaveLength(mainRoutes.length);
-    expect([...new Set(routes.filter((route) => route.access === 'public').map((route) => route.area))].sort()).toEqual(['admin/sandbox', 'inspect/preview', 'optimize/inbox', 'tracking']);
+    expect([...new Set(routes.filter((route) => route.access === 'public').map((route) => route.area))].sort()).toEqual(['admin/sandbox', 'inspect/preview', 'openapi', 'optimize/inbox', 'tracking']);
     for (const integration of Object.values(integrations)) {
       expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
     }

@@ -68,11 +68,14 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
  *
  * Schemas at module level are `schema(() => ...)` (functions/platform/http/params.ts), building
  * blocks are functions (`text()`, `flag()`); test/unit/platform/lazy-schemas.test.ts fails for a
- * handler that builds a schema at load. The README's "Cold start" section has the other rules.
+ * handler that builds a schema at load. docs/architecture.md, "Cold start", has the other rules.
  */
 export function operation<S extends z.ZodType>(input: () => S, run: (request: ApiRequest, input: z.infer<S>) => Promise<unknown>): Operation<S> {
   return { input: schema(input), run };
 }
+
+/** An area's Lambda entry, as areaHandler makes it. */
+export type AreaHandler = ReturnType<typeof areaHandler>;
 
 type Operations<R extends readonly RouteSpec[]> = { [K in R[number]['operation']]: Operation<z.ZodType> };
 
@@ -203,7 +206,7 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
     return result instanceof Reply ? jsonResult(result.status, result.body, result.headers) : jsonResult(200, result);
   }
 
-  return async (event: ApiEvent, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
+  const handle = async (event: ApiEvent, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
     let response: APIGatewayProxyStructuredResultV2;
     let row: ReturnType<typeof rowOf>;
     try {
@@ -216,4 +219,6 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
     logRequest(event, row?.route, response.statusCode);
     return response;
   };
+  // The API reference (functions/openapi) describes each row's parameters from the schema its operation validates.
+  return Object.assign(handle, { inputOf: (route: RouteSpec): z.ZodType => opOf(route).input() });
 }
