@@ -3,6 +3,7 @@ import { accountAllowsSource } from '../admin/allowlist/ip-allowlist';
 import { randomBytes } from 'node:crypto';
 import type { CredentialItem, DomainItem } from '../data/db';
 import { byteLength, MAX_DOMAIN_NAME_BYTES } from '../data/key-limits';
+import { claimAttempt, forgiveAttempt, slowdown, subjectsOf } from '../platform/auth-throttle';
 import { mapLimit } from '../platform/concurrency';
 import { BadRequest, NotFound } from '../platform/errors';
 import { hashPassword, verifyPassword } from '../platform/secrets';
@@ -154,6 +155,29 @@ export async function setPostmasterPassword(accountId: string, domain: string, p
   const passwordHash = await hashPassword(password);
   if (await setPasswordHash({ accountId, domain, login }, passwordHash)) return;
   await saveCredential({ accountId, domain, login, mailbox: login, passwordHash, system: true, createdAt: new Date().toISOString() });
+}
+
+/** What an SMTP AUTH comes to: who signed in, or why not and how the refusal is paced. */
+export type SmtpSignIn =
+  | { identity: SmtpIdentity }
+  /** A wrong login or password: `slowdown` times the usual pause before saying so. */
+  | { refused: 'invalid'; slowdown: number }
+  /** Too many failures of the login or from the address: not checked at all. */
+  | { refused: 'locked'; retryAfterSeconds: number };
+
+/**
+ * SMTP AUTH with guessing bounded across connections (functions/platform/auth-throttle.ts): the
+ * attempt is counted against the login and the client's address before the password is checked,
+ * and given back when it was right.
+ */
+export async function signIn(login: string, password: string, remoteAddress?: string): Promise<SmtpSignIn> {
+  const subjects = subjectsOf('smtp', login, remoteAddress);
+  const claim = await claimAttempt(subjects);
+  if (!claim.granted) return { refused: 'locked', retryAfterSeconds: claim.retryAfterSeconds };
+  const identity = await authenticate(login, password, remoteAddress);
+  if (!identity) return { refused: 'invalid', slowdown: slowdown(claim.failures) };
+  await forgiveAttempt(subjects, claim.nonce);
+  return { identity };
 }
 
 /** Who a successful SMTP AUTH is: the login, its domain and the account holding it. */
