@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { sandboxOf, sdk, startTestPlatform } from '../support/platform';
+import { ADMIN_KEY, apiKeys, call, sandboxOf, sdk, startTestPlatform } from '../support/platform';
 import { plainAuth, smtpSession } from '../support/smtp-session';
 
 // Password guessing as an attacker would try it: many connections at once, many addresses, many
@@ -94,4 +95,58 @@ describe('SMTP AUTH', () => {
   it('does not count a right password against the login or the address', async () => {
     for (let i = 0; i < PER_LOGIN + 2; i++) expect(await signIn('127.0.0.6', `bystander@${sandbox}`, PASSWORD)).toMatch(/^235 /);
   }, 60_000);
+});
+
+describe("the API's Basic auth", () => {
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+  const domains = (key: string, address: string) => call(`${platform.us.url}/v4/domains`, { key, headers: from(address) });
+  const wrongKey = () => `${randomBytes(16).toString('hex')}-${randomBytes(4).toString('hex')}-${randomBytes(4).toString('hex')}`;
+
+  it('refuses an address with 429 and Retry-After once it has sent its limit of wrong keys, then lets it in again after the window', async () => {
+    const attacker = '198.51.100.20';
+    for (let i = 0; i < PER_SOURCE; i++) expect((await domains(wrongKey(), attacker)).status).toBe(401);
+    const refused = await domains(wrongKey(), attacker);
+    expect(refused.status).toBe(429);
+    expect(refused.json).toEqual({ message: expect.stringContaining('Too many failed authentication attempts') });
+    // Even the right key, from there: that address is not to be believed for now.
+    const right = await call(`${platform.us.url}/v4/domains`, { headers: from(attacker) });
+    expect(right.status).toBe(429);
+    // From elsewhere the same key works.
+    expect((await domains(ADMIN_KEY, '198.51.100.21')).status).toBe(200);
+
+    const wait = await retryAfterOf(attacker);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(WINDOW_SECONDS);
+    await sleep(wait + 1);
+    expect((await domains(ADMIN_KEY, attacker)).status).toBe(200);
+  }, 60_000);
+
+  it('counts the same wrong key sent again once: a client retrying a revoked key is not guessing', async () => {
+    const stale = wrongKey();
+    for (let i = 0; i < PER_SOURCE * 2; i++) expect((await domains(stale, '198.51.100.22')).status).toBe(401);
+    expect((await domains(ADMIN_KEY, '198.51.100.22')).status).toBe(200);
+  }, 60_000);
+
+  it('refuses a key id with 429 once wrong secrets naming it reach the limit, from whatever addresses, then takes its right secret again after the window', async () => {
+    const key = await apiKeys(mg).create({ role: 'developer', description: 'guessed' });
+    const guess = () => `${randomBytes(16).toString('hex')}-${key.id}`;
+    for (let i = 0; i < PER_LOGIN; i++) expect((await domains(guess(), `198.51.100.${30 + i}`)).status).toBe(401);
+    const locked = await domains(key.secret, '198.51.100.40');
+    expect(locked.status).toBe(429);
+    // The SDK sees Mailgun's 429 and its message.
+    const viaSdk = await sdk(platform.us.url, key.secret)
+      .domains.list()
+      .catch((e: { status: number; details: string }) => e);
+    expect(viaSdk).toMatchObject({ status: 429, details: expect.stringContaining('Too many failed authentication attempts') });
+
+    await sleep((await retryAfterOf('198.51.100.40', key.secret)) + 1);
+    expect((await domains(key.secret, '198.51.100.40')).status).toBe(200);
+  }, 60_000);
+
+  /** The Retry-After of a refused request (a raw request: `call` keeps no headers). */
+  async function retryAfterOf(address: string, key = ADMIN_KEY): Promise<number> {
+    const res = await fetch(`${platform.us.url}/v4/domains`, { headers: { authorization: `Basic ${Buffer.from(`api:${key}`).toString('base64')}`, ...from(address) } });
+    expect(res.status).toBe(429);
+    return Number(res.headers.get('retry-after'));
+  }
 });
