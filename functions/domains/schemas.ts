@@ -1,4 +1,5 @@
 import { z } from 'zod/v3';
+import { passwordProblem } from '../credentials/credentials';
 import { skipLimitInput } from '../platform/http/paging';
 import { flag, integer, list, oneOfValues, schema, text } from '../platform/http/params';
 import { DKIM_KEY_SIZES } from './dkim';
@@ -42,8 +43,9 @@ const MAX_FOOTER_LENGTH = 16 * 1024;
 export const footer = () => text().refine((v) => v.length <= MAX_FOOTER_LENGTH, { message: `must be at most ${MAX_FOOTER_LENGTH} characters` });
 
 const settings = () => ({
+  // The postmaster's SMTP password: the same rule as any other login's.
   smtp_password: text()
-    .refine((p) => p.length >= 5 && p.length <= 32, { message: 'Password is too short or too long. It must be between 5 and 32 characters.' })
+    .refine((p) => !passwordProblem(p), (p) => ({ message: passwordProblem(p) }))
     .optional(),
   spam_action: oneOf(['disabled', 'tag', 'block']).optional(),
   wildcard: flag().optional(),

@@ -242,6 +242,20 @@ export const platformEnvSchema = z.object({
    * loopback only, the narrowing being the point.
    */
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  /**
+   * Failed sign-ins (functions/platform/auth-throttle.ts): over SMTP AUTH and the API's Basic auth,
+   * failures are counted per login (an SMTP login, an API key id) and per source address (an IPv6
+   * /64) in the table, across connections and containers. A count lasts this long after its latest
+   * failure; a login or address that reaches its limit is refused, right password or not, until
+   * then (SMTP 454, the API 429 with Retry-After).
+   */
+  AUTH_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** Failures of one SMTP login or one API key id within the window that lock it. */
+  AUTH_FAILURE_LIMIT_PER_LOGIN: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Failures from one source address within the window that lock it (several users may share one). */
+  AUTH_FAILURE_LIMIT_PER_SOURCE: z.coerce.number().int().min(1).max(1000).default(30),
+  /** Failures of a login or address after which each further failed SMTP AUTH waits twice as long as the last (up to 16 times). */
+  AUTH_FAILURE_SLOW_AFTER: z.coerce.number().int().min(0).max(1000).default(3),
   /** How long a container reuses an account's monthly limit setting it read (the count itself is always exact); 0 reads every time. */
   MONTHLY_LIMIT_CACHE_SECONDS: z.coerce.number().min(0).default(30),
   /** How long a container reuses a webhook configuration it read (Mailgun: changes may take minutes); 0 reads every time. */

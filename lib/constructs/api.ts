@@ -10,7 +10,7 @@ import { gatewayRoutes, type GatewayRoute } from '../../functions/platform/http/
 import { areas, routes } from '../../functions/routes';
 import { handlerEntry } from '../paths';
 import type { PlatformRegion } from '../regions';
-import { type AreaResources, grantArea, grantKeyLookup } from './area-permissions';
+import { type AreaResources, grantArea, grantAuthFailureCounts, grantKeyLookup } from './area-permissions';
 import { PlatformFunction } from './platform-function';
 import { platformEnvironment, type BlocklistSettings, type PlacementSettings } from './platform-env';
 
@@ -176,6 +176,7 @@ export class Api extends Construct {
       environment: this.environment,
     });
     grantKeyLookup(this.authorizerFunction.grantee, resources.table);
+    grantAuthFailureCounts(this.authorizerFunction.grantee, resources.table);
     // The source address is part of the cache key: a verdict depends on it once an IP allowlist exists.
     const identitySource = ['$request.header.Authorization', '$context.identity.sourceIp'];
     this.authorizers = {

@@ -215,6 +215,20 @@ export function grantKeyLookup(grantee: AreaGrantee, table: dynamodb.Table): voi
   grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [table.tableArn] }));
 }
 
+/**
+ * The authorizer's failed sign-in counts (functions/platform/auth-throttle.ts): read, and changed
+ * one item at a time, on those items only (their partition keys start AUTHFAIL#).
+ */
+export function grantAuthFailureCounts(grantee: AreaGrantee, table: dynamodb.Table): void {
+  grantee.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUTHFAIL#*'] } },
+    }),
+  );
+}
+
 const tableReadWrite: AreaGrant = (grantee, { table }) => grantTableReadWrite(grantee, table);
 
 /**

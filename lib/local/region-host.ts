@@ -28,7 +28,7 @@ import { handler as previewExportTask } from '../../functions/inspect/preview/ex
 import { closeBrowser } from '../../functions/inspect/preview/renderer';
 import { INSPECT_WORKER_TIMEOUT_SECONDS } from '../../functions/inspect/job-timing';
 import { IP_JOB_WORKER_TIMEOUT_SECONDS } from '../../functions/sending-ips/ip-job-timing';
-import { authenticate } from '../../functions/credentials/credentials';
+import { signIn } from '../../functions/credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
 import { MAX_RECIPIENTS } from '../../functions/messages/recipients';
 import { logger } from '../../functions/platform/logger';
@@ -639,7 +639,7 @@ async function startSmtp(options: RegionHostOptions, run: <T>(fn: () => Promise<
     maxMessageBytes: MAX_MIME_MESSAGE_BYTES,
     maxRecipients: MAX_RECIPIENTS,
     closeTimeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
-    authenticate: (login, password, remoteAddress) => run(() => authenticate(login, password, remoteAddress)),
+    authenticate: (login, password, remoteAddress) => run(() => signIn(login, password, remoteAddress)),
     submit: (identity, envelope, mime) => run(() => submitMessage(identity, envelope, mime)),
     log: (level, message, fields) => logger[level](message, { region: options.region, ...fields }),
   });

@@ -539,9 +539,17 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     }
   });
 
-  test('the authorizer may only GetItem on the table', () => {
+  test('the authorizer may only GetItem on the table, and count failed sign-ins on their own items', () => {
     const { business } = permissionsOf(template, ids.authorizer);
-    expect(business).toEqual([{ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] } }]);
+    expect(business).toEqual([
+      { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] } },
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Resource: { 'Fn::GetAtt': [ids.table, 'Arn'] },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUTHFAIL#*'] } },
+      },
+    ]);
   });
 
   test("the domains area manages SES identities of its own account and region, sees and provisions the dedicated IPs, and reads the encryption key", () => {

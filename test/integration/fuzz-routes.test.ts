@@ -39,7 +39,7 @@ beforeAll(async () => {
     form('/v1/keys', { role: 'basic', description: 'fuzz' }),
     form('/v1/webhooks', { url: HOOK_URL, event_types: 'delivered' }),
     form(`/v3/domains/${sandbox}/webhooks`, { id: 'delivered', url: HOOK_URL }),
-    form(`/v3/domains/${sandbox}/credentials`, { login: 'fuzz', password: 'secret1' }),
+    form(`/v3/domains/${sandbox}/credentials`, { login: 'fuzz', password: 'secret1-long-enough' }),
   ]);
   for (const res of made) expect(res.status).toBe(200);
   fixtures.keyId = (made[6]!.json as { id: string }).id;
@@ -236,13 +236,13 @@ function validFields(route: RouteSpec): Record<string, string> | undefined {
     'POST /v1/keys': { role: 'basic', description: 'fuzz', kind: 'user', user_id: 'u1', user_name: 'fuzz', email: 'fuzz@example.com', expiration: '3600' },
     'GET /v4/domains': { limit: '10', skip: '0', state: 'active', sort: 'name', search: 'fuzz', authority: CUSTOM },
     'POST /v4/domains': { name: 'fuzz-new.example.com', spam_action: 'tag', web_prefix: 'email', dkim_key_size: '1024', archive_to: HOOK_URL, mailfrom_host: 'bounce', pool_id: 'p', ips: '127.0.0.1', message_ttl: '3600', dkim_selector: 'sel' },
-    'PUT /v4/domains/{name}': { spam_action: 'tag', web_scheme: 'https', web_prefix: 'track', require_tls: 'yes', archive_to: HOOK_URL, mailfrom_host: 'mail', message_ttl: '3600', smtp_password: 'secret1' },
+    'PUT /v4/domains/{name}': { spam_action: 'tag', web_scheme: 'https', web_prefix: 'track', require_tls: 'yes', archive_to: HOOK_URL, mailfrom_host: 'mail', message_ttl: '3600', smtp_password: 'secret1-long-enough' },
     'PUT /v3/domains/{name}/tracking/open': { active: 'yes', place_at_the_top: 'no' },
     'PUT /v3/domains/{name}/tracking/click': { active: 'htmlonly' },
     'PUT /v3/domains/{name}/tracking/unsubscribe': { active: 'yes', html_footer: '<p>bye</p>', text_footer: 'bye' },
     'GET /v3/domains/{name}/credentials': { skip: '0', limit: '10' },
-    'POST /v3/domains/{name}/credentials': { login: 'fuzz-new', password: 'secret1', system: 'no' },
-    'PUT /v3/domains/{name}/credentials/{spec}': { password: 'secret2' },
+    'POST /v3/domains/{name}/credentials': { login: 'fuzz-new', password: 'secret1-long-enough', system: 'no' },
+    'PUT /v3/domains/{name}/credentials/{spec}': { password: 'secret2-long-enough' },
     'POST /v3/{domain}/messages': { from: `fuzz@${sandbox}`, to: 'rcpt@example.com', subject: 'fuzz', text: 'hi', 'o:tag': 'fuzz-tag', 'o:testmode': 'yes', 'v:k': 'v', 'h:X-Fuzz': '1', 'o:deliverytime': day },
     'POST /v3/domains/{domain}/messages/{storageKey}': { to: 'rcpt@example.com' },
     // Newest first from yesterday on, one item: a listing that finds the fixture stops at once.

@@ -7,7 +7,7 @@ import type { z } from 'zod/v3';
 import { keys, type AccountItem } from '../../data/db';
 import { getItem } from '../../data/store';
 import { roleAllows } from '../access';
-import { ApiError, Forbidden, NotFound, Unauthorized, type ErrorField } from '../errors';
+import { ApiError, Forbidden, NotFound, TooManyRequests, Unauthorized, type ErrorField } from '../errors';
 import { logger } from '../logger';
 import type { AuthorizerContext, Principal } from '../principal';
 import { parseBody, parseQuery, type UploadedFile } from './body';
@@ -87,7 +87,11 @@ function lowerHeaders(headers: Record<string, string | undefined> | undefined): 
 
 function principalOf(event: ApiEvent): Principal {
   const verdict = event.requestContext.authorizer?.lambda;
-  if (!verdict || verdict.denied !== undefined) throw new Unauthorized(verdict?.denied ?? 'Invalid private key');
+  if (!verdict || verdict.denied !== undefined) {
+    // Too many failures: `message` on every route, as authentication's 401 is.
+    if (verdict?.retryAt !== undefined) throw new TooManyRequests(verdict.denied, Math.max(1, verdict.retryAt - Math.floor(Date.now() / 1000))).as('message');
+    throw new Unauthorized(verdict?.denied ?? 'Invalid private key');
+  }
   return verdict;
 }
 
