@@ -1,4 +1,3 @@
-import '../lib/local/sdk-node-notice';
 import type { LocalPlatform, startLocal as StartLocal } from '../lib/local/platform';
 import { DOT_ENV, loadDotEnv, readLocalSettings, SettingError } from '../lib/local/settings';
 

@@ -1,4 +1,3 @@
-import '../../lib/local/sdk-node-notice';
 import type { Principal } from '../../functions/platform/principal';
 import { startLocal, type LocalOptions, type LocalPlatform } from '../../lib/local/platform';
 import type { RegionHost } from '../../lib/local/region-host';

@@ -74,7 +74,7 @@ describe('bin/app.ts', () => {
       // every platform function's code is an esbuild bundle in the assembly.
       const template = JSON.parse(fs.readFileSync(path.join(outdir, 'Mailplane-eu.template.json'), 'utf8'));
       const platformFunctions = Object.values(template.Resources as Record<string, { Type: string; Properties: { Runtime?: string; Code: { S3Key: string } } }>).filter(
-        (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Runtime === 'nodejs22.x',
+        (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Runtime === 'nodejs24.x',
       );
       expect(platformFunctions.length).toBeGreaterThanOrEqual(4);
       for (const fn of platformFunctions) {
