@@ -6,7 +6,6 @@
  *
  * The send queue's consumer is paused: the child serves the stand-ins and runs no handler work.
  */
-import '../../lib/local/sdk-node-notice';
 import { fork, type ChildProcess } from 'node:child_process';
 import { startLocal, useStandInCredentials, type LocalPlatform } from '../../lib/local/platform';
 

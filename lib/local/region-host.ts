@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ensurePrimaryAccount } from '../../functions/accounts/bootstrap';
+import { sandboxDomainOf } from '../../functions/domains/sandbox-domain';
 import { handler as authorizer } from '../../functions/authorizer/handler';
 import { handler as eventStreamHandler } from '../../functions/event-stream/handler';
 import { EVENT_STREAM_BATCH_SIZE } from '../../functions/event-stream/process-batch';
@@ -49,6 +50,7 @@ import type { LocalCa } from './local-ca';
 import { startDnsServer, type DnsServer } from './dns-server';
 import { startInboundSmtp } from './inbound-smtp';
 import { Outbox } from './outbox';
+import { DEFAULT_DEDICATED_IPS, LOCAL_DEFAULTS } from './settings';
 import { domainZone } from './domain-zone';
 import { PublishedRecords } from './published-records';
 import { startTrackingTls } from './tracking-tls';
@@ -67,11 +69,6 @@ const SES_CONFIGURATION_SET = 'mailplane-events';
 const SES_TLS_CONFIGURATION_SET = 'mailplane-events-require-tls';
 /** Where the configuration sets the platform creates (one per dedicated IP) publish, as the stack's topic. */
 const SES_EVENTS_TOPIC_ARN = 'arn:aws:sns:local:000000000000:ses-events';
-/**
- * The dedicated IPs the SES stand-in leases to each region unless LOCAL_DEDICATED_IPS (a comma
- * list) says otherwise: documentation-range addresses (RFC 5737), so nothing real is named.
- */
-const LOCAL_DEDICATED_IPS: Record<PlatformRegion, string> = { us: '192.0.2.10,192.0.2.11', eu: '198.51.100.10,198.51.100.11' };
 /** The local id of the tracking API (lib/constructs/api.ts): what tracking hosts' custom domain names map to. */
 export const LOCAL_TRACKING_API_ID = 'tracking';
 
@@ -138,6 +135,10 @@ export interface RegionHost {
   dns: PublishedRecords;
   /** The HTTPS port of tracking hosts (TRACKING_TLS_PORT). */
   trackingTlsPort: number;
+  /** The primary account's sandbox domain in this region. */
+  sandboxDomain: string;
+  /** Where what SES delivered is written, one .eml per message (absent without a data dir). */
+  outbox?: string;
   /** Runs `fn` with this region's configuration, as its handlers see it. */
   run<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -312,7 +313,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   const stream = new DynamoStreamProxy(dynamo.endpoint, tableName, DEFAULT_AWS_REGIONS[region], (records) => publishStream(records.map((record) => JSON.stringify(record))));
   const dynamoEndpoint = await stream.listen();
   opened.add(() => stream.close());
-  const dedicatedIps = (options.env.LOCAL_DEDICATED_IPS ?? LOCAL_DEDICATED_IPS[region]).split(',').map((ip) => ip.trim()).filter(Boolean);
+  const dedicatedIps = (options.env.LOCAL_DEDICATED_IPS ?? DEFAULT_DEDICATED_IPS[region]).split(',').map((ip) => ip.trim()).filter(Boolean);
   const ses = new SesStandIn(
     dataDir ? join(dataDir, 'ses-identities.json') : undefined,
     { [SES_CONFIGURATION_SET]: 'OPTIONAL', [SES_TLS_CONFIGURATION_SET]: 'REQUIRE' },
@@ -340,18 +341,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     SES_TLS_CONFIGURATION_SET,
     SES_EVENTS_TOPIC_ARN,
     PUBLIC_API_URL: url,
-    // Receivers on this machine are the point of local mode (loopback only: never private,
-    // link-local or metadata addresses); and changes to webhooks apply at once.
-    WEBHOOK_ALLOW_LOOPBACK_URLS: 'true',
-    WEBHOOK_CONFIG_CACHE_SECONDS: '0',
-    // The local DNS answers at once: a certificate is issued within moments of its record appearing.
-    CERTIFICATE_POLL_SECONDS: '2',
-    // Preview addresses: mail to the inbound SMTP stand-in for this domain becomes preview tests.
-    PREVIEW_INBOX_DOMAIN: 'preview.localhost',
-    // rua addresses: DMARC reports mailed to the inbound SMTP stand-in for this domain are ingested.
-    DMARC_REPORTS_DOMAIN: 'dmarc.localhost',
-    // Seed list targets: mail to the inbound SMTP stand-in for this domain starts placement results.
-    SEED_INBOX_DOMAIN: 'seeds.localhost',
+    ...LOCAL_DEFAULTS,
     // Settings not given keep the defaults above and the schema's.
     ...Object.fromEntries(Object.entries(options.env).filter(([, value]) => value !== undefined)),
   };
@@ -368,8 +358,9 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   // What SES delivered, as the recipients' server stores it: DKIM checked, one .eml per message.
   const deliveryListeners: DeliveryListener[] = [];
   ses.onDelivery((message, recipients) => deliveryListeners.forEach((listener) => listener(message, recipients)));
-  if (dataDir) {
-    const outbox = new Outbox(join(dataDir, 'outbox'), env.DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean));
+  const outboxDir = dataDir ? join(dataDir, 'outbox') : undefined;
+  if (outboxDir) {
+    const outbox = new Outbox(outboxDir, env.DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean));
     deliveryListeners.push((message, recipients) => outbox.deliver(message, recipients));
     opened.add(() => outbox.close());
   }
@@ -547,7 +538,9 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   // The operator verifies the sandbox parent domain in SES once; its subdomains may then send.
   ses.verifyDomain(env.SANDBOX_DOMAIN ?? 'sandbox.localhost');
 
-  await run(() => ensurePrimaryAccount({ adminKey: options.adminKey }));
+  const { accountId } = await run(() => ensurePrimaryAccount({ adminKey: options.adminKey }));
+  const sandbox = await run(() => sandboxDomainOf(accountId));
+  if (!sandbox) throw new Error(`the ${region} primary account has no sandbox domain`);
   // Work left from the last run carries on only now that everything it uses is in place:
   // queued jobs, and executions that were waiting when the host last stopped.
   sqs.start();
@@ -601,6 +594,8 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     apiGateway,
     dns: published,
     trackingTlsPort: tls.port,
+    sandboxDomain: sandbox.name,
+    outbox: outboxDir,
     run,
     close() {
       closing ??= (async () => {

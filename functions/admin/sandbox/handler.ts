@@ -1,5 +1,5 @@
 import { z } from 'zod/v3';
-import { listDomainItems } from '../../domains/domain-store';
+import { sandboxDomainOf } from '../../domains/sandbox-domain';
 import { env } from '../../platform/env';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { escapeHtml } from '../../platform/html-escape';
@@ -26,7 +26,7 @@ export const handler = areaHandler(sandboxRoutes, {
   })),
 
   addSandboxRecipient: operation(schema(() => z.object({ email: text().refine(isAddress, { message: 'must be a valid email address' }) })), async (req, input) => {
-    const sandbox = (await listDomainItems(req.accountId)).find((domain) => domain.type === 'sandbox');
+    const sandbox = await sandboxDomainOf(req.accountId);
     if (!sandbox) throw new BadRequest('This account has no sandbox domain');
     const { recipient, token } = await addSandboxRecipient(req.accountId, input.email);
     if (token) await mailConfirmation(sandbox, recipient.email, `${env().PUBLIC_API_URL ?? req.baseUrl}/v5/sandbox/auth_recipients/confirm/${token}`);
