@@ -1,4 +1,6 @@
 import '../lib/local/sdk-node-notice';
+import { buildConsoleIfStale } from '../lib/console-build';
+import { OUTBOX_PATH } from '../lib/local/outbox-api';
 import { startLocal } from '../lib/local/platform';
 
 /**
@@ -48,6 +50,8 @@ const PASSED_SETTINGS = [
 ] as const;
 
 async function main(): Promise<void> {
+  // The web console, built when its sources are newer than the build (the first start of a clone).
+  buildConsoleIfStale();
   const port = Number(process.env.PORT ?? 3000);
   const optionalPort = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
   const platform = await startLocal({
@@ -65,6 +69,7 @@ async function main(): Promise<void> {
   });
   const lines = [
     'Mailplane is running (local mode).',
+    `  Web console: ${platform.us.url}/ (US), ${platform.eu.url}/ (EU); sign in with the admin key below`,
     `  US API: ${platform.us.url}`,
     `  EU API: ${platform.eu.url}`,
     `  US SMTP: ${platform.us.smtp.host}:${platform.us.smtp.port} (STARTTLS), ${platform.us.smtp.host}:${platform.us.smtp.securePort} (TLS)`,
@@ -74,6 +79,7 @@ async function main(): Promise<void> {
     `  Tracking hosts over HTTPS (once their certificate is active): US port ${platform.us.trackingTlsPort}, EU port ${platform.eu.trackingTlsPort}`,
     `  Local CA (trust it for the tracking HTTPS and SMTP listeners): ${platform.ca.certificatePath ?? '(in memory)'}`,
     ...(platform.us.dns.file ? [`  DNS records you publish by hand (tracking CNAMEs, certificate validation): ${platform.us.dns.file}, ${platform.eu.dns.file}`] : []),
+    `  Sent mail as JSON (local only): ${platform.us.url}${OUTBOX_PATH} (with an API key, as the API)`,
     `  Try: curl -u api:${platform.adminKey} ${platform.us.url}/v4/domains`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { AUTHORIZER_CACHE_SECONDS } from '../../functions/authorizer/cache';
 import { localCa, type LocalCa } from './local-ca';
 import { startRegion, type RegionHost } from './region-host';
+import type { ConsoleRegion } from './console-host';
 
 export interface LocalOptions {
   /** US port (0 = any free port); EU defaults to port + 1 (or any free port when port is 0). */
@@ -133,6 +134,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
   const encryptionKey = persistentSecret(dataDir, 'encryption-key', () => randomBytes(32).toString('base64')).value;
   const ca = localCa(dataDir);
 
+  // The console of either region switches between both: their URLs, once both have started.
+  const consoleRegions: ConsoleRegion[] = [];
   const start = (region: 'us' | 'eu', regionPort: number, trackingTlsPort: number) =>
     startRegion({
       region,
@@ -153,6 +156,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       periodicJobEveryMs: options.periodicJobEveryMs,
       eventStreamBatchingWindowSeconds: options.eventStreamBatchingWindowSeconds,
       env: options.env ?? {},
+      consoleRegions: () => consoleRegions,
     });
   const us = await start('us', port, tlsPort);
   let eu: RegionHost;
@@ -162,6 +166,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
     await us.close();
     throw error;
   }
+  consoleRegions.push({ id: 'us', label: 'US', api: us.url }, { id: 'eu', label: 'EU', api: eu.url });
   return {
     us,
     eu,

@@ -37,7 +37,7 @@ const message = (raw: Buffer, id = `${Math.random().toString(16).slice(2)}-00000
 async function delivered(raw: Buffer): Promise<string> {
   const outbox = new Outbox(dir, [dns.address]);
   const sent = message(raw);
-  outbox.deliver(sent, sent.destinations);
+  outbox.record(sent, sent.destinations);
   await outbox.close();
   return readFileSync(join(dir, `${sent.sesMessageId}.eml`), 'utf8');
 }
@@ -63,7 +63,7 @@ it('writes nothing for a message no recipient received, and drops copies older t
   utimesSync(old, longAgo, longAgo);
   writeFileSync(join(dir, 'recent-000000.eml'), 'x');
   const outbox = new Outbox(dir, [dns.address]);
-  outbox.deliver(message(plain('a@signed.example.com')), []);
+  outbox.record(message(plain('a@signed.example.com')), []);
   await outbox.close();
   expect(readdirSync(dir)).toEqual(['recent-000000.eml']);
 });
