@@ -1,5 +1,5 @@
 /**
- * The part of mailsplit's API that mime-rewriter.ts and the local outbox use. mailsplit ships no type declarations.
+ * The part of mailsplit's API that mime-rewriter.ts uses. mailsplit ships no type declarations.
  */
 declare module 'mailsplit' {
   import type { Readable, Transform, Writable } from 'node:stream';
@@ -27,13 +27,6 @@ declare module 'mailsplit' {
 
   /** What a Splitter emits: nodes (with their headers), then their encoded body chunks. */
   export type MimeChunk = MimeNode | { type: 'body'; node: MimeNode; value: Buffer } | { type: 'data'; value: Buffer };
-
-  /** A header block, parsed on demand; getFirst decodes encoded words. */
-  export class Headers implements Pick<MimeHeaders, 'getFirst' | 'getList'> {
-    constructor(headers: Buffer | string);
-    getFirst(key: string): string;
-    getList(): Array<{ key: string; line: string }>;
-  }
 
   export class Splitter extends Transform {}
   export class Joiner extends Transform {}

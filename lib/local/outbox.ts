@@ -2,7 +2,7 @@ import { Resolver } from 'node:dns/promises';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Headers } from 'mailsplit';
+import { simpleParser } from 'mailparser';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { TAG_ACCOUNT, TAG_STORAGE } from '../../functions/messages/send-worker';
 import type { RefusedSend, SentMessage } from './ses-standin';
@@ -52,10 +52,12 @@ interface Held {
 const SIMULATOR_BOUNCES = new Set(['bounce@simulator.amazonses.com', 'suppressionlist@simulator.amazonses.com']);
 const SIMULATOR_COMPLAINT = 'complaint@simulator.amazonses.com';
 
-function summary(raw: Buffer): Pick<OutboxEntry, 'from' | 'to' | 'subject' | 'messageId'> {
+/** Sender, recipients, subject and Message-Id, decoded (encoded words), from the header block alone. */
+async function summary(raw: Buffer): Promise<Pick<OutboxEntry, 'from' | 'to' | 'subject' | 'messageId'>> {
   const end = raw.indexOf('\r\n\r\n');
-  const headers = new Headers(raw.subarray(0, end < 0 ? Math.min(raw.length, 64 * 1024) : end + 2));
-  return { from: headers.getFirst('from'), to: headers.getFirst('to'), subject: headers.getFirst('subject'), messageId: headers.getFirst('message-id').replace(/^<|>$/g, '') };
+  const head = await simpleParser(raw.subarray(0, end < 0 ? Math.min(raw.length, 64 * 1024) : end + 4), { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
+  const addresses = (value: typeof head.to) => (Array.isArray(value) ? value.map((v) => v.text).join(', ') : (value?.text ?? ''));
+  return { from: head.from?.text ?? '', to: addresses(head.to), subject: head.subject ?? '', messageId: (head.messageId ?? '').replace(/^<|>$/g, '') };
 }
 
 function statusOf(recipients: OutboxEntry['recipients']): OutboxEntry['status'] {
@@ -106,18 +108,27 @@ export class Outbox {
       address,
       outcome: (!delivered.includes(address) ? (SIMULATOR_BOUNCES.has(address) ? 'bounced' : 'refused') : address === SIMULATOR_COMPLAINT ? 'complained' : 'delivered') as RecipientOutcome,
     }));
-    const entry = this.entryOf(message.sesMessageId, message.raw, message.tags, recipients);
-    if (!delivered.length) return this.hold({ entry, raw: message.raw });
-    if (!this.dir) return this.hold({ entry, raw: message.raw, copy: undefined });
-    const written = this.write(message, delivered, entry).catch((error: Error) => this.report(error));
-    this.pending.add(written);
-    void written.finally(() => this.pending.delete(written));
+    this.inBackground(async () => {
+      const entry = await this.entryOf(message.sesMessageId, message.raw, message.tags, recipients);
+      if (!delivered.length || !this.dir) return this.hold({ entry, raw: message.raw });
+      await this.write(message, delivered, entry);
+    });
   }
 
   /** A send SES refused (an unverified sender, an unknown configuration set, too many recipients). */
   refuse(send: RefusedSend): void {
-    const entry = this.entryOf(`refused-${Date.now()}-${this.seq + 1}`, send.raw, send.tags, send.destinations.map((address) => ({ address, outcome: 'refused' as const })));
-    this.hold({ entry: { ...entry, status: 'refused', reason: send.reason }, raw: send.raw });
+    const id = `refused-${Date.now()}-${Math.random().toString(16).slice(2, 10)}`;
+    this.inBackground(async () => {
+      const entry = await this.entryOf(id, send.raw, send.tags, send.destinations.map((address) => ({ address, outcome: 'refused' as const })));
+      this.hold({ entry: { ...entry, status: 'refused', reason: send.reason }, raw: send.raw });
+    });
+  }
+
+  /** SES has already answered the sender: the outbox files its copy after. */
+  private inBackground(work: () => Promise<void>): void {
+    const done = work().catch((error: Error) => this.report(error));
+    this.pending.add(done);
+    void done.finally(() => this.pending.delete(done));
   }
 
   /** The newest messages of an account first, a page at a time. */
@@ -173,14 +184,14 @@ export class Outbox {
     await Promise.all([...this.pending]);
   }
 
-  private entryOf(id: string, raw: Buffer, tags: Record<string, string[]>, recipients: OutboxEntry['recipients']): OutboxEntry {
+  private async entryOf(id: string, raw: Buffer, tags: Record<string, string[]>, recipients: OutboxEntry['recipients']): Promise<OutboxEntry> {
     return {
       id,
       seq: 0,
       timestamp: new Date().toISOString(),
       status: statusOf(recipients),
       recipients,
-      ...summary(raw),
+      ...(await summary(raw)),
       size: raw.length,
       accountId: tags[TAG_ACCOUNT]?.[0],
       storageKey: tags[TAG_STORAGE]?.[0],

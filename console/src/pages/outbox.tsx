@@ -51,9 +51,9 @@ function toParts(detail: Detail): MessageParts {
       name: a.filename ?? `attachment-${a.index + 1}`,
       contentType: a.contentType,
       size: a.size,
-      download: () => download(credentials(), p`${OUTBOX}/${detail.id}/attachments/${a.index}`, { accept: '*/*' }),
+      download: () => download(credentials(), OUTBOX + p`/${detail.id}/attachments/${a.index}`, { accept: '*/*' }),
     })),
-    raw: async () => (await download(credentials(), p`${OUTBOX}/${detail.id}/raw`, { accept: 'message/rfc822' })).text(),
+    raw: async () => (await download(credentials(), OUTBOX + p`/${detail.id}/raw`, { accept: 'message/rfc822' })).text(),
   };
 }
 
@@ -97,7 +97,7 @@ function OutboxMessage({ id, onClose }: { id: string; onClose: () => void }) {
   useEffect(() => {
     const controller = new AbortController();
     setDetail(undefined);
-    call<Detail>(credentials(), 'GET', p`${OUTBOX}/${id}`, { signal: controller.signal }).then(setDetail, (e: unknown) => !controller.signal.aborted && setError(errorText(e)));
+    call<Detail>(credentials(), 'GET', OUTBOX + p`/${id}`, { signal: controller.signal }).then(setDetail, (e: unknown) => !controller.signal.aborted && setError(errorText(e)));
     return () => controller.abort();
   }, [id]);
   return (
@@ -225,7 +225,7 @@ export default function Outbox() {
       {selected ? <OutboxMessage id={selected} onClose={() => setSelected(undefined)} /> : null}
       <div class="table-wrap">
         <table aria-live="polite">
-          <caption class="muted">{loaded ? `${total} messages` : 'Loading…'}</caption>
+          <caption class="muted">{loaded ? `${total} ${total === 1 ? 'message' : 'messages'}` : 'Loading…'}</caption>
           <thead>
             <tr>
               <th scope="col">Time</th>
