@@ -19,6 +19,8 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
     reportCompressedSize: false,
+    // Which files each page needs (bench/console.ts weighs the first load from it).
+    manifest: true,
   },
   logLevel: 'warn',
 });

@@ -93,7 +93,7 @@ export class ConsoleHosting extends Construct {
     const deployment = new s3deploy.BucketDeployment(this, 'Files', {
       destinationBucket: this.bucket,
       sources: [
-        s3deploy.Source.asset(CONSOLE_DIST, { exclude: ['index.html'] }),
+        s3deploy.Source.asset(CONSOLE_DIST, { exclude: ['index.html', '.vite'] }),
         s3deploy.Source.data('index.html', page.replace(charset, `${charset}\n    ${narrowing}`)),
         s3deploy.Source.jsonData('console/config.json', { region, regions: [{ id: region, label: region.toUpperCase(), api: apiUrl }], outbox: false }),
       ],

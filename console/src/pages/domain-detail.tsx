@@ -217,6 +217,7 @@ function SmtpCredentials({ domain }: { domain: string }) {
               ))}
             </tbody>
           </table>
+          {!list.data.items.length ? <p class="muted">No SMTP logins yet.</p> : null}
         </div>
       ) : null}
       {writable ? (
@@ -473,7 +474,7 @@ export default function DomainDetail({ name }: { name: string }) {
             {shown.sending_dns_records ? <RecordsTable title="Sending" records={shown.sending_dns_records} /> : null}
             {shown.receiving_dns_records ? <RecordsTable title="Receiving" records={shown.receiving_dns_records} /> : null}
           </section>
-          <TestMessage domain={name} />
+          {can('send') ? <TestMessage domain={name} /> : null}
           <TrackingSettings domain={name} />
           <DkimKeys domain={name} />
           <SmtpCredentials domain={name} />
