@@ -4,7 +4,7 @@ import { WEBHOOK_NAMES } from '../../../functions/webhooks/names';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
-import { ConfirmButton, CopyButton, ErrorText, fieldsOf, Loading, Page, SecretOnce } from '../ui/widgets';
+import { ConfirmButton, CopyButton, ErrorText, fieldsOf, Loading, Page, SecretOnce, Head } from '../ui/widgets';
 import { StateBadge } from './domains';
 
 interface DnsRecord {
@@ -32,14 +32,7 @@ function RecordsTable({ title, records }: { title: string; records: DnsRecord[] 
       <h3>{title}</h3>
       <div class="table-wrap">
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Type</th>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
+          <Head columns={['Type', 'Name', 'Value', 'Status']} />
           <tbody>
             {records.map((r, i) => (
               <tr key={`${r.record_type}-${r.name}-${i}`}>
@@ -119,13 +112,7 @@ function DkimKeys({ domain }: { domain: string }) {
         keys.data.items.length ? (
           <div class="table-wrap">
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Selector</th>
-                  <th scope="col">Signing</th>
-                  <th scope="col">DNS</th>
-                </tr>
-              </thead>
+              <Head columns={['Selector', 'Signing', 'DNS']} />
               <tbody>
                 {keys.data.items.map((k) => (
                   <tr key={k.selector}>
@@ -172,13 +159,7 @@ function SmtpCredentials({ domain }: { domain: string }) {
       {list.data ? (
         <div class="table-wrap">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Login</th>
-                <th scope="col">Created</th>
-                {writable ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
+            <Head columns={['Login', 'Created', writable && 'Actions']} />
             <tbody>
               {list.data.items.map((c) => (
                 <tr key={c.login}>
@@ -270,13 +251,7 @@ function Webhooks({ domain }: { domain: string }) {
       {hooks.data ? (
         <div class="table-wrap">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Event type</th>
-                <th scope="col">URLs</th>
-                {writable ? <th scope="col">Actions</th> : null}
-              </tr>
-            </thead>
+            <Head columns={['Event type', 'URLs', writable && 'Actions']} />
             <tbody>
               {WEBHOOK_NAMES.map((type) => {
                 const urls = hooks.data!.webhooks[type]?.urls ?? [];

@@ -3,7 +3,7 @@ import { call } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
-import { ErrorText, Loading, Page } from '../ui/widgets';
+import { ErrorText, Loading, Page, Head } from '../ui/widgets';
 
 export function StateBadge({ state }: { state: string }) {
   const kind = state === 'active' ? 'ok' : state === 'unverified' ? 'wait' : 'bad';
@@ -47,14 +47,7 @@ export default function Domains() {
         <div class="table-wrap">
           <table>
             <caption class="muted">{domains.data.length} domains</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">State</th>
-                <th scope="col">Type</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
+            <Head columns={['Name', 'State', 'Type', 'Created']} />
             <tbody>
               {domains.data.map((d) => (
                 <tr key={d.name}>

@@ -2,9 +2,9 @@ import { useState } from 'preact/hooks';
 import { keyKinds, roles } from '../../../functions/platform/access';
 import { call, p } from '../api';
 import { credentials, currentSession, useAppState } from '../session';
-import { listDomains } from '../ui/domain-picker';
+import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
-import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, SecretOnce } from '../ui/widgets';
+import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, SecretOnce, Head } from '../ui/widgets';
 
 interface ApiKey {
   id: string;
@@ -82,11 +82,7 @@ export default function ApiKeys() {
             <div class="field">
               <label for="k-domain">Domain</label>
               <select id="k-domain" name="domain" required>
-                {domains.data?.map((d) => (
-                  <option key={d.name} value={d.name}>
-                    {d.name}
-                  </option>
-                ))}
+                <DomainOptions domains={domains.data} />
               </select>
             </div>
           ) : null}
@@ -112,18 +108,7 @@ export default function ApiKeys() {
       {keys.data ? (
         <div class="table-wrap">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Id</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Role</th>
-                <th scope="col">Domain</th>
-                <th scope="col">Description</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Delete</th>
-              </tr>
-            </thead>
+            <Head columns={['Id', 'Kind', 'Role', 'Domain', 'Description', 'Created', 'Expires', 'Delete']} />
             <tbody>
               {keys.data.items.map((k) => (
                 <tr key={k.id}>

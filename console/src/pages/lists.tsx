@@ -2,7 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, p, uploadWithProgress } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
-import { ConfirmButton, ErrorText, fieldsOf, Loading, Page } from '../ui/widgets';
+import { pivotOf } from '../ui/paging';
+import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, Head } from '../ui/widgets';
 
 interface MailingList {
   address: string;
@@ -26,12 +27,6 @@ interface Paged<T> {
 }
 
 const PAGE_SIZE = 100;
-
-function pivotOf(url: string | undefined, key: string): Record<string, string> | undefined {
-  if (!url) return undefined;
-  const params = new URL(url).searchParams;
-  return { page: params.get('page') ?? '', [key]: params.get(key) ?? '' };
-}
 
 /** A CSV's data rows: lines that are not blank, less a header naming `address`. */
 function rowsOf(text: string): number {
@@ -221,15 +216,7 @@ function Members({ list, onChanged }: { list: string; onChanged: () => void }) {
         <>
           <div class="table-wrap">
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Address</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Variables</th>
-                  <th scope="col">Subscribed</th>
-                  {writable ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
+              <Head columns={['Address', 'Name', 'Variables', 'Subscribed', writable && 'Actions']} />
               <tbody>
                 {members.data.items.map((m) => (
                   <MemberRow key={m.address} list={list} member={m} onChanged={changed} />
@@ -242,7 +229,7 @@ function Members({ list, onChanged }: { list: string; onChanged: () => void }) {
             <button type="button" disabled={!pivot.page} onClick={() => setPivot({})}>
               First
             </button>
-            <button type="button" disabled={members.data.items.length < PAGE_SIZE} onClick={() => setPivot(pivotOf(members.data!.paging.next, 'address') ?? {})}>
+            <button type="button" disabled={members.data.items.length < PAGE_SIZE} onClick={() => setPivot(pivotOf(members.data!.paging.next) ?? {})}>
               Next
             </button>
           </div>
@@ -304,15 +291,7 @@ export default function Lists() {
         <>
           <div class="table-wrap">
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Address</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Access</th>
-                  <th scope="col">Members</th>
-                  {writable ? <th scope="col">Delete</th> : null}
-                </tr>
-              </thead>
+              <Head columns={['Address', 'Name', 'Access', 'Members', writable && 'Delete']} />
               <tbody>
                 {lists.data.items.map((l) => (
                   <tr key={l.address} class={l.address === selected ? 'selected' : ''}>
@@ -351,7 +330,7 @@ export default function Lists() {
             <button type="button" disabled={!pivot.page} onClick={() => setPivot({})}>
               First
             </button>
-            <button type="button" disabled={lists.data.items.length < PAGE_SIZE} onClick={() => setPivot(pivotOf(lists.data!.paging.next, 'address') ?? {})}>
+            <button type="button" disabled={lists.data.items.length < PAGE_SIZE} onClick={() => setPivot(pivotOf(lists.data!.paging.next) ?? {})}>
               Next
             </button>
           </div>

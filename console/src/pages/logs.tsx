@@ -2,10 +2,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api';
 import { credentials, useAppState } from '../session';
 import { loadStoredMessage } from '../stored-message';
-import { listDomains } from '../ui/domain-picker';
+import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { errorText, useLoad } from '../ui/load';
 import { MessageView, type MessageParts } from '../ui/message-view';
-import { ErrorText, fieldsOf, formatDate, Json, Loading, Page } from '../ui/widgets';
+import { ErrorText, fieldsOf, formatDate, Json, Loading, Page, Head } from '../ui/widgets';
 
 export const EVENT_TYPES = ['accepted', 'delivered', 'failed', 'opened', 'clicked', 'unsubscribed', 'complained', 'stored', 'rejected'] as const;
 const PAGE_SIZE = 25;
@@ -185,11 +185,7 @@ export default function Logs() {
           <label for="f-domain">Domain</label>
           <select id="f-domain" name="domain">
             <option value="">All domains</option>
-            {domains.data?.map((d) => (
-              <option key={d.name} value={d.name}>
-                {d.name}
-              </option>
-            ))}
+            <DomainOptions domains={domains.data} />
           </select>
         </div>
         <div class="field grow">
@@ -220,16 +216,7 @@ export default function Logs() {
           <div class="table-wrap">
             <table aria-busy={page.loading}>
               <caption class="muted">{filters.from ? 'Events, newest first' : 'Events of the last 24 hours, newest first (give dates for older ones)'}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Recipient</th>
-                  <th scope="col">Subject</th>
-                  <th scope="col">Domain</th>
-                  <th scope="col">Details</th>
-                </tr>
-              </thead>
+              <Head columns={['Time', 'Event', 'Recipient', 'Subject', 'Domain', 'Details']} />
               <tbody>
                 {page.data.items.map((item) => (
                   <tr key={item.id} class={selected?.id === item.id ? 'selected' : ''}>

@@ -3,7 +3,7 @@ import { call, download, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { errorText, useAction } from '../ui/load';
 import { MessageView, type MessageParts } from '../ui/message-view';
-import { ConfirmButton, ErrorText, formatDate, Json, Page } from '../ui/widgets';
+import { ConfirmButton, ErrorText, formatDate, Json, Page, Head } from '../ui/widgets';
 import { aroundEvent, fetchLogs, logsQuery, type LogItem } from './logs';
 
 /** Local mode's outbox (lib/local/outbox-api.ts): what the SES stand-in was handed. */
@@ -226,16 +226,7 @@ export default function Outbox() {
       <div class="table-wrap">
         <table aria-live="polite">
           <caption class="muted">{loaded ? `${total} ${total === 1 ? 'message' : 'messages'}` : 'Loading…'}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Status</th>
-              <th scope="col">From</th>
-              <th scope="col">To</th>
-              <th scope="col">Subject</th>
-              <th scope="col">Open</th>
-            </tr>
-          </thead>
+          <Head columns={['Time', 'Status', 'From', 'To', 'Subject', 'Open']} />
           <tbody>
             {entries.map((m) => (
               <tr key={m.id} class={m.id === selected ? 'selected' : ''}>

@@ -3,7 +3,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { call } from '../api';
 import { credentials, useAppState } from '../session';
-import { listDomains } from '../ui/domain-picker';
+import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { useLoad } from '../ui/load';
 import { ErrorText, formatDate, Loading, Page } from '../ui/widgets';
 
@@ -93,11 +93,7 @@ export default function Overview() {
           <label for="o-domain">Domain</label>
           <select id="o-domain" value={domain} onChange={(e) => setDomain((e.target as HTMLSelectElement).value)}>
             <option value="">All domains</option>
-            {domains.data?.map((d) => (
-              <option key={d.name} value={d.name}>
-                {d.name}
-              </option>
-            ))}
+            <DomainOptions domains={domains.data} />
           </select>
         </div>
       </div>

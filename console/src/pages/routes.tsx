@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
-import { ConfirmButton, ErrorText, fieldsOf, Loading, Page } from '../ui/widgets';
+import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, Head } from '../ui/widgets';
 
 interface MailRoute {
   id: string;
@@ -130,15 +130,7 @@ export default function Routes() {
           <div class="table-wrap">
             <table>
               <caption class="muted">{routes.data.total_count} routes, by priority</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Priority</th>
-                  <th scope="col">Expression</th>
-                  <th scope="col">Actions</th>
-                  <th scope="col">Description</th>
-                  {writable ? <th scope="col">Edit</th> : null}
-                </tr>
-              </thead>
+              <Head columns={['Priority', 'Expression', 'Actions', 'Description', writable && 'Edit']} />
               <tbody>
                 {routes.data.items.map((r) => (
                   <tr key={r.id}>

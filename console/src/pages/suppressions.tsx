@@ -4,6 +4,7 @@ import { toCsv } from '../csv';
 import { can, credentials, useAppState } from '../session';
 import { DomainPicker } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
+import { pivotOf } from '../ui/paging';
 import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, saveBlob, Tabs } from '../ui/widgets';
 
 type List = 'bounces' | 'complaints' | 'unsubscribes' | 'whitelists';
@@ -31,16 +32,9 @@ const COLUMNS: Record<List, readonly string[]> = {
 
 const keyOf = (list: List, entry: Entry) => String(list === 'whitelists' ? entry.value : entry.address);
 
-/** The `page` and `address` of a paging URL (pivot paging), to ask for that page. */
-function pivotOf(url: string | undefined): { page?: string; address?: string } | undefined {
-  if (!url) return undefined;
-  const params = new URL(url).searchParams;
-  return { page: params.get('page') ?? undefined, address: params.get('address') ?? undefined };
-}
-
 async function exportList(domain: string, list: List): Promise<Blob> {
   const rows: Entry[] = [];
-  let pivot: { page?: string; address?: string } | undefined = {};
+  let pivot: Record<string, string> | undefined = {};
   while (pivot) {
     const page: EntryPage = await call<EntryPage>(credentials(), 'GET', p`/v3/${domain}/${list}`, { query: { limit: 1000, ...pivot } });
     rows.push(...page.items);
@@ -111,7 +105,7 @@ function AddForm({ domain, list, onAdded }: { domain: string; list: List; onAdde
 
 function ListPanel({ domain, list, label }: { domain: string; list: List; label: string }) {
   const [term, setTerm] = useState('');
-  const [pivot, setPivot] = useState<{ page?: string; address?: string }>({});
+  const [pivot, setPivot] = useState<Record<string, string>>({});
   const page = useLoad((signal) => call<EntryPage>(credentials(), 'GET', p`/v3/${domain}/${list}`, { query: { limit: PAGE_SIZE, term: term || undefined, ...pivot }, signal }), [domain, list, term, pivot]);
   const act = useAction();
   const writable = can('suppress');

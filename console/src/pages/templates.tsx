@@ -5,7 +5,7 @@ import { renderPreview } from '../template-preview';
 import { DomainPicker } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
 import { HtmlFrame } from '../ui/message-view';
-import { ConfirmButton, ErrorText, fieldsOf, Loading, Page } from '../ui/widgets';
+import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, Head } from '../ui/widgets';
 
 interface Template {
   name: string;
@@ -146,15 +146,7 @@ function TemplateDetail({ domain, name, onDeleted }: { domain: string; name: str
       <div class="table-wrap">
         <table>
           <caption class="muted">Versions</caption>
-          <thead>
-            <tr>
-              <th scope="col">Tag</th>
-              <th scope="col">Active</th>
-              <th scope="col">Comment</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <Head columns={['Tag', 'Active', 'Comment', 'Created', 'Actions']} />
           <tbody>
             {list.map((v) => (
               <tr key={v.tag} class={v.tag === chosen ? 'selected' : ''}>
@@ -237,13 +229,7 @@ function TemplatesOf({ domain }: { domain: string }) {
         <div class="table-wrap">
           <table>
             <caption class="muted">Templates of {domain}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Description</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
+            <Head columns={['Name', 'Description', 'Created']} />
             <tbody>
               {templates.data.items.map((t) => (
                 <tr key={t.name} class={t.name === selected ? 'selected' : ''}>

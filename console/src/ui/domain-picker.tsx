@@ -42,3 +42,16 @@ export function DomainPicker() {
     </div>
   );
 }
+
+/** The domains as a select's options (after any "All domains" option the select has). */
+export function DomainOptions({ domains }: { domains?: DomainSummary[] }) {
+  return (
+    <>
+      {domains?.map((d) => (
+        <option key={d.name} value={d.name}>
+          {d.name}
+        </option>
+      ))}
+    </>
+  );
+}

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ErrorText, saveBlob, Tabs } from './widgets';
+import { ErrorText, saveBlob, Tabs, Head } from './widgets';
 
 export interface AttachmentLink {
   name: string;
@@ -90,12 +90,7 @@ export function MessageView({ message }: { message: MessageParts }) {
         {tab === 'headers' ? (
           <div class="table-wrap">
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Header</th>
-                  <th scope="col">Value</th>
-                </tr>
-              </thead>
+              <Head columns={['Header', 'Value']} />
               <tbody>
                 {message.headers.map(([name, value], i) => (
                   <tr key={i}>

@@ -164,3 +164,18 @@ export function fieldsOf(form: HTMLFormElement): Record<string, string> {
   for (const [name, value] of data) if (typeof value === 'string') out[name] = value;
   return out;
 }
+
+/** A table's header row: one column header per name. */
+export function Head({ columns }: { columns: ReadonlyArray<string | false> }) {
+  return (
+    <thead>
+      <tr>
+        {columns.filter((c): c is string => c !== false).map((c) => (
+          <th scope="col" key={c}>
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
