@@ -230,6 +230,18 @@ describe('the console', () => {
     await page.setViewportSize({ width: 1366, height: 768 });
   });
 
+  it('switches to the EU region in place, on the web key sign-in made there', async () => {
+    const euSandbox = (await sdk(platform.eu.url).domains.list()).find((d) => d.type === 'sandbox')!.name;
+    await page.getByLabel('Region').selectOption('eu');
+    await open('Domains');
+    await page.getByRole('link', { name: euSandbox }).waitFor();
+    expect(await page.getByRole('link', { name: 'console.example.com' }).count()).toBe(0);
+    expect((await apiKeys(sdk(platform.eu.url)).list({ kind: 'web' })).items).toHaveLength(1);
+    await page.getByLabel('Region').selectOption('us');
+    await open('Domains');
+    await page.getByRole('link', { name: 'console.example.com' }).waitFor();
+  });
+
   it('shows a read-only key no write buttons, and signing out deletes the web key', async () => {
     const basic = await apiKeys(sdk(platform.us.url)).create({ role: 'basic', kind: 'user', description: 'read only' });
     const reader = await context.newPage();
@@ -247,6 +259,7 @@ describe('the console', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
     await eventually(async () => (await apiKeys(sdk(platform.us.url)).list({ kind: 'web' })).items.length === 0, 10_000);
+    await eventually(async () => (await apiKeys(sdk(platform.eu.url)).list({ kind: 'web' })).items.length === 0, 10_000);
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
   });
 });
