@@ -1,4 +1,6 @@
 import type { LocalPlatform, startLocal as StartLocal } from '../lib/local/platform';
+import { buildConsoleIfStale } from '../lib/console-build';
+import { OUTBOX_PATH } from '../lib/local/outbox-api';
 import { DOT_ENV, loadDotEnv, readLocalSettings, SettingError } from '../lib/local/settings';
 
 /**
@@ -20,11 +22,12 @@ function banner(platform: LocalPlatform, fromDotEnv: Set<string>, sandboxRuleSet
   const { us, eu } = platform;
   const lines = [
     'Mailplane is running (local mode).',
+    `  Web console: ${us.url}/ (US), ${eu.url}/ (EU); sign in with the admin key below`,
     `  US API: ${us.url}`,
     `  EU API: ${eu.url}`,
     `  Admin API key: ${platform.adminKey}${platform.adminKeyGenerated ? ' (generated and saved in the data dir)' : ''}`,
     `  Sandbox domains: US ${us.sandboxDomain}, EU ${eu.sandboxDomain}; ${sandboxRule(platform, sandboxRuleSet)}`,
-    `  Delivered mail, one .eml per message (the outbox; nothing leaves this machine): ${us.outbox}, ${eu.outbox}`,
+    `  Delivered mail (the outbox; nothing leaves this machine): ${us.outboxDir}, ${eu.outboxDir} (one .eml per message), the console's Outbox page, and ${us.url}${OUTBOX_PATH} as JSON (with an API key)`,
     `  US SMTP: ${us.smtp.host}:${us.smtp.port} (STARTTLS), ${us.smtp.host}:${us.smtp.securePort} (TLS)`,
     `  EU SMTP: ${eu.smtp.host}:${eu.smtp.port} (STARTTLS), ${eu.smtp.host}:${eu.smtp.securePort} (TLS)`,
     `  Inbound mail (SES receiving stand-in, any domain of the region): US ${us.inboundSmtp.host}:${us.inboundSmtp.port}, EU ${eu.inboundSmtp.host}:${eu.inboundSmtp.port}`,
@@ -43,6 +46,8 @@ async function main(): Promise<void> {
   // Loaded once the settings hold: a mistyped value is reported before seconds of module loading.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose
   const { startLocal } = require('../lib/local/platform') as { startLocal: typeof StartLocal };
+  // The web console, built when its sources are newer than the build (the first start of a clone).
+  buildConsoleIfStale();
   const platform = await startLocal(options);
   process.stdout.write(banner(platform, fromDotEnv, options.env?.SANDBOX_RECIPIENTS !== undefined));
 

@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { Api, type CustomDomainProps } from './constructs/api';
 import type { AreaGrantee, AreaResources } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
+import { ConsoleHosting } from './constructs/console';
 import { Data } from './constructs/data';
 import { EventStream } from './constructs/event-stream';
 import { PeriodicJobs } from './constructs/periodic-jobs';
@@ -114,6 +115,8 @@ export class PlatformStack extends Stack {
   readonly certificates: TrackingCertificates;
   /** SES receiving and routes' actions, where SES receives mail. */
   readonly inbound?: Inbound;
+  /** The web console: S3 behind CloudFront, its origin the only one the API's CORS allows. */
+  readonly console: ConsoleHosting;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -147,7 +150,9 @@ export class PlatformStack extends Stack {
       inspectQueue: this.inspection.queue.queue,
       postmasterCredentialsSecretArn: this.postmasterSecretArn(props),
     };
+    this.console = new ConsoleHosting(this, 'Console', { accessLogs: this.data.accessLogs });
     this.api = new Api(this, 'Api', {
+      consoleOrigin: this.console.origin,
       platformRegion: props.platformRegion,
       sandboxDomain: props.sandboxDomain,
       resources,
@@ -231,7 +236,10 @@ export class PlatformStack extends Stack {
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
     if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });
 
+    this.console.deploy(this.api.url, props.platformRegion);
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL for Mailgun clients' });
+    new CfnOutput(this, 'ConsoleUrl', { value: `${this.console.origin}/`, description: 'The web console (sign in with an API key)' });
     new CfnOutput(this, 'AdminKeySecretName', {
       value: this.bootstrap.adminKeySecret.secretName,
       description: 'Secrets Manager secret holding the first admin API key',

@@ -92,6 +92,8 @@ export interface ApiProps {
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   /** Stage-wide request rate (per second) and burst; API Gateway answers 429 beyond them. */
   throttle?: { rateLimit: number; burstLimit: number };
+  /** The web console's origin (lib/constructs/console.ts): the one origin the API's CORS allows. */
+  consoleOrigin?: string;
 }
 
 /**
@@ -126,6 +128,17 @@ export class Api extends Construct {
       apiName: `${stack.stackName}-api`,
       description: 'Mailgun-compatible email API',
       createDefaultStage: true,
+      // Browsers may call the API from the console's origin and no other; SDKs send no Origin.
+      ...(props.consoleOrigin
+        ? {
+            corsPreflight: {
+              allowOrigins: [props.consoleOrigin],
+              allowMethods: [apigw.CorsHttpMethod.GET, apigw.CorsHttpMethod.POST, apigw.CorsHttpMethod.PUT, apigw.CorsHttpMethod.DELETE, apigw.CorsHttpMethod.PATCH],
+              allowHeaders: ['authorization', 'content-type', 'accept'],
+              maxAge: Duration.minutes(10),
+            },
+          }
+        : {}),
     });
     this.configureDefaultStage(this.httpApi, 'AccessLogs', props.throttle ?? { rateLimit: 100, burstLimit: 200 });
     this.trackingApi = new apigw.HttpApi(this, 'TrackingApi', {

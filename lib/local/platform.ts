@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { AUTHORIZER_CACHE_SECONDS } from '../../functions/authorizer/cache';
 import { localCa, type LocalCa } from './local-ca';
 import { startRegion, type RegionHost } from './region-host';
+import type { ConsoleRegion } from './console-host';
 import { DEFAULT_PORTS } from './settings';
 
 export interface LocalOptions {
@@ -134,6 +135,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
   const encryptionKey = persistentSecret(dataDir, 'encryption-key', () => randomBytes(32).toString('base64')).value;
   const ca = localCa(dataDir);
 
+  // The console of either region switches between both: their URLs, once both have started.
+  const consoleRegions: ConsoleRegion[] = [];
   const start = (region: 'us' | 'eu', regionPort: number, trackingTlsPort: number) =>
     startRegion({
       region,
@@ -154,6 +157,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       periodicJobEveryMs: options.periodicJobEveryMs,
       eventStreamBatchingWindowSeconds: options.eventStreamBatchingWindowSeconds,
       env: options.env ?? {},
+      consoleRegions: () => consoleRegions,
     });
   const us = await start('us', port, tlsPort);
   let eu: RegionHost;
@@ -163,6 +167,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
     await us.close();
     throw error;
   }
+  consoleRegions.push({ id: 'us', label: 'US', api: us.url }, { id: 'eu', label: 'EU', api: eu.url });
   return {
     us,
     eu,

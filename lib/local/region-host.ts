@@ -51,6 +51,9 @@ import { startDnsServer, type DnsServer } from './dns-server';
 import { startInboundSmtp } from './inbound-smtp';
 import { Outbox } from './outbox';
 import { DEFAULT_DEDICATED_IPS, LOCAL_DEFAULTS } from './settings';
+import { outboxApi } from './outbox-api';
+import { consoleHost, corsFor, originsOf, type ConsoleRegion } from './console-host';
+import { CONSOLE_DIST } from '../console-build';
 import { domainZone } from './domain-zone';
 import { PublishedRecords } from './published-records';
 import { startTrackingTls } from './tracking-tls';
@@ -113,6 +116,10 @@ export interface RegionHostOptions {
   eventStreamBatchingWindowSeconds?: number;
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env: Record<string, string | undefined>;
+  /** Every region the console switches between (known once all have started); default: this one alone. */
+  consoleRegions?: () => ConsoleRegion[];
+  /** The built console served at `/`; default console/dist. */
+  consoleDistDir?: string;
 }
 
 export interface RegionHost {
@@ -133,12 +140,14 @@ export interface RegionHost {
   apiGateway: ApiGatewayStandIn;
   /** Records published by hand in this region's local DNS (its `dns-zone.txt`). */
   dns: PublishedRecords;
+  /** What SES was handed: the console's Outbox and `/_local/outbox`. */
+  outbox: Outbox;
   /** The HTTPS port of tracking hosts (TRACKING_TLS_PORT). */
   trackingTlsPort: number;
   /** The primary account's sandbox domain in this region. */
   sandboxDomain: string;
   /** Where what SES delivered is written, one .eml per message (absent without a data dir). */
-  outbox?: string;
+  outboxDir?: string;
   /** Runs `fn` with this region's configuration, as its handlers see it. */
   run<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -355,15 +364,15 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     opened.add(() => dns.close());
     env.DNS_SERVERS = dns.address;
   }
-  // What SES delivered, as the recipients' server stores it: DKIM checked, one .eml per message.
+  // What SES was handed: delivered copies as the recipients' server stores them (DKIM checked,
+  // one .eml per message in the data dir), and what it bounced or refused.
   const deliveryListeners: DeliveryListener[] = [];
   ses.onDelivery((message, recipients) => deliveryListeners.forEach((listener) => listener(message, recipients)));
   const outboxDir = dataDir ? join(dataDir, 'outbox') : undefined;
-  if (outboxDir) {
-    const outbox = new Outbox(outboxDir, env.DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean));
-    deliveryListeners.push((message, recipients) => outbox.deliver(message, recipients));
-    opened.add(() => outbox.close());
-  }
+  const outbox = new Outbox(outboxDir, env.DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean));
+  deliveryListeners.push((message, recipients) => outbox.record(message, recipients));
+  ses.onRefusal((send) => outbox.refuse(send));
+  opened.add(() => outbox.close());
 
   // Queues as the stack defines them: the send queue feeds the send worker (and its dead letters
   // the consumer that settles them), SES's event destination (SNS) feeds the notifications worker.
@@ -549,15 +558,43 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   opened.add(startPeriodicJobs(run, options.periodicJobEveryMs, env));
 
   markReady();
-  gate.open(
-    gateway({
-      routes,
-      authorizer,
-      authorizerCacheSeconds: options.authorizerCacheSeconds,
-      scope: run,
-      areaHandler: async (area) => loadAreaHandler(area),
-    }),
-  );
+  const api = gateway({
+    routes,
+    authorizer,
+    authorizerCacheSeconds: options.authorizerCacheSeconds,
+    scope: run,
+    areaHandler: async (area) => loadAreaHandler(area),
+  });
+  // The console at `/` and the outbox's JSON beside the API, on paths no API route uses.
+  const hostNames = [...new Set(['127.0.0.1', 'localhost', ...(options.host === '0.0.0.0' ? [] : [options.host])])];
+  const ownRegion: ConsoleRegion = { id: region, label: region.toUpperCase(), api: url };
+  const consoleRegions = () => {
+    const all = options.consoleRegions?.() ?? [];
+    return all.length ? all : [ownRegion];
+  };
+  const serveConsole = consoleHost({ distDir: options.consoleDistDir ?? CONSOLE_DIST, region, regions: consoleRegions, hostNames, outbox: true });
+  const serveOutbox = outboxApi({ outbox, region, run });
+  const cors = corsFor(() => consoleRegions().flatMap((r) => originsOf(r.api, hostNames)));
+  gate.open((req, res) => {
+    if (cors(req, res)) return;
+    const target = (() => {
+      try {
+        return new URL(req.url ?? '/', 'http://localhost');
+      } catch {
+        return undefined;
+      }
+    })();
+    if (target && serveConsole(req, res, target)) return;
+    if (!target) return api(req, res);
+    serveOutbox(req, res, target).then(
+      (served) => served || api(req, res),
+      (error: unknown) => {
+        process.stderr.write(`local outbox: ${(error as Error).stack ?? String(error)}\n`);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Internal Server Error' }));
+        else res.end();
+      },
+    );
+  });
 
   // SMTP submission opens only now that the region answers: the same accept path as the API's.
   const smtp = await startSmtp(options, run);
@@ -593,9 +630,10 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     acm,
     apiGateway,
     dns: published,
+    outbox,
     trackingTlsPort: tls.port,
     sandboxDomain: sandbox.name,
-    outbox: outboxDir,
+    outboxDir,
     run,
     close() {
       closing ??= (async () => {

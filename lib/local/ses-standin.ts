@@ -86,6 +86,14 @@ const SENT_KEPT = 1000;
 /** Called with each accepted message and the recipients it was delivered to. */
 export type DeliveryListener = (message: SentMessage, recipients: string[]) => void;
 
+/** A send SES refused, with SES's reason. */
+export interface RefusedSend {
+  destinations: string[];
+  raw: Buffer;
+  tags: Record<string, string[]>;
+  reason: string;
+}
+
 /** SES's mailbox simulator: these recipients bounce or complain instead of being delivered. */
 const SIMULATOR = {
   bounce: 'bounce@simulator.amazonses.com',
@@ -109,6 +117,7 @@ export class SesStandIn {
   sentTotal = 0;
   private sink?: NotificationSink;
   private deliveryListener?: DeliveryListener;
+  private refusalListener?: (send: RefusedSend) => void;
   private readonly faults: Array<'throttle' | 'drop-reply'> = [];
   private readonly configurationSets = new Map<string, ConfigurationSet>();
   private readonly pools = new Set<string>([DEFAULT_DEDICATED_POOL]);
@@ -167,6 +176,11 @@ export class SesStandIn {
     this.deliveryListener = listener;
   }
 
+  /** Where sends SES refused are reported (the outbox lists them). */
+  onRefusal(listener: (send: RefusedSend) => void): void {
+    this.refusalListener = listener;
+  }
+
   /** Where notifications go (the notifications queue, as SNS would deliver them). */
   onNotification(sink: NotificationSink): void {
     this.sink = sink;
@@ -212,17 +226,21 @@ export class SesStandIn {
     const fromLine = /^From:(.*)$/im.exec(head)?.[1] ?? '';
     // Parsed as a mail parser reads it: an address in a quoted display name names no identity.
     const from = ((addressparser(fromLine, { flatten: true }) as Array<{ address?: string }>)[0]?.address ?? '').toLowerCase();
-    if (destinations.length > 50) return { status: 400, payload: { message: 'Recipient count exceeds 50.' }, errorType: 'BadRequestException' };
-    const identity = this.identityFor(from);
-    if (!identity) return { status: 400, payload: { message: `Email address is not verified. The following identities failed the check: ${from}` }, errorType: 'MessageRejected' };
     const configurationSet = body['ConfigurationSetName'] as string | undefined;
-    const set = configurationSet === undefined ? undefined : this.configurationSets.get(configurationSet);
-    if (configurationSet !== undefined && !set) return { status: 404, payload: { message: `Configuration set <${configurationSet}> does not exist.` }, errorType: 'NotFoundException' };
-    const tlsPolicy = set?.tlsPolicy;
     const tags: Record<string, string[]> = {};
     for (const tag of (body['EmailTags'] as Array<{ Name: string; Value: string }>) ?? []) tags[tag.Name] = [tag.Value];
     // SES adds its own tags to every event record, the configuration set's name among them.
     if (configurationSet !== undefined) tags['ses:configuration-set'] = [configurationSet];
+    const refuse = (status: number, message: string, errorType: string) => {
+      this.refusalListener?.({ destinations, raw, tags, reason: message });
+      return { status, payload: { message }, errorType };
+    };
+    if (destinations.length > 50) return refuse(400, 'Recipient count exceeds 50.', 'BadRequestException');
+    const identity = this.identityFor(from);
+    if (!identity) return refuse(400, `Email address is not verified. The following identities failed the check: ${from}`, 'MessageRejected');
+    const set = configurationSet === undefined ? undefined : this.configurationSets.get(configurationSet);
+    if (configurationSet !== undefined && !set) return refuse(404, `Configuration set <${configurationSet}> does not exist.`, 'NotFoundException');
+    const tlsPolicy = set?.tlsPolicy;
     const sendingIp = set?.sendingPool ? this.addressOf(set.sendingPool) : undefined;
     const message: SentMessage = { sesMessageId: `${randomBytes(16).toString('hex')}-000000`, destinations, raw: await this.sign(raw, identity), tags, configurationSet, tlsPolicy, sendingIp };
     // Handed over before SES answers: once SES has a message its outcome is reported, even if
