@@ -100,7 +100,7 @@ it('reads .env from the working directory, and with no sandbox rule set the firs
     await smtp.sendMail({ from: `me@${banner.sandbox}`, to: 'you@example.com', subject: 'By SMTP', text: 'It works' });
 
     const subjects = await eventually(async () => {
-      const found = readdirSync(banner.outbox).map((name) => /^Subject: (.*)$/m.exec(readFileSync(join(banner.outbox, name), 'utf8'))?.[1]);
+      const found = readdirSync(banner.outbox).filter((name) => name.endsWith('.eml')).map((name) => /^Subject: (.*)$/m.exec(readFileSync(join(banner.outbox, name), 'utf8'))?.[1]);
       return found.length === 2 ? found.sort() : undefined;
     }, 20_000);
     expect(subjects).toEqual(['By SMTP', 'By the API']);
