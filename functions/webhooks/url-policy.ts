@@ -2,6 +2,7 @@ import type { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { BadRequest } from '../platform/errors';
 import { env } from '../platform/env';
+import { MAX_LENGTH } from '../platform/http/params';
 import { forbiddenAddressCategory, type AddressPolicy } from './address-policy';
 
 /** What webhooks may reach in this deployment: the newer setting wins over its deprecated alias. */
@@ -11,7 +12,7 @@ export function webhookAddressPolicy(): AddressPolicy {
 }
 
 /** Longest URL accepted: a webhook URL is stored on every type it serves and travels in every queue message. */
-const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = MAX_LENGTH.url;
 
 /** The host of a URL as an IP literal, brackets stripped, or undefined for a name. */
 export function literalAddress(hostname: string): string | undefined {

@@ -4,7 +4,7 @@ import { env } from '../../platform/env';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { escapeHtml } from '../../platform/html-escape';
 import { isAddress } from '../../messages/recipients';
-import { schema, text } from '../../platform/http/params';
+import { boundedText, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { areaHandler, operation } from '../../platform/http/pipeline';
 import { publicPage } from '../../platform/http/public-page';
 import { RawReply } from '../../platform/http/reply';
@@ -25,7 +25,7 @@ export const handler = areaHandler(sandboxRoutes, {
     recipients: (await listSandboxRecipients(req.accountId)).map(sandboxRecipientJson),
   })),
 
-  addSandboxRecipient: operation(schema(() => z.object({ email: text().refine(isAddress, { message: 'must be a valid email address' }) })), async (req, input) => {
+  addSandboxRecipient: operation(schema(() => z.object({ email: boundedText(MAX_LENGTH.address).refine(isAddress, { message: 'must be a valid email address' }) })), async (req, input) => {
     const sandbox = await sandboxDomainOf(req.accountId);
     if (!sandbox) throw new BadRequest('This account has no sandbox domain');
     const { recipient, token } = await addSandboxRecipient(req.accountId, input.email);
