@@ -68,18 +68,27 @@ async function addressesOf(hostname: string): Promise<string[]> {
 export async function checkWebhookUrl(raw: string): Promise<string> {
   const url = parseWebhookUrl(raw);
   const text = raw.trim();
-  const policy = webhookAddressPolicy();
-  const literal = literalAddress(url.hostname);
-  const addresses = literal ? [literal] : await addressesOf(url.hostname);
-  if (!addresses.length) {
-    if (policy.allowLoopback) return text;
-    throw new BadRequest(`${text} is not a valid url: host not found`);
-  }
+  const refusal = await hostRefusal(url.hostname, webhookAddressPolicy());
+  if (refusal === 'host not found') throw new BadRequest(`${text} is not a valid url: host not found`);
+  if (refusal) throw new BadRequest(`${text} is not a valid url: its host resolves to a ${refusal} address, which webhooks may not reach`);
+  return text;
+}
+
+/**
+ * Why the platform may not reach a host a user gave (a URL's, an IMAP server's) under `policy`:
+ * `host not found`, or the category of an address it resolves to (`private`, `cloud metadata`,
+ * ...); undefined when it may. On AWS a name that does not resolve is refused; where loopback is
+ * allowed (local mode) it passes, and the connection checks whatever it resolves to by then.
+ */
+export async function hostRefusal(hostname: string, policy: AddressPolicy): Promise<string | undefined> {
+  const literal = literalAddress(hostname);
+  const addresses = literal ? [literal] : await addressesOf(hostname);
+  if (!addresses.length) return policy.allowLoopback ? undefined : 'host not found';
   for (const address of addresses) {
     const category = forbiddenAddressCategory(address, policy);
-    if (category) throw new BadRequest(`${text} is not a valid url: its host resolves to a ${category} address, which webhooks may not reach`);
+    if (category) return category;
   }
-  return text;
+  return undefined;
 }
 
 /** Checks several URLs, each once, in the given order. */

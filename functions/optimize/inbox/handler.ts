@@ -10,7 +10,7 @@ import { providersJson, resultJson, seedListJson, seedMailboxJson, sharingJson }
 import { accountResults, deleteResult, requireResult, setSharing, sharedResult, type ResultItem } from './results';
 import { inboxRoutes } from './routes';
 import { createSeedList, deleteSeedList, requireSeedList, seedFilterRegex, seedLists, updateSeedList } from './seed-lists';
-import { putSeedMailbox, removeSeedMailbox, seedMailboxes } from './seed-mailboxes';
+import { checkImapHost, putSeedMailbox, removeSeedMailbox, seedMailboxes } from './seed-mailboxes';
 import { placementSharePage } from './share-page';
 
 const name = () => boundedText(MAX_LENGTH.name);
@@ -216,7 +216,9 @@ export const handler = areaHandler(inboxRoutes, {
         .object({
           email: text().pipe(atMost(MAX_LENGTH.address).email({ message: 'must be an email address' })),
           provider: text().refine((v) => /^[a-z0-9.-]{1,253}$/i.test(v), { message: 'must be the provider domain' }),
-          imap_host: text().refine((v) => v.length <= 253, { message: 'must be a host name' }),
+          imap_host: text()
+            .transform((v) => v.trim())
+            .refine((v) => v.length <= MAX_LENGTH.host, { message: 'must be a host name' }),
           imap_port: integer().refine((n) => n >= 1 && n <= 65535, { message: 'must be a port' }).default(993),
           imap_tls: flag().default(true),
           imap_user: boundedText(MAX_LENGTH.name).optional(),
@@ -229,6 +231,7 @@ export const handler = areaHandler(inboxRoutes, {
     ),
     async (req, input) => {
       await requireOperator(req);
+      await checkImapHost(input.imap_host);
       const seed = await putSeedMailbox({
         email: input.email,
         provider: input.provider,
