@@ -54,7 +54,7 @@ export interface NewDomain extends DomainSettings {
 export function resolveMailfromHost(domain: string, value: string): string {
   const host = value.toLowerCase().replace(/\.$/, '');
   const full = host.endsWith(`.${domain}`) ? host : `${host}.${domain}`;
-  if (full === domain || !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(full)) throw new BadRequest('mailfrom_host must be a subdomain of the domain');
+  if (full === domain || full.length > 253 || !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(full)) throw new BadRequest('mailfrom_host must be a subdomain of the domain');
   return full;
 }
 

@@ -201,7 +201,7 @@ export const PLATFORM_SETTINGS = {
       .enum(['true', 'false'])
       .optional()
       .transform((value) => (value === undefined ? undefined : value === 'true')),
-    "Let webhook URLs reach this machine's loopback (127.0.0.0/8, ::1), and accept names that do not resolve yet; never private, link-local or metadata addresses.",
+    "Let the addresses users give (webhook and alert URLs, routes' forwards, inspection fetches, seed mailboxes' IMAP hosts) reach this machine's loopback (127.0.0.0/8, ::1), and accept names that do not resolve yet; never private, link-local or metadata addresses.",
     { fallback: '`WEBHOOK_ALLOW_PRIVATE_URLS` decides' },
   ),
   // It once also opened private and link-local networks, metadata service included; it now means

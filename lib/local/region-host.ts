@@ -324,7 +324,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   opened.add(() => stream.close());
   const dedicatedIps = (options.env.LOCAL_DEDICATED_IPS ?? DEFAULT_DEDICATED_IPS[region]).split(',').map((ip) => ip.trim()).filter(Boolean);
   const ses = new SesStandIn(
-    dataDir ? join(dataDir, 'ses-identities.json') : undefined,
+    dataDir ? { file: join(dataDir, 'ses-identities.json'), encryptionKey: options.encryptionKey } : undefined,
     { [SES_CONFIGURATION_SET]: 'OPTIONAL', [SES_TLS_CONFIGURATION_SET]: 'REQUIRE' },
     dedicatedIps,
   );

@@ -24,6 +24,10 @@ it('generates an admin key on first start, saves it owner-only, and keeps data a
   await sdk(first.us.url, first.adminKey).domains.create({ name: 'kept.example.com', dkim_key_size: '1024' } as never);
   const sandbox = await sandboxOf(sdk(first.us.url, first.adminKey));
   await first.close();
+  // The SES stand-in's state file keeps the domain's DKIM key as everything else keeps secrets: sealed.
+  const sesState = readFileSync(join(dataDir, 'us', 'ses-identities.json'), 'utf8');
+  expect(sesState).not.toContain('privateKeyBase64');
+  expect((JSON.parse(sesState) as { identities: Array<{ name: string; privateKeySealed?: string }> }).identities.find((i) => i.name === 'kept.example.com')!.privateKeySealed).toMatch(/^v1\./);
 
   const second = await startLocal({ port: 0, dataDir });
   try {
