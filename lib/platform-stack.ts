@@ -109,6 +109,8 @@ export class PlatformStack extends Stack {
   readonly optimizationApi: ProductApi;
   /** The suppression lists' area and routes, nested only to keep the region's stack under 500 resources. */
   readonly suppressionsApi: ProductApi;
+  /** The API reference (/openapi.json, /docs): nested, as the region's stack nears CloudFormation's 500 resources. */
+  readonly referenceApi: ProductApi;
   readonly periodicJobs: PeriodicJobs;
   /** SMTP submission, when enabled. */
   readonly smtp?: Smtp;
@@ -195,6 +197,7 @@ export class PlatformStack extends Stack {
       prepare: (stack) => addIpJobs(stack, this.platformEnvironment, resources),
     });
     this.suppressionsApi = new ProductApi(this, 'SuppressionsApi', { product: 'Suppressions', api: this.api, environment: this.platformEnvironment, resources });
+    this.referenceApi = new ProductApi(this, 'ReferenceApi', { product: 'Reference', api: this.api, environment: this.platformEnvironment, resources });
     let placementIntake: { environment: Record<string, string>; grant: (grantee: AreaGrantee) => void } | undefined;
     this.optimizationApi = new ProductApi(this, 'OptimizationApi', {
       product: 'Optimization',

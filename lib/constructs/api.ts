@@ -26,7 +26,7 @@ export const AREA_MEMORY_MB: Readonly<Record<string, number>> = { 'inspect/image
  * and each area brings five (function, role, policies, log group) plus its routes. Suppressions
  * (24 routes of its own) is there for that reason alone: with SMTP on, the region's stack was at 495.
  */
-export const NESTED_AREA_PREFIXES: Readonly<Record<string, string>> = { Inspection: 'inspect/', Administration: 'admin/', Optimization: 'optimize/', Suppressions: 'suppressions' };
+export const NESTED_AREA_PREFIXES: Readonly<Record<string, string>> = { Inspection: 'inspect/', Administration: 'admin/', Optimization: 'optimize/', Suppressions: 'suppressions', Reference: 'openapi' };
 
 /**
  * The region HTTP API's routes: a row each, or an area's greedy route for several rows once the
@@ -35,8 +35,8 @@ export const NESTED_AREA_PREFIXES: Readonly<Record<string, string>> = { Inspecti
  */
 export const API_ROUTES = gatewayRoutes(routes);
 
-/** Why the public routes of the region stack's areas need no API key (the nested products give their own). */
-const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
+/** Why an area's public routes need no API key, where the area says so itself (a nested product's default otherwise). */
+export const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
   tracking: 'A tracking link fetched by mail clients, which send no credentials; the handler accepts only tokens signed with the platform key (HMAC) and answers 404 otherwise.',
   openapi: 'The API reference (the OpenAPI document and the page rendering it): documentation built into its Lambda, holding nothing of any account, and public as the SDKs\' own documentation is.',
 };

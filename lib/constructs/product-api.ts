@@ -2,7 +2,7 @@ import { NestedStack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Construct } from 'constructs';
 import { areas } from '../../functions/routes';
-import { API_ROUTES, type Api, areaFunction, NESTED_AREA_PREFIXES } from './api';
+import { API_ROUTES, type Api, areaFunction, NESTED_AREA_PREFIXES, PUBLIC_ROUTE_REASONS } from './api';
 import type { AreaResources } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
 
@@ -52,7 +52,7 @@ export class ProductApi extends NestedStack {
         if (isPublic) {
           Validations.of(added).acknowledge({
             id: 'AwsSolutions-APIG4',
-            reason: 'A public page of a product (a preview share, a sandbox recipient\'s confirmation), opened by whoever was given its link: the unguessable id or token in the path is the credential, and the handler answers 404 for one that is unknown, disabled, expired or rotated.',
+            reason: PUBLIC_ROUTE_REASONS[area] ?? 'A public page of a product (a preview share, a sandbox recipient\'s confirmation), opened by whoever was given its link: the unguessable id or token in the path is the credential, and the handler answers 404 for one that is unknown, disabled, expired or rotated.',
           });
         }
       }

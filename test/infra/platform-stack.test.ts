@@ -222,7 +222,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   test('one Lambda per area, nodejs24.x on arm64, traced, with its own log group', () => {
     for (const area of areas) {
       const product = productOfArea(area);
-      const nested = { Inspection: () => inspectionTemplate, Administration: () => Template.fromStack(stack.administrationApi), Optimization: () => Template.fromStack(stack.optimizationApi), Suppressions: () => Template.fromStack(stack.suppressionsApi) };
+      const nested = { Inspection: () => inspectionTemplate, Administration: () => Template.fromStack(stack.administrationApi), Optimization: () => Template.fromStack(stack.optimizationApi), Suppressions: () => Template.fromStack(stack.suppressionsApi), Reference: () => Template.fromStack(stack.referenceApi) };
       const holder = product ? nested[product as keyof typeof nested]() : template;
       const id = functionIdByDescription(holder, `API area: ${area}`);
       expect(holder.toJSON().Resources[id].Properties).toMatchObject({ ...platformLambdaProperties(29), MemorySize: AREA_MEMORY_MB[area] ?? 512 });
@@ -321,7 +321,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     const secret = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:postmaster-key-AbCdEf';
     const configured = synthPlatform(region, { inbound: { enabled: false }, postmasterCredentialsSecretArn: secret });
     expect(configured.stack.platformEnvironment['POSTMASTER_CREDENTIALS_SECRET_ID']).toBe(secret);
-    const templates = [configured.template, ...[configured.stack.inspectionApi, configured.stack.administrationApi, configured.stack.optimizationApi, configured.stack.suppressionsApi].map((nested) => Template.fromStack(nested))];
+    const templates = [configured.template, ...[configured.stack.inspectionApi, configured.stack.administrationApi, configured.stack.optimizationApi, configured.stack.suppressionsApi, configured.stack.referenceApi].map((nested) => Template.fromStack(nested))];
     const readers = templates.flatMap((t) => (Object.values(t.findResources('AWS::IAM::Policy')) as Resource[]).filter((p) => JSON.stringify(p.Properties.PolicyDocument).includes(secret)));
     const nested = Template.fromStack(configured.stack.optimizationApi);
     const fetchId = functionIdByDescription(nested, description);
@@ -429,7 +429,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
   test("the HTTP API stays under API Gateway's 300 routes, counting those the product stacks add to it", () => {
     // Past ROUTE_BUDGET rows, areas' rows share greedy routes (functions/platform/http/gateway-routes.ts).
     // The nested stacks name the API through a parameter, so count their routes whole.
-    const nested = [stack.inspectionApi, stack.administrationApi, stack.optimizationApi, stack.suppressionsApi].map((product) => Object.keys(Template.fromStack(product).findResources('AWS::ApiGatewayV2::Route')).length);
+    const nested = [stack.inspectionApi, stack.administrationApi, stack.optimizationApi, stack.suppressionsApi, stack.referenceApi].map((product) => Object.keys(Template.fromStack(product).findResources('AWS::ApiGatewayV2::Route')).length);
     const own = Object.keys(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { ApiId: { Ref: ids.api } } })).length;
     const total = own + nested.reduce((sum, n) => sum + n, 0);
     // Every area's routes on the same API (the tracking rows too), as planned over the whole table.
