@@ -1,5 +1,6 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { Alarms, type AlarmSettings } from './constructs/alarms';
 import { Api, type CustomDomainProps } from './constructs/api';
 import type { AreaGrantee, AreaResources } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
@@ -84,6 +85,12 @@ export interface PlatformStackProps extends StackProps {
    * of the service account the daily fetch signs in as. Off unless given (the GPT routes then say so).
    */
   postmasterCredentialsSecretArn?: string;
+  /**
+   * The alarm topic and levels (lib/constructs/alarms.ts): from context `-c alarmEmail=<address>`,
+   * `-c alarmTopicArn=<arn>` and the levels lib/app-config.ts reads. Absent, the stack makes a
+   * topic with no subscriber and uses the default levels.
+   */
+  alarms?: AlarmSettings;
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
@@ -111,6 +118,8 @@ export class PlatformStack extends Stack {
   readonly periodicJobs: PeriodicJobs;
   /** SMTP submission, when enabled. */
   readonly smtp?: Smtp;
+  /** Every function, queue and state machine's alarms, the alarm topic and the dashboard (a nested stack). */
+  readonly alarms: Alarms;
   readonly certificates: TrackingCertificates;
   /** SES receiving and routes' actions, where SES receives mail. */
   readonly inbound?: Inbound;
@@ -230,6 +239,14 @@ export class PlatformStack extends Stack {
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
     if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });
+    // Last: the alarms are made for every part found in the region, so everything must exist by now.
+    this.alarms = new Alarms(this, 'Alarms', {
+      settings: props.alarms,
+      httpApis: { API: this.api.httpApi, 'Tracking API': this.api.trackingApi },
+      table: this.data.table,
+      sendQueue: this.sending.sendQueue.queue,
+      streamConsumers: { 'EventStream/Worker': this.eventStream.worker.fn.functionName },
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL for Mailgun clients' });
     new CfnOutput(this, 'AdminKeySecretName', {
