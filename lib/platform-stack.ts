@@ -2,7 +2,7 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Alarms, type AlarmSettings } from './constructs/alarms';
 import { Api, type CustomDomainProps } from './constructs/api';
-import type { AreaGrantee, AreaResources } from './constructs/area-permissions';
+import { type AreaGrantee, type AreaResources, grantTableReadWrite } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
 import { Data } from './constructs/data';
 import { EventStream } from './constructs/event-stream';
@@ -16,7 +16,7 @@ import { Lists } from './constructs/lists';
 import { Inspection } from './constructs/inspection';
 import { addBlocklistMonitoring } from './constructs/blocklist-monitoring';
 import { addInboxPlacement } from './constructs/inbox-placement';
-import type { BlocklistSettings, PlacementSettings } from './constructs/platform-env';
+import type { BlocklistSettings, PlacementSettings, ReputationGuardSettings } from './constructs/platform-env';
 import { ProductApi } from './constructs/product-api';
 import { addIpJobs } from './constructs/ip-jobs';
 import { addAlerts, grantRaiseAlerts } from './constructs/alerts';
@@ -91,6 +91,13 @@ export interface PlatformStackProps extends StackProps {
    * topic with no subscriber and uses the default levels.
    */
   alarms?: AlarmSettings;
+  /**
+   * The reputation guard's levels (functions/reputation; REPUTATION_* in functions/platform/env.ts):
+   * from context `-c reputationBounceWarningPercent=`, `reputationBouncePausePercent`,
+   * `reputationComplaintWarningPercent`, `reputationComplaintPausePercent`, `reputationMinVolume`,
+   * and `reputationWindowHours`. Absent, the documented defaults. It runs every 15 minutes.
+   */
+  reputationGuard?: ReputationGuardSettings;
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
@@ -169,6 +176,7 @@ export class PlatformStack extends Stack {
       blocklists: this.blocklistSettings(props),
       spamTrapList: props.spamTrapList ?? this.contextText('spamTrapList'),
       placement: this.placementSettings(props),
+      reputationGuard: props.reputationGuard ?? this.reputationGuardSettings(),
     });
     this.platformEnvironment = this.api.environment;
     // After the API: the workers share its environment, which names the send queue and bucket.
@@ -217,7 +225,14 @@ export class PlatformStack extends Stack {
           resources,
           environment: { ...this.platformEnvironment, ...alerts.environment, ...blocklists.environment, ...placement.environment },
           product: 'Optimization',
-          grants: { 'blocklist-checks': blocklists.sweepGrant },
+          grants: {
+            'blocklist-checks': blocklists.sweepGrant,
+            // The reputation guard reads the counters, turns a subaccount's sending off and raises alerts.
+            'reputation-guard': (grantee, { table }) => {
+              grantTableReadWrite(grantee, table);
+              grantRaiseAlerts(grantee, alerts.queue.queue);
+            },
+          },
         });
         return {
           environment: { ...alerts.environment, ...blocklists.environment, ...placement.environment },
@@ -241,6 +256,7 @@ export class PlatformStack extends Stack {
     if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });
     // Last: the alarms are made for every part found in the region, so everything must exist by now.
     this.alarms = new Alarms(this, 'Alarms', {
+      platformRegion: props.platformRegion,
       settings: props.alarms,
       httpApis: { API: this.api.httpApi, 'Tracking API': this.api.trackingApi },
       table: this.data.table,
@@ -271,6 +287,24 @@ export class PlatformStack extends Stack {
       deadlineSeconds: seconds(props.placement?.deadlineSeconds, 'placementDeadlineSeconds'),
       spamdAddress: props.placement?.spamdAddress ?? text('spamdAddress'),
       rspamdUrl: props.placement?.rspamdUrl ?? text('rspamdUrl'),
+    };
+  }
+
+  private reputationGuardSettings(): ReputationGuardSettings {
+    const number = (name: string) => {
+      const value: unknown = this.node.tryGetContext(name);
+      if (value === undefined || value === null || value === '') return undefined;
+      const parsed = Number(value);
+      if (!Number.isFinite(parsed)) throw new Error(`Context "${name}" must be a number; got ${JSON.stringify(value)}`);
+      return parsed;
+    };
+    return {
+      windowHours: number('reputationWindowHours'),
+      minVolume: number('reputationMinVolume'),
+      bounceWarningPercent: number('reputationBounceWarningPercent'),
+      bouncePausePercent: number('reputationBouncePausePercent'),
+      complaintWarningPercent: number('reputationComplaintWarningPercent'),
+      complaintPausePercent: number('reputationComplaintPausePercent'),
     };
   }
 

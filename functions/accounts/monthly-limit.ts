@@ -2,6 +2,7 @@ import { keys, type AccountItem } from '../data/db';
 import { addToCounter, deleteItem, getItem, putItem, updateItem } from '../data/store';
 import { ApiError, Forbidden } from '../platform/errors';
 import { env } from '../platform/env';
+import { sendingRefusal } from './sending';
 
 /** An account's custom monthly message limit: a hard cap on recipients accepted per calendar month (UTC). */
 export interface MonthlyLimit {
@@ -55,12 +56,12 @@ export async function monthlyCount(accountId: string, at = Date.now()): Promise<
 
 /**
  * What an account's sends are capped by: its own limit and, for a subaccount, its parent's; and
- * whether its parent turned its sending off (PUT /v5/accounts/subaccounts/{id}/features).
+ * why its sending is off, when its parent or the reputation guard turned it off (functions/accounts/sending.ts).
  */
 interface Caps {
   at: number;
   chain: Array<{ accountId: string; limit: number }>;
-  sendingOff: boolean;
+  sendingOff?: string;
 }
 
 const cache = new Map<string, Caps>();
@@ -78,7 +79,7 @@ async function capsOf(accountId: string): Promise<Caps> {
   const caps: Caps = {
     at: now,
     chain: owners.flatMap((id, i) => (limits[i]?.enabled ? [{ accountId: id, limit: limits[i]!.limit }] : [])),
-    sendingOff: account?.features?.['sending']?.enabled === false,
+    sendingOff: account && sendingRefusal(account),
   };
   cache.set(accountId, caps);
   return caps;
@@ -94,7 +95,7 @@ async function capsOf(accountId: string): Promise<Caps> {
 export async function reserveMonthly(accountId: string, domain: string, recipients: number, at = Date.now()): Promise<() => Promise<void>> {
   const { chain, sendingOff } = await capsOf(accountId);
   // Read with the caps (the same item, the same cache), so the check costs a send nothing more.
-  if (sendingOff) throw new Forbidden(`Domain ${domain} is not allowed to send: sending is turned off for this account`);
+  if (sendingOff) throw new Forbidden(`Domain ${domain} is not allowed to send: ${sendingOff}`);
   const month = monthOf(at);
   const taken: string[] = [];
   const release = async () => {

@@ -15,6 +15,7 @@ const optionalStateMachineArn = z
 const optionalPort = z.coerce.number().int().min(1).max(65535).optional();
 const positiveInteger = z.coerce.number().int().min(1);
 const nonNegativeInteger = z.coerce.number().int().min(0);
+const percentage = z.coerce.number().positive().max(100);
 
 /**
  * The configuration contract between the hosts (CDK, local) and the handlers. CDK sets these as
@@ -154,6 +155,24 @@ export const platformEnvSchema = z.object({
       }
     })
     .optional(),
+  /**
+   * The reputation guard (functions/reputation): how often local mode runs it (seconds, when more
+   * often than its rule's 15 minutes: tests), over how many hours it judges (whole hours of the analytics
+   * counters), and from how many messages delivered or bounced in that window on.
+   */
+  REPUTATION_CHECK_INTERVAL: positiveInteger.default(900),
+  REPUTATION_WINDOW_HOURS: z.coerce.number().int().min(1).max(24 * 60).default(24),
+  REPUTATION_MIN_VOLUME: positiveInteger.default(1000),
+  /**
+   * Its levels, in percent of messages delivered or bounced: above a warning level an account is
+   * alerted; above a pause level a subaccount's sending is turned off. The bounce pause level is
+   * the region's own SES alarm level, so no one subaccount carries the SES account to review; the
+   * complaint pause level is SES's review level, so that one complaint in a thousand only warns.
+   */
+  REPUTATION_BOUNCE_WARNING_PERCENT: percentage.default(2),
+  REPUTATION_BOUNCE_PAUSE_PERCENT: percentage.default(4),
+  REPUTATION_COMPLAINT_WARNING_PERCENT: percentage.default(0.05),
+  REPUTATION_COMPLAINT_PAUSE_PERCENT: percentage.default(0.1),
   /** Processed messages in 30 days below which no health score is given (Mailgun's: 10,000). */
   HEALTH_SCORE_MIN_VOLUME: positiveInteger.default(1000),
   /**

@@ -8,6 +8,8 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
+import { REPUTATION_METRICS } from '../../functions/reputation/metrics';
+import type { PlatformRegion } from '../regions';
 import { OperationsDashboard } from './dashboard';
 import { type MovingParts, movingPartsOf, type WatchedFunction, type WatchedQueue, type WatchedStateMachine, type WatchedTargetGroup } from './moving-parts';
 
@@ -49,6 +51,7 @@ export const API_5XX_RATE_PERCENT = 1;
 export const STREAM_ITERATOR_AGE_MS = 5 * 60_000;
 
 export interface AlarmsProps {
+  platformRegion: PlatformRegion;
   settings?: AlarmSettings;
   /** The region's HTTP APIs, by the name the alarms give them. */
   httpApis: Record<string, apigw.HttpApi>;
@@ -105,6 +108,8 @@ export class Alarms extends NestedStack {
     for (const [label, functionName] of Object.entries(props.streamConsumers)) this.streamAlarm(label, functionName);
     this.tableAlarms(props.table);
     this.reputationAlarms(settings);
+    const guardMetrics = reputationGuardMetrics(props.platformRegion);
+    this.reputationGuardAlarms(guardMetrics);
 
     this.dashboard = new OperationsDashboard(this, 'Dashboard', {
       name: `${this.regionStack.stackName}-operations`,
@@ -117,6 +122,7 @@ export class Alarms extends NestedStack {
         complaintRatePercent: settings.complaintRatePercent ?? DEFAULT_ALARM_LEVELS.complaintRatePercent,
       },
       alarms: this.alarms,
+      reputationGuard: guardMetrics,
     });
   }
 
@@ -333,6 +339,29 @@ export class Alarms extends NestedStack {
     });
   }
 
+  /** The reputation guard tells the operator (the primary account) what it did and what it cannot do. */
+  private reputationGuardAlarms(metrics: ReturnType<typeof reputationGuardMetrics>): void {
+    const common = { threshold: 1, evaluationPeriods: 1, comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD, section: 'reputation-guard' };
+    this.alarm('ReputationGuard-Paused', {
+      ...common,
+      name: 'reputation guard: subaccounts paused',
+      metric: metrics.paused,
+      runbook: 'The reputation guard has turned off the sending of one or more subaccounts, whose bounce or complaint rate passed the pause level; it stays off until the parent turns it back on.',
+    });
+    this.alarm('ReputationGuard-PrimaryAbovePause', {
+      ...common,
+      name: 'reputation guard: primary account above pause level',
+      metric: metrics.primaryAbovePause,
+      runbook: "The primary account's own bounce or complaint rate is above the guard's pause level; the guard cannot pause the primary account.",
+    });
+    this.alarm('ReputationGuard-AboveWarning', {
+      ...common,
+      name: 'reputation guard: accounts above warning level',
+      metric: metrics.aboveWarning,
+      runbook: "One or more accounts' bounce or complaint rate is above the guard's warning level (each was alerted through its alert settings).",
+    });
+  }
+
   private reputationAlarms(settings: AlarmSettings): void {
     const bounce = percentSetting(settings.bounceRatePercent, DEFAULT_ALARM_LEVELS.bounceRatePercent, SES_REVIEW_RATES.bounce, 'bounce rate');
     const complaint = percentSetting(settings.complaintRatePercent, DEFAULT_ALARM_LEVELS.complaintRatePercent, SES_REVIEW_RATES.complaint, 'complaint rate');
@@ -357,6 +386,13 @@ export class Alarms extends NestedStack {
       section: 'ses-reputation',
     });
   }
+}
+
+/** The reputation guard's region gauges (functions/reputation/sweep.ts writes them only when one is not zero). */
+export function reputationGuardMetrics(platformRegion: PlatformRegion) {
+  const metric = (metricName: string) =>
+    new cloudwatch.Metric({ namespace: REPUTATION_METRICS.namespace, metricName, dimensionsMap: { PlatformRegion: platformRegion }, statistic: 'Maximum', period: Duration.minutes(15) });
+  return { paused: metric(REPUTATION_METRICS.paused), aboveWarning: metric(REPUTATION_METRICS.aboveWarning), primaryAbovePause: metric(REPUTATION_METRICS.primaryAbovePause) };
 }
 
 /** The table operations the platform makes (functions/data): a CloudWatch alarm's math takes at most 10 metrics. */

@@ -15,6 +15,8 @@ export interface OperationsDashboardProps {
   /** The alarm levels of the SES rates (percent), drawn on their graph. */
   levels: { bounceRatePercent: number; complaintRatePercent: number };
   alarms: cloudwatch.IAlarm[];
+  /** The reputation guard's region gauges. */
+  reputationGuard: { paused: cloudwatch.Metric; aboveWarning: cloudwatch.Metric; primaryAbovePause: cloudwatch.Metric };
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -71,6 +73,14 @@ export class OperationsDashboard extends Construct {
           { value: props.levels.complaintRatePercent, label: 'complaint alarm', color: cloudwatch.Color.RED },
         ],
         width: 12,
+      }),
+    );
+
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Reputation guard (accounts)',
+        left: [props.reputationGuard.aboveWarning.with({ label: 'above a warning level' }), props.reputationGuard.paused.with({ label: 'subaccounts paused' }), props.reputationGuard.primaryAbovePause.with({ label: 'primary account above a pause level' })],
+        width: 24,
       }),
     );
 

@@ -220,13 +220,26 @@ describe.each([
     expect(byName('EventStream/Worker iterator age')).toMatchObject({ MetricName: 'IteratorAge' });
   });
 
+  test("the reputation guard's gauges tell the operator: subaccounts paused, the primary account above a pause level, accounts above a warning level", () => {
+    const region = stack.stackName.endsWith('-us') ? 'us' : 'eu';
+    for (const [name, metric] of [
+      ['reputation guard: subaccounts paused', 'PausedSubaccounts'],
+      ['reputation guard: primary account above pause level', 'PrimaryAbovePause'],
+      ['reputation guard: accounts above warning level', 'AccountsAboveWarning'],
+    ]) {
+      const alarm = alarms.find((a) => nameOf(a).endsWith(name!))?.alarm;
+      expect(alarm).toMatchObject({ Namespace: 'Mailplane/ReputationGuard', MetricName: metric, Dimensions: [{ Name: 'PlatformRegion', Value: region }], Threshold: 1 });
+      expect(alarm!['AlarmDescription']).toMatch(/Runbook: docs\/operations\.md#reputation-guard$/);
+    }
+  });
+
   test('a dashboard named for the region shows mail, reputation, queues, Lambdas per part, APIs and workflows', () => {
     const dashboards = resourcesOf(t, 'AWS::CloudWatch::Dashboard');
     expect(dashboards).toHaveLength(1);
     const { resource } = dashboards[0]!;
     expect(resource['Properties']['DashboardName']).toBe(`${stack.stackName}-operations`);
     const body = JSON.stringify(resource['Properties']['DashboardBody']);
-    for (const title of ['Mail: accepted and delivered', 'SES reputation (%)', 'Queue depth', 'Queue age', 'Dead-letter queues', 'API: latency (ms)', 'SendingWorkers: Lambda errors and throttles', 'SendingWorkers: Lambda duration p99 (ms)', 'Workflow Scheduling/ScheduledDelivery', 'Alarms 1-']) {
+    for (const title of ['Mail: accepted and delivered', 'SES reputation (%)', 'Reputation guard (accounts)', 'Queue depth', 'Queue age', 'Dead-letter queues', 'API: latency (ms)', 'SendingWorkers: Lambda errors and throttles', 'SendingWorkers: Lambda duration p99 (ms)', 'Workflow Scheduling/ScheduledDelivery', 'Alarms 1-']) {
       expect(body).toContain(title);
     }
   });
