@@ -74,18 +74,39 @@ function alarmSettings(context: Context, suffix: 'Us' | 'Eu', region: string): A
   };
 }
 
+const STREAM_ARN = /^arn:aws[a-z-]*:dynamodb:([a-z0-9-]+):\d{12}:table\/([A-Za-z0-9_.-]{3,255})\/stream\/[^/\s]+$/;
+
+/**
+ * A restored table to point the stack at (docs/operations.md, "Restore"): `tableName<Us|Eu>` and
+ * `tableStreamArn<Us|Eu>`, or `tableName` and `tableStreamArn` when one region is deployed. The
+ * stream must be the table's own, in the stack's region.
+ */
+function existingTable(context: Context, suffix: 'Us' | 'Eu', region: string, regionCount: number) {
+  const shared = text(context, 'tableName') ?? text(context, 'tableStreamArn');
+  if (shared && regionCount > 1) throw new Error('Context "tableName" and "tableStreamArn" name one region\'s table: deploy one region (-c regions=us) or use tableNameUs/tableNameEu and tableStreamArnUs/tableStreamArnEu');
+  const tableName = text(context, `tableName${suffix}`) ?? text(context, 'tableName');
+  const tableStreamArn = text(context, `tableStreamArn${suffix}`) ?? text(context, 'tableStreamArn');
+  if (!tableName && !tableStreamArn) return undefined;
+  if (!tableName || !tableStreamArn) throw new Error(`Context tableName${suffix} and tableStreamArn${suffix} go together: the event stream reads the table's stream (aws dynamodb describe-table --table-name <name> --query Table.LatestStreamArn)`);
+  const match = STREAM_ARN.exec(tableStreamArn);
+  if (!match) throw new Error(`Context tableStreamArn${suffix} is not a DynamoDB stream ARN: ${tableStreamArn}`);
+  if (match[2] !== tableName || match[1] !== region) throw new Error(`Context tableStreamArn${suffix} is the stream of table ${match[2]} in ${match[1]}, not of ${tableName} in ${region}`);
+  return { tableName, tableStreamArn };
+}
+
 /**
  * Reads the app's context (`cdk synth -c key=value` or cdk.json) into the stacks to build:
  * usRegion, euRegion, account, sandboxDomain, regions ("us,eu"), and per region an optional custom
  * domain (customDomainUs + certificateArnUs, customDomainEu + certificateArnEu). SMTP submission is
  * off unless `smtp=true`, which then needs per region smtpHost<Us|Eu> (the name clients connect
  * to), smtpCertificateArn<Us|Eu> (ACM, for 465) and smtpTlsSecretArn<Us|Eu> (Secrets Manager, for
- * STARTTLS on 587). Alarms: see alarmSettings.
+ * STARTTLS on 587). Alarms: see alarmSettings; a restored table: see existingTable.
  */
 export function platformStackConfigs(context: Context): PlatformStackConfig[] {
   const account = text(context, 'account');
   const sandboxDomain = text(context, 'sandboxDomain') ?? 'sandbox.localhost';
-  const configs = selectedRegions(context).map((platformRegion) => {
+  const regions = selectedRegions(context);
+  const configs = regions.map((platformRegion) => {
     const suffix = platformRegion === 'us' ? 'Us' : 'Eu';
     const domainName = text(context, `customDomain${suffix}`);
     const certificateArn = text(context, `certificateArn${suffix}`);
@@ -103,6 +124,7 @@ export function platformStackConfigs(context: Context): PlatformStackConfig[] {
         customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
         smtp,
         alarms: alarmSettings(context, suffix, region),
+        existingTable: existingTable(context, suffix, region, regions.length),
         description: `Mailplane: Mailgun-compatible email API (${platformRegion.toUpperCase()} region)`,
       },
     };

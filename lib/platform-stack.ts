@@ -4,7 +4,7 @@ import { Alarms, type AlarmSettings } from './constructs/alarms';
 import { Api, type CustomDomainProps } from './constructs/api';
 import { type AreaGrantee, type AreaResources, grantTableReadWrite } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
-import { Data } from './constructs/data';
+import { Data, type ExistingTable } from './constructs/data';
 import { EventStream } from './constructs/event-stream';
 import { PeriodicJobs } from './constructs/periodic-jobs';
 import { DEFAULT_MAX_MESSAGE_TTL } from './constructs/platform-env';
@@ -98,6 +98,12 @@ export interface PlatformStackProps extends StackProps {
    * and `reputationWindowHours`. Absent, the documented defaults. It runs every 15 minutes.
    */
   reputationGuard?: ReputationGuardSettings;
+  /**
+   * Use this table instead of making one: a table restored from point-in-time recovery or a backup
+   * (docs/operations.md, "Restore"). From context `-c tableName=<name> -c tableStreamArn=<arn>`
+   * (per region: tableNameUs, tableStreamArnUs ...), read by lib/app-config.ts.
+   */
+  existingTable?: ExistingTable;
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
@@ -137,7 +143,7 @@ export class PlatformStack extends Stack {
 
     // A scheduled message is kept for message_ttl from its delivery time, which is up to
     // SCHEDULE_HORIZON after its MIME is written: the bucket keeps objects that much longer.
-    this.data = new Data(this, 'Data', { messageHorizon: maxMessageTtl.plus(SCHEDULE_HORIZON) });
+    this.data = new Data(this, 'Data', { messageHorizon: maxMessageTtl.plus(SCHEDULE_HORIZON), existingTable: props.existingTable });
     this.sending = new Sending(this, 'Sending', { platformRegion: props.platformRegion });
     this.scheduling = new Scheduling(this, 'Scheduling', { sendQueue: this.sending.sendQueue.queue });
     this.webhooks = new Webhooks(this, 'Webhooks');

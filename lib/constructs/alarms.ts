@@ -55,7 +55,7 @@ export interface AlarmsProps {
   settings?: AlarmSettings;
   /** The region's HTTP APIs, by the name the alarms give them. */
   httpApis: Record<string, apigw.HttpApi>;
-  table: dynamodb.Table;
+  table: dynamodb.ITable;
   /** The send queue, whose age alarm says what holds mail back. */
   sendQueue: WatchedQueue['queue'];
   /** Functions reading the table's stream: their iterator age says how late events reach analytics and webhooks. */
@@ -317,7 +317,7 @@ export class Alarms extends NestedStack {
     });
   }
 
-  private tableAlarms(table: dynamodb.Table): void {
+  private tableAlarms(table: dynamodb.ITable): void {
     const operations = TABLE_OPERATIONS;
     this.alarm('Table-Throttles', {
       name: 'table throttled requests',

@@ -10,7 +10,7 @@ export interface OperationsDashboardProps {
   name: string;
   parts: MovingParts;
   httpApis: Record<string, apigw.HttpApi>;
-  table: dynamodb.Table;
+  table: dynamodb.ITable;
   sendQueue: sqs.IQueue;
   /** The alarm levels of the SES rates (percent), drawn on their graph. */
   levels: { bounceRatePercent: number; complaintRatePercent: number };
