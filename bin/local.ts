@@ -46,6 +46,7 @@ const PASSED_SETTINGS = [
   'SPAMD_ADDRESS',
   'RSPAMD_URL',
   'SANDBOX_RECIPIENTS',
+  'MONTHLY_LIMIT_SHARDS',
   // The reputation guard (docs/operations.md).
   'REPUTATION_CHECK_INTERVAL',
   'REPUTATION_WINDOW_HOURS',

@@ -104,6 +104,16 @@ export interface PlatformStackProps extends StackProps {
    * (per region: tableNameUs, tableStreamArnUs ...), read by lib/app-config.ts.
    */
   existingTable?: ExistingTable;
+  /**
+   * Items each capped account's monthly count is spread over (MONTHLY_LIMIT_SHARDS, 1 unless set):
+   * about 1,000 capped sends a second per item (docs/capacity.md). From context `-c monthlyLimitShards=8`.
+   */
+  monthlyLimitShards?: number;
+  /**
+   * The HTTP APIs' throttle per route (requests a second, and the burst above it): 100 and 200
+   * unless set. From context `-c apiRateLimit=1000 -c apiBurstLimit=2000` (docs/capacity.md).
+   */
+  apiThrottle?: { rateLimit: number; burstLimit: number };
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
@@ -183,6 +193,8 @@ export class PlatformStack extends Stack {
       spamTrapList: props.spamTrapList ?? this.contextText('spamTrapList'),
       placement: this.placementSettings(props),
       reputationGuard: props.reputationGuard ?? this.reputationGuardSettings(),
+      monthlyLimitShards: props.monthlyLimitShards ?? this.contextNumber('monthlyLimitShards'),
+      throttle: props.apiThrottle ?? this.contextThrottle(),
     });
     this.platformEnvironment = this.api.environment;
     // After the API: the workers share its environment, which names the send queue and bucket.
@@ -296,14 +308,26 @@ export class PlatformStack extends Stack {
     };
   }
 
+  /** `-c apiRateLimit` and `-c apiBurstLimit` together, or neither. */
+  private contextThrottle(): { rateLimit: number; burstLimit: number } | undefined {
+    const rateLimit = this.contextNumber('apiRateLimit');
+    const burstLimit = this.contextNumber('apiBurstLimit');
+    if (rateLimit === undefined && burstLimit === undefined) return undefined;
+    if (!rateLimit || !burstLimit || burstLimit < rateLimit) throw new Error('Context "apiRateLimit" and "apiBurstLimit" go together, both positive, the burst at least the rate');
+    return { rateLimit, burstLimit };
+  }
+
+  /** A numeric context value (`-c name=3` arrives as a string, cdk.json may hold a number). */
+  private contextNumber(name: string): number | undefined {
+    const value: unknown = this.node.tryGetContext(name);
+    if (value === undefined || value === null || value === '') return undefined;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed)) throw new Error(`Context "${name}" must be a number; got ${JSON.stringify(value)}`);
+    return parsed;
+  }
+
   private reputationGuardSettings(): ReputationGuardSettings {
-    const number = (name: string) => {
-      const value: unknown = this.node.tryGetContext(name);
-      if (value === undefined || value === null || value === '') return undefined;
-      const parsed = Number(value);
-      if (!Number.isFinite(parsed)) throw new Error(`Context "${name}" must be a number; got ${JSON.stringify(value)}`);
-      return parsed;
-    };
+    const number = (name: string) => this.contextNumber(name);
     return {
       windowHours: number('reputationWindowHours'),
       minVolume: number('reputationMinVolume'),

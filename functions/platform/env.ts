@@ -263,6 +263,12 @@ export const platformEnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
   /** How long a container reuses an account's monthly limit setting it read (the count itself is always exact); 0 reads every time. */
   MONTHLY_LIMIT_CACHE_SECONDS: z.coerce.number().min(0).default(30),
+  /**
+   * Items a capped account's monthly count is spread over (functions/accounts/monthly-limit.ts):
+   * each takes about 1,000 writes a second on DynamoDB, so an account sending more than that
+   * against its limit needs more. Change it between months (docs/capacity.md).
+   */
+  MONTHLY_LIMIT_SHARDS: z.coerce.number().int().min(1).max(32).default(1),
   /** How long a container reuses a webhook configuration it read (Mailgun: changes may take minutes); 0 reads every time. */
   WEBHOOK_CONFIG_CACHE_SECONDS: z.coerce.number().min(0).default(60),
   /** Multiplies Mailgun's retry schedule (10m ... 4h); tests shrink it to seconds. */

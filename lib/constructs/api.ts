@@ -80,6 +80,8 @@ export interface ApiProps {
   blocklists?: BlocklistSettings;
   /** The reputation guard's levels (REPUTATION_*); absent, the handlers' defaults. */
   reputationGuard?: ReputationGuardSettings;
+  /** MONTHLY_LIMIT_SHARDS; absent, the handlers' default (one item). */
+  monthlyLimitShards?: number;
   /** The operator's spam traps (SPAM_TRAP_LIST). */
   spamTrapList?: string;
   /** Inbox placement's poll cadence and content scorer. */
@@ -164,6 +166,7 @@ export class Api extends Construct {
       spamTrapList: props.spamTrapList,
       placement: props.placement,
       reputationGuard: props.reputationGuard,
+      monthlyLimitShards: props.monthlyLimitShards,
       postmasterCredentialsSecretArn: resources.postmasterCredentialsSecretArn,
     });
 

@@ -86,6 +86,8 @@ export interface PlatformEnvSettings {
   spamTrapList?: string;
   placement?: PlacementSettings;
   reputationGuard?: ReputationGuardSettings;
+  /** MONTHLY_LIMIT_SHARDS: items a capped account's monthly count is spread over (docs/capacity.md). */
+  monthlyLimitShards?: number;
   /** The secret holding the Google service account key the Postmaster fetch signs in with. */
   postmasterCredentialsSecretArn?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
@@ -148,6 +150,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     SPAMD_ADDRESS: settings.placement?.spamdAddress,
     RSPAMD_URL: settings.placement?.rspamdUrl,
     POSTMASTER_CREDENTIALS_SECRET_ID: settings.postmasterCredentialsSecretArn,
+    MONTHLY_LIMIT_SHARDS: settings.monthlyLimitShards?.toString(),
     REPUTATION_WINDOW_HOURS: settings.reputationGuard?.windowHours?.toString(),
     REPUTATION_MIN_VOLUME: settings.reputationGuard?.minVolume?.toString(),
     REPUTATION_BOUNCE_WARNING_PERCENT: settings.reputationGuard?.bounceWarningPercent?.toString(),
