@@ -376,7 +376,7 @@ export function printColdStart(result: ColdStartResult): void {
   const checkFor = (subject: string) => checks.find((c) => c.subject === subject);
   print('== Cold start: bundle size ==');
   print(
-    'esbuild with the CDK NodejsFunction options (bundle, platform node, target node22, format cjs, minify, AWS SDK bundled,',
+    'esbuild with the CDK NodejsFunction options (bundle, platform node, target node24, format cjs, minify, AWS SDK bundled,',
   );
   print("linked source map as CDK's sourceMap: true). Size = index.js alone; the .map beside it is listed separately, and so are");
   print('side bundles (lib/side-bundles.ts): code built beside index.js that the handler requires on first use, not at cold start.');

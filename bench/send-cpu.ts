@@ -68,12 +68,20 @@ import { silenceStdout } from './lib/stdout';
 
 const ATTACHMENT_BYTES = 50 * 1024;
 /** JIT warm-up: with fewer, both sides still get faster from round to round. */
-const WARMUP = 300;
-const ROUNDS = 10;
-const PER_ROUND = 50;
+/** How much each part runs: the full bench, or a smoke run that proves only that its set-up still works (npm test). */
+interface Sizes {
+  warmup: number;
+  rounds: number;
+  perRound: number;
+  replaysPerRound: number;
+  abRounds: number;
+  abPerRound: number;
+  socketRequests: number;
+}
+const FULL: Sizes = { warmup: 300, rounds: 10, perRound: 50, replaysPerRound: 4, abRounds: 40, abPerRound: 8, socketRequests: 100 };
+const SMOKE: Sizes = { warmup: 3, rounds: 1, perRound: 3, replaysPerRound: 1, abRounds: 1, abPerRound: 1, socketRequests: 3 };
+let sizes = FULL;
 const PROFILE_REQUESTS = 150;
-/** Replays of the handler's AWS calls per round, for the decomposition (so ROUNDS x this in all). */
-const REPLAYS_PER_ROUND = 4;
 /** Issue 10: the whole send handler within 1.25x of a floor that makes the same writes. */
 const MAX_RATIO = 1.25;
 
@@ -323,34 +331,50 @@ interface Sender {
   send(command: object, ...rest: unknown[]): Promise<unknown>;
 }
 
-/** Runs `fn`, keeping what each client's send() answered, by command class (the last answer wins). */
-async function recordAnswers<T>(clients: readonly Sender[], fn: () => Promise<T>): Promise<Map<string, unknown>> {
-  const answers = new Map<string, unknown>();
+/**
+ * What an answer is recorded under: the command's class, and for a read the items it reads (the
+ * domain and the monthly caps are both GetCommands, and must not answer for each other).
+ */
+function answerKey(command: object): string {
+  const name = command.constructor.name;
+  const input = (command as { input?: { Key?: unknown; RequestItems?: unknown } }).input;
+  if (name === 'GetCommand') return `${name} ${JSON.stringify(input?.Key)}`;
+  if (name === 'BatchGetCommand') return `${name} ${JSON.stringify(input?.RequestItems)}`;
+  return name;
+}
+
+/** Runs `fn`, keeping in `answers` what each client's send() answered, by answerKey (the last answer wins). */
+async function recordAnswers<T>(clients: readonly Sender[], answers: Map<string, unknown>, fn: () => Promise<T>): Promise<T> {
   const restore = clients.map((client) => {
     const send = client.send;
     client.send = async function (this: Sender, command: object, ...rest: unknown[]) {
       const out = await send.call(this, command, ...rest);
-      answers.set(command.constructor.name, out);
+      answers.set(answerKey(command), out);
       return out;
     };
     return () => void delete (client as Partial<Sender>).send;
   });
   try {
-    await fn();
+    return await fn();
   } finally {
     for (const r of restore) r();
   }
-  return answers;
 }
 
-/** While `fn` runs, every send() of `clients` resolves at once with the recorded answer (a shallow copy, as the SDK answers afresh). */
+/**
+ * While `fn` runs, every send() of `clients` resolves at once with the recorded answer (a shallow
+ * copy, as the SDK answers afresh). A command the recording never saw (one the handler makes only
+ * now and then, such as a read its cache usually spares) goes out for real once and is answered
+ * from the recording after that: the replay follows whatever calls the code makes.
+ */
 async function answeringInProcess<T>(clients: readonly Sender[], answers: Map<string, unknown>, fn: () => Promise<T>): Promise<T> {
   for (const client of clients) {
     if (Object.prototype.hasOwnProperty.call(client, 'send')) throw new Error('the bench expects send() on the client prototype');
-    client.send = async (command: object) => {
-      const out = answers.get(command.constructor.name);
-      if (!out) throw new Error(`no recorded answer for ${command.constructor.name}`);
-      return { ...(out as object) };
+    const real = (Object.getPrototypeOf(client) as Sender).send;
+    client.send = async (command: object, ...rest: unknown[]) => {
+      const key = answerKey(command);
+      if (!answers.has(key)) answers.set(key, await real.call(client, command, ...rest));
+      return { ...(answers.get(key) as object) };
     };
   }
   try {
@@ -496,8 +520,6 @@ export interface SettingSaving {
   work?: { what: string; us: number };
 }
 
-const AB_ROUNDS = 40;
-const AB_PER_ROUND = 8;
 
 /** CPU of `fn` per call over `n` calls, in a tight loop: for small pure computations the A/B cannot resolve. */
 function tight(n: number, fn: () => unknown): number {
@@ -511,13 +533,13 @@ function tight(n: number, fn: () => unknown): number {
 /** `a` and `b` in alternating batches (order flipping each round, 2 warm-up rounds dropped): median per-call CPU of each. */
 async function ab(a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number, number]> {
   const times: [number[], number[]] = [[], []];
-  for (let round = 0; round < AB_ROUNDS + 2; round++) {
+  for (let round = 0; round < sizes.abRounds + 2; round++) {
     for (const k of round % 2 ? [1, 0] : [0, 1]) {
       const fn = k ? b : a;
       const c0 = process.cpuUsage();
-      for (let i = 0; i < AB_PER_ROUND; i++) await fn();
+      for (let i = 0; i < sizes.abPerRound; i++) await fn();
       const c = process.cpuUsage(c0);
-      if (round >= 2) times[k]!.push((c.user + c.system) / AB_PER_ROUND);
+      if (round >= 2) times[k]!.push((c.user + c.system) / sizes.abPerRound);
     }
   }
   return [median(times[0]), median(times[1])];
@@ -661,8 +683,9 @@ export interface SendCpuResult {
   durationSeconds: number;
 }
 
-export async function sendCpu(options: { profile?: boolean } = {}): Promise<SendCpuResult> {
+export async function sendCpu(options: { profile?: boolean; smoke?: boolean } = {}): Promise<SendCpuResult> {
   const started = performance.now();
+  sizes = options.smoke ? SMOKE : FULL;
   const stdout = silenceStdout();
   let local: LocalChild | undefined;
   try {
@@ -683,12 +706,14 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
 
     // Probes: what ours calls and stores, the answers it got, and that the floor builds the same message.
     const linesBefore = stdout.lines();
-    const probe = await watchCalls(clients, () => measure(10, make, ours));
+    // Answers are kept from the first request on: calls a cache spares later are recorded here.
+    const answers = new Map<string, unknown>();
+    const probe = await recordAnswers(clients, answers, () => watchCalls(clients, () => measure(10, make, ours)));
     const logLinesPerRequest = (stdout.lines() - linesBefore) / 10;
     const stored = probe.calls.filter((c) => c.command === 'PutObjectCommand').map((c) => (c.input['Body'] as Buffer).length);
     if (stored.length !== 10) throw new Error(`expected one stored MIME per request, saw ${stored.length}`);
     const single = await watchCalls(clients, () => ours(make()));
-    const answers = await recordAnswers(clients, () => ours(make()));
+    await recordAnswers(clients, answers, () => ours(make()));
     const plan = floorPlan(single.calls, withEnv(env, () => plainClients(env)));
     const floorOne = async (event: ApiEvent) => void (await floor(event, sandbox, plan));
     const floorMime = await floor(make(), sandbox, plan);
@@ -704,20 +729,20 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
     const replay = replayer(single.calls, clients, env, { bare: true, tag: 'ours' });
     const floorReplay = replayer(floorCalls, plan.clients, env, { bare: false, tag: 'floor' });
 
-    note(`send handler CPU: warm-up (${WARMUP} requests each)`);
-    for (const v of VARIANTS) await runs[v](WARMUP);
+    note(`send handler CPU: warm-up (${sizes.warmup} requests each)`);
+    for (const v of VARIANTS) await runs[v](sizes.warmup);
     await replay.run(5, false);
     await floorReplay.run(5, false);
     const rounds: Record<Variant, Array<Round & { latenciesMs: number[] }>> = { ours: [], handlerOnly: [], floor: [], parseCompose: [] };
     // One after the other, never together; the order rotates between rounds.
-    for (let round = 0; round < ROUNDS; round++) {
-      note(`send handler CPU: round ${round + 1}/${ROUNDS} (${PER_ROUND} requests each: ours, handler only, floor, parse + compose; ${REPLAYS_PER_ROUND} replays of ours' AWS calls, through ours' clients and the floor's)`);
+    for (let round = 0; round < sizes.rounds; round++) {
+      note(`send handler CPU: round ${round + 1}/${sizes.rounds} (${sizes.perRound} requests each: ours, handler only, floor, parse + compose; ${sizes.replaysPerRound} replays of ours' AWS calls, through ours' clients and the floor's)`);
       for (let k = 0; k < VARIANTS.length; k++) {
         const v = VARIANTS[(k + round) % VARIANTS.length]!;
-        rounds[v].push(await runs[v](PER_ROUND));
+        rounds[v].push(await runs[v](sizes.perRound));
       }
       // Alternating which goes first.
-      for (const r of round % 2 ? [floorReplay, replay] : [replay, floorReplay]) await r.run(REPLAYS_PER_ROUND);
+      for (const r of round % 2 ? [floorReplay, replay] : [replay, floorReplay]) await r.run(sizes.replaysPerRound);
     }
     const idle = await idleCpu();
     const strip = ({ latenciesMs: _, ...r }: Round & { latenciesMs?: number[] }): Round => r;
@@ -726,7 +751,7 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
     const f = summarize(rounds.floor.map(strip));
     const pc = summarize(rounds.parseCompose.map(strip));
     const latencies = rounds.ours.flatMap((r) => r.latenciesMs);
-    const socketsPer100Requests = await socketsOpened(() => measure(100, make, ours));
+    const socketsPer100Requests = ((await socketsOpened(() => measure(sizes.socketRequests, make, ours))) * 100) / sizes.socketRequests;
     note('send handler CPU: settings below the floor, each A/B on its own call');
     const settings = await settingSavings(env, plan, floorMime);
     const calls = replay.costs();
@@ -776,9 +801,9 @@ export async function sendCpu(options: { profile?: boolean } = {}): Promise<Send
         textBytes: Buffer.byteLength(TEXT),
         htmlBytes: Buffer.byteLength(HTML),
       },
-      warmup: WARMUP,
-      rounds: ROUNDS,
-      perRound: PER_ROUND,
+      warmup: sizes.warmup,
+      rounds: sizes.rounds,
+      perRound: sizes.perRound,
       idleCpuUsPerSecond: idle,
       ours: {
         ...o,
@@ -890,8 +915,8 @@ export function printSendCpu(result: SendCpuResult): void {
   );
   print(`The target allows ${fixed(MAX_RATIO * fl.cpuUs, 0)} us per request (${MAX_RATIO.toFixed(2)} x the floor's ${fixed(fl.cpuUs, 0)} us).`);
   print();
-  print(`Below the floor: each setting A/B on the call it touches, two clients differing only in it, ${AB_PER_ROUND}-call batches alternating,`);
-  print(`median of ${AB_ROUNDS} batches each (per-call CPU):`);
+  print(`Below the floor: each setting A/B on the call it touches, two clients differing only in it, ${sizes.abPerRound}-call batches alternating,`);
+  print(`median of ${sizes.abRounds} batches each (per-call CPU):`);
   print();
   print(
     table([

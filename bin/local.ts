@@ -1,92 +1,55 @@
-import '../lib/local/sdk-node-notice';
-import { startLocal } from '../lib/local/platform';
+import type { LocalPlatform, startLocal as StartLocal } from '../lib/local/platform';
+import { buildConsoleIfStale } from '../lib/console-build';
+import { OUTBOX_PATH } from '../lib/local/outbox-api';
+import { DOT_ENV, loadDotEnv, readLocalSettings, SettingError } from '../lib/local/settings';
 
 /**
- * `npm start`: both regions on localhost over embedded stand-ins.
- * PORT (3000), EU_PORT (PORT+1), TRACKING_TLS_PORT (PORT+443), EU_TRACKING_TLS_PORT
- * (TRACKING_TLS_PORT+1), SMTP_PORT (2587, STARTTLS) and SMTPS_PORT (2465, implicit TLS) and INBOUND_SMTP_PORT
- * (2525, SES receiving's stand-in) for the US region (EU: each + 1), HOST (127.0.0.1), DATA_DIR (.data), BOOTSTRAP_API_KEY, and any handler
- * setting listed in PASSED_SETTINGS from the environment.
+ * `npm start`: both regions on localhost over embedded stand-ins, configured by the environment
+ * and a `.env` file in the working directory (the environment wins). Every setting, local mode's
+ * own and the handlers', is in docs/configuration.md (generated from lib/local/settings.ts and
+ * functions/platform/env.ts).
  */
-const PASSED_SETTINGS = [
-  'DNS_SERVERS',
-  'SANDBOX_DOMAIN',
-  'TRACKING_CNAME_TARGET',
-  'CERTIFICATE_POLL_SECONDS',
-  'CERTIFICATE_DEADLINE_SECONDS',
-  'MAX_MESSAGE_TTL',
-  'EVENT_TTL_DAYS',
-  'TAG_LIMIT_ACCOUNT',
-  'TAG_LIMIT_DOMAIN',
-  'WEBHOOK_ALLOW_LOOPBACK_URLS',
-  'WEBHOOK_ALLOW_PRIVATE_URLS',
-  'WEBHOOK_RETRY_SCALE',
-  'CHROMIUM_PATH',
-  'PREVIEW_REAL_CLIENTS',
-  'EOA_API_URL',
-  'EOA_API_KEY',
-  'EOA_PASSWORD',
-  'PREVIEW_REAL_POLL_SECONDS',
-  'PREVIEW_INBOX_DOMAIN',
-  'WEBHOOK_TIMEOUT_MS',
-  'LOCAL_DEDICATED_IPS',
-  'BLOCKLIST_RESOLVERS',
-  'SPAMHAUS_DQS_KEY',
-  'BLOCKLIST_CHECK_INTERVAL',
-  'SPAM_TRAP_LIST',
-  'POSTMASTER_SERVICE_ACCOUNT_FILE',
-  'POSTMASTER_SERVICE_ACCOUNT_JSON',
-  'POSTMASTER_IMPERSONATE',
-  'POSTMASTER_API_URL',
-  'POSTMASTER_TOKEN_URL',
-  'POSTMASTER_FETCH_DAYS',
-  'SEED_INBOX_DOMAIN',
-  'PLACEMENT_POLL_SECONDS',
-  'PLACEMENT_DEADLINE_SECONDS',
-  'SPAMD_ADDRESS',
-  'RSPAMD_URL',
-  'SANDBOX_RECIPIENTS',
-  'MONTHLY_LIMIT_SHARDS',
-  // The reputation guard (docs/operations.md).
-  'REPUTATION_CHECK_INTERVAL',
-  'REPUTATION_WINDOW_HOURS',
-  'REPUTATION_MIN_VOLUME',
-  'REPUTATION_BOUNCE_WARNING_PERCENT',
-  'REPUTATION_BOUNCE_PAUSE_PERCENT',
-  'REPUTATION_COMPLAINT_WARNING_PERCENT',
-  'REPUTATION_COMPLAINT_PAUSE_PERCENT',
-] as const;
 
-async function main(): Promise<void> {
-  const port = Number(process.env.PORT ?? 3000);
-  const optionalPort = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
-  const platform = await startLocal({
-    port,
-    euPort: optionalPort('EU_PORT'),
-    trackingTlsPort: optionalPort('TRACKING_TLS_PORT'),
-    euTrackingTlsPort: optionalPort('EU_TRACKING_TLS_PORT'),
-    host: process.env.HOST,
-    smtpPort: process.env.SMTP_PORT ? Number(process.env.SMTP_PORT) : undefined,
-    smtpsPort: process.env.SMTPS_PORT ? Number(process.env.SMTPS_PORT) : undefined,
-    inboundSmtpPort: optionalPort('INBOUND_SMTP_PORT'),
-    dataDir: process.env.DATA_DIR ?? '.data',
-    bootstrapApiKey: process.env.BOOTSTRAP_API_KEY || undefined,
-    env: Object.fromEntries(PASSED_SETTINGS.map((name) => [name, process.env[name]])),
-  });
+/** What the sandbox domains may send to, in words, and where that rule comes from. */
+function sandboxRule(platform: LocalPlatform, setByOperator: boolean): string {
+  const origin = setByOperator ? '' : ", local mode's default";
+  return platform.us.env.SANDBOX_RECIPIENTS === 'any'
+    ? `they send to anyone (SANDBOX_RECIPIENTS=any${origin}: nothing leaves this machine; set it to authorized for Mailgun's rule)`
+    : "they send only to the account's activated authorized recipients, as Mailgun's do (SANDBOX_RECIPIENTS=authorized; add them with POST /v5/sandbox/auth_recipients)";
+}
+
+function banner(platform: LocalPlatform, fromDotEnv: Set<string>, sandboxRuleSet: boolean): string {
+  const { us, eu } = platform;
   const lines = [
     'Mailplane is running (local mode).',
-    `  US API: ${platform.us.url}`,
-    `  EU API: ${platform.eu.url}`,
-    `  US SMTP: ${platform.us.smtp.host}:${platform.us.smtp.port} (STARTTLS), ${platform.us.smtp.host}:${platform.us.smtp.securePort} (TLS)`,
-    `  EU SMTP: ${platform.eu.smtp.host}:${platform.eu.smtp.port} (STARTTLS), ${platform.eu.smtp.host}:${platform.eu.smtp.securePort} (TLS)`,
-    `  Inbound mail (SES receiving stand-in, any domain of the region): US ${platform.us.inboundSmtp.host}:${platform.us.inboundSmtp.port}, EU ${platform.eu.inboundSmtp.host}:${platform.eu.inboundSmtp.port}`,
+    `  Web console: ${us.url}/ (US), ${eu.url}/ (EU); sign in with the admin key below`,
+    `  US API: ${us.url}`,
+    `  EU API: ${eu.url}`,
     `  Admin API key: ${platform.adminKey}${platform.adminKeyGenerated ? ' (generated and saved in the data dir)' : ''}`,
-    `  Tracking hosts over HTTPS (once their certificate is active): US port ${platform.us.trackingTlsPort}, EU port ${platform.eu.trackingTlsPort}`,
+    `  Sandbox domains: US ${us.sandboxDomain}, EU ${eu.sandboxDomain}; ${sandboxRule(platform, sandboxRuleSet)}`,
+    `  Delivered mail (the outbox; nothing leaves this machine): ${us.outboxDir}, ${eu.outboxDir} (one .eml per message), the console's Outbox page, and ${us.url}${OUTBOX_PATH} as JSON (with an API key)`,
+    `  US SMTP: ${us.smtp.host}:${us.smtp.port} (STARTTLS), ${us.smtp.host}:${us.smtp.securePort} (TLS)`,
+    `  EU SMTP: ${eu.smtp.host}:${eu.smtp.port} (STARTTLS), ${eu.smtp.host}:${eu.smtp.securePort} (TLS)`,
+    `  Inbound mail (SES receiving stand-in, any domain of the region): US ${us.inboundSmtp.host}:${us.inboundSmtp.port}, EU ${eu.inboundSmtp.host}:${eu.inboundSmtp.port}`,
+    `  Tracking hosts over HTTPS (once their certificate is active): US port ${us.trackingTlsPort}, EU port ${eu.trackingTlsPort}`,
     `  Local CA (trust it for the tracking HTTPS and SMTP listeners): ${platform.ca.certificatePath ?? '(in memory)'}`,
-    ...(platform.us.dns.file ? [`  DNS records you publish by hand (tracking CNAMEs, certificate validation): ${platform.us.dns.file}, ${platform.eu.dns.file}`] : []),
-    `  Try: curl -u api:${platform.adminKey} ${platform.us.url}/v4/domains`,
+    ...(us.dns.file ? [`  DNS records you publish by hand (tracking CNAMEs, certificate validation): ${us.dns.file}, ${eu.dns.file}`] : []),
+    `  Settings: the environment${fromDotEnv.size ? ` and ${DOT_ENV} (${fromDotEnv.size} read)` : ''}; every one is described in docs/configuration.md`,
+    `  Try: curl -u api:${platform.adminKey} ${us.url}/v4/domains`,
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  const fromDotEnv = loadDotEnv(process.cwd());
+  const options = readLocalSettings(process.env, fromDotEnv);
+  // Loaded once the settings hold: a mistyped value is reported before seconds of module loading.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose
+  const { startLocal } = require('../lib/local/platform') as { startLocal: typeof StartLocal };
+  // The web console, built when its sources are newer than the build (the first start of a clone).
+  buildConsoleIfStale();
+  const platform = await startLocal(options);
+  process.stdout.write(banner(platform, fromDotEnv, options.env?.SANDBOX_RECIPIENTS !== undefined));
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -102,6 +65,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`Failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  // A setting the operator got wrong is one line saying which and what it takes; anything else is a fault.
+  process.stderr.write(error instanceof SettingError ? `Cannot start: ${error.message}\n` : `Failed to start: ${(error as Error).stack ?? String(error)}\n`);
   process.exit(1);
 });

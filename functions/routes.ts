@@ -37,13 +37,14 @@ import { blocklistRoutes } from './optimize/blocklists/routes';
 import { postmasterRoutes } from './optimize/postmaster/routes';
 import { alertRoutes } from './optimize/alerts/routes';
 import { inboxRoutes } from './optimize/inbox/routes';
+import { openApiRoutes } from './openapi/routes';
 
 /**
  * The whole HTTP surface. CDK makes one API Gateway route per row, integrated with the area's
  * Lambda (`functions/<area>/handler.ts`); the local host routes with the same rows; the auth
  * matrix and malformed-input tests walk them.
  */
-export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes, ...listRoutes, ...mailRouteRoutes, ...linkRoutes, ...imageRoutes, ...accessibilityRoutes, ...analyzeRoutes, ...previewRoutes, ...subaccountRoutes, ...limitRoutes, ...allowlistRoutes, ...userRoutes, ...accountRoutes, ...ipRoutes, ...sandboxRoutes, ...dynamicPoolRoutes, ...managedDomainRoutes, ...dmarcRoutes, ...healthRoutes, ...blocklistRoutes, ...postmasterRoutes, ...alertRoutes, ...spamtrapRoutes, ...inboxRoutes];
+export const routes: readonly RouteSpec[] = [...keyRoutes, ...domainRoutes, ...dkimRoutes, ...credentialRoutes, ...messageRoutes, ...storageRoutes, ...eventRoutes, ...suppressionRoutes, ...templateRoutes, ...trackingRoutes, ...certificateRoutes, ...tagRoutes, ...logRoutes, ...analyticsRoutes, ...webhookRoutes, ...listRoutes, ...mailRouteRoutes, ...linkRoutes, ...imageRoutes, ...accessibilityRoutes, ...analyzeRoutes, ...previewRoutes, ...subaccountRoutes, ...limitRoutes, ...allowlistRoutes, ...userRoutes, ...accountRoutes, ...ipRoutes, ...sandboxRoutes, ...dynamicPoolRoutes, ...managedDomainRoutes, ...dmarcRoutes, ...healthRoutes, ...blocklistRoutes, ...postmasterRoutes, ...alertRoutes, ...spamtrapRoutes, ...inboxRoutes, ...openApiRoutes];
 
 /** The API areas, each one Lambda whose entry is `functions/<area>/handler.ts`. */
 export const areas: readonly string[] = [...new Set(routes.map((route) => route.area))];

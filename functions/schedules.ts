@@ -18,7 +18,7 @@ export interface PeriodicJob {
   product?: 'Optimization';
   /**
    * A setting (seconds) the job must keep up with: local mode runs it that often when that is more
-   * often than `everyMinutes`; on AWS the rule's rate is the floor (README says so).
+   * often than `everyMinutes`; on AWS the rule's rate is the floor (docs/optimization.md says so).
    */
   cadenceSetting?: 'BLOCKLIST_CHECK_INTERVAL' | 'REPUTATION_CHECK_INTERVAL';
   description: string;

@@ -23,7 +23,7 @@ export function esbuildOptionsOf(bundling: BundlingOptions): BuildOptions {
     bundle: true,
     platform: 'node',
     // CDK derives the target from the runtime when none is given; ours pins it.
-    target: bundling.target ?? 'node22',
+    target: bundling.target ?? 'node24',
     format: bundling.format as Format | undefined,
     minify: bundling.minify ?? false,
     // CDK's `--sourcemap` (mode default) is esbuild's "linked": index.js.map beside index.js.

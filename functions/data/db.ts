@@ -103,6 +103,11 @@ export const keys = {
   /** Found by the hash of its secret (authentication); listed per account on gsi1. */
   apiKey: (secretHash: string): Key => ({ pk: `APIKEY#${secretHash}`, sk: 'APIKEY' }),
   apiKeyIndex: (accountId: string, keyId = ''): IndexKey => ({ gsi1pk: `ACCT#${accountId}#APIKEYS`, gsi1sk: keyId }),
+  /**
+   * Recent failed sign-ins of one subject (an SMTP login, an API key id, a source address: `scope`
+   * says which), by the hash of its name: region-wide, as the caller is not known yet.
+   */
+  authFailures: (scope: string, subjectHash: string): Key => ({ pk: `AUTHFAIL#${scope}#${subjectHash}`, sk: 'FAILURES' }),
   domain: (accountId: string, name = ''): Key => ({ pk: `ACCT#${accountId}`, sk: `DOMAIN#${name}` }),
   /** Which account holds a domain name, region-wide. */
   domainClaim: (name: string): Key => ({ pk: `DOMAINNAME#${name}`, sk: 'CLAIM' }),
@@ -356,4 +361,12 @@ export interface CredentialItem {
   createdAt: string;
   /** When the password last changed. */
   updatedAt?: string;
+}
+
+/** A subject's recent failed sign-ins (functions/platform/auth-throttle.ts). */
+export interface AuthFailuresItem {
+  /** One member per failure counted: an attempt's nonce, or a fingerprint of the secret tried. */
+  failures?: Set<string>;
+  /** Epoch seconds: the window of the latest failure ends here, and the count with it. */
+  ttl: number;
 }

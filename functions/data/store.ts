@@ -373,6 +373,90 @@ export async function addToCounter(key: Key, attribute: string, delta: number, o
   }
 }
 
+/** What addToWindowSet did: the set's size after the addition, or, refused, when the full set expires. */
+export type WindowSetResult = { size: number } | { fullUntil: number };
+
+/** Rounds of addToWindowSet's update-or-replace before it gives up (each lost round is a concurrent writer winning). */
+const WINDOW_SET_ROUNDS = 4;
+
+/**
+ * Adds `member` to a string set whose item lives `windowSeconds` past its latest addition (each
+ * addition moves the item's `ttl` on); a set past its ttl counts as empty and starts afresh. With
+ * `below`, only while the live set holds fewer members: a strict bound however many callers race,
+ * since each addition is one conditional write. Adding a member already there counts it once.
+ * dynalite has no transactions: an update of the live item, else a put replacing an absent or
+ * expired one, else (another writer got there first) again.
+ */
+export async function addToWindowSet(
+  key: Key,
+  attribute: string,
+  member: string,
+  options: { windowSeconds: number; below?: number; now?: number },
+): Promise<WindowSetResult> {
+  const now = Math.floor((options.now ?? Date.now()) / 1000);
+  const ttl = now + options.windowSeconds;
+  const names = { '#s': attribute, '#ttl': TABLE_KEYS.ttl };
+  const room = options.below === undefined ? '' : ' AND (attribute_not_exists(#s) OR size(#s) < :below)';
+  for (let round = 0; round < WINDOW_SET_ROUNDS; round++) {
+    try {
+      const out = await documentClient().send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: key,
+          UpdateExpression: 'ADD #s :m SET #ttl = :ttl',
+          ConditionExpression: `attribute_exists(pk) AND #ttl > :now${room}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':m': new Set([member]), ':ttl': ttl, ':now': now, ...(options.below === undefined ? {} : { ':below': options.below }) },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return { size: (out.Attributes?.[attribute] as Set<string> | undefined)?.size ?? 1 };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    const current = (await documentClient().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))).Item;
+    const expires = current?.[TABLE_KEYS.ttl] as number | undefined;
+    if (current && expires !== undefined && expires > now) {
+      // Live, so the update failed for want of room (or the item changed between the two calls).
+      if (options.below !== undefined && ((current[attribute] as Set<string> | undefined)?.size ?? 0) >= options.below) return { fullUntil: expires };
+      continue;
+    }
+    try {
+      await documentClient().send(
+        new PutCommand({
+          TableName: table(),
+          Item: { ...key, [attribute]: new Set([member]), [TABLE_KEYS.ttl]: ttl },
+          ConditionExpression: 'attribute_not_exists(pk) OR #ttl <= :now',
+          ExpressionAttributeNames: { '#ttl': TABLE_KEYS.ttl },
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      );
+      return { size: 1 };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  throw new Error(`${key.pk} changed under every one of ${WINDOW_SET_ROUNDS} rounds`);
+}
+
+/** Takes `member` out of a string set (addToWindowSet's); nothing when the item or member is not there. */
+export async function removeFromSet(key: Key, attribute: string, member: string): Promise<void> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: 'DELETE #s :m',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#s': attribute },
+        ExpressionAttributeValues: { ':m': new Set([member]) },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
 /**
  * Moves an attribute of an existing item towards `value`: up with 'max', down with 'min'. A no-op
  * (false) when the item is absent or already further; one conditional write, safe to repeat.

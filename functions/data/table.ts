@@ -9,6 +9,7 @@
  * | the primary account of this region        | pk = SYSTEM#primary-account                            |
  * | an account by id                          | pk = ACCT#<account>, sk = ACCOUNT                      |
  * | authenticate a request (key by its hash)  | pk = APIKEY#<sha256>  (GetItem, strongly consistent)   |
+ * | recent failed sign-ins of a login/key/address | pk = AUTHFAIL#<scope>#<sha256 of the subject>     |
  * | list / find an account's keys             | gsi1pk = ACCT#<account>#APIKEYS, gsi1sk = <key id>     |
  * | a domain of an account                    | pk = ACCT#<account>, sk = DOMAIN#<name>                |
  * | an account's domains, in name order       | pk = ACCT#<account>, sk begins_with DOMAIN#            |
@@ -33,8 +34,9 @@
  * | blocklist subjects (region-wide / account) | pk = SYSTEM#blocklist-subjects, sk begins_with <account>#<kind># |
  * | checks confirming subjects as they were   | pk = SYSTEM#blocklist-confirmations, sk begins_with <account>#<kind># |
  *
- * The two region-wide lookups (a key by its hash, a domain name's owner) are index items by
- * nature: the caller does not know the account yet. Everything else starts with the account id.
+ * The region-wide lookups (a key by its hash, a domain name's owner, failed sign-ins) are index
+ * items by nature: the caller does not know the account yet. Everything else starts with the
+ * account id.
  */
 export const TABLE_KEYS = {
   partitionKey: 'pk',

@@ -7,7 +7,7 @@ import { dnsRecordsJson } from '../domains/present';
 import { atom, dkimKeyBits, domainName } from '../domains/schemas';
 import { BadRequest, NotFound } from '../platform/errors';
 import { absoluteUrl } from '../platform/http/paging';
-import { flag, integer, text } from '../platform/http/params';
+import { boundedText, flag, integer, MAX_LENGTH, text } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { setDkimAuthority, setDkimSelector } from './authority';
 import { activateKey, deactivateKey } from './key-states';
@@ -31,8 +31,15 @@ function keyJson(key: DkimKeyItem, check: DnsCheck | undefined = key.dnsCheck, u
   };
 }
 
-const pemOf = (input: { pem?: string }, files: Array<{ field: string; content: Buffer }>) =>
-  input.pem ?? files.find((f) => f.field === 'pem')?.content.toString('utf8');
+/** A PKCS #1 PEM of a 4096-bit RSA key is about 3.3 KB; the key's item keeps it (sealed). */
+const MAX_PEM_LENGTH = 8 * 1024;
+
+function pemOf(input: { pem?: string }, files: Array<{ field: string; content: Buffer }>): string | undefined {
+  if (input.pem !== undefined) return input.pem;
+  const file = files.find((f) => f.field === 'pem');
+  if (file && file.content.length > MAX_PEM_LENGTH) throw new BadRequest(`Invalid parameter 'pem': must be at most ${MAX_PEM_LENGTH} characters`);
+  return file?.content.toString('utf8');
+}
 
 export const handler = areaHandler(dkimRoutes, {
   listKeys: operation(
@@ -63,7 +70,7 @@ export const handler = areaHandler(dkimRoutes, {
       signing_domain: domainName(),
       selector: selector(),
       bits: dkimKeyBits().optional(),
-      pem: text().optional(),
+      pem: boundedText(MAX_PEM_LENGTH).optional(),
     }),
     async (req, input) => {
       await requireDomain(req.accountId, input.signing_domain);
@@ -115,7 +122,7 @@ export const handler = areaHandler(dkimRoutes, {
     return { message: 'DKIM selector changed' };
   }),
 
-  setRotation: operation(() => z.object({ name: z.string(), rotation_enabled: flag(), rotation_interval: text().optional() }), async (req, input) => {
+  setRotation: operation(() => z.object({ name: z.string(), rotation_enabled: flag(), rotation_interval: boundedText(MAX_LENGTH.word).optional() }), async (req, input) => {
     const domain = await findDomain(req.accountId, input.name);
     if (!domain) throw new NotFound('domain not found').as('Description');
     let interval: number | undefined;

@@ -1,6 +1,6 @@
 import { byteLength, MAX_DOMAIN_NAME_BYTES } from '../data/key-limits';
 import { keys, type DkimKeyItem, type DomainClaimItem, type DomainItem } from '../data/db';
-import { deleteItem, getItem, putItem, queryAll, updateItem } from '../data/store';
+import { deleteItem, getItem, getItems, putItem, queryAll, updateItem } from '../data/store';
 import { NotFound } from '../platform/errors';
 
 export async function findDomain(accountId: string, name: string): Promise<DomainItem | undefined> {
@@ -36,6 +36,14 @@ export async function removeDomainItem(domain: Pick<DomainItem, 'accountId' | 'n
 export async function claimName(name: string, accountId: string): Promise<boolean> {
   const claim: DomainClaimItem = { name, accountId };
   return putItem(keys.domainClaim(name), claim, { ifAbsent: true });
+}
+
+/** Which account holds each of these names region-wide, for those any account holds. */
+export async function nameHolders(names: readonly string[]): Promise<Map<string, string>> {
+  const usable = names.filter((name) => byteLength(name) <= MAX_DOMAIN_NAME_BYTES);
+  if (!usable.length) return new Map();
+  const claims = await getItems<DomainClaimItem>(usable.map((name) => keys.domainClaim(name)), { consistent: true });
+  return new Map(claims.map((claim) => [claim.name, claim.accountId]));
 }
 
 export async function releaseName(name: string): Promise<void> {

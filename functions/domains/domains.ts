@@ -54,7 +54,7 @@ export interface NewDomain extends DomainSettings {
 export function resolveMailfromHost(domain: string, value: string): string {
   const host = value.toLowerCase().replace(/\.$/, '');
   const full = host.endsWith(`.${domain}`) ? host : `${host}.${domain}`;
-  if (full === domain || !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(full)) throw new BadRequest('mailfrom_host must be a subdomain of the domain');
+  if (full === domain || full.length > 253 || !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(full)) throw new BadRequest('mailfrom_host must be a subdomain of the domain');
   return full;
 }
 
@@ -100,10 +100,20 @@ async function rollback(steps: Array<() => Promise<unknown>>): Promise<void> {
   for (const step of steps.reverse()) await step().catch(() => undefined);
 }
 
+function isPublicSuffix(name: string): boolean {
+  // Loaded here, not with the module: only adding a domain needs the public suffix list (170 KB).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose
+  const { getDomain } = require('tldts') as typeof import('tldts');
+  return getDomain(name, { allowPrivateDomains: true }) === null;
+}
+
 export async function createDomain(accountId: string, spec: NewDomain): Promise<DomainItem> {
   const name = spec.name;
   const { SANDBOX_DOMAIN } = env();
   if (name === SANDBOX_DOMAIN || name.endsWith(`.${SANDBOX_DOMAIN}`)) throw new BadRequest(`Domains under ${SANDBOX_DOMAIN} are reserved for sandboxes`);
+  // A public suffix (co.uk) is nobody's: holding it would bar every other account from sending
+  // as any domain under it (functions/messages/sender-domains.ts).
+  if (isPublicSuffix(name)) throw new BadRequest(`${name} is a public suffix, not a domain that can be registered`);
   checkMessageTtl(spec.messageTtl);
   const webPrefix = spec.webPrefix ?? DEFAULT_WEB_PREFIX;
   checkWebScheme(spec.webScheme, name, webPrefix);

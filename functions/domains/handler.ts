@@ -1,6 +1,6 @@
 import { z } from 'zod/v3';
 import { BadRequest, NotFound } from '../platform/errors';
-import { flag, text } from '../platform/http/params';
+import { boundedText, flag, MAX_LENGTH } from '../platform/http/params';
 import { trackingJson, trackingOf } from '../tracking/settings';
 import { areaHandler, operation, shadowedParam, type ApiRequest } from '../platform/http/pipeline';
 import { assignDomain, domainIps, poolAssignment, replacementOf, requireAccountIp, poolParameter, type DomainAssignment } from '../sending-ips/ip-pools';
@@ -186,7 +186,7 @@ export const handler = areaHandler(domainRoutes, {
     return { items: ips, total_count: ips.length };
   }),
 
-  addDomainIp: operation(() => z.object({ name: z.string(), ip: text().optional(), pool_id: text().optional() }), async (req, input) => {
+  addDomainIp: operation(() => z.object({ name: z.string(), ip: boundedText(MAX_LENGTH.ip).optional(), pool_id: boundedText(MAX_LENGTH.reference).optional() }), async (req, input) => {
     const domain = await requireDomain(req.accountId, input.name);
     if (domain.type === 'sandbox') throw new BadRequest('A sandbox domain sends from shared IPs only');
     if (input.ip && input.pool_id) throw new BadRequest('Give either ip or pool_id, not both');

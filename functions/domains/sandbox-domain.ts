@@ -1,7 +1,7 @@
 import type { DomainItem } from '../data/db';
 import { env } from '../platform/env';
 import { objectId, randomHex } from '../platform/ids';
-import { claimName, saveNewDomain } from './domain-store';
+import { claimName, listDomainItems, saveNewDomain } from './domain-store';
 
 // Apart from domains.ts so that making an account (subaccounts, the primary account's bootstrap)
 // needs only this: the rest of the area (SES identities, DKIM keys, certificate release) stays out
@@ -44,4 +44,9 @@ export async function createSandboxDomain(accountId: string): Promise<DomainItem
   };
   await saveNewDomain(domain);
   return domain;
+}
+
+/** The account's sandbox domain: every account is made with one, and it cannot be deleted. */
+export async function sandboxDomainOf(accountId: string): Promise<DomainItem | undefined> {
+  return (await listDomainItems(accountId)).find((domain) => domain.type === 'sandbox');
 }

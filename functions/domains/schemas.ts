@@ -1,6 +1,8 @@
 import { z } from 'zod/v3';
+import { passwordProblem } from '../credentials/credentials';
 import { skipLimitInput } from '../platform/http/paging';
-import { flag, integer, list, oneOfValues, schema, text } from '../platform/http/params';
+import { atMost, boundedText, flag, integer, MAX_LENGTH, oneOfValues, schema, text } from '../platform/http/params';
+import { ipAddressList } from '../sending-ips/ip-records';
 import { DKIM_KEY_SIZES } from './dkim';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -28,8 +30,7 @@ const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
 
 const url = () =>
   text().pipe(
-    z
-      .string()
+    atMost(MAX_LENGTH.url)
       .url({ message: 'must be an http(s) URL' })
       .refine((v) => /^https?:\/\//i.test(v), { message: 'must be an http(s) URL' }),
   );
@@ -42,8 +43,9 @@ const MAX_FOOTER_LENGTH = 16 * 1024;
 export const footer = () => text().refine((v) => v.length <= MAX_FOOTER_LENGTH, { message: `must be at most ${MAX_FOOTER_LENGTH} characters` });
 
 const settings = () => ({
+  // The postmaster's SMTP password: the same rule as any other login's.
   smtp_password: text()
-    .refine((p) => p.length >= 5 && p.length <= 32, { message: 'Password is too short or too long. It must be between 5 and 32 characters.' })
+    .refine((p) => !passwordProblem(p), (p) => ({ message: passwordProblem(p) }))
     .optional(),
   spam_action: oneOf(['disabled', 'tag', 'block']).optional(),
   wildcard: flag().optional(),
@@ -55,7 +57,7 @@ const settings = () => ({
   encrypt_incoming_message: flag().optional(),
   archive_to: url().optional(),
   message_ttl: integer().optional(),
-  mailfrom_host: text().optional(),
+  mailfrom_host: boundedText(MAX_LENGTH.host).optional(),
 });
 
 export const createDomainInput = schema(() => z.object({
@@ -66,8 +68,8 @@ export const createDomainInput = schema(() => z.object({
   dkim_host_name: domainName().optional(),
   force_dkim_authority: flag().optional(),
   force_root_dkim_host: flag().optional(),
-  ips: list().optional(),
-  pool_id: text().optional(),
+  ips: ipAddressList().optional(),
+  pool_id: boundedText(MAX_LENGTH.reference).optional(),
 }));
 
 export const updateDomainInput = schema(() => z.object({ name: z.string(), ...settings() }));

@@ -5,6 +5,7 @@ import { TABLE_KEYS } from '../data/table';
 import { newEvent, recordEvent } from '../events/event-store';
 import { acceptMessage, sendingDomain } from '../messages/accept';
 import { findMessage, hasHeader, loadMime, withHeader, withMessageId, type MessageRecord } from '../messages/message-store';
+import { withoutFields } from '../messages/mime-headers';
 import { storedMessageUrl } from '../messages/storage-url';
 import { env } from '../platform/env';
 import { messageId as newMessageId } from '../platform/ids';
@@ -102,7 +103,9 @@ async function forwardToAddress(job: ActionJob, record: MessageRecord, mime: Buf
   // SES sends only From addresses of verified identities: the forward comes from the receiving
   // domain's postmaster in the original sender's name, and replies still reach that sender.
   const from = `"${record.from.replace(/["\\\r\n]/g, '')} via ${domain.name}" <postmaster@${domain.name}>`;
-  let forwarded = withHeader(withMessageId(mime, messageId), 'From', from);
+  // The receiving domain is the author now: the original's Sender and Return-Path (which SES
+  // would take as identities to send as) go with its From.
+  let forwarded = withHeader(withMessageId(withoutFields(mime, (name) => name === 'sender' || name === 'return-path'), messageId), 'From', from);
   if (!hasHeader(mime, 'Reply-To')) forwarded = withHeader(forwarded, 'Reply-To', record.from);
   await acceptMessage(
     { ...record, storageKey: stableId('forward', job.deliveryId).slice(0, 24), messageId, from, recipients: [job.target.toLowerCase()], method: undefined, inbound: undefined, testMode: false, deliverAt: undefined },

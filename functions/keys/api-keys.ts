@@ -26,10 +26,15 @@ function newSecret(): { secret: string; keyId: string } {
   return { secret: `${randomHex(16)}-${keyId}`, keyId };
 }
 
+/** The key id a secret of Mailgun's shape names (its last two groups), right secret or not. */
+export function namedKeyId(secret: string): string | undefined {
+  return /-([0-9a-f]{8}-[0-9a-f]{8})$/.exec(secret)?.[1];
+}
+
 /** The id shown for a secret chosen by an operator (BOOTSTRAP_API_KEY), which may have any shape. */
 export function keyIdForSecret(secret: string): string {
-  const match = /-([0-9a-f]{8}-[0-9a-f]{8})$/.exec(secret);
-  if (match) return match[1]!;
+  const named = namedKeyId(secret);
+  if (named) return named;
   const digest = createHash('sha256').update(`key-id:${secret}`).digest('hex');
   return `${digest.slice(0, 8)}-${digest.slice(8, 16)}`;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod/v3';
 import { requireDomain } from '../domains/domain-store';
 import { keyKinds, roles } from '../platform/access';
 import { BadRequest, NotFound } from '../platform/errors';
-import { flag, integer, oneOfValues, schema, text } from '../platform/http/params';
+import { boundedText, flag, integer, MAX_LENGTH, oneOfValues, schema } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { deleteKey, findKey, issueKey, keyJson, listKeys, WEB_KEY_MAX_SECONDS } from './api-keys';
 import { keyRoutes } from './routes';
@@ -13,22 +13,21 @@ const kindParam = () => z.preprocess(
   oneOfValues(keyKinds, 'expected `kind` param to be one of [domain user web] or absent'),
 );
 
-/** Free text stored on the key: bounded, so no request can make the item outgrow DynamoDB's 400 KB. */
-const MAX_TEXT_LENGTH = 1024;
-const note = () => text().refine((v) => v.length <= MAX_TEXT_LENGTH, { message: `must be at most ${MAX_TEXT_LENGTH} characters` });
+/** Free text stored on the key (its description, the user it is for). */
+const note = () => boundedText(MAX_LENGTH.description);
 /** Ten years: a key meant to outlive that is better created without an expiration. */
 const MAX_EXPIRATION_SECONDS = 10 * 365 * 86_400;
 
 const listInput = schema(() => z.object({
   kind: kindParam().optional(),
-  domain_name: text().optional(),
+  domain_name: boundedText(MAX_LENGTH.host).optional(),
 }));
 
 const createInput = schema(() => z.object({
   role: z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v), oneOfValues(roles)),
   kind: kindParam().default('user'),
   description: note().optional(),
-  domain_name: text().optional(),
+  domain_name: boundedText(MAX_LENGTH.host).optional(),
   expiration: integer()
     .refine((n) => n > 0, 'must be greater than 0')
     .refine((n) => n <= MAX_EXPIRATION_SECONDS, `must be at most ${MAX_EXPIRATION_SECONDS} seconds (ten years)`)

@@ -1,13 +1,13 @@
 import { z } from 'zod/v3';
 import { keyPart, pivotPageInput, skipLimitInput } from '../platform/http/paging';
-import { flag, schema, text } from '../platform/http/params';
+import { atMost, boundedDocument, boundedText, flag, MAX_LENGTH, schema } from '../platform/http/params';
 import { emailAddress } from '../suppressions/schemas';
 
 /** Lists and members are keyed by address, lower-cased (path parameters arrive percent-decoded). */
 const lowered = () => z.string().transform((value) => value.trim().toLowerCase());
 
 /** A list's or member's `name`, `description`: free text, bounded so an item stays small. */
-const label = (max: number) => z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v), z.string().max(max, { message: `must be at most ${max} characters` }));
+const label = (max: number) => z.preprocess((v) => (Array.isArray(v) ? v.at(-1) : v), atMost(max));
 
 /**
  * `vars`: a JSON object, sent as a JSON string by every SDK (mailgun.js stringifies it) or as an
@@ -23,19 +23,19 @@ export const memberVars = () =>
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be a JSON object' });
       return z.NEVER;
     }
-  }, z.record(z.unknown(), { invalid_type_error: 'must be a JSON object' }));
+  }, boundedDocument(z.record(z.unknown(), { invalid_type_error: 'must be a JSON object' })));
 
 /** access_level and reply_preference are checked by the rules (lists.ts), which word the refusal as Mailgun does. */
 const listFields = () => ({
-  name: label(256).optional(),
-  description: label(1024).optional(),
-  access_level: text().optional(),
-  reply_preference: text().optional(),
+  name: label(MAX_LENGTH.name).optional(),
+  description: label(MAX_LENGTH.description).optional(),
+  access_level: boundedText(MAX_LENGTH.word).optional(),
+  reply_preference: boundedText(MAX_LENGTH.word).optional(),
 });
 
-export const createListInput = schema(() => z.object({ address: text(), ...listFields() }));
+export const createListInput = schema(() => z.object({ address: boundedText(MAX_LENGTH.address), ...listFields() }));
 
-export const updateListInput = schema(() => z.object({ list: lowered(), address: text().optional(), ...listFields() }));
+export const updateListInput = schema(() => z.object({ list: lowered(), address: boundedText(MAX_LENGTH.address).optional(), ...listFields() }));
 
 export const listPath = schema(() => z.object({ list: lowered() }));
 
@@ -51,7 +51,7 @@ export const membersInput = schema(() =>
   z.object({ list: lowered(), address: keyPart().transform((v) => v.trim().toLowerCase()).optional(), subscribed: flag().optional(), ...skipLimitInput(100, 100) }),
 );
 
-const memberFields = () => ({ name: label(256).optional(), vars: memberVars().optional(), subscribed: flag().optional() });
+const memberFields = () => ({ name: label(MAX_LENGTH.name).optional(), vars: memberVars().optional(), subscribed: flag().optional() });
 
 export const createMemberInput = schema(() => z.object({ list: lowered(), address: emailAddress(), upsert: flag().default(false), ...memberFields() }));
 
@@ -61,7 +61,7 @@ export const updateMemberInput = schema(() => z.object({ list: lowered(), member
 export const bulkEntry = schema(() =>
   z.preprocess(
     (value) => (typeof value === 'string' ? { address: value } : value),
-    z.object({ address: emailAddress(), name: label(256).optional(), vars: memberVars().optional(), subscribed: flag().optional() }, { invalid_type_error: 'must be an address or a member object' }),
+    z.object({ address: emailAddress(), name: label(MAX_LENGTH.name).optional(), vars: memberVars().optional(), subscribed: flag().optional() }, { invalid_type_error: 'must be an address or a member object' }),
   ),
 );
 

@@ -1,7 +1,7 @@
 import { z } from 'zod/v3';
 import { durationBefore, parseDateInput } from '../platform/dates';
 import { BadRequest } from '../platform/errors';
-import { flag, integer, list, oneOfValues, schema, text } from '../platform/http/params';
+import { boundedList, boundedText, flag, integer, MAX_LENGTH, oneOfValues, schema, text } from '../platform/http/params';
 import { filterInput } from './filter';
 
 /** The OpenAPI's ceiling on a logs page. */
@@ -10,13 +10,15 @@ const DEFAULT_LIMIT = 10;
 const DAY_MS = 86_400_000;
 
 const SORTS = ['timestamp:asc', 'timestamp:desc'] as const;
+/** More event names than there are event types, each named once. */
+const MAX_EVENT_NAMES = 100;
 
 export const logsInput = schema(() => z.object({
-  start: text().optional(),
-  end: text().optional(),
-  duration: text().optional(),
-  events: list().optional(),
-  metric_events: list().optional(),
+  start: boundedText(MAX_LENGTH.word).optional(),
+  end: boundedText(MAX_LENGTH.word).optional(),
+  duration: boundedText(MAX_LENGTH.word).optional(),
+  events: boundedList(MAX_LENGTH.word, MAX_EVENT_NAMES).optional(),
+  metric_events: boundedList(MAX_LENGTH.word, MAX_EVENT_NAMES).optional(),
   filter: filterInput().optional(),
   include_subaccounts: flag().default(false),
   include_totals: flag().default(false),
@@ -27,7 +29,7 @@ export const logsInput = schema(() => z.object({
         .transform((value) => (value.includes(':') ? value : `${value}:asc`))
         .pipe(oneOfValues(SORTS, `must be one of ${SORTS.join(', ')}`))
         .optional(),
-      token: text().optional(),
+      token: boundedText(MAX_LENGTH.token).optional(),
       limit: integer()
         .refine((n) => n >= 1 && n <= MAX_LIMIT, { message: `must be between 1 and ${MAX_LIMIT}` })
         .default(DEFAULT_LIMIT),

@@ -11,6 +11,7 @@ import { logger } from '../platform/logger';
 import { messageEventFields, type MessageRecord, newStorageKey, storeMime, storeRecord } from './message-store';
 import { MAX_RECIPIENTS, parseMailboxes, type Mailbox } from './recipients';
 import type { SendParams } from './send-params';
+import { assertOwnSender } from './sender-domains';
 
 /** What the send worker receives for one accepted message. */
 export interface SendJob {
@@ -135,6 +136,9 @@ export async function acceptMessage(record: Omit<MessageRecord, 'size' | 'create
   const dueAt = deliverAt ? Date.parse(deliverAt) : now;
   const full: MessageRecord = { ...record, deliverAt, size: mime.length, createdAt: new Date(now).toISOString(), ttl: Math.ceil(dueAt / 1000) + domain.messageTtl };
   checkRecordable(full);
+  // Every path that builds mail (the API, SMTP, lists, forwards, resends, the platform's own
+  // mail) comes through here, so none can send as another account's domain.
+  await assertOwnSender(full.accountId, domain.name, mime);
   // Nothing is recorded yet if this fails: the caller's 500 is the whole story.
   await storeMime(full, mime);
   await settleOnFailure(full, 'The message could not be recorded', () =>

@@ -1,7 +1,7 @@
 import { sendingChoiceOf } from '../sending-ips/sending-options';
 import { z } from 'zod/v3';
 import { patchDomain, requireDomain } from '../domains/domain-store';
-import { BadRequest } from '../platform/errors';
+import { BadRequest, Forbidden } from '../platform/errors';
 import { messageId as newMessageId } from '../platform/ids';
 import { schema } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
@@ -17,6 +17,7 @@ import { parseMailboxes } from './recipients';
 import { messageRoutes } from './routes';
 import { readSendParams } from './send-params';
 import { acceptMime } from './mime-submission';
+import { foreignSenderDomain, foreignSenderMessage, SENDER_FIELDS } from './sender-domains';
 
 const QUEUED = 'Queued. Thank you.';
 const domainPath = schema(() => z.object({ domain: z.string() }).passthrough());
@@ -43,6 +44,10 @@ export const handler = areaHandler(messageRoutes, {
     const sender = content.from ?? `postmaster@${domain.name}`;
     const from = parseMailboxes('from', [sender]);
     if (from.length !== 1) throw new BadRequest("'from' parameter must be exactly one address");
+    // Before anything is counted or queued: a list post is accepted before its copies are.
+    const authors = [sender, ...params.headers.filter(([name]) => SENDER_FIELDS.includes(name.toLowerCase() as never)).map(([, value]) => value)];
+    const foreign = await foreignSenderDomain(req.accountId, authors, [domain.name]);
+    if (foreign) throw new Forbidden(foreignSenderMessage(foreign));
     const batch = parseRecipientVariables(req.params['recipient-variables']);
     if (batch && (recipients.cc.length || params.bcc.length)) throw new BadRequest("'cc' and 'bcc' cannot be combined with 'recipient-variables'");
     // A list address among the recipients makes the message a list post (functions/lists/post.ts).

@@ -28,17 +28,55 @@ export function decodeWords(value: string): string {
     });
 }
 
-export function mimeHeaders(mime: Buffer): MimeHeaders {
+/** The header block's fields, unfolded, in order: name (lower case) and raw value. */
+function headerFields(mime: Buffer): Array<[name: string, value: string]> {
   const text = mime.subarray(0, Math.min(mime.length, 256 * 1024)).toString('latin1');
   const end = text.search(/\r?\n\r?\n/);
   const block = (end < 0 ? text : text.slice(0, end)).replace(/\r?\n[ \t]+/g, ' ');
-  const fields = new Map<string, string>();
+  const fields: Array<[string, string]> = [];
   for (const line of block.split(/\r?\n/)) {
     const colon = line.indexOf(':');
-    if (colon <= 0) continue;
-    const name = line.slice(0, colon).trim().toLowerCase();
-    // Header bytes are mostly ASCII; re-read raw 8-bit values as UTF-8, as mail clients do.
-    if (!fields.has(name)) fields.set(name, decodeWords(Buffer.from(line.slice(colon + 1).trim(), 'latin1').toString('utf8')));
+    if (colon > 0) fields.push([line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()]);
   }
+  return fields;
+}
+
+// Header bytes are mostly ASCII; re-read raw 8-bit values as UTF-8, as mail clients do.
+const decodedValue = (raw: string) => decodeWords(Buffer.from(raw, 'latin1').toString('utf8'));
+
+export function mimeHeaders(mime: Buffer): MimeHeaders {
+  const fields = new Map<string, string>();
+  for (const [name, raw] of headerFields(mime)) if (!fields.has(name)) fields.set(name, decodedValue(raw));
   return { messageId: fields.get('message-id') || undefined, from: fields.get('from') ?? '', to: fields.get('to') ?? '', subject: fields.get('subject') ?? '' };
+}
+
+/** Every value of the named fields as written (unfolded): a message may carry a field twice. */
+export function allHeaderValues(mime: Buffer, names: readonly string[]): string[] {
+  return headerFields(mime).flatMap(([name, raw]) => (names.includes(name) ? [raw] : []));
+}
+
+/**
+ * The message without the top-level header fields `drop` picks (with their folded lines), byte
+ * for byte otherwise; the same Buffer when none is there.
+ */
+export function withoutFields(mime: Buffer, drop: (name: string) => boolean): Buffer {
+  const text = mime.toString('latin1');
+  const end = text.search(/\r?\n\r?\n/);
+  const head = end < 0 ? text : text.slice(0, end);
+  const lines = head.split(/(?<=\n)/);
+  const kept: string[] = [];
+  let dropping = false;
+  for (const line of lines) {
+    const continued = /^[ \t]/.test(line);
+    if (!continued) {
+      const colon = line.indexOf(':');
+      dropping = colon > 0 && drop(line.slice(0, colon).trim().toLowerCase());
+    }
+    if (!dropping) kept.push(line);
+  }
+  if (kept.length === lines.length) return mime;
+  let rebuilt = kept.join('');
+  // The last field of the block ends without its line break (the blank line's belongs to it).
+  if (end >= 0 && lines.length && !lines[lines.length - 1]!.endsWith('\n') && rebuilt.endsWith('\n')) rebuilt = rebuilt.replace(/\r?\n$/, '');
+  return Buffer.from(rebuilt + (end < 0 ? '' : text.slice(end)), 'latin1');
 }

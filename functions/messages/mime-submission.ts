@@ -11,6 +11,7 @@ import { parseRecipientVariables } from './batch';
 import { recipientCopy, type CopyPlan } from './mime-copies';
 import { mimeHeaders } from './mime-headers';
 import { templatedMime } from './mime-template';
+import { assertOwnSender } from './sender-domains';
 import { newStorageKey } from './message-store';
 import type { Mailbox } from './recipients';
 import type { SendParams } from './send-params';
@@ -57,6 +58,8 @@ interface Copy {
 export async function acceptMime(submission: MimeSubmission): Promise<{ id: string }> {
   if (submission.mime.length > MAX_MIME_MESSAGE_BYTES) throw new PayloadTooLarge(`The message exceeds the maximum size of ${MAX_MIME_MESSAGE_BYTES} bytes`);
   const recipients = envelopeRecipients(submission.params);
+  // Before anything is counted or queued: a list post is accepted before its copies are.
+  await assertOwnSender(submission.accountId, submission.domain.name, submission.mime);
   // The custom monthly limit counts the request's recipients (a list address counts as one).
   return withinMonthlyLimit(submission.accountId, submission.domain.name, recipients.all.length, () => acceptRecipients(submission, recipients));
 }

@@ -88,7 +88,7 @@ export function readSendParams(params: Record<string, unknown>, files: UploadedF
   for (const name of NOT_YET) {
     if (present(params[name]) !== undefined) throw new BadRequest(`'${name}' is not available on this server yet`);
   }
-  // Checked so a typo is refused, though SES cannot honour them per message (README, "Not yet").
+  // Checked so a typo is refused, though SES cannot honour them per message (docs/sending.md, "Not yet").
   yesNo('o:dkim', params['o:dkim']);
   yesNo('o:skip-verification', params['o:skip-verification']);
   const tags = all(params['o:tag']).map((t) => t.trim()).filter(Boolean);

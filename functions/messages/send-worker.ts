@@ -14,6 +14,8 @@ import { env } from '../platform/env';
 import { logger } from '../platform/logger';
 import type { SendJob } from './accept';
 import { findMessage, loadMime, messageEventFields, type MessageRecord } from './message-store';
+import { allHeaderValues, withoutFields } from './mime-headers';
+import { foreignSenderDomain, foreignSenderMessage, SENDER_FIELDS } from './sender-domains';
 import { chunkReserveMs, CLAIM_GRACE_MS, SEND_WORKER_TIMEOUT_SECONDS, SES_REQUEST_TIMEOUT_MS } from './send-timing';
 
 /**
@@ -265,8 +267,16 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
     },
   );
   if (!sendable.length) return;
-  const mime = await loadMime(record);
-  if (!mime) throw new Error(`MIME of ${record.storageKey} is missing`);
+  const stored = await loadMime(record);
+  if (!stored) throw new Error(`MIME of ${record.storageKey} is missing`);
+  // Checked again here, the one door to SES, for mail accepted before the rule or by a path
+  // that missed it: SES signs with the key of whichever identity the From names.
+  const foreign = await foreignSenderDomain(record.accountId, allHeaderValues(stored, SENDER_FIELDS), [domain.name]);
+  if (foreign) {
+    await settle(record, sendable, (recipient) => failedEvent(record, recipient, foreignSenderMessage(foreign), job.attempt + 1));
+    return;
+  }
+  const mime = withoutSesHeaders(stored);
   const requireTls = record.requireTls ?? domain.requireTls;
   const sharedSet = configurationSetFor(requireTls);
   const addresses = await sendingAddressesOf(domain, record);
@@ -299,6 +309,12 @@ async function sendClaimed(job: SendJob, record: MessageRecord, recipients: stri
     i += chunk.length;
   }
 }
+
+/**
+ * SES reads X-SES-* fields of a raw message as instructions (configuration set, message tags,
+ * sending-authorization ARNs): the platform decides those, never the message's author.
+ */
+const withoutSesHeaders = (mime: Buffer) => withoutFields(mime, (name) => name.startsWith('x-ses-'));
 
 /** Mailgun's words for a sandbox message to an address that is not an authorized recipient. */
 const SANDBOX_REFUSAL = 'Sandbox subdomains are for test purposes only. Please add your own domain or add the address to authorized recipients in Account Settings.';

@@ -4,7 +4,8 @@ import { parseTrapList } from '../optimize/spamtraps/trap-list-syntax';
 
 // Variables of the same kind share one schema (zod schemas are immutable): every Lambda builds this
 // contract at cold start, and each zod object binds two dozen methods; built field by field, its 83
-// fields took 263 of them, shared 126 (about 1 ms less per cold start).
+// fields took 263 of them, shared 126 (about 1 ms less per cold start). The descriptions beside
+// them are plain strings, so they cost no zod objects.
 const optionalString = z.string().optional();
 const optionalNonEmpty = z.string().min(1).optional();
 const optionalUrl = z.string().url().optional();
@@ -17,265 +18,255 @@ const positiveInteger = z.coerce.number().int().min(1);
 const nonNegativeInteger = z.coerce.number().int().min(0);
 const percentage = z.coerce.number().positive().max(100);
 
+/** One setting of the handlers or a host: its schema, what it means, and who sets it. */
+export interface Setting<S extends z.ZodTypeAny = z.ZodTypeAny> {
+  schema: S;
+  /** What it does, for the operator: docs/configuration.md is generated from it (npm run docs:config). */
+  about: string;
+  /** Set by the host (CDK from the stack's resources, local mode from its stand-ins), not by the operator. */
+  wired?: true;
+  /** What it accepts, where the schema cannot say it (a check of its own). */
+  accepts?: string;
+  /** What applies when it is unset, where the schema has no default to say it. */
+  fallback?: string;
+}
+
+export function setting<S extends z.ZodTypeAny>(schema: S, about: string, more: Pick<Setting, 'accepts' | 'fallback'> = {}): Setting<S> {
+  return { schema, about, ...more };
+}
+
+function wired<S extends z.ZodTypeAny>(schema: S, about: string): Setting<S> {
+  return { schema, about, wired: true };
+}
+
+export type ShapeOf<T extends Record<string, Setting>> = { [K in keyof T]: T[K]['schema'] };
+
+export function shapeOf<T extends Record<string, Setting>>(settings: T): ShapeOf<T> {
+  return Object.fromEntries(Object.entries(settings).map(([name, entry]) => [name, entry.schema])) as ShapeOf<T>;
+}
+
 /**
- * The configuration contract between the hosts (CDK, local) and the handlers. CDK sets these as
- * Lambda environment variables; the local host runs each region's requests inside `withEnv` so two
- * regions can share one process with different tables and endpoints.
+ * The configuration contract between the hosts (CDK, local) and the handlers, one entry per
+ * variable. CDK sets these as Lambda environment variables; the local host runs each region's
+ * requests inside `withEnv` so two regions can share one process with different tables and
+ * endpoints, and passes the operator every entry that is not `wired` (lib/local/settings.ts).
  */
-export const platformEnvSchema = z.object({
-  /** The platform's own region label, used in ids and the `pod` field: us or eu. */
-  PLATFORM_REGION: z.enum(['us', 'eu']).default('us'),
-  AWS_REGION: z.string().min(1).default('us-east-1'),
-  TABLE_NAME: z.string().min(1),
-  /** Endpoint overrides: set only where a stand-in replaces the AWS service. */
-  DYNAMODB_ENDPOINT: optionalUrl,
-  SES_ENDPOINT: optionalUrl,
-  SECRETSMANAGER_ENDPOINT: optionalUrl,
-  /** S3 stand-in endpoint (path-style); unset on AWS. */
-  S3_ENDPOINT: optionalUrl,
-  /** SQS stand-in endpoint; unset on AWS, where queue URLs name their endpoint. */
-  SQS_ENDPOINT: optionalUrl,
-  /** Step Functions stand-in endpoint; unset on AWS. */
-  SFN_ENDPOINT: optionalUrl,
-  /** ACM and API Gateway (v2 management API) stand-in endpoints; unset on AWS. */
-  ACM_ENDPOINT: optionalUrl,
-  APIGATEWAY_ENDPOINT: optionalUrl,
-  /** Where accepted messages' MIME is stored. */
-  MESSAGES_BUCKET: z.string().min(1).default('messages'),
-  /** Inspection tests' inputs and results, and optimized images (lib/constructs/inspection.ts): kept 90 days. */
-  INSPECT_BUCKET: z.string().min(1).default('inspections'),
-  /** The send queue: one entry per accepted message, consumed by the send worker. */
-  SEND_QUEUE_URL: optionalUrl,
-  /** The scheduled-delivery state machine (lib/workflows/scheduled-delivery.asl.json): o:deliverytime waits there. */
-  SCHEDULE_STATE_MACHINE_ARN: optionalStateMachineArn,
-  /**
-   * The tracking-certificate state machine (lib/workflows/tracking-certificate.asl.json): POST and
-   * PUT /v2/x509/{host} start it to issue a certificate, deleting a domain starts it to release one.
-   */
-  CERTIFICATE_STATE_MACHINE_ARN: optionalStateMachineArn,
-  /** The HTTP API that serves tracking hosts over HTTPS: each certificate's custom domain name maps to it. */
-  TRACKING_API_ID: optionalNonEmpty,
-  /** How often the certificate workflow asks ACM whether it has issued the certificate. */
-  CERTIFICATE_POLL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
-  /** How long it waits for the validation record before the job ends in `error`: ACM's own 72 hours. */
-  CERTIFICATE_DEADLINE_SECONDS: positiveInteger.default(72 * 3600),
-  /**
-   * The ports tracking hosts are served on, written into tracking links when not the scheme's
-   * default (80, 443). Unset on AWS; local mode sets them to its API port and TRACKING_TLS_PORT.
-   */
-  TRACKING_HTTP_PORT: optionalPort,
-  TRACKING_HTTPS_PORT: optionalPort,
-  /** The SES configuration set whose event destination feeds the notifications queue. */
-  SES_CONFIGURATION_SET: optionalString,
-  /**
-   * Its twin with SES's TLS policy Require, for messages that must go over TLS (o:require-tls or
-   * the domain's require_tls): SES sets TLS per configuration set, not per message.
-   */
-  SES_TLS_CONFIGURATION_SET: optionalString,
-  /**
-   * The SNS topic SES publishes sending events to: the configuration sets the platform makes for
-   * each dedicated IP (functions/sending-ips) publish there too, as the stack's two sets do.
-   */
-  SES_EVENTS_TOPIC_ARN: optionalString,
-  /** First retry delay of a throttled send, doubling per attempt (at most 900 s, SQS's limit). */
-  SEND_RETRY_BASE_SECONDS: nonNegativeInteger.default(60),
-  /** This region's API base URL: tracking links use it until the domain's tracking CNAME is verified. */
-  PUBLIC_API_URL: optionalUrl,
-  /** How long events are kept, in days. */
-  EVENT_TTL_DAYS: z.coerce.number().int().positive().default(30),
-  /** Key that encrypts secrets at rest (DKIM private keys): given directly, or read from Secrets Manager. */
-  ENCRYPTION_KEY: optionalString,
-  ENCRYPTION_KEY_SECRET_ID: optionalString,
-  /** Comma-separated resolver addresses (`ip` or `ip:port`) for domain verification; system resolvers when unset. */
-  DNS_SERVERS: optionalString,
-  /**
-   * Whom a sandbox domain sends to: `authorized`, only the account's activated authorized
-   * recipients (/v5/sandbox/auth_recipients), as Mailgun's sandbox does; `any`, everyone.
-   */
-  SANDBOX_RECIPIENTS: z.enum(['authorized', 'any']).default('authorized'),
-  /**
-   * The domain DMARC aggregate reports are mailed to (`rua=mailto:<instance id>@<domain>`), received
-   * through the inbound path; unset, no rua address is handed out (reports can still be uploaded).
-   */
-  DMARC_REPORTS_DOMAIN: optionalNonEmpty,
-  /**
-   * Resolvers (`ip` or `ip:port`, comma-separated) blocklist lookups go through: your own recursive
-   * resolvers, since Spamhaus and URIBL refuse queries from shared ones. Unset, every list is `unknown`.
-   */
-  /**
-   * Inbox placement (functions/optimize/inbox): the domain seed lists' target addresses are on
-   * (`ibp-<id>@<domain>`), received through the inbound path; unset, seed lists cannot be created.
-   */
-  SEED_INBOX_DOMAIN: optionalNonEmpty,
-  /** The placement poll workflow (lib/workflows/placement-poll.asl.json): a copy reaching a target address starts it. */
-  PLACEMENT_STATE_MACHINE_ARN: optionalNonEmpty,
-  /** Seconds between two polls of a test's seed mailboxes. */
-  PLACEMENT_POLL_SECONDS: positiveInteger.default(180),
-  /** Seconds after the copy reached the target address by which copies not found are `missing`. */
-  PLACEMENT_DEADLINE_SECONDS: positiveInteger.default(3600),
-  /** SpamAssassin's spamd (`host:port`) scoring each test's content; unset (and no RSPAMD_URL), `spamassassin` is null. */
-  SPAMD_ADDRESS: z.string().regex(/^[^:\s]+:\d+$/, 'must be host:port').optional(),
-  /** rspamd's controller/normal worker base URL (`POST /checkv2`), used when SPAMD_ADDRESS is unset. */
-  RSPAMD_URL: optionalUrl,
-  BLOCKLIST_RESOLVERS: optionalString,
-  /** A Spamhaus Data Query Service key: ZEN and DBL are then asked at `<key>.<list>.dq.spamhaus.net`. */
-  SPAMHAUS_DQS_KEY: z.string().regex(/^[a-z0-9]{26}$/, 'a DQS key is 26 lower-case letters and digits').optional(),
-  /** Seconds between two checks of a monitored IP or domain (the first is right after it is added). */
-  BLOCKLIST_CHECK_INTERVAL: positiveInteger.default(3600),
-  /** The blocklist check workflow (lib/workflows/blocklist-check.asl.json): the sweep and new subjects start it. */
-  BLOCKLIST_STATE_MACHINE_ARN: optionalNonEmpty,
-  /**
-   * The alerts delivery queue: one message per (alert, setting), filled by raiseAlert
-   * (functions/optimize/alerts/raise.ts), consumed by functions/optimize/alerts/delivery-worker.ts.
-   */
-  ALERT_QUEUE_URL: optionalUrl,
-  /** Seconds during which a second alert for the same event, subject and list (a listing that came back) is not delivered again. */
-  ALERT_DEDUPE_WINDOW_SECONDS: nonNegativeInteger.default(3600),
-  /** Multiplies the alerts webhook retry schedule (1m, 5m, 15m, 30m, 1h, 2h, 4h); tests shrink it to seconds. */
-  ALERT_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
-  /**
-   * The domain alert emails are sent from (`alerts@<domain>`), through the sending pipeline of
-   * whichever account holds it in this region; unset, each account's alerts come from its own
-   * sandbox domain, which reaches only its authorized recipients unless SANDBOX_RECIPIENTS=any.
-   */
-  ALERTS_EMAIL_DOMAIN: optionalNonEmpty,
-  /** Slack's Web API (chat.postMessage, conversations.list/info, auth.revoke); tests point it at a loopback stand-in. */
-  SLACK_API_URL: z.string().url().default('https://slack.com/api'),
-  /**
-   * The operator's spam traps: `type:entry` separated by commas or new lines, `type` one of
-   * pristine, recycled, typo, harvested and `entry` an address or a domain (functions/optimize/spamtraps/trap-list.ts).
-   */
-  SPAM_TRAP_LIST: z
-    .string()
-    .superRefine((value, ctx) => {
-      try {
-        parseTrapList(value);
-      } catch (error) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
-      }
-    })
-    .optional(),
-  /**
-   * The reputation guard (functions/reputation): how often local mode runs it (seconds, when more
-   * often than its rule's 15 minutes: tests), over how many hours it judges (whole hours of the analytics
-   * counters), and from how many messages delivered or bounced in that window on.
-   */
-  REPUTATION_CHECK_INTERVAL: positiveInteger.default(900),
-  REPUTATION_WINDOW_HOURS: z.coerce.number().int().min(1).max(24 * 60).default(24),
-  REPUTATION_MIN_VOLUME: positiveInteger.default(1000),
-  /**
-   * Its levels, in percent of messages delivered or bounced: above a warning level an account is
-   * alerted; above a pause level a subaccount's sending is turned off. The bounce pause level is
-   * the region's own SES alarm level, so no one subaccount carries the SES account to review; the
-   * complaint pause level is SES's review level, so that one complaint in a thousand only warns.
-   */
-  REPUTATION_BOUNCE_WARNING_PERCENT: percentage.default(2),
-  REPUTATION_BOUNCE_PAUSE_PERCENT: percentage.default(4),
-  REPUTATION_COMPLAINT_WARNING_PERCENT: percentage.default(0.05),
-  REPUTATION_COMPLAINT_PAUSE_PERCENT: percentage.default(0.1),
-  /** Processed messages in 30 days below which no health score is given (Mailgun's: 10,000). */
-  HEALTH_SCORE_MIN_VOLUME: positiveInteger.default(1000),
-  /**
-   * Google Postmaster Tools (functions/optimize/postmaster): the service account whose JSON key
-   * the daily fetch signs in with. On AWS a Secrets Manager secret holding the key (only the
-   * fetch job may read it); in local mode the key inline or a path to its file. None set: the
-   * fetch does nothing and the routes answer empty data saying why.
-   */
-  POSTMASTER_CREDENTIALS_SECRET_ID: optionalNonEmpty,
-  POSTMASTER_SERVICE_ACCOUNT_JSON: optionalNonEmpty,
-  POSTMASTER_SERVICE_ACCOUNT_FILE: optionalNonEmpty,
-  /** A Google Workspace user the service account acts for (domain-wide delegation), when the domains were verified by that user. */
-  POSTMASTER_IMPERSONATE: z.string().email().optional(),
-  /** Postmaster Tools API v2's base URL (tests point it at a loopback stand-in). */
-  POSTMASTER_API_URL: z.string().url().default('https://gmailpostmastertools.googleapis.com'),
-  /** The OAuth 2.0 token endpoint; unset, the key's own `token_uri` (Google's). */
-  POSTMASTER_TOKEN_URL: optionalUrl,
-  /** How many past days each fetch asks for: Google's figures arrive a day or two late and can be revised. */
-  POSTMASTER_FETCH_DAYS: z.coerce.number().int().min(1).max(120).default(14),
-  /** Parent domain of every account's sandbox domain; verified once in SES, it covers all subdomains. */
-  SANDBOX_DOMAIN: z.string().min(1).default('sandbox.localhost'),
-  /** Where a domain's tracking CNAME (web_prefix.domain) must point: the API's host name. */
-  TRACKING_CNAME_TARGET: z.string().min(1).default('localhost'),
-  MAX_MESSAGE_TTL: z.coerce.number().int().positive().default(7 * 24 * 3600),
-  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
-  /** Distinct tags an account may have (Mailgun's default: 100,000); later new tags are not registered. */
-  TAG_LIMIT_ACCOUNT: nonNegativeInteger.default(100_000),
-  /** Distinct tags a domain may have (Mailgun's default: 20,000), for /v3/{domain}/tags. */
-  TAG_LIMIT_DOMAIN: nonNegativeInteger.default(20_000),
-  /**
-   * Inbound route actions (forward to a URL or an address, store notifications): one message per
-   * action, consumed by functions/inbound/action-worker.ts, retried on the webhook schedule.
-   */
-  INBOUND_ACTION_QUEUE_URL: optionalUrl,
-  /** The webhook delivery queue: one message per (event, URL), consumed by functions/webhooks/delivery-worker.ts. */
-  WEBHOOK_QUEUE_URL: optionalUrl,
-  /** The list queue: list-post expansion pages and bulk member uploads, consumed by functions/lists/expansion-worker.ts. */
-  LIST_QUEUE_URL: optionalUrl,
-  /** IP pool work done after the reply (moving a deleted pool's domains, an IP on or off every domain): functions/sending-ips/ip-jobs.ts. */
-  IP_JOB_QUEUE_URL: optionalUrl,
-  /** The inspection queue: one message per test run, consumed by functions/inspect/job-worker.ts. */
-  INSPECT_QUEUE_URL: optionalUrl,
-  /** The email preview workflow (lib/workflows/email-preview.asl.json): one execution renders a test's clients. */
-  PREVIEW_STATE_MACHINE_ARN: optionalNonEmpty,
-  /** The preview export workflow (lib/workflows/preview-export.asl.json): one execution zips a test's screenshots. */
-  PREVIEW_EXPORT_STATE_MACHINE_ARN: optionalNonEmpty,
-  /**
-   * The domain preview addresses are on (POST /v2/preview/address): mail received for it becomes
-   * preview tests. It must receive through the region's SES receipt rule (MX to SES, verified);
-   * unset, the address routes answer that previews by email are not configured.
-   */
-  PREVIEW_INBOX_DOMAIN: optionalNonEmpty,
-  /**
-   * The real-client preview tier (functions/inspect/preview/real-clients): `emailonacid` adds Email
-   * on Acid's clients to the catalog, screenshotted in real mail clients. Off unless set, and off
-   * while its credentials are missing.
-   */
-  PREVIEW_REAL_CLIENTS: z.enum(['emailonacid']).optional(),
-  EOA_API_URL: z.string().url().default('https://api.emailonacid.com/v5'),
-  /** Email on Acid's credentials: a Secrets Manager secret (JSON `apiKey`, `password`) on AWS ... */
-  EOA_CREDENTIALS_SECRET_ID: optionalNonEmpty,
-  /** ... or the operator's environment (local mode). */
-  EOA_API_KEY: optionalNonEmpty,
-  EOA_PASSWORD: optionalNonEmpty,
-  /** How often a render task asks the real-client service whether a client is done. */
-  PREVIEW_REAL_POLL_SECONDS: z.coerce.number().positive().max(60).default(10),
-  /**
-   * The Chromium that renders previews. Unset: the @sparticuz/chromium build that `npm ci` installs
-   * (Lambda, and x86-64 Linux in local mode); elsewhere Debian's /usr/bin/chromium or a Chrome.
-   */
-  CHROMIUM_PATH: optionalNonEmpty,
-  /**
-   * Let webhook URLs reach this machine's loopback (127.0.0.0/8, ::1), and accept names that do not
-   * resolve yet. Off on AWS (a URL must not turn the platform into a proxy into its own network:
-   * SSRF); local mode sets it so a receiver on 127.0.0.1 works. Private, link-local and cloud
-   * metadata addresses stay refused whatever it says (functions/webhooks/address-policy.ts).
-   * Unset, WEBHOOK_ALLOW_PRIVATE_URLS decides.
-   */
-  WEBHOOK_ALLOW_LOOPBACK_URLS: z
-    .enum(['true', 'false'])
-    .optional()
-    .transform((value) => (value === undefined ? undefined : value === 'true')),
-  /**
-   * The older name of WEBHOOK_ALLOW_LOOPBACK_URLS, kept so existing configurations still start. It
-   * once also opened private and link-local networks, metadata service included; it now means
-   * loopback only, the narrowing being the point.
-   */
-  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
-  /** How long a container reuses an account's monthly limit setting it read (the count itself is always exact); 0 reads every time. */
-  MONTHLY_LIMIT_CACHE_SECONDS: z.coerce.number().min(0).default(30),
-  /**
-   * Items a capped account's monthly count is spread over (functions/accounts/monthly-limit.ts):
-   * each takes about 1,000 writes a second on DynamoDB, so an account sending more than that
-   * against its limit needs more. Change it between months (docs/capacity.md).
-   */
-  MONTHLY_LIMIT_SHARDS: z.coerce.number().int().min(1).max(32).default(1),
-  /** How long a container reuses a webhook configuration it read (Mailgun: changes may take minutes); 0 reads every time. */
-  WEBHOOK_CONFIG_CACHE_SECONDS: z.coerce.number().min(0).default(60),
-  /** Multiplies Mailgun's retry schedule (10m ... 4h); tests shrink it to seconds. */
-  WEBHOOK_RETRY_SCALE: z.coerce.number().positive().max(1).default(1),
-  /** How long one webhook POST may take, connection to last byte, before it counts as failed. */
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
-});
+export const PLATFORM_SETTINGS = {
+  PLATFORM_REGION: wired(z.enum(['us', 'eu']).default('us'), "The platform's own region label, used in ids and the `pod` field."),
+  AWS_REGION: wired(z.string().min(1).default('us-east-1'), "The AWS region the handlers call (Lambda's own; local mode names the region it stands in for)."),
+  TABLE_NAME: wired(z.string().min(1), 'The DynamoDB table holding all data.'),
+  DYNAMODB_ENDPOINT: wired(optionalUrl, 'DynamoDB stand-in endpoint (local mode); unset on AWS.'),
+  SES_ENDPOINT: wired(optionalUrl, 'SES stand-in endpoint (local mode); unset on AWS.'),
+  SECRETSMANAGER_ENDPOINT: wired(optionalUrl, 'Secrets Manager stand-in endpoint; unset on AWS.'),
+  S3_ENDPOINT: wired(optionalUrl, 'S3 stand-in endpoint, path-style (local mode); unset on AWS.'),
+  SQS_ENDPOINT: wired(optionalUrl, 'SQS stand-in endpoint (local mode); unset on AWS, where queue URLs name their endpoint.'),
+  SFN_ENDPOINT: wired(optionalUrl, 'Step Functions stand-in endpoint (local mode); unset on AWS.'),
+  ACM_ENDPOINT: wired(optionalUrl, 'ACM stand-in endpoint (local mode); unset on AWS.'),
+  APIGATEWAY_ENDPOINT: wired(optionalUrl, 'API Gateway (v2 management API) stand-in endpoint (local mode); unset on AWS.'),
+  MESSAGES_BUCKET: wired(z.string().min(1).default('messages'), "The bucket holding accepted messages' MIME."),
+  INSPECT_BUCKET: wired(z.string().min(1).default('inspections'), "Inspection tests' inputs and results, and optimized images (kept 90 days)."),
+  SEND_QUEUE_URL: wired(optionalUrl, 'The send queue: one entry per accepted message, consumed by the send worker.'),
+  SCHEDULE_STATE_MACHINE_ARN: wired(optionalStateMachineArn, 'The scheduled-delivery state machine (lib/workflows/scheduled-delivery.asl.json): `o:deliverytime` waits there.'),
+  CERTIFICATE_STATE_MACHINE_ARN: wired(
+    optionalStateMachineArn,
+    'The tracking-certificate state machine (lib/workflows/tracking-certificate.asl.json): `POST`/`PUT /v2/x509/{host}` start it to issue a certificate, deleting a domain to release one.',
+  ),
+  TRACKING_API_ID: wired(optionalNonEmpty, "The HTTP API that serves tracking hosts over HTTPS: each certificate's custom domain name maps to it."),
+  CERTIFICATE_POLL_SECONDS: setting(z.coerce.number().int().min(1).max(3600).default(30), 'How often a certificate job asks ACM whether it has issued the certificate, in seconds.'),
+  CERTIFICATE_DEADLINE_SECONDS: setting(positiveInteger.default(72 * 3600), 'How long a certificate job waits for its validation record before it ends in `error`, in seconds (ACM\'s own 72 hours).'),
+  TRACKING_HTTP_PORT: wired(optionalPort, "The port tracking hosts are served on over HTTP, written into tracking links when not 80 (local mode: the region's API port)."),
+  TRACKING_HTTPS_PORT: wired(optionalPort, 'The port tracking hosts are served on over HTTPS, written into tracking links when not 443 (local mode: `TRACKING_TLS_PORT`).'),
+  SES_CONFIGURATION_SET: wired(optionalString, 'The SES configuration set whose event destination feeds the notifications queue.'),
+  SES_TLS_CONFIGURATION_SET: wired(
+    optionalString,
+    "Its twin with SES's TLS policy Require, for messages that must go over TLS (`o:require-tls`, the domain's `require_tls`): SES sets TLS per configuration set, not per message.",
+  ),
+  SES_EVENTS_TOPIC_ARN: wired(optionalString, 'The SNS topic SES publishes sending events to; the configuration sets made per dedicated IP publish there too.'),
+  SEND_RETRY_BASE_SECONDS: setting(nonNegativeInteger.default(60), 'First retry delay of a send SES throttled, in seconds, doubling per attempt (at most 900).'),
+  PUBLIC_API_URL: wired(optionalUrl, "This region's API base URL: tracking links use it until the domain's tracking CNAME verifies."),
+  EVENT_TTL_DAYS: setting(z.coerce.number().int().positive().default(30), 'How long events are kept, in days.'),
+  ENCRYPTION_KEY: wired(optionalString, 'The key that seals secrets at rest (DKIM private keys); local mode keeps one in the data dir.'),
+  ENCRYPTION_KEY_SECRET_ID: wired(optionalString, 'The Secrets Manager secret holding that key (AWS).'),
+  DNS_SERVERS: setting(optionalString, 'Resolvers domain verification asks, comma-separated `ip` or `ip:port`; set it in local mode to verify against real DNS.', {
+    fallback: "each region's own loopback DNS locally, the system's resolvers on AWS",
+  }),
+  SANDBOX_RECIPIENTS: setting(
+    z.enum(['authorized', 'any']).default('authorized'),
+    "Whom sandbox domains send to: `authorized`, only the account's activated authorized recipients (`/v5/sandbox/auth_recipients`), as Mailgun's sandbox does; `any`, everyone. Local mode delivers nothing off the machine, so there it is `any` unless set.",
+  ),
+  DMARC_REPORTS_DOMAIN: setting(
+    optionalNonEmpty,
+    'The domain DMARC aggregate reports are mailed to (`rua=mailto:<id>@<domain>`), received through the inbound path; unset, no rua address is handed out (reports can still be uploaded). On AWS `-c dmarcReportsDomain=<domain>`.',
+  ),
+  SEED_INBOX_DOMAIN: setting(
+    optionalNonEmpty,
+    "The domain of seed lists' target addresses (`ibp-<id>@<domain>`), received through the inbound path; unset, seed lists cannot be made. On AWS `-c seedInboxDomain=<domain>` (verified in SES, MX at SES receiving).",
+  ),
+  PLACEMENT_STATE_MACHINE_ARN: wired(optionalNonEmpty, 'The placement poll workflow (lib/workflows/placement-poll.asl.json): a copy reaching a seed target starts it.'),
+  PLACEMENT_POLL_SECONDS: setting(positiveInteger.default(180), "Seconds between two polls of a placement test's seed mailboxes. On AWS `-c placementPollSeconds`."),
+  PLACEMENT_DEADLINE_SECONDS: setting(positiveInteger.default(3600), 'Seconds after the copy reached the target by which seeds not found are `missing`. On AWS `-c placementDeadlineSeconds`.'),
+  SPAMD_ADDRESS: setting(
+    z.string().regex(/^[^:\s]+:\d+$/, '`host:port`').optional(),
+    "SpamAssassin's spamd (`host:port`), the placement test's content score; unset (and no `RSPAMD_URL`), `spamassassin` is null. On AWS `-c spamdAddress`, reachable from the Lambdas.",
+  ),
+  RSPAMD_URL: setting(optionalUrl, "rspamd's base URL (`POST /checkv2`), used when `SPAMD_ADDRESS` is unset. On AWS `-c rspamdUrl`."),
+  BLOCKLIST_RESOLVERS: setting(
+    optionalString,
+    'The resolvers blocklist lookups go through, comma-separated `ip` or `ip:port`: your own recursive resolvers, since Spamhaus and URIBL refuse queries from shared ones. Unset, every list is `unknown`. On AWS `-c blocklistResolvers`.',
+  ),
+  SPAMHAUS_DQS_KEY: setting(
+    z.string().regex(/^[a-z0-9]{26}$/, 'a Spamhaus DQS key: 26 lower-case letters and digits').optional(),
+    'A Spamhaus Data Query Service key: ZEN and DBL are then asked at `<key>.<list>.dq.spamhaus.net`. On AWS `-c spamhausDqsKey`.',
+  ),
+  BLOCKLIST_CHECK_INTERVAL: setting(
+    positiveInteger.default(3600),
+    'Seconds between two checks of a monitored IP or domain (the first is right after it is added); on AWS at least the 15-minute sweep, `-c blocklistCheckInterval`.',
+  ),
+  BLOCKLIST_STATE_MACHINE_ARN: wired(optionalNonEmpty, 'The blocklist check workflow (lib/workflows/blocklist-check.asl.json): the sweep and new subjects start it.'),
+  ALERT_QUEUE_URL: wired(optionalUrl, 'The alerts delivery queue: one message per (alert, setting), consumed by the alerts delivery worker.'),
+  ALERT_DEDUPE_WINDOW_SECONDS: setting(
+    nonNegativeInteger.default(3600),
+    'After an alert for an event, subject and list (a listing that came back), how long another for the same three is not delivered, in seconds.',
+  ),
+  ALERT_RETRY_SCALE: setting(z.coerce.number().positive().max(1).default(1), 'Multiplies the alerts webhook and Slack retry schedule (1m, 5m, 15m, 30m, 1h, 2h, 4h); tests shrink it.'),
+  ALERTS_EMAIL_DOMAIN: setting(
+    optionalNonEmpty,
+    'The domain alert emails come from (`alerts@<domain>`), sent by whichever account holds it in the region. On AWS `-c alertsEmailDomain=<domain>`.',
+    { fallback: "each account's own sandbox domain" },
+  ),
+  SLACK_API_URL: setting(z.string().url().default('https://slack.com/api'), "Slack's Web API, for alerts' Slack channel (tests point it at a loopback stand-in)."),
+  SPAM_TRAP_LIST: setting(
+    z
+      .string()
+      .superRefine((value, ctx) => {
+        try {
+          parseTrapList(value);
+        } catch (error) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
+        }
+      })
+      .optional(),
+    'Your spam traps, `type:address-or-domain` separated by commas or new lines, `type` one of pristine, recycled, typo, harvested. On AWS `-c spamTrapList=...`.',
+    { accepts: '`type:entry` items, `type` pristine, recycled, typo or harvested, `entry` an address or a domain' },
+  ),
+  HEALTH_SCORE_MIN_VOLUME: setting(positiveInteger.default(1000), "Processed messages in 30 days below which no health score is given (Mailgun's: 10,000)."),
+  // The reputation guard (functions/reputation; docs/operations.md, "The reputation guard").
+  REPUTATION_CHECK_INTERVAL: setting(
+    positiveInteger.default(900),
+    "Seconds between two runs of the reputation guard in local mode, when more often than its rule's 15 minutes (on AWS it runs every 15 minutes).",
+  ),
+  REPUTATION_WINDOW_HOURS: setting(
+    z.coerce.number().int().min(1).max(24 * 60).default(24),
+    "The reputation guard's rolling window, in whole hours of the analytics counters (AWS: `-c reputationWindowHours`).",
+  ),
+  REPUTATION_MIN_VOLUME: setting(
+    positiveInteger.default(1000),
+    "Messages delivered or bounced in the window below which an account's bounce and complaint rates do not count (AWS: `-c reputationMinVolume`).",
+  ),
+  REPUTATION_BOUNCE_WARNING_PERCENT: setting(
+    percentage.default(2),
+    'Hard bounces over messages delivered plus bounced (percent) above which an account and its parent are alerted (AWS: `-c reputationBounceWarningPercent`).',
+  ),
+  REPUTATION_BOUNCE_PAUSE_PERCENT: setting(
+    percentage.default(4),
+    "The bounce rate (percent) above which a subaccount's sending is turned off: the region's own SES bounce alarm level, so no one subaccount carries the SES account to review (AWS: `-c reputationBouncePausePercent`).",
+  ),
+  REPUTATION_COMPLAINT_WARNING_PERCENT: setting(
+    percentage.default(0.05),
+    'Complaints over messages delivered plus bounced (percent) above which an account and its parent are alerted (AWS: `-c reputationComplaintWarningPercent`).',
+  ),
+  REPUTATION_COMPLAINT_PAUSE_PERCENT: setting(
+    percentage.default(0.1),
+    "The complaint rate (percent) above which a subaccount's sending is turned off: SES's review level, so that one complaint in a thousand only warns (AWS: `-c reputationComplaintPausePercent`).",
+  ),
+  POSTMASTER_CREDENTIALS_SECRET_ID: wired(
+    optionalNonEmpty,
+    'The Secrets Manager secret holding the Google service account key of the Postmaster fetch (AWS, from `-c postmasterCredentialsSecretArn`; only the fetch job may read it).',
+  ),
+  POSTMASTER_SERVICE_ACCOUNT_JSON: setting(optionalNonEmpty, 'The Google service account key the Postmaster Tools fetch signs in with, the JSON itself; unset (and no file), the fetch does nothing and the routes say why.'),
+  POSTMASTER_SERVICE_ACCOUNT_FILE: setting(optionalNonEmpty, 'A path to that JSON key file.'),
+  POSTMASTER_IMPERSONATE: setting(z.string().email().optional(), 'A Google Workspace user the service account acts for (domain-wide delegation), when the domains were verified by that user.'),
+  POSTMASTER_API_URL: setting(z.string().url().default('https://gmailpostmastertools.googleapis.com'), 'Postmaster Tools API base URL (tests point it at a loopback stand-in).'),
+  POSTMASTER_TOKEN_URL: setting(optionalUrl, 'The OAuth 2.0 token endpoint.', { fallback: "the key's own `token_uri` (Google's)" }),
+  POSTMASTER_FETCH_DAYS: setting(z.coerce.number().int().min(1).max(120).default(14), "Past days each daily fetch asks Google for (Google's figures arrive a day or two late and can be revised)."),
+  SANDBOX_DOMAIN: setting(
+    z.string().min(1).default('sandbox.localhost'),
+    "Parent domain of every account's sandbox domain; verified once in SES, it covers all of them. On AWS `-c sandboxDomain=<domain>`.",
+  ),
+  TRACKING_CNAME_TARGET: setting(z.string().min(1).default('localhost'), "Where a domain's tracking CNAME (`<web_prefix>.<domain>`) must point: the API's host name."),
+  MAX_MESSAGE_TTL: setting(z.coerce.number().int().positive().default(7 * 24 * 3600), "Upper bound of a domain's `message_ttl`, in seconds."),
+  LOG_LEVEL: setting(z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'), 'The request log level; `POWERTOOLS_LOG_LEVEL`, when set, wins.'),
+  TAG_LIMIT_ACCOUNT: setting(nonNegativeInteger.default(100_000), "Distinct tags an account may have (Mailgun's default); later new tags are not registered."),
+  TAG_LIMIT_DOMAIN: setting(nonNegativeInteger.default(20_000), "Distinct tags a domain may have (Mailgun's default), for `/v3/{domain}/tags`."),
+  INBOUND_ACTION_QUEUE_URL: wired(optionalUrl, 'Inbound route actions (forward, store notifications): one message per action, retried on the webhook schedule.'),
+  WEBHOOK_QUEUE_URL: wired(optionalUrl, 'The webhook delivery queue: one message per (event, URL).'),
+  LIST_QUEUE_URL: wired(optionalUrl, 'The list queue: list-post expansion pages and bulk member uploads.'),
+  IP_JOB_QUEUE_URL: wired(optionalUrl, "IP pool work done after the reply (moving a deleted pool's domains, an IP on or off every domain)."),
+  INSPECT_QUEUE_URL: wired(optionalUrl, 'The inspection queue: one message per test run.'),
+  PREVIEW_STATE_MACHINE_ARN: wired(optionalNonEmpty, "The email preview workflow (lib/workflows/email-preview.asl.json): one execution renders a test's clients."),
+  PREVIEW_EXPORT_STATE_MACHINE_ARN: wired(optionalNonEmpty, "The preview export workflow (lib/workflows/preview-export.asl.json): one execution zips a test's screenshots."),
+  PREVIEW_INBOX_DOMAIN: setting(
+    optionalNonEmpty,
+    "The domain of preview addresses (`POST /v2/preview/address`): mail received for it becomes preview tests. It must receive through the region's SES receipt rule (MX to SES, verified); unset, the address routes say previews by email are not configured. On AWS `-c previewInboxDomain=<domain>`.",
+  ),
+  PREVIEW_REAL_CLIENTS: setting(
+    z.enum(['emailonacid']).optional(),
+    "The real-client preview tier: `emailonacid` adds Email on Acid's clients to the catalog, screenshotted in real mail clients; off while its credentials are missing. On AWS `-c previewRealClients=emailonacid -c eoaCredentialsSecretArn=<arn>`.",
+  ),
+  EOA_API_URL: setting(z.string().url().default('https://api.emailonacid.com/v5'), "Email on Acid's API base URL."),
+  EOA_CREDENTIALS_SECRET_ID: wired(optionalNonEmpty, "Email on Acid's credentials on AWS: a Secrets Manager secret (JSON `apiKey`, `password`)."),
+  EOA_API_KEY: setting(optionalNonEmpty, "Email on Acid's API key (local mode)."),
+  EOA_PASSWORD: setting(optionalNonEmpty, "Email on Acid's password (local mode)."),
+  PREVIEW_REAL_POLL_SECONDS: setting(z.coerce.number().positive().max(60).default(10), 'How often a render task asks the real-client service whether a client is done, in seconds.'),
+  CHROMIUM_PATH: setting(
+    optionalNonEmpty,
+    "The Chromium that renders previews, where the `@sparticuz/chromium` build (x86-64 Linux) does not run: Debian's `/usr/bin/chromium` or a Chrome.",
+    { fallback: 'the `@sparticuz/chromium` build `npm ci` installs' },
+  ),
+  // Off on AWS, so that a URL cannot turn the platform into a proxy into its own network (SSRF);
+  // private, link-local and metadata addresses stay refused whatever it says
+  // (functions/webhooks/address-policy.ts).
+  WEBHOOK_ALLOW_LOOPBACK_URLS: setting(
+    z
+      .enum(['true', 'false'])
+      .optional()
+      .transform((value) => (value === undefined ? undefined : value === 'true')),
+    "Let the addresses users give (webhook and alert URLs, routes' forwards, inspection fetches, seed mailboxes' IMAP hosts) reach this machine's loopback (127.0.0.0/8, ::1), and accept names that do not resolve yet; never private, link-local or metadata addresses.",
+    { fallback: '`WEBHOOK_ALLOW_PRIVATE_URLS` decides' },
+  ),
+  // It once also opened private and link-local networks, metadata service included; it now means
+  // loopback only, the narrowing being the point.
+  WEBHOOK_ALLOW_PRIVATE_URLS: setting(
+    z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+    'The older name of `WEBHOOK_ALLOW_LOOPBACK_URLS`, used when that is unset, kept so existing configurations still start; it no longer opens private networks.',
+  ),
+  AUTH_FAILURE_WINDOW_SECONDS: setting(
+    z.coerce.number().int().min(1).max(86_400).default(900),
+    'Failed sign-ins over SMTP AUTH and the API\'s Basic auth are counted per login (an SMTP login, an API key id) and per source address (an IPv6 /64) in the table, across connections and containers (functions/platform/auth-throttle.ts). A count lasts this many seconds after its latest failure; a login or address that reaches its limit is refused, right password or not, until then (SMTP 454, the API 429 with Retry-After).',
+  ),
+  AUTH_FAILURE_LIMIT_PER_LOGIN: setting(z.coerce.number().int().min(1).max(1000).default(10), 'Failures of one SMTP login or one API key id within the window that lock it.'),
+  AUTH_FAILURE_LIMIT_PER_SOURCE: setting(z.coerce.number().int().min(1).max(1000).default(30), 'Failures from one source address within the window that lock it (several users may share one).'),
+  AUTH_FAILURE_SLOW_AFTER: setting(
+    z.coerce.number().int().min(0).max(1000).default(3),
+    'Failures of a login or address after which each further failed SMTP AUTH waits twice as long as the last (up to 16 times).',
+  ),
+  MONTHLY_LIMIT_CACHE_SECONDS: setting(
+    z.coerce.number().min(0).default(30),
+    "How long a process reuses an account's monthly limit setting it read, in seconds (the count itself is always exact); 0 reads every time.",
+  ),
+  MONTHLY_LIMIT_SHARDS: setting(
+    z.coerce.number().int().min(1).max(32).default(1),
+    "Items a capped account's monthly count is spread over, each about 1,000 capped sends a second on DynamoDB; change it between months (docs/capacity.md; AWS: `-c monthlyLimitShards`).",
+  ),
+  WEBHOOK_CONFIG_CACHE_SECONDS: setting(
+    z.coerce.number().min(0).default(60),
+    "How long a process reuses a webhook configuration it read, in seconds (Mailgun: changes may take minutes); 0 reads every time.",
+  ),
+  WEBHOOK_RETRY_SCALE: setting(z.coerce.number().positive().max(1).default(1), "Multiplies Mailgun's webhook retry schedule (10m ... 4h); tests shrink it."),
+  WEBHOOK_TIMEOUT_MS: setting(z.coerce.number().int().min(100).max(60_000).default(10_000), 'How long one webhook POST may take, connection to last byte, in milliseconds, before it counts as failed.'),
+};
+
+export const platformEnvSchema = z.object(shapeOf(PLATFORM_SETTINGS));
 
 export type PlatformEnv = z.infer<typeof platformEnvSchema>;
 

@@ -67,6 +67,13 @@ export class PayloadTooLarge extends ApiError {
   }
 }
 
+/** Too many requests, with the seconds to wait in Retry-After. */
+export class TooManyRequests extends ApiError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(429, message, { 'retry-after': String(retryAfterSeconds) });
+  }
+}
+
 /**
  * Mailgun's newer services (x509 certificates, dkim_management ...) answer `{"Reason": ...}` on
  * 400 and 402 and `{"Description": ...}` on 404, 409 and 429 (contract §1.3). `message` repeats

@@ -12,7 +12,9 @@ export interface Principal {
 
 /**
  * The authorizer's verdict as API Gateway passes it to the handlers (simple-response context:
- * flat strings). A refused key still reaches the pipeline as `denied`, so the reply can be
- * Mailgun's 401 with a JSON message rather than API Gateway's bare 403.
+ * flat strings and numbers). A refused key still reaches the pipeline as `denied`, so the reply can
+ * be Mailgun's 401 with a JSON message rather than API Gateway's bare 403; with `retryAt` (epoch
+ * seconds: a cached verdict stays right) it is a 429 for too many failures, Retry-After counted
+ * down to it.
  */
-export type AuthorizerContext = (Principal & { denied?: undefined }) | { denied: string };
+export type AuthorizerContext = (Principal & { denied?: undefined }) | { denied: string; retryAt?: number };

@@ -28,6 +28,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(expected, actual);
 }
 
+/** The AES-256 key of the platform key's material: any string works, hashing it gives the 32 bytes. */
+export function sealingKey(material: string): Buffer {
+  return createHash('sha256').update(material).digest();
+}
+
 const keyCache = new Map<string, Promise<Buffer>>();
 
 async function loadKey(): Promise<Buffer> {
@@ -42,8 +47,7 @@ async function loadKey(): Promise<Buffer> {
         material = out.SecretString;
       }
       if (!material) throw new Error('No encryption key configured (ENCRYPTION_KEY or ENCRYPTION_KEY_SECRET_ID)');
-      // Any string works as material; hashing it gives the 32 bytes AES-256 needs.
-      return createHash('sha256').update(material).digest();
+      return sealingKey(material);
     })();
     key.catch(() => keyCache.delete(id));
     keyCache.set(id, key);
@@ -67,19 +71,28 @@ export async function derivedKey(purpose: string): Promise<Buffer> {
   return derived;
 }
 
-/** AES-256-GCM; the output is `v1.<iv>.<tag>.<ciphertext>` in base64url. */
-export async function encryptSecret(plaintext: string): Promise<string> {
-  const key = await loadKey();
+/** AES-256-GCM under `key` (sealingKey); the output is `v1.<iv>.<tag>.<ciphertext>` in base64url. */
+export function sealWith(key: Buffer, plaintext: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return ['v1', iv, cipher.getAuthTag(), body].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
 }
 
-export async function decryptSecret(sealed: string): Promise<string> {
+/** What sealWith sealed under `key`; throws if it was sealed under another key, or altered. */
+export function unsealWith(key: Buffer, sealed: string): string {
   const [version, iv, tag, body] = sealed.split('.');
   if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('Unrecognised sealed secret');
-  const decipher = createDecipheriv('aes-256-gcm', await loadKey(), Buffer.from(iv, 'base64url'));
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+}
+
+/** Seals a secret with the platform key. */
+export async function encryptSecret(plaintext: string): Promise<string> {
+  return sealWith(await loadKey(), plaintext);
+}
+
+export async function decryptSecret(sealed: string): Promise<string> {
+  return unsealWith(await loadKey(), sealed);
 }

@@ -1,5 +1,6 @@
 import { keys } from '../data/db';
 import { getItem, queryAll } from '../data/store';
+import { boundedList, MAX_LENGTH } from '../platform/http/params';
 
 /**
  * The region's dedicated IPs as recorded, read without SES's client, for the paths that only
@@ -38,3 +39,9 @@ export async function primaryAccountId(): Promise<string | undefined> {
 export async function provisionedIps(): Promise<Map<string, DedicatedIpItem>> {
   return new Map((await queryAll<DedicatedIpItem>(keys.dedicatedIp(), '')).map((item) => [item.ip, item]));
 }
+
+/** More IP addresses than one request names (a domain's, a pool's, a band's): the items keep them. */
+const MAX_IPS_NAMED = 1000;
+
+/** IP addresses a request names, repeated or comma-separated. */
+export const ipAddressList = () => boundedList(MAX_LENGTH.ip, MAX_IPS_NAMED);

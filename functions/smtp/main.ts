@@ -1,5 +1,5 @@
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { authenticate } from '../credentials/credentials';
+import { signIn } from '../credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../messages/mime-submission';
 import { MAX_RECIPIENTS } from '../messages/recipients';
 import { secretsClient } from '../platform/aws-clients';
@@ -30,8 +30,9 @@ async function main(): Promise<void> {
     // ECS waits 30 s (stopTimeout) after SIGTERM before it kills the task.
     closeTimeoutMs: 25_000,
     // The load balancer's target groups preserve the client's address (lib/constructs/smtp.ts),
-    // so the peer is the client and the account's IP allowlist applies to its logins.
-    authenticate: (login, password, remoteAddress) => authenticate(login, password, remoteAddress),
+    // so the peer is the client: the account's IP allowlist applies to its logins, and failures are
+    // counted per client address, not per load balancer node.
+    authenticate: (login, password, remoteAddress) => signIn(login, password, remoteAddress),
     submit: submitMessage,
     log: (level, message, fields) => logger[level](message, fields ?? {}),
   });

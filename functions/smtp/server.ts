@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
-import type { SmtpIdentity } from '../credentials/credentials';
+import type { SmtpIdentity, SmtpSignIn } from '../credentials/credentials';
 import { ApiError } from '../platform/errors';
 import type { SmtpEnvelope } from './submit';
 
@@ -36,12 +36,18 @@ export interface SmtpServiceConfig {
   maxMessageBytes: number;
   /** Recipients of one message, as the HTTP API allows. */
   maxRecipients: number;
-  /** Checks a login from `remoteAddress` (the client's, for the account's IP allowlist). */
-  authenticate(login: string, password: string, remoteAddress?: string): Promise<SmtpIdentity | undefined>;
+  /**
+   * Checks a login from `remoteAddress` (the client's: for the account's IP allowlist, and the
+   * failures counted per address across connections).
+   */
+  authenticate(login: string, password: string, remoteAddress?: string): Promise<SmtpSignIn>;
   submit(identity: SmtpIdentity, envelope: SmtpEnvelope, mime: Buffer): Promise<{ id: string }>;
   /** Failed AUTH attempts a connection may make; the next failure closes it. Default 3. */
   maxAuthFailures?: number;
-  /** Pause before answering a failed AUTH, so guessing is slow. Default 1000 ms. */
+  /**
+   * Pause before answering a failed AUTH, so guessing is slow; times the sign-in's `slowdown` once
+   * the login or address has failed repeatedly. Default 1000 ms.
+   */
   authFailureDelayMs?: number;
   /** How long close() lets sessions finish before cutting them. Default 10 s. */
   closeTimeoutMs?: number;
@@ -121,17 +127,22 @@ export async function startSmtpService(config: SmtpServiceConfig): Promise<SmtpS
         const login = auth.username ?? '';
         config
           .authenticate(login, auth.password ?? '', session.remoteAddress)
-          .then(async (identity) => {
-            if (identity) {
+          .then(async (outcome) => {
+            if ('identity' in outcome) {
               failures.delete(session.id);
-              return callback(null, { user: identity });
+              return callback(null, { user: outcome.identity });
             }
             const count = (failures.get(session.id) ?? 0) + 1;
             failures.set(session.id, count);
-            log('warn', 'smtp authentication failed', { session: session.id, remoteAddress: session.remoteAddress, attempt: count });
-            await new Promise((resolve) => setTimeout(resolve, failureDelay));
+            const fields = { session: session.id, remoteAddress: session.remoteAddress, login: login.slice(0, 320), attempt: count };
+            const locked = outcome.refused === 'locked';
+            if (locked) log('warn', 'smtp authentication refused: too many failures', { ...fields, retryAfterSeconds: outcome.retryAfterSeconds });
+            else log('warn', 'smtp authentication failed', fields);
+            await new Promise((resolve) => setTimeout(resolve, failureDelay * (locked ? 1 : outcome.slowdown)));
             // 421 makes smtp-server close the connection after replying.
             if (count >= maxFailures) return callback(smtpError(421, 'Too many failed authentication attempts, closing connection'));
+            // 454 is RFC 4954's temporary authentication failure: a client may come back later.
+            if (locked) return callback(smtpError(454, `Too many failed authentication attempts for this login or address, try again in ${outcome.retryAfterSeconds} seconds`));
             return callback(smtpError(535, 'Authentication credentials invalid'));
           })
           .catch((error: unknown) => {

@@ -6,10 +6,11 @@ import { requireDomain } from '../domains/domain-store';
 import { env } from '../platform/env';
 import { BadRequest, NotFound } from '../platform/errors';
 import { pivotPaging } from '../platform/http/paging';
+import { MAX_LENGTH } from '../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
 import { accountTagJson, domainTagJson } from './present';
 import { tagRoutes } from './routes';
-import { accountTagInput, domainInput, domainTagInput, listAccountTagsInput, listDomainTagsInput, MAX_DESCRIPTION_LENGTH, noInput, type TagSort } from './schemas';
+import { accountTagInput, domainInput, domainTagInput, listAccountTagsInput, listDomainTagsInput, noInput, type TagSort } from './schemas';
 import { deleteTag, describeTag, getTag, normaliseTag, tagCount, tagsByName, tagsBySighting, tagsPage, type TagItem, type TagScope } from './tag-store';
 
 /** The tag a request names, as the registry keys it; a name that cannot be a tag is simply not found. */
@@ -28,7 +29,7 @@ function descriptionOf(req: ApiRequest): string {
   const value = Array.isArray(raw) ? raw.at(-1) : raw;
   if (value === undefined || value === null) throw new BadRequest("Missing parameter 'description'");
   if (typeof value !== 'string') throw new BadRequest("Invalid parameter 'description': must be a string");
-  if (value.length > MAX_DESCRIPTION_LENGTH) throw new BadRequest(`Invalid parameter 'description': must be at most ${MAX_DESCRIPTION_LENGTH} characters`);
+  if (value.length > MAX_LENGTH.description) throw new BadRequest(`Invalid parameter 'description': must be at most ${MAX_LENGTH.description} characters`);
   return value;
 }
 

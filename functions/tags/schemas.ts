@@ -4,8 +4,6 @@ import { flag, integer, oneOfValues, schema, text } from '../platform/http/param
 
 /** Mailgun's own ceiling on a tag's length (o:tag); longer names cannot exist, so they are refused. */
 const MAX_TAG_LENGTH = 128;
-/** Descriptions are free text; kept far below DynamoDB's 400 KB item limit. */
-export const MAX_DESCRIPTION_LENGTH = 1024;
 export const MAX_LIMIT_WITH_METRICS = 20;
 export const MAX_SKIP = 10_000;
 

@@ -1,14 +1,12 @@
 import { z } from 'zod/v3';
 import { byteLength, MAX_KEY_PART_BYTES } from '../data/key-limits';
 import { pivotPageInput } from '../platform/http/paging';
-import { flag, oneOfValues, schema, text } from '../platform/http/params';
+import { boundedText, flag, MAX_LENGTH, oneOfValues, schema, text } from '../platform/http/params';
 import { templateProblem } from './handlebars-dialect';
 import { TEMPLATE_HEADER_NAMES, type TemplateHeaders } from './template-store';
 
 /** Mailgun's documented ceiling on a template version's content. */
 export const MAX_TEMPLATE_BYTES = 100 * 1024;
-/** Free-text fields stay far below DynamoDB's 400 KB item limit. */
-const MAX_NOTE_LENGTH = 4096;
 const MAX_IDENTIFIER_LENGTH = 255;
 /** RFC 5322's line limit, which a header value must fit in. */
 const MAX_HEADER_LENGTH = 998;
@@ -32,7 +30,8 @@ const identifier = () =>
 /** A path segment naming a stored template or version: looked up lower-cased, never refused (unknown means 404). */
 const pathIdentifier = () => z.string().transform((value) => value.trim().toLowerCase());
 
-const note = () => text().refine((value) => value.length <= MAX_NOTE_LENGTH, { message: `must be at most ${MAX_NOTE_LENGTH} characters` });
+/** A template's description, a version's comment. */
+const note = () => boundedText(MAX_LENGTH.note);
 
 /** Version content: at most 100 KB, and valid in Mailgun's Handlebars dialect. */
 const content = () =>

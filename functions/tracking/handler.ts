@@ -4,6 +4,7 @@ import { newEvent, recordEvent, type EventName } from '../events/event-store';
 import { NotFound } from '../platform/errors';
 import { schema } from '../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
+import { noticePage } from '../platform/http/public-page';
 import { RawReply } from '../platform/http/reply';
 import { unsubscribeMember } from '../lists/list-store';
 import { addUnsubscribe } from '../suppressions/unsubscribes';
@@ -55,8 +56,6 @@ async function unsubscribe(req: ApiRequest, claims: TrackingClaims): Promise<voi
   await record(req, claims, 'unsubscribed');
 }
 
-const page = (text: string) =>
-  `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${text}</title></head><body><p>${text}</p></body></html>`;
 
 export const handler = areaHandler(trackingRoutes, {
   open: operation(tokenInput, async (req, input) => {
@@ -71,7 +70,7 @@ export const handler = areaHandler(trackingRoutes, {
   }),
   unsubscribe: operation(tokenInput, async (req, input) => {
     await unsubscribe(req, await claimsOf(input.token));
-    return new RawReply(200, page('You have been unsubscribed.'), { 'content-type': 'text/html; charset=utf-8', ...NO_STORE });
+    return noticePage('Unsubscribed', 'You have been unsubscribed.');
   }),
   // RFC 8058: mail clients POST `List-Unsubscribe=One-Click` to the List-Unsubscribe URL.
   unsubscribeOneClick: operation(tokenInput, async (req, input) => {

@@ -29,16 +29,16 @@ const MAX_REPLY_BYTES = 16 * 1024;
  * A DNS lookup that refuses the addresses `policy` forbids, checked on the addresses the socket will
  * use: a host that resolved to a public address when the webhook was saved may resolve to
  * 169.254.169.254 now (DNS rebinding). Handles both the single-address and the `all` form Node's
- * connect asks for.
+ * connect asks for. `what` names what is being reached, for the refusal.
  */
-export function guardedLookup(policy: AddressPolicy): LookupFunction {
+export function guardedLookup(policy: AddressPolicy, what = 'webhooks'): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...(options as LookupOptions), all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       for (const { address } of addresses) {
         const category = forbiddenAddressCategory(address, policy);
         if (category) {
-          const refused = Object.assign(new Error(`${hostname} resolves to a ${category} address, which webhooks may not reach`), { code: 'EWEBHOOKFORBIDDEN' });
+          const refused = Object.assign(new Error(`${hostname} resolves to a ${category} address, which ${what} may not reach`), { code: 'EWEBHOOKFORBIDDEN' });
           return callback(refused, '', 0);
         }
       }

@@ -1,11 +1,10 @@
 import { z } from 'zod/v3';
-import { list, schema, text } from '../platform/http/params';
+import { atMost, boundedList, boundedText, MAX_LENGTH, schema, text } from '../platform/http/params';
 
 /**
  * Inputs of the webhook routes. Names and URLs are checked by the operations (names.ts,
- * url-policy.ts) so the refusals can use Mailgun's wording.
+ * url-policy.ts) so the refusals can use Mailgun's wording; here only their length.
  */
-const MAX_DESCRIPTION = 1024;
 /** More values than any valid request carries; a bound on work per request. */
 const MAX_VALUES = 20;
 
@@ -20,7 +19,7 @@ export const urls = () =>
       const items = (Array.isArray(value) ? value : [value]).map((v) => (typeof v === 'string' ? v.trim() : v)).filter((v) => v !== '');
       return items.length ? items : undefined;
     },
-    z.array(z.string()).max(MAX_VALUES, { message: `must be at most ${MAX_VALUES} values` }),
+    z.array(atMost(MAX_LENGTH.url)).max(MAX_VALUES, { message: `must be at most ${MAX_VALUES} values` }),
   );
 
 const domain = () => z.string().min(1);
@@ -28,18 +27,21 @@ const name = () => z.string().min(1);
 
 export const domainInput = schema(() => z.object({ domain: domain() }));
 export const namedInput = schema(() => z.object({ domain: domain(), name: name() }));
-export const createV3Input = schema(() => z.object({ domain: domain(), id: text(), url: urls() }));
-export const updateV3Input = schema(() => z.object({ domain: domain(), name: name(), url: urls() }));
-export const testInput = schema(() => z.object({ domain: domain(), name: name(), url: text() }));
+const url = () => boundedText(MAX_LENGTH.url);
+const eventTypes = () => boundedList(MAX_LENGTH.word, MAX_VALUES);
 
-export const v4ChangeInput = schema(() => z.object({ domain: domain(), url: text(), event_types: list().pipe(z.array(z.string()).max(MAX_VALUES)) }));
+export const createV3Input = schema(() => z.object({ domain: domain(), id: boundedText(MAX_LENGTH.word), url: urls() }));
+export const updateV3Input = schema(() => z.object({ domain: domain(), name: name(), url: urls() }));
+export const testInput = schema(() => z.object({ domain: domain(), name: name(), url: url() }));
+
+export const v4ChangeInput = schema(() => z.object({ domain: domain(), url: url(), event_types: eventTypes() }));
 /** DELETE /v4/...: `url` is a comma-separated list (the OAS), or repeated. */
-export const v4DeleteInput = schema(() => z.object({ domain: domain(), url: list().pipe(z.array(z.string()).max(MAX_VALUES)) }));
+export const v4DeleteInput = schema(() => z.object({ domain: domain(), url: boundedList(MAX_LENGTH.url, MAX_VALUES) }));
 
 export const accountWebhookInput = schema(() => z.object({
-  url: text(),
-  event_types: list().pipe(z.array(z.string()).max(MAX_VALUES)),
-  description: text().pipe(z.string().max(MAX_DESCRIPTION, { message: `must be at most ${MAX_DESCRIPTION} characters` })).optional(),
+  url: url(),
+  event_types: eventTypes(),
+  description: boundedText(MAX_LENGTH.description).optional(),
 }));
 export const accountWebhookIdInput = schema(() => z.object({ id: z.string().min(1) }));
 export const replaceAccountWebhookInput = schema(() => accountWebhookInput().extend({ id: z.string().min(1) }));

@@ -2,6 +2,7 @@ import type { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { BadRequest } from '../platform/errors';
 import { env } from '../platform/env';
+import { MAX_LENGTH } from '../platform/http/params';
 import { forbiddenAddressCategory, type AddressPolicy } from './address-policy';
 
 /** What webhooks may reach in this deployment: the newer setting wins over its deprecated alias. */
@@ -11,7 +12,7 @@ export function webhookAddressPolicy(): AddressPolicy {
 }
 
 /** Longest URL accepted: a webhook URL is stored on every type it serves and travels in every queue message. */
-const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = MAX_LENGTH.url;
 
 /** The host of a URL as an IP literal, brackets stripped, or undefined for a name. */
 export function literalAddress(hostname: string): string | undefined {
@@ -67,18 +68,27 @@ async function addressesOf(hostname: string): Promise<string[]> {
 export async function checkWebhookUrl(raw: string): Promise<string> {
   const url = parseWebhookUrl(raw);
   const text = raw.trim();
-  const policy = webhookAddressPolicy();
-  const literal = literalAddress(url.hostname);
-  const addresses = literal ? [literal] : await addressesOf(url.hostname);
-  if (!addresses.length) {
-    if (policy.allowLoopback) return text;
-    throw new BadRequest(`${text} is not a valid url: host not found`);
-  }
+  const refusal = await hostRefusal(url.hostname, webhookAddressPolicy());
+  if (refusal === 'host not found') throw new BadRequest(`${text} is not a valid url: host not found`);
+  if (refusal) throw new BadRequest(`${text} is not a valid url: its host resolves to a ${refusal} address, which webhooks may not reach`);
+  return text;
+}
+
+/**
+ * Why the platform may not reach a host a user gave (a URL's, an IMAP server's) under `policy`:
+ * `host not found`, or the category of an address it resolves to (`private`, `cloud metadata`,
+ * ...); undefined when it may. On AWS a name that does not resolve is refused; where loopback is
+ * allowed (local mode) it passes, and the connection checks whatever it resolves to by then.
+ */
+export async function hostRefusal(hostname: string, policy: AddressPolicy): Promise<string | undefined> {
+  const literal = literalAddress(hostname);
+  const addresses = literal ? [literal] : await addressesOf(hostname);
+  if (!addresses.length) return policy.allowLoopback ? undefined : 'host not found';
   for (const address of addresses) {
     const category = forbiddenAddressCategory(address, policy);
-    if (category) throw new BadRequest(`${text} is not a valid url: its host resolves to a ${category} address, which webhooks may not reach`);
+    if (category) return category;
   }
-  return text;
+  return undefined;
 }
 
 /** Checks several URLs, each once, in the given order. */

@@ -10,7 +10,7 @@ import { gatewayRoutes, type GatewayRoute } from '../../functions/platform/http/
 import { areas, routes } from '../../functions/routes';
 import { handlerEntry } from '../paths';
 import type { PlatformRegion } from '../regions';
-import { type AreaResources, grantArea, grantKeyLookup } from './area-permissions';
+import { type AreaResources, grantArea, grantAuthFailureCounts, grantKeyLookup } from './area-permissions';
 import { PlatformFunction } from './platform-function';
 import { platformEnvironment, type BlocklistSettings, type PlacementSettings, type ReputationGuardSettings } from './platform-env';
 
@@ -34,6 +34,12 @@ export const NESTED_AREA_PREFIXES: Readonly<Record<string, string>> = { Inspecti
  * over the whole table, since a prefix can go greedy only when no other area has rows under it.
  */
 export const API_ROUTES = gatewayRoutes(routes);
+
+/** Why the public routes of the region stack's areas need no API key (the nested products give their own). */
+const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
+  tracking: 'A tracking link fetched by mail clients, which send no credentials; the handler accepts only tokens signed with the platform key (HMAC) and answers 404 otherwise.',
+  openapi: 'The API reference (the OpenAPI document and the page rendering it): documentation built into its Lambda, holding nothing of any account, and public as the SDKs\' own documentation is.',
+};
 
 /** The nested product an area belongs to, if any. */
 export const productOfArea = (area: string): string | undefined => Object.keys(NESTED_AREA_PREFIXES).find((product) => area.startsWith(NESTED_AREA_PREFIXES[product]!));
@@ -90,6 +96,8 @@ export interface ApiProps {
   previewRealClients?: { service: 'emailonacid'; credentialsSecretArn: string };
   /** Stage-wide request rate (per second) and burst; API Gateway answers 429 beyond them. */
   throttle?: { rateLimit: number; burstLimit: number };
+  /** The web console's origin (lib/constructs/console.ts): the one origin the API's CORS allows. */
+  consoleOrigin?: string;
 }
 
 /**
@@ -124,6 +132,17 @@ export class Api extends Construct {
       apiName: `${stack.stackName}-api`,
       description: 'Mailgun-compatible email API',
       createDefaultStage: true,
+      // Browsers may call the API from the console's origin and no other; SDKs send no Origin.
+      ...(props.consoleOrigin
+        ? {
+            corsPreflight: {
+              allowOrigins: [props.consoleOrigin],
+              allowMethods: [apigw.CorsHttpMethod.GET, apigw.CorsHttpMethod.POST, apigw.CorsHttpMethod.PUT, apigw.CorsHttpMethod.DELETE, apigw.CorsHttpMethod.PATCH],
+              allowHeaders: ['authorization', 'content-type', 'accept'],
+              maxAge: Duration.minutes(10),
+            },
+          }
+        : {}),
     });
     this.configureDefaultStage(this.httpApi, 'AccessLogs', props.throttle ?? { rateLimit: 100, burstLimit: 200 });
     this.trackingApi = new apigw.HttpApi(this, 'TrackingApi', {
@@ -176,6 +195,7 @@ export class Api extends Construct {
       environment: this.environment,
     });
     grantKeyLookup(this.authorizerFunction.grantee, resources.table);
+    grantAuthFailureCounts(this.authorizerFunction.grantee, resources.table);
     // The source address is part of the cache key: a verdict depends on it once an IP allowlist exists.
     const identitySource = ['$request.header.Authorization', '$context.identity.sourceIp'];
     this.authorizers = {
@@ -200,12 +220,9 @@ export class Api extends Construct {
     }
     this.areaFunctions = areaFunctions;
 
-    const acknowledgePublic = (added: apigw.HttpRoute[]) => {
+    const acknowledgePublic = (added: apigw.HttpRoute[], area = 'tracking') => {
       for (const publicRoute of added) {
-        Validations.of(publicRoute).acknowledge({
-          id: 'AwsSolutions-APIG4',
-          reason: 'A tracking link fetched by mail clients, which send no credentials; the handler accepts only tokens signed with the platform key (HMAC) and answers 404 otherwise.',
-        });
+        Validations.of(publicRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: PUBLIC_ROUTE_REASONS[area]! });
       }
     };
     for (const route of API_ROUTES.filter((r) => !productOfArea(r.area))) {
@@ -217,7 +234,7 @@ export class Api extends Construct {
         // Mail clients follow tracking links without credentials; the handler checks the link's signature.
         authorizer: this.authorizerFor(route),
       });
-      if (isPublic) acknowledgePublic(added);
+      if (isPublic) acknowledgePublic(added, route.area);
     }
 
     // The tracking API: the same tracking routes on the same Lambda, and nothing else.

@@ -218,6 +218,20 @@ export function grantKeyLookup(grantee: AreaGrantee, table: dynamodb.ITable): vo
   grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [table.tableArn] }));
 }
 
+/**
+ * The authorizer's failed sign-in counts (functions/platform/auth-throttle.ts): read, and changed
+ * one item at a time, on those items only (their partition keys start AUTHFAIL#).
+ */
+export function grantAuthFailureCounts(grantee: AreaGrantee, table: dynamodb.ITable): void {
+  grantee.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUTHFAIL#*'] } },
+    }),
+  );
+}
+
 const tableReadWrite: AreaGrant = (grantee, { table }) => grantTableReadWrite(grantee, table);
 
 /**
@@ -251,6 +265,8 @@ export const grantPostmasterFetch: AreaGrant = (grantee, { table, postmasterCred
 
 export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   keys: tableReadWrite,
+  // The API reference touches nothing: its document and files are built into its Lambda.
+  openapi: () => undefined,
   'inspect/links': grantInspectArea,
   'inspect/images': grantInspectArea,
   'inspect/accessibility': grantInspectArea,

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { constants, generateKeyPairSync, privateEncrypt, randomBytes, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import forge from 'node-forge';
@@ -39,6 +39,22 @@ function serialHex(): string {
   return bytes.toString('hex');
 }
 
+/** DER of the DigestInfo that precedes a SHA-256 digest in an RSASSA-PKCS1-v1_5 signature (RFC 8017, 9.2). */
+const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
+
+/**
+ * Signs with node:crypto what forge built. forge's own RSA is pure JavaScript, and on Node 21 and
+ * later (which define `navigator`) it takes its browser arithmetic: under jest's vm a signature
+ * then takes seconds, and every local start signs three certificates.
+ */
+export function signCertificate(cert: forge.pki.Certificate, signerKeyPem: string): void {
+  const signer = {
+    sign: (md: forge.md.MessageDigest) =>
+      privateEncrypt({ key: signerKeyPem, padding: constants.RSA_PKCS1_PADDING }, Buffer.concat([SHA256_DIGEST_INFO, Buffer.from(md.digest().getBytes(), 'binary')])).toString('binary'),
+  };
+  cert.sign(signer as unknown as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
+}
+
 function publicKeyOf(privateKey: forge.pki.rsa.PrivateKey): forge.pki.rsa.PublicKey {
   return forge.pki.setRsaPublicKey(privateKey.n, privateKey.e);
 }
@@ -63,7 +79,7 @@ function makeRoot(): { certificatePem: string; privateKeyPem: string } {
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     { name: 'subjectKeyIdentifier' },
   ]);
-  cert.sign(key, forge.md.sha256.create());
+  signCertificate(cert, privateKeyPem);
   return { certificatePem: forge.pki.certificateToPem(cert), privateKeyPem };
 }
 
@@ -74,7 +90,6 @@ function ipAddress(name: string): boolean {
 function issueWith(root: { certificatePem: string; privateKeyPem: string }, hostnames: readonly string[], validityDays: number, now: Date): IssuedCertificate {
   if (hostnames.length === 0) throw new Error('A certificate needs at least one host name');
   const rootCert = forge.pki.certificateFromPem(root.certificatePem);
-  const rootKey = forge.pki.privateKeyFromPem(root.privateKeyPem);
   const privateKeyPem = rsaKeyPem();
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKeyOf(forge.pki.privateKeyFromPem(privateKeyPem));
@@ -90,7 +105,7 @@ function issueWith(root: { certificatePem: string; privateKeyPem: string }, host
     { name: 'subjectAltName', altNames: hostnames.map((name) => (ipAddress(name) ? { type: 7, ip: name } : { type: 2, value: name })) },
     { name: 'authorityKeyIdentifier', keyIdentifier: rootCert.generateSubjectKeyIdentifier().getBytes() },
   ]);
-  cert.sign(rootKey, forge.md.sha256.create());
+  signCertificate(cert, root.privateKeyPem);
   const certificatePem = forge.pki.certificateToPem(cert);
   const parsed = new X509Certificate(certificatePem);
   return { certificatePem, privateKeyPem, serial: parsed.serialNumber, notBefore: new Date(parsed.validFrom), notAfter: new Date(parsed.validTo) };

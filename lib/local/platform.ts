@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { AUTHORIZER_CACHE_SECONDS } from '../../functions/authorizer/cache';
 import { localCa, type LocalCa } from './local-ca';
 import { startRegion, type RegionHost } from './region-host';
+import type { ConsoleRegion } from './console-host';
+import { DEFAULT_PORTS } from './settings';
 
 export interface LocalOptions {
   /** US port (0 = any free port); EU defaults to port + 1 (or any free port when port is 0). */
@@ -117,14 +119,14 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
     mkdirSync(dataDir, { recursive: true });
     lockDataDir(dataDir);
   }
-  const port = options.port ?? 3000;
+  const port = options.port ?? DEFAULT_PORTS.api;
   const euPort = options.euPort ?? (port === 0 ? 0 : port + 1);
   const host = options.host ?? '127.0.0.1';
-  const smtpPort = options.smtpPort ?? (port === 0 ? 0 : 2587);
-  const smtpsPort = options.smtpsPort ?? (port === 0 ? 0 : 2465);
-  const inboundSmtpPort = options.inboundSmtpPort ?? (port === 0 ? 0 : 2525);
+  const smtpPort = options.smtpPort ?? (port === 0 ? 0 : DEFAULT_PORTS.smtp);
+  const smtpsPort = options.smtpsPort ?? (port === 0 ? 0 : DEFAULT_PORTS.smtps);
+  const inboundSmtpPort = options.inboundSmtpPort ?? (port === 0 ? 0 : DEFAULT_PORTS.inboundSmtp);
   const nextTo = (p: number) => (p === 0 ? 0 : p + 1);
-  const tlsPort = options.trackingTlsPort ?? (port === 0 ? 0 : port + 443);
+  const tlsPort = options.trackingTlsPort ?? (port === 0 ? 0 : port + DEFAULT_PORTS.trackingTlsAbovePort);
   const euTlsPort = options.euTrackingTlsPort ?? (tlsPort === 0 ? 0 : tlsPort + 1);
 
   const admin = options.bootstrapApiKey
@@ -133,6 +135,8 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
   const encryptionKey = persistentSecret(dataDir, 'encryption-key', () => randomBytes(32).toString('base64')).value;
   const ca = localCa(dataDir);
 
+  // The console of either region switches between both: their URLs, once both have started.
+  const consoleRegions: ConsoleRegion[] = [];
   const start = (region: 'us' | 'eu', regionPort: number, trackingTlsPort: number) =>
     startRegion({
       region,
@@ -153,6 +157,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       periodicJobEveryMs: options.periodicJobEveryMs,
       eventStreamBatchingWindowSeconds: options.eventStreamBatchingWindowSeconds,
       env: options.env ?? {},
+      consoleRegions: () => consoleRegions,
     });
   const us = await start('us', port, tlsPort);
   let eu: RegionHost;
@@ -162,6 +167,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
     await us.close();
     throw error;
   }
+  consoleRegions.push({ id: 'us', label: 'US', api: us.url }, { id: 'eu', label: 'EU', api: eu.url });
   return {
     us,
     eu,

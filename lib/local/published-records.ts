@@ -16,7 +16,7 @@ const HEADER = `# Records this region's local DNS server publishes besides each 
 # (MX: <name> MX <priority> <exchange>). Read again whenever this file changes.
 #
 # The tracking CNAME and a tracking certificate's ACM validation CNAME are not published for you
-# (see the README, "Tracking over HTTPS"); for example:
+# (see docs/sending.md, "Tracking over HTTPS"); for example:
 #   email.mg.example.com                 CNAME  localhost
 #   _0123abcd...89.email.mg.example.com  CNAME  _4567ef...01.acm-validations.aws
 `;

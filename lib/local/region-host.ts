@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ensurePrimaryAccount } from '../../functions/accounts/bootstrap';
+import { sandboxDomainOf } from '../../functions/domains/sandbox-domain';
 import { handler as authorizer } from '../../functions/authorizer/handler';
 import { handler as eventStreamHandler } from '../../functions/event-stream/handler';
 import { EVENT_STREAM_BATCH_SIZE } from '../../functions/event-stream/process-batch';
@@ -28,7 +29,7 @@ import { handler as previewExportTask } from '../../functions/inspect/preview/ex
 import { closeBrowser } from '../../functions/inspect/preview/renderer';
 import { INSPECT_WORKER_TIMEOUT_SECONDS } from '../../functions/inspect/job-timing';
 import { IP_JOB_WORKER_TIMEOUT_SECONDS } from '../../functions/sending-ips/ip-job-timing';
-import { authenticate } from '../../functions/credentials/credentials';
+import { signIn } from '../../functions/credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
 import { MAX_RECIPIENTS } from '../../functions/messages/recipients';
 import { logger } from '../../functions/platform/logger';
@@ -49,6 +50,10 @@ import type { LocalCa } from './local-ca';
 import { startDnsServer, type DnsServer } from './dns-server';
 import { startInboundSmtp } from './inbound-smtp';
 import { Outbox } from './outbox';
+import { DEFAULT_DEDICATED_IPS, LOCAL_DEFAULTS } from './settings';
+import { outboxApi } from './outbox-api';
+import { consoleHost, corsFor, originsOf, type ConsoleRegion } from './console-host';
+import { CONSOLE_DIST } from '../console-build';
 import { domainZone } from './domain-zone';
 import { PublishedRecords } from './published-records';
 import { startTrackingTls } from './tracking-tls';
@@ -67,11 +72,6 @@ const SES_CONFIGURATION_SET = 'mailplane-events';
 const SES_TLS_CONFIGURATION_SET = 'mailplane-events-require-tls';
 /** Where the configuration sets the platform creates (one per dedicated IP) publish, as the stack's topic. */
 const SES_EVENTS_TOPIC_ARN = 'arn:aws:sns:local:000000000000:ses-events';
-/**
- * The dedicated IPs the SES stand-in leases to each region unless LOCAL_DEDICATED_IPS (a comma
- * list) says otherwise: documentation-range addresses (RFC 5737), so nothing real is named.
- */
-const LOCAL_DEDICATED_IPS: Record<PlatformRegion, string> = { us: '192.0.2.10,192.0.2.11', eu: '198.51.100.10,198.51.100.11' };
 /** The local id of the tracking API (lib/constructs/api.ts): what tracking hosts' custom domain names map to. */
 export const LOCAL_TRACKING_API_ID = 'tracking';
 
@@ -116,6 +116,10 @@ export interface RegionHostOptions {
   eventStreamBatchingWindowSeconds?: number;
   /** Extra environment for the handlers (DNS_SERVERS, SANDBOX_DOMAIN, ...). */
   env: Record<string, string | undefined>;
+  /** Every region the console switches between (known once all have started); default: this one alone. */
+  consoleRegions?: () => ConsoleRegion[];
+  /** The built console served at `/`; default console/dist. */
+  consoleDistDir?: string;
 }
 
 export interface RegionHost {
@@ -136,8 +140,14 @@ export interface RegionHost {
   apiGateway: ApiGatewayStandIn;
   /** Records published by hand in this region's local DNS (its `dns-zone.txt`). */
   dns: PublishedRecords;
+  /** What SES was handed: the console's Outbox and `/_local/outbox`. */
+  outbox: Outbox;
   /** The HTTPS port of tracking hosts (TRACKING_TLS_PORT). */
   trackingTlsPort: number;
+  /** The primary account's sandbox domain in this region. */
+  sandboxDomain: string;
+  /** Where what SES delivered is written, one .eml per message (absent without a data dir). */
+  outboxDir?: string;
   /** Runs `fn` with this region's configuration, as its handlers see it. */
   run<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -312,9 +322,9 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   const stream = new DynamoStreamProxy(dynamo.endpoint, tableName, DEFAULT_AWS_REGIONS[region], (records) => publishStream(records.map((record) => JSON.stringify(record))));
   const dynamoEndpoint = await stream.listen();
   opened.add(() => stream.close());
-  const dedicatedIps = (options.env.LOCAL_DEDICATED_IPS ?? LOCAL_DEDICATED_IPS[region]).split(',').map((ip) => ip.trim()).filter(Boolean);
+  const dedicatedIps = (options.env.LOCAL_DEDICATED_IPS ?? DEFAULT_DEDICATED_IPS[region]).split(',').map((ip) => ip.trim()).filter(Boolean);
   const ses = new SesStandIn(
-    dataDir ? join(dataDir, 'ses-identities.json') : undefined,
+    dataDir ? { file: join(dataDir, 'ses-identities.json'), encryptionKey: options.encryptionKey } : undefined,
     { [SES_CONFIGURATION_SET]: 'OPTIONAL', [SES_TLS_CONFIGURATION_SET]: 'REQUIRE' },
     dedicatedIps,
   );
@@ -340,18 +350,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     SES_TLS_CONFIGURATION_SET,
     SES_EVENTS_TOPIC_ARN,
     PUBLIC_API_URL: url,
-    // Receivers on this machine are the point of local mode (loopback only: never private,
-    // link-local or metadata addresses); and changes to webhooks apply at once.
-    WEBHOOK_ALLOW_LOOPBACK_URLS: 'true',
-    WEBHOOK_CONFIG_CACHE_SECONDS: '0',
-    // The local DNS answers at once: a certificate is issued within moments of its record appearing.
-    CERTIFICATE_POLL_SECONDS: '2',
-    // Preview addresses: mail to the inbound SMTP stand-in for this domain becomes preview tests.
-    PREVIEW_INBOX_DOMAIN: 'preview.localhost',
-    // rua addresses: DMARC reports mailed to the inbound SMTP stand-in for this domain are ingested.
-    DMARC_REPORTS_DOMAIN: 'dmarc.localhost',
-    // Seed list targets: mail to the inbound SMTP stand-in for this domain starts placement results.
-    SEED_INBOX_DOMAIN: 'seeds.localhost',
+    ...LOCAL_DEFAULTS,
     // Settings not given keep the defaults above and the schema's.
     ...Object.fromEntries(Object.entries(options.env).filter(([, value]) => value !== undefined)),
   };
@@ -365,14 +364,15 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     opened.add(() => dns.close());
     env.DNS_SERVERS = dns.address;
   }
-  // What SES delivered, as the recipients' server stores it: DKIM checked, one .eml per message.
+  // What SES was handed: delivered copies as the recipients' server stores them (DKIM checked,
+  // one .eml per message in the data dir), and what it bounced or refused.
   const deliveryListeners: DeliveryListener[] = [];
   ses.onDelivery((message, recipients) => deliveryListeners.forEach((listener) => listener(message, recipients)));
-  if (dataDir) {
-    const outbox = new Outbox(join(dataDir, 'outbox'), env.DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean));
-    deliveryListeners.push((message, recipients) => outbox.deliver(message, recipients));
-    opened.add(() => outbox.close());
-  }
+  const outboxDir = dataDir ? join(dataDir, 'outbox') : undefined;
+  const outbox = new Outbox(outboxDir, env.DNS_SERVERS.split(',').map((s) => s.trim()).filter(Boolean));
+  deliveryListeners.push((message, recipients) => outbox.record(message, recipients));
+  ses.onRefusal((send) => outbox.refuse(send));
+  opened.add(() => outbox.close());
 
   // Queues as the stack defines them: the send queue feeds the send worker (and its dead letters
   // the consumer that settles them), SES's event destination (SNS) feeds the notifications worker.
@@ -547,7 +547,9 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   // The operator verifies the sandbox parent domain in SES once; its subdomains may then send.
   ses.verifyDomain(env.SANDBOX_DOMAIN ?? 'sandbox.localhost');
 
-  await run(() => ensurePrimaryAccount({ adminKey: options.adminKey }));
+  const { accountId } = await run(() => ensurePrimaryAccount({ adminKey: options.adminKey }));
+  const sandbox = await run(() => sandboxDomainOf(accountId));
+  if (!sandbox) throw new Error(`the ${region} primary account has no sandbox domain`);
   // Work left from the last run carries on only now that everything it uses is in place:
   // queued jobs, and executions that were waiting when the host last stopped.
   sqs.start();
@@ -556,15 +558,43 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   opened.add(startPeriodicJobs(run, options.periodicJobEveryMs, env));
 
   markReady();
-  gate.open(
-    gateway({
-      routes,
-      authorizer,
-      authorizerCacheSeconds: options.authorizerCacheSeconds,
-      scope: run,
-      areaHandler: async (area) => loadAreaHandler(area),
-    }),
-  );
+  const api = gateway({
+    routes,
+    authorizer,
+    authorizerCacheSeconds: options.authorizerCacheSeconds,
+    scope: run,
+    areaHandler: async (area) => loadAreaHandler(area),
+  });
+  // The console at `/` and the outbox's JSON beside the API, on paths no API route uses.
+  const hostNames = [...new Set(['127.0.0.1', 'localhost', ...(options.host === '0.0.0.0' ? [] : [options.host])])];
+  const ownRegion: ConsoleRegion = { id: region, label: region.toUpperCase(), api: url };
+  const consoleRegions = () => {
+    const all = options.consoleRegions?.() ?? [];
+    return all.length ? all : [ownRegion];
+  };
+  const serveConsole = consoleHost({ distDir: options.consoleDistDir ?? CONSOLE_DIST, region, regions: consoleRegions, hostNames, outbox: true });
+  const serveOutbox = outboxApi({ outbox, region, run });
+  const cors = corsFor(() => consoleRegions().flatMap((r) => originsOf(r.api, hostNames)));
+  gate.open((req, res) => {
+    if (cors(req, res)) return;
+    const target = (() => {
+      try {
+        return new URL(req.url ?? '/', 'http://localhost');
+      } catch {
+        return undefined;
+      }
+    })();
+    if (target && serveConsole(req, res, target)) return;
+    if (!target) return api(req, res);
+    serveOutbox(req, res, target).then(
+      (served) => served || api(req, res),
+      (error: unknown) => {
+        process.stderr.write(`local outbox: ${(error as Error).stack ?? String(error)}\n`);
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Internal Server Error' }));
+        else res.end();
+      },
+    );
+  });
 
   // SMTP submission opens only now that the region answers: the same accept path as the API's.
   const smtp = await startSmtp(options, run);
@@ -600,7 +630,10 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     acm,
     apiGateway,
     dns: published,
+    outbox,
     trackingTlsPort: tls.port,
+    sandboxDomain: sandbox.name,
+    outboxDir,
     run,
     close() {
       closing ??= (async () => {
@@ -639,7 +672,7 @@ async function startSmtp(options: RegionHostOptions, run: <T>(fn: () => Promise<
     maxMessageBytes: MAX_MIME_MESSAGE_BYTES,
     maxRecipients: MAX_RECIPIENTS,
     closeTimeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
-    authenticate: (login, password, remoteAddress) => run(() => authenticate(login, password, remoteAddress)),
+    authenticate: (login, password, remoteAddress) => run(() => signIn(login, password, remoteAddress)),
     submit: (identity, envelope, mime) => run(() => submitMessage(identity, envelope, mime)),
     log: (level, message, fields) => logger[level](message, { region: options.region, ...fields }),
   });

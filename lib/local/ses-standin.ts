@@ -2,13 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { dkimSign } from 'mailauth/lib/dkim/sign';
+import addressparser from 'nodemailer/lib/addressparser';
+import { sealingKey, sealWith, unsealWith } from '../../functions/platform/secrets';
 import { closeServer, listenOnLoopback, readBody, standInServer } from './http';
 
 interface Identity {
   name: string;
   dkimOrigin: 'EXTERNAL' | 'AWS_SES';
   selector?: string;
-  /** BYODKIM: the PKCS#1 DER key, base64, as SES takes it. SES keeps it; so does this file (0600). */
+  /** BYODKIM: the PKCS#1 DER key, base64, as SES takes it; sealed in the state file (PersistedIdentity). */
   privateKeyBase64?: string;
   /** PutEmailIdentityDkimAttributes; SES signs unless it was turned off. */
   signingEnabled?: boolean;
@@ -71,9 +73,22 @@ interface DedicatedIp {
 /** Where SES puts a dedicated IP no pool was chosen for. */
 const DEFAULT_DEDICATED_POOL = 'ses-default-dedicated-pool';
 
+/**
+ * An identity as the state file keeps it: its private key sealed with the platform key, as every
+ * secret at rest is (functions/platform/secrets.ts). Files from before hold `privateKeyBase64` in
+ * the clear; they are read, and sealed as soon as they are.
+ */
+type PersistedIdentity = Omit<Identity, 'privateKeyBase64'> & { privateKeySealed?: string; privateKeyBase64?: string };
+
+/** Where the stand-in keeps its state across restarts, and the platform key its secrets are sealed with. */
+export interface SesPersistence {
+  file: string;
+  encryptionKey: string;
+}
+
 /** What the state file keeps across restarts, as SES keeps it. */
 interface PersistedState {
-  identities: Identity[];
+  identities: PersistedIdentity[];
   configurationSets?: Record<string, ConfigurationSet>;
   pools?: string[];
   dedicatedIps?: DedicatedIp[];
@@ -84,6 +99,14 @@ const SENT_KEPT = 1000;
 
 /** Called with each accepted message and the recipients it was delivered to. */
 export type DeliveryListener = (message: SentMessage, recipients: string[]) => void;
+
+/** A send SES refused, with SES's reason. */
+export interface RefusedSend {
+  destinations: string[];
+  raw: Buffer;
+  tags: Record<string, string[]>;
+  reason: string;
+}
 
 /**
  * SES's mailbox simulator: `bounce@`, `complaint@` and `suppressionlist@simulator.amazonses.com`
@@ -114,6 +137,7 @@ export class SesStandIn {
   sentTotal = 0;
   private sink?: NotificationSink;
   private deliveryListener?: DeliveryListener;
+  private refusalListener?: (send: RefusedSend) => void;
   private readonly faults: Array<'throttle' | 'drop-reply'> = [];
   private readonly configurationSets = new Map<string, ConfigurationSet>();
   private readonly pools = new Set<string>([DEFAULT_DEDICATED_POOL]);
@@ -127,23 +151,44 @@ export class SesStandIn {
    * @param dedicatedIps the dedicated IPs the account leases (LOCAL_DEDICATED_IPS), fully warmed,
    *   in SES's default dedicated pool until moved.
    */
+  private readonly stateFile: string | undefined;
+  private readonly sealingKey: Buffer | undefined;
+
   constructor(
-    private readonly stateFile: string | undefined,
+    persistence: SesPersistence | undefined,
     configurationSets: Readonly<Record<string, TlsPolicy>> = {},
     dedicatedIps: readonly string[] = [],
   ) {
+    this.stateFile = persistence?.file;
+    this.sealingKey = persistence && sealingKey(persistence.encryptionKey);
     for (const [name, tlsPolicy] of Object.entries(configurationSets)) this.configurationSets.set(name, { tlsPolicy });
     for (const ip of dedicatedIps) this.dedicatedIps.set(ip, { ip, pool: DEFAULT_DEDICATED_POOL, warmupStatus: 'DONE', warmupPercentage: 100 });
-    if (stateFile && existsSync(stateFile)) {
-      const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as PersistedState | Identity[];
+    if (this.stateFile && existsSync(this.stateFile)) {
+      const saved = JSON.parse(readFileSync(this.stateFile, 'utf8')) as PersistedState | PersistedIdentity[];
       // Older state files hold the identities alone.
       const state: PersistedState = Array.isArray(saved) ? { identities: saved } : saved;
-      for (const identity of state.identities) this.identities.set(identity.name, identity);
+      for (const identity of state.identities) this.identities.set(identity.name, this.unsealed(identity));
       for (const [name, set] of Object.entries(state.configurationSets ?? {})) if (!this.configurationSets.has(name)) this.configurationSets.set(name, set);
       for (const pool of state.pools ?? []) this.pools.add(pool);
       // Only addresses still leased come back; where they were put is kept.
       for (const saved of state.dedicatedIps ?? []) if (this.dedicatedIps.has(saved.ip)) this.dedicatedIps.set(saved.ip, this.pools.has(saved.pool) ? saved : { ...saved, pool: DEFAULT_DEDICATED_POOL });
+      // A key found in the clear leaves the disk now, not at the next change.
+      if (state.identities.some((identity) => identity.privateKeyBase64 !== undefined)) this.persist();
     }
+  }
+
+  /** An identity read from the state file, its key unsealed (or, from an older file, as it was). */
+  private unsealed({ privateKeySealed, ...identity }: PersistedIdentity): Identity {
+    if (privateKeySealed === undefined) return identity;
+    try {
+      return { ...identity, privateKeyBase64: unsealWith(this.sealingKey!, privateKeySealed) };
+    } catch {
+      throw new Error(`${this.stateFile} holds DKIM keys sealed with another encryption key than the data dir's: restore its encryption-key file, or remove ${this.stateFile} and the domains' DKIM keys with it`);
+    }
+  }
+
+  private sealed({ privateKeyBase64, ...identity }: Identity): PersistedIdentity {
+    return privateKeyBase64 === undefined ? identity : { ...identity, privateKeySealed: sealWith(this.sealingKey!, privateKeyBase64) };
   }
 
   async listen(): Promise<string> {
@@ -170,6 +215,11 @@ export class SesStandIn {
   /** Where delivered messages go (the outbox), after SES has answered the sender. */
   onDelivery(listener: DeliveryListener): void {
     this.deliveryListener = listener;
+  }
+
+  /** Where sends SES refused are reported (the outbox lists them). */
+  onRefusal(listener: (send: RefusedSend) => void): void {
+    this.refusalListener = listener;
   }
 
   /** Where notifications go (the notifications queue, as SNS would deliver them). */
@@ -215,18 +265,23 @@ export class SesStandIn {
     // Header fields may be folded over several lines; unfold before reading From.
     const head = (raw.toString('utf8').split(/\r?\n\r?\n/)[0] ?? '').replace(/\r?\n[ \t]+/g, ' ');
     const fromLine = /^From:(.*)$/im.exec(head)?.[1] ?? '';
-    const from = (/<([^<>\s]+@[^<>\s]+)>/.exec(fromLine)?.[1] ?? /([^\s<>"]+@[^\s<>"]+)/.exec(fromLine)?.[1] ?? '').toLowerCase();
-    if (destinations.length > 50) return { status: 400, payload: { message: 'Recipient count exceeds 50.' }, errorType: 'BadRequestException' };
-    const identity = this.identityFor(from);
-    if (!identity) return { status: 400, payload: { message: `Email address is not verified. The following identities failed the check: ${from}` }, errorType: 'MessageRejected' };
+    // Parsed as a mail parser reads it: an address in a quoted display name names no identity.
+    const from = ((addressparser(fromLine, { flatten: true }) as Array<{ address?: string }>)[0]?.address ?? '').toLowerCase();
     const configurationSet = body['ConfigurationSetName'] as string | undefined;
-    const set = configurationSet === undefined ? undefined : this.configurationSets.get(configurationSet);
-    if (configurationSet !== undefined && !set) return { status: 404, payload: { message: `Configuration set <${configurationSet}> does not exist.` }, errorType: 'NotFoundException' };
-    const tlsPolicy = set?.tlsPolicy;
     const tags: Record<string, string[]> = {};
     for (const tag of (body['EmailTags'] as Array<{ Name: string; Value: string }>) ?? []) tags[tag.Name] = [tag.Value];
     // SES adds its own tags to every event record, the configuration set's name among them.
     if (configurationSet !== undefined) tags['ses:configuration-set'] = [configurationSet];
+    const refuse = (status: number, message: string, errorType: string) => {
+      this.refusalListener?.({ destinations, raw, tags, reason: message });
+      return { status, payload: { message }, errorType };
+    };
+    if (destinations.length > 50) return refuse(400, 'Recipient count exceeds 50.', 'BadRequestException');
+    const identity = this.identityFor(from);
+    if (!identity) return refuse(400, `Email address is not verified. The following identities failed the check: ${from}`, 'MessageRejected');
+    const set = configurationSet === undefined ? undefined : this.configurationSets.get(configurationSet);
+    if (configurationSet !== undefined && !set) return refuse(404, `Configuration set <${configurationSet}> does not exist.`, 'NotFoundException');
+    const tlsPolicy = set?.tlsPolicy;
     const sendingIp = set?.sendingPool ? this.addressOf(set.sendingPool) : undefined;
     const message: SentMessage = { sesMessageId: `${randomBytes(16).toString('hex')}-000000`, destinations, raw: await this.sign(raw, identity), tags, configurationSet, tlsPolicy, sendingIp };
     // Handed over before SES answers: once SES has a message its outcome is reported, even if
@@ -356,7 +411,7 @@ export class SesStandIn {
   private persist(): void {
     if (!this.stateFile) return;
     const state: PersistedState = {
-      identities: [...this.identities.values()],
+      identities: [...this.identities.values()].map((identity) => this.sealed(identity)),
       configurationSets: Object.fromEntries(this.configurationSets),
       pools: [...this.pools],
       dedicatedIps: [...this.dedicatedIps.values()],

@@ -4,26 +4,6 @@ import { join } from 'node:path';
 import { StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
 import { WORKFLOWS_DIR } from '../paths';
 
-// aws-local-stepfunctions targets Node 22 and calls Promise.withResolvers (when a Task runs), which
-// Node 20 lacks: installed here, where missing, before any workflow runs.
-const promiseStatics = Promise as unknown as { withResolvers?: () => unknown };
-if (typeof promiseStatics.withResolvers !== 'function') {
-  Object.defineProperty(Promise, 'withResolvers', {
-    configurable: true,
-    writable: true,
-    value: function withResolvers<T>() {
-      let resolve!: (value: T | PromiseLike<T>) => void;
-      let reject!: (reason?: unknown) => void;
-      const promise = new Promise<T>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      return { promise, resolve, reject };
-    },
-  });
-}
-
-
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** What a Task state's service integration does locally: its effective Parameters in, its result out. */

@@ -8,7 +8,7 @@ import { PLATFORM_BUNDLING, PlatformFunction, platformBundlingOf } from '../../l
 import { esbuildOptionsOf } from '../../lib/esbuild-options';
 import { handlerEntry, REPO_ROOT } from '../../lib/paths';
 import { buildSideBundle, SIDE_BUNDLES } from '../../lib/side-bundles';
-import { areas } from '../../functions/routes';
+import { areas, routes } from '../../functions/routes';
 
 // Local mode runs the TypeScript sources; Lambda runs esbuild bundles. Code that reads files beside
 // its module behaves differently once bundled, so it is run here as Lambda would run it.
@@ -137,6 +137,23 @@ test('an API Lambda parses multipart bodies with busboy bundled beside index.js'
   expect(index).not.toContain('Unexpected end of form');
   expect(JSON.parse(output)).toEqual({ to: ['a@example.com', 'b@example.com'] });
 }, 60_000);
+
+test('the API reference Lambda serves the document computed when it was built, and carries no other area\'s code', async () => {
+  const event = (routeKey: string, pathParameters?: Record<string, string>) =>
+    JSON.stringify({ version: '2.0', routeKey, rawPath: routeKey.split(' ')[1], rawQueryString: '', headers: { host: 'api.example.com' }, pathParameters, requestContext: { requestId: 'r', http: { method: 'GET' }, domainName: 'api.example.com' }, isBase64Encoded: false });
+  const { index, output } = await runWithSideBundles(
+    'openapi',
+    "import { handler } from './functions/openapi/handler';\n" +
+      `Promise.all([handler(${event('GET /openapi.json')} as never), handler(${event('GET /docs/{file}', { file: 'swagger-ui-bundle.js' })} as never)])` +
+      '.then(([doc, file]) => process.stdout.write(JSON.stringify({ status: doc.statusCode, operations: Object.values(JSON.parse(doc.body!).paths).flatMap((item) => Object.keys(item as object)).length, file: [file.statusCode, file.headers!["content-type"], file.body!.length > 1e6] })));',
+  );
+  expect(index).toContain('require("./reference-files")');
+  // The handlers and schemas the document was computed from stay out of the bundle.
+  expect(index).not.toContain('template has been stored');
+  expect(index.length).toBeLessThan(1024 * 1024);
+  // The handler's request log lines come first.
+  expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({ status: 200, operations: routes.length, file: [200, 'text/javascript; charset=utf-8', true] });
+}, 120_000);
 
 test('native and browser packages are in a bundle only where they are installed beside it (sharp, Chromium)', async () => {
   // Bundled into a function that does not install them, sharp throws at load for want of its

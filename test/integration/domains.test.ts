@@ -29,7 +29,7 @@ describe('sandbox domain', () => {
 
 describe('create', () => {
   it('returns the domain and the DNS records SES needs, unverified', async () => {
-    const domain = await create('Create.Example.com', { smtp_password: 'secret123', wildcard: 'true', spam_action: 'tag' });
+    const domain = await create('Create.Example.com', { smtp_password: 'secret123-long-enough', wildcard: 'true', spam_action: 'tag' });
     expect(domain).toMatchObject({
       name: 'create.example.com',
       state: 'unverified',
@@ -91,7 +91,7 @@ describe('create', () => {
 
   it.each([
     [{ name: 'not a domain' }, "Invalid parameter 'name': must be a fully qualified domain name"],
-    [{ name: 'pw.example.com', smtp_password: 'abc' }, "Invalid parameter 'smtp_password': Password is too short or too long. It must be between 5 and 32 characters."],
+    [{ name: 'pw.example.com', smtp_password: 'abc' }, "Invalid parameter 'smtp_password': Password is too short. It must be between 15 and 32 characters (an SMTP password is a single factor: NIST SP 800-63B-4 asks at least 15)."],
     [{ name: 'spam.example.com', spam_action: 'drop' }, "Invalid parameter 'spam_action': must be one of disabled, tag, block"],
     [{ name: 'bits.example.com', dkim_key_size: '4096' }, "Invalid parameter 'dkim_key_size': must be 1024 or 2048"],
     [{ name: 'https.example.com', web_scheme: 'https' }, 'web_scheme https needs an active tracking certificate for email.https.example.com'],
@@ -136,7 +136,7 @@ describe('update', () => {
       skip_verification: true,
       message_ttl: '3600',
       mailfrom_host: 'MAIL',
-      smtp_password: 'another-secret',
+      smtp_password: 'another-secret-pass',
     } as never);
     expect(updated).toMatchObject({ spam_action: 'block', wildcard: true, require_tls: true, skip_verification: true, web_prefix: 'email' });
     const extended = await mg.domains.get('update.example.com', { extended: true, with_dns: true } as never);

@@ -3,7 +3,7 @@ import { bucketStart } from '../../functions/analytics/buckets';
 import { addToCounters } from '../../functions/analytics/counter-store';
 import { call, primaryAccountId, startTestPlatform } from '../support/platform';
 
-// The health score as README's formula says, recomputed here by hand from counters the test seeds
+// The health score as docs/optimization.md's formula says, recomputed here by hand from counters the test seeds
 // (what the event stream would have added for a month of mail).
 let platform: LocalPlatform;
 let accountId: string;

@@ -11,6 +11,7 @@ let site: Server;
 let siteUrl = '';
 let photo: Buffer;
 let logo: Buffer;
+let corrupt: Buffer;
 
 const EMAIL = () =>
   [
@@ -29,10 +30,14 @@ const EMAIL = () =>
 beforeAll(async () => {
   photo = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#3a6' } }).jpeg({ quality: 100 }).toBuffer();
   logo = await sharp({ create: { width: 100, height: 100, channels: 4, background: { r: 0, g: 0, b: 255, alpha: 0.5 } } }).png().toBuffer();
+  // A PNG whose header reads fine and whose pixel data fails its checksum, as a damaged export does.
+  corrupt = Buffer.from(logo);
+  corrupt[corrupt.indexOf('IDAT') + 9]! ^= 0xff;
   site = createServer((req, res) => {
     if (req.url === '/ok') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<p>ok</p>');
     if (req.url === '/photo.jpg') return void res.writeHead(200, { 'content-type': 'image/jpeg' }).end(photo);
     if (req.url === '/logo.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(logo);
+    if (req.url === '/corrupt.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(corrupt);
     if (req.url === '/email.html') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(EMAIL());
     res.writeHead(404).end();
   });
@@ -238,4 +243,38 @@ test('finished tests count in the usage metrics, failed ones as failed', async (
   const totals = (res.json.aggregates as { metrics: Record<string, number> }).metrics;
   // Link runs: two of the first test, one of the second, the email by URL, and the URL that failed.
   expect(totals).toEqual({ link_validation_count: 5, link_validation_failed_count: 1, image_validation_count: 2, accessibility_count: 1 });
+});
+
+// After the usage totals above, which count the image tests made before it.
+describe('an image that cannot be decoded', () => {
+  it('finds an image that cannot be decoded, and optimize answers it with a 400 that says so', async () => {
+    const boundary = 'img';
+    const body = Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="broken.png"\r\nContent-Type: image/png\r\n\r\n`), corrupt, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+    const uploaded = await call(url('/v1/inspect/images/upload'), { method: 'POST', contentType: `multipart/form-data; boundary=${boundary}`, body });
+    expect(uploaded.status).toBe(200);
+    const { id, images } = uploaded.json.items as { id: string; images: Array<{ id: string; status: string; failures: Array<{ rule: string; impact: string }> }> };
+    expect(images[0]!.status).toBe('Invalid');
+    expect(images[0]!.failures).toEqual(expect.arrayContaining([expect.objectContaining({ rule: 'Corrupt Image', impact: 'critical' })]));
+
+    for (const path of [`/v1/inspect/images/${id}/optimize`, `/v1/inspect/images/${id}/optimize/${images[0]!.id}`]) {
+      const optimized = await call(url(path), { method: 'POST' });
+      expect([optimized.status, optimized.json.message]).toEqual([400, `Image ${images[0]!.id} cannot be optimized: the PNG cannot be decoded (vipspng: libpng read error)`]);
+    }
+    // Nothing was recorded as an optimisation.
+    expect((await call(url(`/v1/inspect/images/${id}`))).json.items).not.toHaveProperty('image_optimization');
+
+    // Beside an image that decodes, the broken one is an Error entry and the other is optimised.
+    const html = `<img src="${siteUrl}/photo.jpg" alt="Photo"><img src="${siteUrl}/corrupt.png" alt="Broken">`;
+    const mixed = ((await post('/v1/inspect/images/html-validate', { html })).json.items as { id: string }).id;
+    const done = await settled(`/v1/inspect/images/${mixed}`);
+    const checked = (done.json.items as { images: Array<{ id: string; url: string; status: string }> }).images;
+    expect(checked.map((i) => [i.url, i.status])).toEqual([[`${siteUrl}/photo.jpg`, 'Valid'], [`${siteUrl}/corrupt.png`, 'Invalid']]);
+    const both = await call(url(`/v1/inspect/images/${mixed}/optimize`), { method: 'POST' });
+    expect(both.status).toBe(200);
+    const entries = (both.json.items as Array<{ optimized_images: Array<{ original_image_id: string; status: string; error_message: string | null }> }>)[0]!.optimized_images;
+    expect(entries.map((e) => [e.original_image_id, e.status, e.error_message])).toEqual([
+      [checked[0]!.id, 'Complete', null],
+      [checked[1]!.id, 'Error', 'the PNG cannot be decoded (vipspng: libpng read error)'],
+    ]);
+  });
 });

@@ -103,6 +103,28 @@ test('DIPP edits follow the rules: the three headers, no empty edit, only the ac
   await eventually(async () => (await call(`${url()}/v3/ip_pools/${pool}`)).status === 404);
 });
 
+test('a pool name or description beyond its maximum is a 400 naming the field, and nothing is stored', async () => {
+  const before = (await call(`${url()}/v3/ip_pools`)).json.ip_pools as unknown[];
+  const create = (fields: Record<string, string>) => call(`${url()}/v3/ip_pools`, { method: 'POST', contentType: 'application/x-www-form-urlencoded', body: new URLSearchParams(fields).toString() });
+  for (const [fields, message] of [
+    [{ name: 'x'.repeat(1024 * 1024), description: 'd' }, "Invalid parameter 'name': must be at most 256 characters"],
+    [{ name: 'x'.repeat(400_000), description: 'd' }, "Invalid parameter 'name': must be at most 256 characters"],
+    [{ name: 'long description', description: 'x'.repeat(1025) }, "Invalid parameter 'description': must be at most 1024 characters"],
+  ] as const) {
+    const res = await create(fields);
+    expect([res.status, res.json]).toEqual([400, { message }]);
+  }
+  expect((await call(`${url()}/v3/ip_pools`)).json.ip_pools).toHaveLength(before.length);
+  // At the limits themselves, a pool is made.
+  const made = await create({ name: 'n'.repeat(256), description: 'd'.repeat(1024) });
+  expect(made.status).toBe(200);
+  const edit = await withServiceHeaders().ip_pools.update(String(made.json.pool_id), { name: 'short' });
+  expect(edit).toMatchObject({ message: 'success' });
+  expect(await sdkError(withServiceHeaders().ip_pools.update(String(made.json.pool_id), { name: 'x'.repeat(257) }))).toEqual({ status: 400, details: "Invalid parameter 'name': must be at most 256 characters" });
+  expect(await withServiceHeaders().ip_pools.destroy(String(made.json.pool_id), {})).toMatchObject({ message: 'started' });
+  await eventually(async () => (await call(`${url()}/v3/ip_pools/${String(made.json.pool_id)}`)).status === 404);
+});
+
 test('deleting a DIPP needs a valid replacement; its domains move to it after the reply', async () => {
   const domain = await activeDomain('moving.example.com');
   const from = (await sdk(url()).ip_pools.create({ name: 'old', description: 'to delete' })).pool_id;

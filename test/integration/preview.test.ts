@@ -265,6 +265,24 @@ test('deleting a test deletes its results and screenshots for good', async () =>
   expect((await send('GET', '/v2/preview/tests')).json).toEqual([]);
 });
 
+test('an email with a meta refresh renders as it is: the refresh navigates nowhere, to another page or to a reload', async () => {
+  const refreshing = (meta: string) => `<!doctype html><html><head>${meta}</head><body style="margin:0"><div style="background:#ff0000;height:240px"></div><p>Sale</p></body></html>`;
+  const ids: string[] = [];
+  for (const meta of ['<meta http-equiv="refresh" content="0;url=https://example.com/">', '<meta http-equiv="Refresh" content="0">', '<p><meta http-equiv="refresh" content="1; url=about:blank"></p>']) {
+    const created = await send('POST', '/v2/preview/tests', { subject: 'Refresh', html: refreshing(meta), clients: ['appmail14'] });
+    expect(created.status).toBe(200);
+    ids.push(created.json.id as string);
+  }
+  for (const id of ids) {
+    const info = await finished(id);
+    expect([info.completed, info.bounced]).toEqual([['appmail14'], []]);
+    const results = (await send('GET', `/v1/preview/tests/${id}/results`)).json as Record<string, { screenshots: Record<string, string> }>;
+    const shot = (await fetchBytes(results['appmail14']!.screenshots['default']!)).body;
+    expect(await pixel(shot, 50, 100)).toEqual([255, 0, 0]);
+    await send('DELETE', `/v2/preview/tests/${id}`);
+  }
+}, 120_000);
+
 test('a render that keeps crashing is tried three times, then the client is bounced', async () => {
   // A platform whose Chromium cannot start: every attempt fails as a crashed render would.
   const broken = await startTestPlatform({ env: { CHROMIUM_PATH: '/bin/false' }, workflowRetryIntervalMs: 50 });

@@ -12,7 +12,7 @@ let platform: LocalPlatform;
 let mg: ReturnType<typeof sdk>;
 let sandbox: string;
 let receiver: WebhookReceiver;
-const PASSWORD = 'smtp-secret-1';
+const PASSWORD = 'smtp-secret-password-1';
 
 type Ev = Record<string, unknown> & { event: string; recipient?: string; tags?: string[]; method?: string };
 

@@ -86,7 +86,15 @@ describe('tracked mail', () => {
     expect(links).toHaveLength(2);
     const page = await fetch(links[1]!);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('You have been unsubscribed.');
+    expect(await page.text()).toMatch(/<meta name="robots" content="noindex">[\s\S]*You have been unsubscribed\./);
+    // The strict headers of every public page: no script, nothing loaded, not framed, no referrer.
+    expect(Object.fromEntries(['content-type', 'content-security-policy', 'referrer-policy', 'x-content-type-options', 'cache-control'].map((name) => [name, page.headers.get(name)]))).toEqual({
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-store',
+    });
     const entry = await eventually(async () => {
       const res = await call(`${platform.us.url}/v3/${sandbox}/unsubscribes/leaver@track.example`);
       return res.status === 200 ? res.json : undefined;

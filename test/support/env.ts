@@ -1,6 +1,5 @@
-// Loaded by jest before every test file: quiet logs, no AWS SDK Node-version notice, and
+// Loaded by jest before every test file: quiet logs, and
 // credentials for SDK clients to sign with.
-import '../../lib/local/sdk-node-notice';
 
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 process.env.AWS_ACCESS_KEY_ID ??= 'test';

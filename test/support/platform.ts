@@ -11,12 +11,12 @@ export { eventually } from './eventually';
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 
 /**
- * Both regions in-process on ephemeral ports, in memory unless a data dir is given. The suites
- * send from the sandbox domain to made-up recipients, so its restriction to authorized recipients
- * (on by default, as in Mailgun) is off here unless a suite asks for it; sandbox-recipients.test.ts does.
+ * Both regions in-process on ephemeral ports, in memory unless a data dir is given, with local
+ * mode's own defaults: the suites send from the sandbox domain to made-up recipients, as local
+ * mode lets anyone do (SANDBOX_RECIPIENTS=any); sandbox-recipients.test.ts sets Mailgun's rule.
  */
 export function startTestPlatform(options: LocalOptions = {}): Promise<LocalPlatform> {
-  return startLocal({ port: 0, dataDir: null, bootstrapApiKey: ADMIN_KEY, authorizerCacheSeconds: 0, ...options, env: { SANDBOX_RECIPIENTS: 'any', ...options.env } });
+  return startLocal({ port: 0, dataDir: null, bootstrapApiKey: ADMIN_KEY, authorizerCacheSeconds: 0, ...options });
 }
 
 /** The official JS SDK pointed at a local region, as a user would configure it. */

@@ -3,7 +3,7 @@ import { keys, type AccountItem } from '../../data/db';
 import { getItem, updateItem } from '../../data/store';
 import { BadRequest } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
-import { integer, schema, text } from '../../platform/http/params';
+import { boundedText, integer, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { accountRoutes } from './routes';
 import { featureChanges } from '../../accounts/features';
 import { forgetRedaction } from '../../webhooks/redact-pii';
@@ -21,11 +21,11 @@ const timeout = () =>
 const updateInput = schema(() =>
   z.object({
     name: text()
-      .refine((v) => v.trim().length > 0 && v.length <= 256, { message: 'must be 1 to 256 characters' })
+      .refine((v) => v.trim().length > 0 && v.length <= MAX_LENGTH.name, { message: `must be 1 to ${MAX_LENGTH.name} characters` })
       .optional(),
     inactive_session_timeout: timeout(),
     absolute_session_timeout: timeout(),
-    logout_redirect_url: text()
+    logout_redirect_url: boundedText(MAX_LENGTH.url)
       .refine((v) => /^https?:\/\/[^\s/]+/i.test(v), { message: 'must be an absolute http(s) URL' })
       .optional(),
   }),

@@ -1,12 +1,12 @@
 import { z } from 'zod/v3';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
-import { schema, text } from '../../platform/http/params';
+import { boundedText, MAX_LENGTH, schema } from '../../platform/http/params';
 import { allowlistOf, canonicalEntry, readAllowlist, saveAllowlist } from './ip-allowlist';
 import { allowlistRoutes } from './routes';
 
-const entryInput = schema(() => z.object({ address: text(), description: text().refine((v) => v.length <= 256, { message: 'must be at most 256 characters' }).optional() }));
-const addressInput = schema(() => z.object({ address: text() }));
+const entryInput = schema(() => z.object({ address: boundedText(MAX_LENGTH.ip), description: boundedText(MAX_LENGTH.name).optional() }));
+const addressInput = schema(() => z.object({ address: boundedText(MAX_LENGTH.ip) }));
 
 /**
  * `/v2/ip_whitelist`: every change answers the whole updated list, as Mailgun's does. The list

@@ -4,11 +4,12 @@ import { keys, type DomainItem } from '../../data/db';
 import { deleteItem, updateItem } from '../../data/store';
 import { listDomainItems, requireDomain } from '../../domains/domain-store';
 import { BadRequest, NotFound } from '../../platform/errors';
-import { flag, integer, list, schema, text } from '../../platform/http/params';
+import { boundedText, flag, integer, list, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
 import { objectId } from '../../platform/ids';
 import { queueIpJob } from '../../sending-ips/ip-jobs';
 import { assignDomain, poolOfIp, replacementOf } from '../../sending-ips/ip-pools';
+import { ipAddressList } from '../../sending-ips/ip-records';
 import { accountIps } from '../../sending-ips/ip-store';
 import {
   BAND_FIELDS,
@@ -98,7 +99,7 @@ export const handler = areaHandler(dynamicPoolRoutes, {
   }),
 
   setDynamicPools: operation(
-    schema(() => z.object({ good_reputation: list().optional(), poor_reputation: list().optional(), new_senders: list().optional() })),
+    schema(() => z.object({ good_reputation: ipAddressList().optional(), poor_reputation: ipAddressList().optional(), new_senders: ipAddressList().optional() })),
     async (req, input) => {
       const ips = { dynamic_good: input.good_reputation ?? [], dynamic_poor: input.poor_reputation ?? [], dynamic_new: input.new_senders ?? [] };
       await checkBands(req.accountId, ips);
@@ -117,7 +118,7 @@ export const handler = areaHandler(dynamicPoolRoutes, {
     return SUCCESS;
   }),
 
-  editDynamicPool: operation(schema(() => z.object({ pool_name: z.string(), add_ip: list().optional(), remove_ip: list().optional() })), async (req, input) => {
+  editDynamicPool: operation(schema(() => z.object({ pool_name: z.string(), add_ip: ipAddressList().optional(), remove_ip: ipAddressList().optional() })), async (req, input) => {
     const band = requireBand(input.pool_name);
     const pools = await requirePools(req.accountId);
     const ips = bandIps(pools);
@@ -151,7 +152,7 @@ export const handler = areaHandler(dynamicPoolRoutes, {
     return SUCCESS;
   }),
 
-  unenrollDomain: operation(schema(() => z.object({ name: z.string(), replacement_ip: text().optional(), replacement_pool_id: text().optional() })), async (req, input) => {
+  unenrollDomain: operation(schema(() => z.object({ name: z.string(), replacement_ip: boundedText(MAX_LENGTH.ip).optional(), replacement_pool_id: boundedText(MAX_LENGTH.reference).optional() })), async (req, input) => {
     const domain = await enrolledDomain(req, input.name);
     const replacement = await replacementOf(req.accountId, input.replacement_ip, input.replacement_pool_id);
     if (!replacement) throw new BadRequest('Give replacement_ip (an IP or shared) or replacement_pool_id');
@@ -215,7 +216,7 @@ export const handler = areaHandler(dynamicPoolRoutes, {
     return { items };
   }),
 
-  overrideDomainBand: operation(schema(() => z.object({ name: z.string(), pool: text() })), async (req, input) => {
+  overrideDomainBand: operation(schema(() => z.object({ name: z.string(), pool: boundedText(MAX_LENGTH.word) })), async (req, input) => {
     const domain = await enrolledDomain(req, input.name);
     await updateItem(keys.domain(domain.accountId, domain.name), { dynamicPool: { ...domain.dynamicPool, override: requireBand(input.pool) } });
     return SUCCESS;

@@ -5,7 +5,7 @@ import { listDomainItems } from '../../domains/domain-store';
 import { BadRequest, Forbidden, NotFound } from '../../platform/errors';
 import { absoluteUrl } from '../../platform/http/paging';
 import { offsetOfPage, offsetPaging } from '../../platform/http/offset-pages';
-import { integer, list, schema, text } from '../../platform/http/params';
+import { atMost, boundedList, boundedText, integer, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { areaHandler, operation, shadowedParam, type ApiRequest } from '../../platform/http/pipeline';
 import { objectId } from '../../platform/ids';
 import { logger } from '../../platform/logger';
@@ -27,6 +27,7 @@ import {
   type IpDelegationItem,
   type IpPoolItem,
 } from '../../sending-ips/ip-pools';
+import { ipAddressList } from '../../sending-ips/ip-records';
 import { accountIps, compareIps } from '../../sending-ips/ip-store';
 import { cancelWarmup, findWarmup, listWarmups, sentThisHour, startWarmup, warmupDetails, warmupListItem } from '../../sending-ips/warmup';
 import { findSubaccount } from '../subaccounts/subaccount-store';
@@ -80,8 +81,12 @@ const linkedFor = (accountId: string, pool: IpPoolItem, domains: DomainItem[]) =
 const ipInput = schema(() => z.object({ ip: z.string() }));
 const poolInput = schema(() => z.object({ pool_id: z.string() }));
 const poolIpInput = schema(() => z.object({ pool_id: z.string(), ip: z.string() }));
-const delegateInput = schema(() => z.object({ pool_id: z.string(), subaccount_id: text() }));
-const subaccountPoolInput = schema(() => z.object({ subaccount_id: z.string(), pool_id: text() }));
+const delegateInput = schema(() => z.object({ pool_id: z.string(), subaccount_id: boundedText(MAX_LENGTH.reference) }));
+const subaccountPoolInput = schema(() => z.object({ subaccount_id: z.string(), pool_id: boundedText(MAX_LENGTH.reference) }));
+
+/** More domains than one request names. */
+const MAX_DOMAINS_NAMED = 1000;
+const domainNames = () => boundedList(MAX_LENGTH.host, MAX_DOMAINS_NAMED);
 
 export const handler = areaHandler(ipRoutes, {
   listIps: operation(
@@ -133,7 +138,7 @@ export const handler = areaHandler(ipRoutes, {
   }),
 
   removeIpFromAllDomains: operation(
-    () => z.object({ ip: z.string(), alternative: text().optional() }),
+    () => z.object({ ip: z.string(), alternative: boundedText(MAX_LENGTH.ip).optional() }),
     async (req, input) => {
       await requireAccountIp(req.accountId, input.ip);
       if (input.alternative) await requireAccountIp(req.accountId, input.alternative);
@@ -152,7 +157,7 @@ export const handler = areaHandler(ipRoutes, {
 
   createPool: operation(
     // Mailgun documents `ip` (repeated); mailgun.js sends its `ips` array as repeated `ips`.
-    () => z.object({ name: text(), description: text(), ip: list().optional(), ips: list().optional() }),
+    () => z.object({ name: boundedText(MAX_LENGTH.name), description: boundedText(MAX_LENGTH.description), ip: ipAddressList().optional(), ips: ipAddressList().optional() }),
     async (req, input) => {
       await requireDipps(req.accountId);
       const pool = await createPool(req.accountId, { name: input.name, description: input.description, ips: [...(input.ip ?? []), ...(input.ips ?? [])] });
@@ -170,12 +175,12 @@ export const handler = areaHandler(ipRoutes, {
     () =>
       z.object({
         pool_id: z.string(),
-        name: text().optional(),
-        description: text().optional(),
-        add_ip: list().optional(),
-        remove_ip: list().optional(),
-        link_domain: list().optional(),
-        unlink_domain: list().optional(),
+        name: boundedText(MAX_LENGTH.name).optional(),
+        description: boundedText(MAX_LENGTH.description).optional(),
+        add_ip: ipAddressList().optional(),
+        remove_ip: ipAddressList().optional(),
+        link_domain: domainNames().optional(),
+        unlink_domain: domainNames().optional(),
       }),
     async (req, input) => {
       requireServiceHeaders(req);
@@ -255,7 +260,7 @@ export const handler = areaHandler(ipRoutes, {
 
   addPoolIp: operation(poolIpInput, async (req, input) => addIps(req.accountId, input.pool_id, [input.ip])),
 
-  addPoolIps: operation(schema(() => z.object({ pool_id: z.string(), ips: z.array(z.string()).min(1, 'must name at least one IP') })), async (req, input) => addIps(req.accountId, input.pool_id, input.ips)),
+  addPoolIps: operation(schema(() => z.object({ pool_id: z.string(), ips: z.array(atMost(MAX_LENGTH.ip)).min(1, 'must name at least one IP') })), async (req, input) => addIps(req.accountId, input.pool_id, input.ips)),
 
   removePoolIp: operation(poolIpInput, async (req, input) => {
     await requireDipps(req.accountId);
@@ -317,7 +322,7 @@ export const handler = areaHandler(ipRoutes, {
     return SUCCESS;
   }),
 
-  delegateIpToSubaccount: operation(schema(() => z.object({ subaccount_id: z.string(), ip: text() })), async (req, input) => {
+  delegateIpToSubaccount: operation(schema(() => z.object({ subaccount_id: z.string(), ip: boundedText(MAX_LENGTH.ip) })), async (req, input) => {
     await requireSubaccount(req.accountId, input.subaccount_id);
     await requireAccountIp(req.accountId, input.ip);
     const delegation: IpDelegationItem = { subaccountId: input.subaccount_id, parentId: req.accountId, ip: input.ip, delegatedAt: new Date().toISOString() };

@@ -1,32 +1,22 @@
 import { z } from 'zod/v3';
-import { listDomainItems } from '../../domains/domain-store';
+import { sandboxDomainOf } from '../../domains/sandbox-domain';
 import { env } from '../../platform/env';
 import { BadRequest, NotFound } from '../../platform/errors';
-import { escapeHtml } from '../../platform/html-escape';
 import { isAddress } from '../../messages/recipients';
-import { schema, text } from '../../platform/http/params';
+import { boundedText, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { areaHandler, operation } from '../../platform/http/pipeline';
-import { publicPage } from '../../platform/http/public-page';
-import { RawReply } from '../../platform/http/reply';
+import { noticePage } from '../../platform/http/public-page';
 import { activateSandboxRecipient, addSandboxRecipient, listSandboxRecipients, removeSandboxRecipient, sandboxRecipientJson } from './auth-recipients';
 import { mailConfirmation } from './confirmation-mail';
 import { sandboxRoutes } from './routes';
-
-function page(title: string, body: string): RawReply {
-  return publicPage({
-    title,
-    style: 'body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;color:#1d2330}',
-    body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(body)}</p>`,
-  });
-}
 
 export const handler = areaHandler(sandboxRoutes, {
   listSandboxRecipients: operation(() => z.object({}).passthrough(), async (req) => ({
     recipients: (await listSandboxRecipients(req.accountId)).map(sandboxRecipientJson),
   })),
 
-  addSandboxRecipient: operation(schema(() => z.object({ email: text().refine(isAddress, { message: 'must be a valid email address' }) })), async (req, input) => {
-    const sandbox = (await listDomainItems(req.accountId)).find((domain) => domain.type === 'sandbox');
+  addSandboxRecipient: operation(schema(() => z.object({ email: boundedText(MAX_LENGTH.address).refine(isAddress, { message: 'must be a valid email address' }) })), async (req, input) => {
+    const sandbox = await sandboxDomainOf(req.accountId);
     if (!sandbox) throw new BadRequest('This account has no sandbox domain');
     const { recipient, token } = await addSandboxRecipient(req.accountId, input.email);
     if (token) await mailConfirmation(sandbox, recipient.email, `${env().PUBLIC_API_URL ?? req.baseUrl}/v5/sandbox/auth_recipients/confirm/${token}`);
@@ -42,6 +32,6 @@ export const handler = areaHandler(sandboxRoutes, {
     const activated = await activateSandboxRecipient(input.token);
     // As every public route answers an unknown credential: a JSON 404.
     if (!activated) throw new NotFound('This confirmation link is unknown, has expired, or its address was removed from the authorized recipients');
-    return page('You are an authorized recipient', `${activated.email} will now receive the test messages of this sandbox domain.`);
+    return noticePage('You are an authorized recipient', `${activated.email} will now receive the test messages of this sandbox domain.`);
   }),
 });

@@ -4,13 +4,11 @@ import { keys, type AccountItem } from '../../data/db';
 import { getItem } from '../../data/store';
 import { BadRequest, Forbidden, NotFound } from '../../platform/errors';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
-import { flag, oneOfValues, schema, text } from '../../platform/http/params';
+import { boundedText, flag, MAX_LENGTH, oneOfValues, schema, text } from '../../platform/http/params';
 import { skipLimitInput } from '../../platform/http/paging';
 import { subaccountRoutes } from './routes';
 import { listSubaccounts } from '../../accounts/subaccount-list';
 import { createSubaccount, findSubaccount, setFeatures, setSubaccountStatus, SUBACCOUNT_FEATURES, subaccountJson } from './subaccount-store';
-
-const MAX_NAME = 256;
 
 const listInput = schema(() =>
   z.object({
@@ -21,9 +19,9 @@ const listInput = schema(() =>
     closed: flag().default(false),
   }),
 );
-const createInput = schema(() => z.object({ name: text().refine((v) => v.trim().length > 0 && v.length <= MAX_NAME, { message: `must be 1 to ${MAX_NAME} characters` }) }));
+const createInput = schema(() => z.object({ name: text().refine((v) => v.trim().length > 0 && v.length <= MAX_LENGTH.name, { message: `must be 1 to ${MAX_LENGTH.name} characters` }) }));
 const idInput = schema(() => z.object({ subaccount_id: z.string() }));
-const disableInput = schema(() => z.object({ subaccount_id: z.string(), reason: text().optional(), note: text().optional() }));
+const disableInput = schema(() => z.object({ subaccount_id: z.string(), reason: boundedText(MAX_LENGTH.note).optional(), note: boundedText(MAX_LENGTH.note).optional() }));
 const featuresInput = schema(() => z.object({ subaccount_id: z.string() }).passthrough());
 
 /** Only a primary account has subaccounts: a subaccount's keys (or a parent acting on one) manage none. */

@@ -1,7 +1,6 @@
 /**
  * caniemail's data set (www.caniemail.com, npm `caniemail`), the one source of client support in
- * inspection: code analysis and the image format check. Only its JSON is read (the package's code
- * wants Node 22); it is parsed on first use.
+ * inspection: code analysis and the image format check. Only its JSON is read, parsed on first use.
  */
 
 export type SupportLevel = 'y' | 'a' | 'n' | 'u';

@@ -1,21 +1,21 @@
 import { z } from 'zod/v3';
 import { BadRequest } from '../../platform/errors';
-import { text } from '../../platform/http/params';
+import { boundedText, MAX_LENGTH } from '../../platform/http/params';
 import { htmlOfInput, type HtmlSourceInput } from './inspect-input';
 
 /** The body of every "from HTML" create (contract §1, §2, §4): one of html, url or mime. */
 export const htmlSourceFields = () => ({
   html: z.string().optional(),
-  url: text().optional(),
+  url: boundedText(MAX_LENGTH.url).optional(),
   mime: z.string().optional(),
-  transfer_encoding: text().optional(),
-  charset: text().optional(),
+  transfer_encoding: boundedText(MAX_LENGTH.word).optional(),
+  charset: boundedText(MAX_LENGTH.word).optional(),
 });
 
 /** What a test stores as its input: the decoded HTML, or the URL its worker fetches it from. */
 export type StoredSource = { html: string } | { url: string };
 
-const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = MAX_LENGTH.url;
 
 /** An absolute http(s) URL, or a 400 naming the field. */
 export function checkHttpUrl(value: string, field = 'url'): string {

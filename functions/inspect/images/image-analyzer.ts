@@ -26,6 +26,8 @@ export interface ImageInput {
 const LARGE_BYTES = 200 * 1024;
 const HUGE_BYTES = 1024 * 1024;
 const SLOW_MS = 2000;
+/** Larger images are refused by sharp rather than decoded: a decompression bomb must not stall the worker. */
+const MAX_PIXELS = 100_000_000;
 
 /** sharp's format names as people write them. */
 const FORMAT_NAMES: Record<string, string> = { jpeg: 'JPEG', png: 'PNG', gif: 'GIF', webp: 'WEBP', avif: 'AVIF', heif: 'HEIF', svg: 'SVG', tiff: 'TIFF', jp2: 'JPEG 2000', jxl: 'JPEG XL' };
@@ -70,6 +72,21 @@ function judgeMarkup(findings: Findings, ref: ImageRef, width: number | undefine
 }
 
 /**
+ * Why the image's pixels cannot be read, or undefined when they can. The header alone (metadata)
+ * reads fine from a file whose data is damaged (a PNG chunk failing its checksum, a cut-off
+ * file): only decoding every pixel, as a client does, finds it. libvips streams the decode, so
+ * the whole image is never held in memory.
+ */
+export async function decodeProblem(bytes: Buffer): Promise<string | undefined> {
+  try {
+    await sharp(bytes, { animated: true, limitInputPixels: MAX_PIXELS }).stats();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message.split('\n')[0]!.trim();
+  }
+}
+
+/**
  * Checks one image from its bytes (sharp reads the real format from them, never from the name):
  * reachability, format and its support across clients, dimensions, size, load time, animation,
  * colour depth and transparency, and what the HTML around it says.
@@ -85,13 +102,20 @@ export async function analyzeImage(input: ImageInput): Promise<ImageResult> {
   findings.pass('image_reachable_check', 'Image Reachable', 'The image loads.', input.status === undefined ? [] : [{ status_code: input.status }]);
   let meta: sharp.Metadata;
   try {
-    meta = await sharp(input.bytes, { animated: true, limitInputPixels: 100_000_000 }).metadata();
+    meta = await sharp(input.bytes, { animated: true, limitInputPixels: MAX_PIXELS }).metadata();
   } catch (error) {
     findings.fail('image_format_check', 'Unreadable Image', 'critical', `The file is not an image any client can show: ${(error as Error).message}.`, 'Upload a JPEG, PNG or GIF.', [{ format: 'unknown' }]);
     return resultOf(input, findings, 'Error');
   }
   const format = FORMAT_NAMES[meta.format ?? ''] ?? String(meta.format ?? 'unknown').toUpperCase();
   findings.inform('image_format_check', 'Image Format Detected', 'The format read from the file itself.', [{ format }]);
+  // Beyond the pixel limit the pixels are not read at all (so neither found damaged nor sound).
+  if ((meta.width ?? 0) * (meta.height ?? 0) <= MAX_PIXELS) {
+    const undecodable = await decodeProblem(input.bytes);
+    if (undecodable) {
+      findings.fail('image_decode_check', 'Corrupt Image', 'critical', `The ${format} file cannot be decoded (${undecodable}): clients show a broken image, or only part of it.`, 'Export the image again from its source and replace the file.', [{ error: undecodable }]);
+    } else findings.pass('image_decode_check', 'Image Decodes', 'Every pixel of the image reads back.');
+  }
   const unsupported = poorlySupportedFormat(meta.format ?? '');
   if (unsupported) findings.fail('image_format_support_check', 'Format Poorly Supported', 'serious', `${format} is not shown by ${unsupported.join(', ')} (caniemail).`, 'Use JPEG, PNG or GIF.', [{ format, unsupported_clients: unsupported }]);
 

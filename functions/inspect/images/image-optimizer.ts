@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { decodeProblem } from './image-analyzer';
 
 export type Optimized = { bytes: Buffer; format: string; mimeType: string; saved: number } | { error: string };
 
@@ -10,6 +11,7 @@ const MIME_OF: Readonly<Record<string, string>> = { jpeg: 'image/jpeg', png: 'im
  * images): JPEG through mozjpeg, PNG quantised to a palette when that is smaller, GIF re-encoded
  * with every frame and delay kept; downscaled to twice the width the HTML shows it at, when that
  * is smaller than the file. Never larger than the original: then the original is returned, saving 0.
+ * An image whose pixels cannot all be decoded (the test's Corrupt Image) is not optimized.
  */
 export async function optimizeImage(bytes: Buffer, options: { displayWidth?: number } = {}): Promise<Optimized> {
   let meta: sharp.Metadata;
@@ -22,6 +24,8 @@ export async function optimizeImage(bytes: Buffer, options: { displayWidth?: num
   if (format === 'svg') return { error: 'SVG is not optimized here: it is shown by few email clients; export it as PNG instead' };
   const mimeType = MIME_OF[format];
   if (!mimeType) return { error: `${format.toUpperCase()} images are not optimized: convert to JPEG, PNG or GIF` };
+  const undecodable = await decodeProblem(bytes);
+  if (undecodable) return { error: `the ${format.toUpperCase()} cannot be decoded (${undecodable})` };
   const animated = (meta.pages ?? 1) > 1;
   let pipeline = sharp(bytes, { animated });
   const target = options.displayWidth ? options.displayWidth * 2 : undefined;

@@ -52,6 +52,13 @@ async function optimizeOne(test: InspectTest, image: ImageTestResult['images'][n
   };
 }
 
+/** Why each image could not be optimized, the first few of them. */
+function refusalOf(failed: readonly OptimizedImage[]): string {
+  const SHOWN = 5;
+  const reasons = failed.slice(0, SHOWN).map((o) => `Image ${o.original_image_id} cannot be optimized: ${o.error_message}`);
+  return `${reasons.join('; ')}${failed.length > SHOWN ? `; and ${failed.length - SHOWN} more` : ''}`;
+}
+
 /**
  * Optimises every image of a finished test, or one: the bytes kept when the test ran, never fetched
  * again (the site may have changed, and a second fetch would be a second request in the user's name).
@@ -62,6 +69,8 @@ export async function optimizeTestImages(test: InspectTest, onlyImageId?: string
   const images = (result?.images ?? []).filter((image) => onlyImageId === undefined || image.id === onlyImageId);
   if (onlyImageId !== undefined && !images.length) throw new NotFound(`Image ${onlyImageId} is not part of test ${test.id}`);
   const done = await mapLimit(images, OPTIMIZE_CONCURRENCY, (image) => optimizeOne(test, image, result?.declaredWidths?.[image.id]));
+  // Nothing could be optimized (the one image asked for, or every one): a refusal that says why, and nothing recorded.
+  if (done.length && done.every((o) => o.status === 'Error')) throw new BadRequest(refusalOf(done));
   const previous = test.meta?.['optimization'] as StoredOptimization | undefined;
   const optimization: StoredOptimization = { id: previous?.id ?? objectId(), images: { ...previous?.images, ...Object.fromEntries(done.map((o) => [o.original_image_id, o])) } };
   await updateTestMeta(test, { ...test.meta, optimization });

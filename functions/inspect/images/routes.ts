@@ -13,5 +13,5 @@ export const imageRoutes = [
   { method: 'POST', path: '/v1/inspect/images/{id}/reprocess', area, operation: 'reprocessImageTest', access: 'write' },
   { method: 'POST', path: '/v1/inspect/images/{id}/optimize', area, operation: 'optimizeImages', access: 'write' },
   { method: 'POST', path: '/v1/inspect/images/{id}/optimize/{image_id}', area, operation: 'optimizeImage', access: 'write' },
-  { method: 'GET', path: '/v1/inspect/images/{id}/optimized/{image_id}', area, operation: 'downloadOptimizedImage', access: 'read' },
+  { method: 'GET', path: '/v1/inspect/images/{id}/optimized/{image_id}', area, operation: 'downloadOptimizedImage', access: 'read', replies: [{ status: 200, contentType: 'image/*', description: 'The optimized image, in its own format, as an attachment.' }] },
 ] as const satisfies readonly RouteSpec[];

@@ -2,7 +2,7 @@ import { z } from 'zod/v3';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
 import { absoluteUrl } from '../../platform/http/paging';
-import { integer, schema, text } from '../../platform/http/params';
+import { atMost, integer, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { processingReply, selfLink } from '../common/envelope';
 import { createTest, deleteTest, findTest, listTests, PROCESSING, readResult, rerunTest, type InspectTest } from '../common/inspect-store';
 import { htmlSourceFields, storedSourceOf } from '../common/source-input';
@@ -18,9 +18,9 @@ const MAX_PAGE = 100;
 const position = () => integer().optional();
 const createInput = schema(() =>
   z.object({
-    links: z.array(z.string()).optional(),
+    links: z.array(atMost(MAX_LENGTH.url)).optional(),
     linksWithPositions: z
-      .array(z.object({ url: z.string(), line: position(), column: position(), selector: z.string().optional(), absolute_index: position() }))
+      .array(z.object({ url: atMost(MAX_LENGTH.url), line: position(), column: position(), selector: atMost(MAX_LENGTH.note).optional(), absolute_index: position() }))
       .optional(),
     userAgent: z.string().max(512).nullable().optional(),
   }),
@@ -93,7 +93,6 @@ export const handler = areaHandler(linkRoutes, {
     const links: LinkInput[] = [...(input.links ?? []).map((url) => ({ url })), ...(input.linksWithPositions ?? [])];
     if (!links.length) throw new BadRequest("Provide at least one URL in 'links' or 'linksWithPositions'");
     if (links.length > MAX_LINKS) throw new BadRequest(`A test checks at most ${MAX_LINKS} links; ${links.length} were given`);
-    for (const link of links) if (link.url.length > 2048) throw new BadRequest(`Invalid link '${link.url.slice(0, 64)}...': at most 2048 characters`);
     const test = await createTest(req.accountId, 'links', { links, userAgent: input.userAgent ?? null }, { urls: urlsForSearch(links) });
     return processingReply(BASE, test);
   }),

@@ -3,7 +3,8 @@ import { keys } from '../../data/db';
 import { deleteItems } from '../../data/store';
 import { ApiError } from '../../platform/errors';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
-import { flag, integer, schema, text } from '../../platform/http/params';
+import { atMost, boundedDocument, flag, integer, MAX_LENGTH, schema } from '../../platform/http/params';
+import { htmlSourceFields } from '../common/source-input';
 import { fetchHtml } from '../common/fetch-html';
 import { htmlOfInput } from '../common/inspect-input';
 import { catalogJson, previewCatalog } from './catalog';
@@ -44,25 +45,29 @@ const checksInput = () =>
     .partial()
     .optional();
 
+/** More client ids than any catalog has: an array of them, or one comma-separated string. */
+const MAX_CLIENT_IDS = 500;
+const clientIds = () => z.union([z.array(atMost(MAX_LENGTH.word)).max(MAX_CLIENT_IDS, { message: `must be at most ${MAX_CLIENT_IDS} clients` }), atMost(MAX_LENGTH.document)]);
+
+/** A field the test keeps as given, whatever its JSON type (contract §5.1), bounded as a name is. */
+const keptAsGiven = () =>
+  z.unknown().refine((value) => JSON.stringify(value ?? null).length <= MAX_LENGTH.name, { message: `must be at most ${MAX_LENGTH.name} characters as JSON` });
+
 const createInput = schema(() =>
   z
     .object({
-      subject: z.string().optional(),
-      html: z.string().optional(),
-      url: text().optional(),
-      mime: z.string().optional(),
-      transfer_encoding: text().optional(),
-      charset: text().optional(),
-      reference_id: z.string().max(256).optional(),
-      customer_id: z.string().max(256).optional(),
-      clients: z.union([z.array(z.string()), z.string()]).optional(),
+      subject: atMost(MAX_LENGTH.headerLine).optional(),
+      ...htmlSourceFields(),
+      reference_id: atMost(MAX_LENGTH.name).optional(),
+      customer_id: atMost(MAX_LENGTH.name).optional(),
+      clients: clientIds().optional(),
       image_blocking: flag().optional(),
-      headers: z.record(z.string()).optional(),
-      spam: z.object({}).passthrough().optional(),
+      headers: boundedDocument(z.record(z.string())).optional(),
+      spam: boundedDocument(z.object({}).passthrough()).optional(),
       content_checking: checksInput(),
-      user_id: z.unknown().optional(),
-      folder_id: z.unknown().optional(),
-      project_name: z.unknown().optional(),
+      user_id: keptAsGiven().optional(),
+      folder_id: keptAsGiven().optional(),
+      project_name: keptAsGiven().optional(),
     })
     .passthrough(),
 );
@@ -70,12 +75,12 @@ const testInput = schema(() => z.object({ test_id: z.string() }));
 const clientInput = schema(() => z.object({ test_id: z.string(), client_id: z.string() }));
 const screenshotInput = schema(() => z.object({ test_id: z.string(), client_id: z.string(), file: z.string() }));
 const contentInput = schema(() => z.object({ test_id: z.string(), content: z.string() }));
-const reprocessInput = schema(() => z.object({ test_id: z.string(), clients: z.union([z.array(z.string()), z.string()]) }));
-const exportInput = schema(() => z.object({ test_id: z.string(), clients: z.union([z.array(z.string()), z.string()]) }).passthrough());
+const reprocessInput = schema(() => z.object({ test_id: z.string(), clients: clientIds() }));
+const exportInput = schema(() => z.object({ test_id: z.string(), clients: clientIds() }).passthrough());
 const jobInput = schema(() => z.object({ test_id: z.string(), job_id: z.string() }));
-const shareCreateInput = schema(() => z.object({ test_id: z.string() }));
-const shareInput = schema(() => z.object({ test_id: z.string(), url_uuid: z.string().optional() }));
-const shareUpdateInput = schema(() => z.object({ test_id: z.string(), url_uuid: z.string().optional(), enabled: flag() }));
+const shareCreateInput = schema(() => z.object({ test_id: atMost(MAX_LENGTH.reference) }));
+const shareInput = schema(() => z.object({ test_id: z.string(), url_uuid: atMost(MAX_LENGTH.reference).optional() }));
+const shareUpdateInput = schema(() => z.object({ test_id: z.string(), url_uuid: atMost(MAX_LENGTH.reference).optional(), enabled: flag() }));
 const publicInput = schema(() => z.object({ id: z.string() }));
 const pageInput = schema(() => z.object({ uuid: z.string() }));
 const publicScreenshotInput = schema(() => z.object({ uuid: z.string(), client_id: z.string(), file: z.string() }));

@@ -18,6 +18,16 @@ const LOAD_TIMEOUT_MS = 10_000;
 const RESOURCE_TIMEOUT_MS = 8_000;
 const RESOURCE_MAX_BYTES = 10 * 1024 * 1024;
 const MAX_REDIRECTS = 5;
+
+/**
+ * Where the email is opened: a host that can never resolve (.invalid), answered by the route below
+ * and never fetched, over http so the email's http images are not blocked as mixed content. Its
+ * reply sandboxes the document (CSP `sandbox`, no allowances): Chromium then ignores
+ * `<meta http-equiv="refresh">`, which would otherwise navigate the page away from the email (or
+ * reload it empty) before the screenshot, as mail clients, which drop the tag, never do.
+ */
+const EMAIL_URL = 'http://email.invalid/';
+const EMAIL_ORIGIN = new URL(EMAIL_URL).origin;
 /** A screenshot stops here (CSS pixels): a page longer than any email would exhaust the task's memory. */
 export const MAX_PAGE_HEIGHT = 16_000;
 
@@ -153,9 +163,15 @@ export async function renderEmail(request: RenderRequest): Promise<Rendered> {
   try {
     await page.setViewportSize(size);
     await page.emulateMedia({ colorScheme: request.dark ? 'dark' : 'light' });
-    await page.route('**/*', (route) => fetchResource(route, request.blockImages));
+    await page.route('**/*', (route) => {
+      const target = route.request().url();
+      if (target === EMAIL_URL) return route.fulfill({ status: 200, body: request.html, headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': 'sandbox' } });
+      // A relative URL in the email resolves here: it names nothing, as it does in a mail client.
+      if (target.startsWith(`${EMAIL_ORIGIN}/`)) return route.abort('failed');
+      return fetchResource(route, request.blockImages);
+    });
     try {
-      await page.setContent(request.html, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
+      await page.goto(EMAIL_URL, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
     } catch (error) {
       // A resource still loading after the timeout: the screenshot shows the page as it is, as a client would.
       if ((error as Error).name !== 'TimeoutError') throw error;

@@ -1,7 +1,8 @@
 import { authorizedRecipients } from '../../admin/sandbox/auth-recipients';
 import { keys, type DomainClaimItem, type DomainItem } from '../../data/db';
 import { getItem } from '../../data/store';
-import { findDomain, listDomainItems } from '../../domains/domain-store';
+import { findDomain } from '../../domains/domain-store';
+import { sandboxDomainOf } from '../../domains/sandbox-domain';
 import { canSend } from '../../messages/accept';
 import { sendPlatformMail } from '../../messages/platform-mail';
 import { env } from '../../platform/env';
@@ -28,7 +29,7 @@ async function senderDomain(accountId: string): Promise<DomainItem> {
     domain = claim && (await findDomain(claim.accountId, configured));
     if (!domain) throw new NoAlertSender(`ALERTS_EMAIL_DOMAIN ${configured} is not a domain of this region`);
   } else {
-    domain = (await listDomainItems(accountId)).find((candidate) => candidate.type === 'sandbox');
+    domain = await sandboxDomainOf(accountId);
     if (!domain) throw new NoAlertSender('The account has no sandbox domain to send alert emails from, and ALERTS_EMAIL_DOMAIN is not set');
   }
   try {

@@ -1,5 +1,5 @@
 import { z } from 'zod/v3';
-import { integer, list, oneOfValues, schema, text } from '../../platform/http/params';
+import { boundedList, boundedText, integer, MAX_LENGTH, oneOfValues, schema, text } from '../../platform/http/params';
 import { ALERT_EVENT_TYPES } from './alert-event';
 import { ALERT_CHANNELS } from './settings-store';
 
@@ -16,7 +16,7 @@ const settingsObject = () =>
         return value;
       }
     },
-    z.object({ emails: list().optional(), url: text().optional(), channel_ids: list().optional() }, { invalid_type_error: 'must be an object' }),
+    z.object({ emails: boundedList(MAX_LENGTH.address).optional(), url: boundedText(MAX_LENGTH.url).optional(), channel_ids: boundedList(MAX_LENGTH.reference).optional() }, { invalid_type_error: 'must be an object' }),
   );
 
 export const alertSettingInput = schema(() =>
@@ -33,7 +33,7 @@ export const idInput = schema(() => z.object({ id: z.string() }));
 export const replaceSettingInput = schema(() => alertSettingInput().extend({ id: z.string() }));
 
 export const slackSettingsInput = schema(() =>
-  z.object({ token: text(), team_id: text().optional(), team_name: text().optional(), scope: text().optional() }),
+  z.object({ token: boundedText(MAX_LENGTH.secret), team_id: boundedText(MAX_LENGTH.reference).optional(), team_name: boundedText(MAX_LENGTH.name).optional(), scope: boundedText(MAX_LENGTH.description).optional() }),
 );
 
 export const channelsInput = schema(() =>
@@ -43,6 +43,6 @@ export const channelsInput = schema(() =>
   }),
 );
 
-export const webhookTestInput = schema(() => z.object({ event_type: eventType(), url: text() }));
-export const emailTestInput = schema(() => z.object({ event_type: eventType(), emails: list() }));
-export const slackTestInput = schema(() => z.object({ event_type: eventType(), channel_ids: list().optional() }));
+export const webhookTestInput = schema(() => z.object({ event_type: eventType(), url: boundedText(MAX_LENGTH.url) }));
+export const emailTestInput = schema(() => z.object({ event_type: eventType(), emails: boundedList(MAX_LENGTH.address) }));
+export const slackTestInput = schema(() => z.object({ event_type: eventType(), channel_ids: boundedList(MAX_LENGTH.reference).optional() }));

@@ -3,7 +3,7 @@ import { TRAP_TYPES, trapCount } from '../spamtraps/trap-types';
 
 /**
  * The email health score (optimize contract 2.5), a transparent formula over the platform's own
- * counters: five impacts, each capped, subtracted from 100. The README writes it out so anyone can
+ * counters: five impacts, each capped, subtracted from 100. docs/optimization.md writes it out so anyone can
  * recompute a score from the counts it shows.
  */
 export const SCORE_WINDOW_DAYS = 30;

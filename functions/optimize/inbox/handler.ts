@@ -1,6 +1,6 @@
 import { z } from 'zod/v3';
 import { Forbidden, NotFound } from '../../platform/errors';
-import { flag, integer, list, oneOfValues, schema, text } from '../../platform/http/params';
+import { atMost, boundedDocument, boundedList, boundedText, flag, integer, list, MAX_LENGTH, oneOfValues, schema, text } from '../../platform/http/params';
 import { absoluteUrl } from '../../platform/http/paging';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
 import { primaryAccountId } from '../../sending-ips/ip-records';
@@ -10,10 +10,14 @@ import { providersJson, resultJson, seedListJson, seedMailboxJson, sharingJson }
 import { accountResults, deleteResult, requireResult, setSharing, sharedResult, type ResultItem } from './results';
 import { inboxRoutes } from './routes';
 import { createSeedList, deleteSeedList, requireSeedList, seedFilterRegex, seedLists, updateSeedList } from './seed-lists';
-import { putSeedMailbox, removeSeedMailbox, seedMailboxes } from './seed-mailboxes';
+import { checkImapHost, putSeedMailbox, removeSeedMailbox, seedMailboxes } from './seed-mailboxes';
 import { placementSharePage } from './share-page';
 
-const name = () => text().refine((v) => v.length <= 256, { message: 'must be at most 256 characters' });
+const name = () => boundedText(MAX_LENGTH.name);
+/** Taken as Mailgun's clients send it, and not kept. */
+const sendingDomains = () => boundedList(MAX_LENGTH.host, 1000);
+/** A seed's first or last name, as the placement copies greet it. */
+const MAX_NAME_PART = 128;
 const providerList = () => list().refine((v) => v.every((p) => /^[a-z0-9.-]{1,253}$/i.test(p)), { message: 'must be provider domains' });
 const jsonObject = () =>
   z.preprocess((v) => {
@@ -23,7 +27,7 @@ const jsonObject = () =>
     } catch {
       return v;
     }
-  }, z.record(z.unknown(), { invalid_type_error: 'must be a JSON object' }));
+  }, boundedDocument(z.record(z.unknown(), { invalid_type_error: 'must be a JSON object' })));
 
 const SEEDLIST_FILTERS = [
   { parameter: 'name', description: 'seed lists with this name' },
@@ -74,11 +78,11 @@ export const handler = areaHandler(inboxRoutes, {
     schema(() =>
       z.object({
         name: name(),
-        seed_filter: text().refine((v) => v.length <= 256, { message: 'must be at most 256 characters' }).optional(),
+        seed_filter: boundedText(MAX_LENGTH.name).optional(),
         provider_filter: providerList().optional(),
         max_seeds_per_provider: integer().refine((n) => n >= 0 && n <= 1000, { message: 'must be between 0 and 1000' }).optional(),
-        remote_id: text().refine((v) => v.length <= 256, { message: 'must be at most 256 characters' }).optional(),
-        sending_domains: list().optional(),
+        remote_id: boundedText(MAX_LENGTH.reference).optional(),
+        sending_domains: sendingDomains().optional(),
       }),
     ),
     async (req, input) => {
@@ -100,7 +104,7 @@ export const handler = areaHandler(inboxRoutes, {
   getSeedList: operation(schema(() => z.object({ address: text() })), async (req, input) => ({ seedlist: seedListJson(await requireSeedList(req.accountId, input.address), await configuredByEmail()) })),
 
   updateSeedList: operation(
-    schema(() => z.object({ address: text(), name: name().optional(), provider_filter: providerList().optional(), regen: flag().optional(), shuffle: flag().optional(), sending_domains: list().optional() })),
+    schema(() => z.object({ address: text(), name: name().optional(), provider_filter: providerList().optional(), regen: flag().optional(), shuffle: flag().optional(), sending_domains: sendingDomains().optional() })),
     async (req, input) => {
       const current = await requireSeedList(req.accountId, input.address);
       const updated = await updateSeedList(current, { name: input.name, providerFilter: input.provider_filter, regen: input.regen ?? false, shuffle: input.shuffle ?? false });
@@ -116,19 +120,19 @@ export const handler = areaHandler(inboxRoutes, {
   runPlacementTest: operation(
     schema(() =>
       z.object({
-        from: text(),
-        subject: text().refine((v) => v.length <= 998, { message: 'must be at most 998 characters' }),
+        from: boundedText(MAX_LENGTH.headerLine),
+        subject: boundedText(MAX_LENGTH.headerLine),
         html: text().optional(),
-        template_name: text().optional(),
-        account_template_name: text().optional(),
+        template_name: boundedText(MAX_LENGTH.reference).optional(),
+        account_template_name: boundedText(MAX_LENGTH.reference).optional(),
         variables: jsonObject().optional(),
         headers: jsonObject()
           .refine((h) => Object.entries(h).every(([k, v]) => /^[!-9;-~]+$/.test(k) && typeof v === 'string'), { message: 'must map header names to strings' })
           .optional(),
-        seed_list: text().optional(),
+        seed_list: boundedText(MAX_LENGTH.address).optional(),
         provider_filter: z.preprocess((v) => (v === null ? undefined : v), providerList().optional()),
-        sending_ip: text().optional(),
-        sending_ip_pool_id: text().optional(),
+        sending_ip: boundedText(MAX_LENGTH.ip).optional(),
+        sending_ip_pool_id: boundedText(MAX_LENGTH.reference).optional(),
         max_seeds_per_provider: integer().refine((n) => n >= 0 && n <= 1000, { message: 'must be between 0 and 1000' }).optional(),
       }),
     ),
@@ -210,21 +214,24 @@ export const handler = areaHandler(inboxRoutes, {
     schema(() =>
       z
         .object({
-          email: text().pipe(z.string().email({ message: 'must be an email address' })),
+          email: text().pipe(atMost(MAX_LENGTH.address).email({ message: 'must be an email address' })),
           provider: text().refine((v) => /^[a-z0-9.-]{1,253}$/i.test(v), { message: 'must be the provider domain' }),
-          imap_host: text().refine((v) => v.length <= 253, { message: 'must be a host name' }),
+          imap_host: text()
+            .transform((v) => v.trim())
+            .refine((v) => v.length <= MAX_LENGTH.host, { message: 'must be a host name' }),
           imap_port: integer().refine((n) => n >= 1 && n <= 65535, { message: 'must be a port' }).default(993),
           imap_tls: flag().default(true),
-          imap_user: text().optional(),
-          password: text().optional(),
-          oauth2_token: text().optional(),
-          first_name: text().refine((v) => v.length <= 128, { message: 'must be at most 128 characters' }).optional(),
-          last_name: text().refine((v) => v.length <= 128, { message: 'must be at most 128 characters' }).optional(),
+          imap_user: boundedText(MAX_LENGTH.name).optional(),
+          password: boundedText(MAX_LENGTH.secret).optional(),
+          oauth2_token: boundedText(MAX_LENGTH.secret).optional(),
+          first_name: boundedText(MAX_NAME_PART).optional(),
+          last_name: boundedText(MAX_NAME_PART).optional(),
         })
         .refine((v) => Boolean(v.password) !== Boolean(v.oauth2_token), { message: 'give exactly one of password (or app password) and oauth2_token', path: ['password'] }),
     ),
     async (req, input) => {
       await requireOperator(req);
+      await checkImapHost(input.imap_host);
       const seed = await putSeedMailbox({
         email: input.email,
         provider: input.provider,

@@ -1,5 +1,8 @@
 import { ImapFlow } from 'imapflow';
-import type { SeedLogin } from './seed-mailboxes';
+import { forbiddenAddressCategory } from '../../webhooks/address-policy';
+import { DeliveryError, guardedLookup } from '../../webhooks/http-post';
+import { literalAddress, webhookAddressPolicy } from '../../webhooks/url-policy';
+import { SEED_REACH, type SeedLogin } from './seed-mailboxes';
 
 /**
  * Finding one message in one seed mailbox over IMAP (optimize contract 2.3): by its Message-ID,
@@ -35,11 +38,22 @@ export function headerList(raw: Buffer): Array<{ key: string; value: string }> {
   return out;
 }
 
+/**
+ * A client for one seed, connecting only where the address policy allows: an IP literal is judged
+ * here (Node looks none up), a name by the lookup the socket itself uses, so a name that resolves
+ * elsewhere since the seed was saved is judged where it points now. STARTTLS and TLS run over that
+ * same socket.
+ */
 export function imapClient(login: SeedLogin): ImapFlow {
+  const policy = webhookAddressPolicy();
+  const literal = literalAddress(login.host);
+  const category = literal && forbiddenAddressCategory(literal, policy);
+  if (category) throw new DeliveryError(`${login.host} resolves to a ${category} address, which ${SEED_REACH} may not reach`, 'forbidden-address');
   return new ImapFlow({
     host: login.host,
     port: login.port,
     secure: login.secure,
+    tls: { lookup: guardedLookup(policy, SEED_REACH) },
     auth: login.auth === 'oauth2' ? { user: login.user, accessToken: login.secret } : { user: login.user, pass: login.secret },
     logger: false,
     connectionTimeout: SEED_TIMEOUT_MS,

@@ -27,7 +27,7 @@ export const inboxRoutes = [
   { method: 'GET', path: '/v4/inbox/sharing/{result}', area, operation: 'getSharing', access: 'read' },
   { method: 'PUT', path: '/v4/inbox/sharing/{result}', area, operation: 'updateSharing', access: 'write' },
   { method: 'GET', path: '/v4/inbox/sharing/public/{shareid}', area, operation: 'publicResult', access: 'public' },
-  { method: 'GET', path: '/inbox/share/{shareid}', area, operation: 'publicResultPage', access: 'public' },
+  { method: 'GET', path: '/inbox/share/{shareid}', area, operation: 'publicResultPage', access: 'public', replies: [{ status: 200, contentType: 'text/html', description: 'The shared result as a page: where each seed copy landed.' }] },
   { method: 'GET', path: '/v4/inbox/providers', area, operation: 'listProviders', access: 'read' },
   { method: 'GET', path: '/v1/inbox/seed-mailboxes', area, operation: 'listSeedMailboxes', access: 'admin' },
   { method: 'POST', path: '/v1/inbox/seed-mailboxes', area, operation: 'putSeedMailbox', access: 'admin', changesCredentials: true },

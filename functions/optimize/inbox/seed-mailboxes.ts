@@ -1,6 +1,8 @@
 import { keys } from '../../data/db';
 import { deleteIfPresent, getItem, putItem, queryAll } from '../../data/store';
+import { BadRequest } from '../../platform/errors';
 import { decryptSecret, encryptSecret } from '../../platform/secrets';
+import { hostRefusal, webhookAddressPolicy } from '../../webhooks/url-policy';
 
 /**
  * The operator's seed mailboxes: real mailboxes at mailbox providers that placement tests send
@@ -48,6 +50,20 @@ export async function seedMailboxes(): Promise<SeedMailboxItem[]> {
 
 export async function findSeedMailbox(email: string): Promise<SeedMailboxItem | undefined> {
   return getItem<SeedMailboxItem>(keys.seedMailbox(email.toLowerCase()), { consistent: true });
+}
+
+/** Seed mailboxes are reached over IMAP under the policy every user-given address follows. */
+export const SEED_REACH = 'seed mailboxes';
+
+/**
+ * Refuses an IMAP host the platform may not reach (its own network, the cloud's metadata service;
+ * loopback unless the operator allows it), as a webhook URL is refused: a seed must not make the
+ * poll a probe into the platform's network. Connecting checks again (imap-search.ts).
+ */
+export async function checkImapHost(host: string): Promise<void> {
+  const refusal = await hostRefusal(host, webhookAddressPolicy());
+  if (refusal === 'host not found') throw new BadRequest(`Invalid parameter 'imap_host': ${host}: host not found`);
+  if (refusal) throw new BadRequest(`Invalid parameter 'imap_host': ${host} resolves to a ${refusal} address, which ${SEED_REACH} may not reach`);
 }
 
 /** Adds or replaces a seed mailbox (its address is its identity). */

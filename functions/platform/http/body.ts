@@ -36,10 +36,35 @@ export function appendParam(target: Record<string, unknown>, key: string, value:
   else target[key] = [existing as string, value];
 }
 
-export function parseQuery(raw: string): Record<string, ParamValue> {
+const INDEXED_NAME = /^(.+)\[(\d+)\]$/;
+
+/**
+ * PHP's clients send a repeated field as `name[0]`, `name[1]`, ... (Symfony Mailer's Mailgun
+ * transport, which Laravel's `mailgun` driver uses, for `attachment` and `inline`; Guzzle's and
+ * http_build_query's form encoding for any list), and Mailgun reads them as the repeated field
+ * `name`. Parts are renamed so and put in index order among the parts of that name, which keep the
+ * place of the first one; plain `name` parts come before indexed ones.
+ */
+function foldIndexedNames<T extends { field: string }>(parts: T[]): T[] {
+  const firstAt = new Map<string, number>();
+  const entries = parts.map((part, at) => {
+    const indexed = INDEXED_NAME.exec(part.field);
+    const field = indexed ? indexed[1]! : part.field;
+    if (!firstAt.has(field)) firstAt.set(field, at);
+    return { part: indexed ? { ...part, field } : part, group: firstAt.get(field)!, index: indexed ? Number(indexed[2]) : -1, at };
+  });
+  entries.sort((a, b) => a.group - b.group || a.index - b.index || a.at - b.at);
+  return entries.map((entry) => entry.part);
+}
+
+function fieldsOf(pairs: Array<{ field: string; value: string }>): Record<string, ParamValue> {
   const out: Record<string, ParamValue> = {};
-  for (const [key, value] of new URLSearchParams(raw)) appendParam(out, key, value);
+  for (const { field, value } of foldIndexedNames(pairs)) appendParam(out, field, value);
   return out;
+}
+
+export function parseQuery(raw: string): Record<string, ParamValue> {
+  return fieldsOf([...new URLSearchParams(raw)].map(([field, value]) => ({ field, value })));
 }
 
 function parseJson(text: string): ParsedBody {
@@ -60,7 +85,7 @@ function parseJson(text: string): ParsedBody {
  */
 function parseMultipart(body: Buffer, contentType: string, partBytes: number): Promise<ParsedBody> {
   return new Promise((resolve, reject) => {
-    const fields: Record<string, unknown> = {};
+    const fields: Array<{ field: string; value: string }> = [];
     const files: UploadedFile[] = [];
     let settled = false;
     const fail = (error: Error) => {
@@ -85,7 +110,7 @@ function parseMultipart(body: Buffer, contentType: string, partBytes: number): P
     }
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) fail(new PayloadTooLarge());
-      else appendParam(fields, name, value);
+      else fields.push({ field: name, value });
     });
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
@@ -107,7 +132,7 @@ function parseMultipart(body: Buffer, contentType: string, partBytes: number): P
     parser.on('finish', () => {
       if (settled) return;
       settled = true;
-      resolve({ fields, files });
+      resolve({ fields: fieldsOf(fields), files: foldIndexedNames(files) });
     });
     parser.on('close', () => {
       if (!settled) malformed();

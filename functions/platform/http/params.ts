@@ -76,6 +76,56 @@ export const list = () =>
     return cleaned.length ? cleaned : undefined;
   }, z.array(z.string()));
 
+/**
+ * The longest value each kind of field takes, in characters (the README's "Field lengths" lists
+ * them): checked by the input schemas, before anything is stored, so that no request can make an
+ * item outgrow DynamoDB's 400 KB (a 500) and a refusal names the field.
+ */
+export const MAX_LENGTH = {
+  /** A name given to something: an IP pool, a list or member, a subaccount, a project, a team. */
+  name: 256,
+  /** A description of something. */
+  description: 1024,
+  /** A note, a reason, a comment: a short paragraph. */
+  note: 4096,
+  /** An email address (RFC 5321's path, less its brackets). */
+  address: 254,
+  /** A host name (RFC 1035). */
+  host: 253,
+  /** An IP address, or a CIDR block (the longest IPv6 form with a prefix fits). */
+  ip: 64,
+  /** A URL the platform fetches or posts to. */
+  url: 2048,
+  /** A header's value, a subject or a From: one line (RFC 5322). */
+  headerLine: 998,
+  /** A password, an app password or an access token. */
+  secret: 4096,
+  /** A name or id that points at something stored (a pool, a test, a login, a template). */
+  reference: 256,
+  /** A word from a fixed set or a short token (an event type, a client id, an encoding, a date). */
+  word: 256,
+  /** A page token this server issued. */
+  token: 4096,
+  /** A JSON object of variables or headers, as JSON text. */
+  document: 16 * 1024,
+} as const;
+
+/** A string of at most `max` characters (a JSON body's field: arrays are not flattened). */
+export const atMost = (max: number) => z.string().max(max, { message: `must be at most ${max} characters` });
+
+/** text() of at most `max` characters. */
+export const boundedText = (max: number) => text().pipe(atMost(max));
+
+/** A JSON object (parsed already) whose JSON text is at most MAX_LENGTH.document characters. */
+export const boundedDocument = <S extends z.ZodTypeAny>(object: S) =>
+  object.refine((value) => JSON.stringify(value).length <= MAX_LENGTH.document, { message: `must be at most ${MAX_LENGTH.document} characters as JSON` });
+
+/** list() of values of at most `max` characters each; at most `count` of them, unless the rules count them in their own words. */
+export function boundedList(max: number, count?: number) {
+  const values = z.array(z.string().max(max, { message: `must be at most ${max} characters each` }));
+  return list().pipe(count === undefined ? values : values.max(count, { message: `must be at most ${count} values` }));
+}
+
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
   for (const key of path) value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;

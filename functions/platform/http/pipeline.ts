@@ -7,7 +7,7 @@ import type { z } from 'zod/v3';
 import { keys, type AccountItem } from '../../data/db';
 import { getItem } from '../../data/store';
 import { roleAllows } from '../access';
-import { ApiError, Forbidden, NotFound, Unauthorized, type ErrorField } from '../errors';
+import { ApiError, Forbidden, NotFound, TooManyRequests, Unauthorized, type ErrorField } from '../errors';
 import { logger } from '../logger';
 import type { AuthorizerContext, Principal } from '../principal';
 import { parseBody, parseQuery, type UploadedFile } from './body';
@@ -68,11 +68,14 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
  *
  * Schemas at module level are `schema(() => ...)` (functions/platform/http/params.ts), building
  * blocks are functions (`text()`, `flag()`); test/unit/platform/lazy-schemas.test.ts fails for a
- * handler that builds a schema at load. The README's "Cold start" section has the other rules.
+ * handler that builds a schema at load. docs/architecture.md, "Cold start", has the other rules.
  */
 export function operation<S extends z.ZodType>(input: () => S, run: (request: ApiRequest, input: z.infer<S>) => Promise<unknown>): Operation<S> {
   return { input: schema(input), run };
 }
+
+/** An area's Lambda entry, as areaHandler makes it. */
+export type AreaHandler = ReturnType<typeof areaHandler>;
 
 type Operations<R extends readonly RouteSpec[]> = { [K in R[number]['operation']]: Operation<z.ZodType> };
 
@@ -84,7 +87,11 @@ function lowerHeaders(headers: Record<string, string | undefined> | undefined): 
 
 function principalOf(event: ApiEvent): Principal {
   const verdict = event.requestContext.authorizer?.lambda;
-  if (!verdict || verdict.denied !== undefined) throw new Unauthorized(verdict?.denied ?? 'Invalid private key');
+  if (!verdict || verdict.denied !== undefined) {
+    // Too many failures: `message` on every route, as authentication's 401 is.
+    if (verdict?.retryAt !== undefined) throw new TooManyRequests(verdict.denied, Math.max(1, verdict.retryAt - Math.floor(Date.now() / 1000))).as('message');
+    throw new Unauthorized(verdict?.denied ?? 'Invalid private key');
+  }
   return verdict;
 }
 
@@ -203,7 +210,7 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
     return result instanceof Reply ? jsonResult(result.status, result.body, result.headers) : jsonResult(200, result);
   }
 
-  return async (event: ApiEvent, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
+  const handle = async (event: ApiEvent, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
     let response: APIGatewayProxyStructuredResultV2;
     let row: ReturnType<typeof rowOf>;
     try {
@@ -216,4 +223,6 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
     logRequest(event, row?.route, response.statusCode);
     return response;
   };
+  // The API reference (functions/openapi) describes each row's parameters from the schema its operation validates.
+  return Object.assign(handle, { inputOf: (route: RouteSpec): z.ZodType => opOf(route).input() });
 }

@@ -38,3 +38,12 @@ ${body}
     'cache-control': 'no-store',
   });
 }
+
+/** A public page that says one thing: a heading and a sentence, both text. */
+export function noticePage(title: string, text: string): RawReply {
+  return publicPage({
+    title,
+    style: 'body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;color:#1d2330}',
+    body: `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`,
+  });
+}

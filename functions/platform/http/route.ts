@@ -25,6 +25,15 @@ export interface RouteSpec<Op extends string = string> {
    * never from a cached verdict, so a revoked key cannot mint another while caches expire.
    */
   changesCredentials?: boolean;
+  /** What a successful reply is when it is not a JSON object (a page, an image, a redirect), for the API reference. */
+  replies?: readonly RawReplySpec[];
+}
+
+/** One kind of successful reply that is not a JSON object: its status, its media type (none for a redirect or an empty reply) and what it is. */
+export interface RawReplySpec {
+  status: number;
+  contentType?: string;
+  description: string;
 }
 
 export function routeKey(route: Pick<RouteSpec, 'method' | 'path'>): string {

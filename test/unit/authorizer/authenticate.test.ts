@@ -1,4 +1,4 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { authenticate, basicPassword } from '../../../functions/authorizer/authenticate';
 import { handler } from '../../../functions/authorizer/handler';
@@ -61,4 +61,21 @@ it('refuses everyone when the key store fails, rather than letting anyone in', a
     handler({ headers: { authorization: basic('s3cret') }, identitySource: [basic('s3cret')] } as never),
   );
   expect(result.isAuthorized).toBe(false);
+});
+
+it('reads the failure counts beside the key and writes nothing when the key is right; a wrong key is counted per key id and address', async () => {
+  const secret = `${'a'.repeat(32)}-aaaa1111-bbbb2222`;
+  ddb.on(GetCommand).callsFake((input: { Key: { pk: string } }) => ({ Item: input.Key.pk === `APIKEY#${sha256Hex(secret)}` ? storedKey(secret) : undefined }));
+  ddb.on(BatchGetCommand).resolves({ Responses: { table: [] } });
+  await expect(withEnv(env, () => authenticate(basic(secret), Date.now(), '192.0.2.1'))).resolves.toMatchObject({ keyId: 'aaaa1111-bbbb2222' });
+  expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(1);
+  expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+
+  ddb.on(UpdateCommand).resolves({ Attributes: { failures: new Set(['x']) } });
+  const wrong = `${'b'.repeat(32)}-aaaa1111-bbbb2222`;
+  await expect(withEnv(env, () => authenticate(basic(wrong), Date.now(), '192.0.2.1'))).resolves.toEqual({ denied: 'Invalid private key' });
+  const counted = ddb.commandCalls(UpdateCommand).map((call) => (call.args[0].input.Key as { pk: string }).pk.split('#').slice(0, 2).join('#'));
+  expect(counted.sort()).toEqual(['AUTHFAIL#api-login', 'AUTHFAIL#api-source']);
+  expect(JSON.stringify(ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input))).not.toContain(wrong);
+  expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
 });

@@ -10,12 +10,15 @@ it('stores a login as the full address in lower case, from a local part or an ad
   expect(() => loginAddress('example.com', 'a@sub.example.com')).toThrow("Invalid parameter 'login': a@sub.example.com is not an address of the domain example.com");
 });
 
-it("keeps passwords within Mailgun's 5 to 32 characters, without control characters", () => {
-  expect(() => checkPassword('12345')).not.toThrow();
+it('asks new passwords for 15 to 32 characters, counted as code points, without control characters, and says the rule', () => {
+  const rule = 'It must be between 15 and 32 characters (an SMTP password is a single factor: NIST SP 800-63B-4 asks at least 15).';
+  expect(() => checkPassword('x'.repeat(15))).not.toThrow();
   expect(() => checkPassword('x'.repeat(32))).not.toThrow();
-  expect(() => checkPassword('1234')).toThrow('Password is too short. It must be between 5 and 32 characters.');
-  expect(() => checkPassword('x'.repeat(33))).toThrow('Password is too long. It must be between 5 and 32 characters.');
-  expect(() => checkPassword('abc\u0000def')).toThrow('Password must not contain control characters');
+  expect(() => checkPassword('x'.repeat(14))).toThrow(`Password is too short. ${rule}`);
+  expect(() => checkPassword('x'.repeat(33))).toThrow(`Password is too long. ${rule}`);
+  // 15 emoji are 15 characters (30 UTF-16 units), so neither too short nor too long.
+  expect(() => checkPassword('\u{1F511}'.repeat(15))).not.toThrow();
+  expect(() => checkPassword('abc\u0000def-long-enough')).toThrow('Password must not contain control characters');
 });
 
 it('generates passwords that pass its own rules and differ every time', () => {

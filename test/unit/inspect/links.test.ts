@@ -5,7 +5,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import forge from 'node-forge';
 import { Workbook } from 'exceljs';
 import { utils as sheetUtils, write as writeWorkbook } from '@e965/xlsx';
-import { localCa } from '../../../lib/local/local-ca';
+import { localCa, signCertificate } from '../../../lib/local/local-ca';
 import { PUBLIC_ONLY } from '../../../functions/webhooks/address-policy';
 import { FetchError, fetchOnce } from '../../../functions/inspect/common/safe-fetch';
 import { checkLinks, type LinkResult } from '../../../functions/inspect/links/link-checker';
@@ -65,7 +65,7 @@ function selfSigned(host: string): { key: string; cert: string } {
   cert.setSubject([{ name: 'commonName', value: host }]);
   cert.setIssuer([{ name: 'commonName', value: host }]);
   cert.setExtensions([{ name: 'subjectAltName', altNames: [{ type: 7, ip: host }] }]);
-  cert.sign(forgeKey, forge.md.sha256.create());
+  signCertificate(cert, key);
   return { key, cert: forge.pki.certificateToPem(cert) };
 }
 

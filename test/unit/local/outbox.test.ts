@@ -37,7 +37,7 @@ const message = (raw: Buffer, id = `${Math.random().toString(16).slice(2)}-00000
 async function delivered(raw: Buffer): Promise<string> {
   const outbox = new Outbox(dir, [dns.address]);
   const sent = message(raw);
-  outbox.deliver(sent, sent.destinations);
+  outbox.record(sent, sent.destinations);
   await outbox.close();
   return readFileSync(join(dir, `${sent.sesMessageId}.eml`), 'utf8');
 }
@@ -63,7 +63,26 @@ it('writes nothing for a message no recipient received, and drops copies older t
   utimesSync(old, longAgo, longAgo);
   writeFileSync(join(dir, 'recent-000000.eml'), 'x');
   const outbox = new Outbox(dir, [dns.address]);
-  outbox.deliver(message(plain('a@signed.example.com')), []);
+  outbox.record(message(plain('a@signed.example.com')), []);
   await outbox.close();
   expect(readdirSync(dir)).toEqual(['recent-000000.eml']);
+});
+
+it('lists an account its own sends only, newest first, with SES refusals and bounces among them', async () => {
+  const outbox = new Outbox(undefined, [dns.address]);
+  const tagged = (account: string, destinations: string[]): SentMessage => ({ ...message(plain('a@signed.example.com')), destinations, tags: { mp_account: [account], mp_storage: [`key-${account}`] } });
+  outbox.record(tagged('acct-1', ['reader@example.net']), ['reader@example.net']);
+  outbox.record(tagged('acct-2', ['other@example.net']), ['other@example.net']);
+  outbox.record(tagged('acct-1', ['bounce@simulator.amazonses.com']), []);
+  outbox.refuse({ destinations: ['reader@example.net'], raw: plain('nobody@unverified.example.com'), tags: { mp_account: ['acct-1'] }, reason: 'Email address is not verified.' });
+  await outbox.close();
+  const { messages, total } = outbox.list({ accountId: 'acct-1', limit: 10 });
+  expect(total).toBe(3);
+  expect(messages.map((m) => m.status)).toEqual(['refused', 'bounced', 'delivered']);
+  expect(messages[0]).toMatchObject({ reason: 'Email address is not verified.', from: 'nobody@unverified.example.com', subject: 'hello' });
+  expect(messages[2]).toMatchObject({ storageKey: 'key-acct-1', recipients: [{ address: 'reader@example.net', outcome: 'delivered' }] });
+  expect(outbox.entry(outbox.list({ accountId: 'acct-2', limit: 1 }).messages[0]!.id, 'acct-1')).toBeUndefined();
+  expect((await outbox.source(messages[2]!.id))!.toString()).toMatch(/^Authentication-Results: outbox\.mailplane\.local;\r\n dkim=none/);
+  expect(outbox.clear('acct-1')).toBe(3);
+  expect(outbox.list({ accountId: 'acct-2', limit: 10 }).total).toBe(1);
 });

@@ -18,12 +18,6 @@ describe('the local workflow runner', () => {
     expect(definitions).toContain('scheduled-delivery.asl.json');
   });
 
-  test('Node 20 gets Promise.withResolvers, which aws-local-stepfunctions calls', async () => {
-    const { promise, resolve } = (Promise as unknown as { withResolvers<T>(): { promise: Promise<T>; resolve(v: T): void } }).withResolvers<number>();
-    resolve(7);
-    await expect(promise).resolves.toBe(7);
-  });
-
   test('substitutes ${Token} placeholders as DefinitionSubstitutions does, and refuses missing ones', () => {
     expect(substitute('{"a":"${One}","b":"${Two}-${One}"}', { One: '1', Two: 'x"y' })).toBe('{"a":"1","b":"x\\"y-1"}');
     expect(() => substitute('{"a":"${One}","b":"${Two}"}', { One: '1' })).toThrow('no substitution for ${Two}');

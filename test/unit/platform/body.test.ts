@@ -43,6 +43,50 @@ describe('multipart/form-data', () => {
   });
 });
 
+describe('indexed field names (PHP clients: Symfony Mailer, Guzzle)', () => {
+  it('reads attachment[N] and inline[N] as the repeated files, in index order', async () => {
+    const body = multipart('8NobJOS_', [
+      { name: 'from', value: 'me@example.com' },
+      { name: 'attachment[1]', value: 'second', filename: 'b.pdf', type: 'application/pdf' },
+      { name: 'inline[0]', value: 'png', filename: 'logo.png', type: 'image/png' },
+      { name: 'attachment[0]', value: 'first', filename: 'a.csv', type: 'text/csv' },
+    ]);
+    const parsed = await parseBody(body, 'multipart/form-data; boundary=8NobJOS_');
+    expect(parsed.files.map((f) => [f.field, f.filename, f.contentType])).toEqual([
+      ['attachment', 'a.csv', 'text/csv'],
+      ['attachment', 'b.pdf', 'application/pdf'],
+      ['inline', 'logo.png', 'image/png'],
+    ]);
+    expect(parsed.fields).toEqual({ from: 'me@example.com' });
+  });
+
+  it('reads indexed fields as the repeated field, indexes compared as numbers, plain ones first', async () => {
+    const body = multipart('b', [
+      { name: 'o:tag[10]', value: 'k' },
+      { name: 'o:tag[2]', value: 'c' },
+      { name: 'o:tag', value: 'plain' },
+      { name: 'to[0]', value: 'a@example.com' },
+    ]);
+    expect((await parseBody(body, 'multipart/form-data; boundary=b')).fields).toEqual({ 'o:tag': ['plain', 'c', 'k'], to: 'a@example.com' });
+    expect(parseQuery('to%5B1%5D=b%40example.com&to%5B0%5D=a%40example.com&name=x')).toEqual({ to: ['a@example.com', 'b@example.com'], name: 'x' });
+  });
+
+  it('leaves names whose brackets hold no index alone', async () => {
+    expect(parseQuery('v:data[key]=1&a[]=2&b[0x]=3')).toEqual({ 'v:data[key]': '1', 'a[]': '2', 'b[0x]': '3' });
+  });
+
+  it.each([
+    ['as UTF-8 in filename (WHATWG, Symfony Mailer, browsers)', 'filename="Reçu n°42.pdf"'],
+    ["as RFC 5987 filename*", "filename*=utf-8''Re%C3%A7u%20n%C2%B042.pdf"],
+  ])('keeps a non-ASCII file name given %s', async (_, parameter) => {
+    const body = Buffer.from(
+      ['--x', `Content-Disposition: form-data; name="attachment[0]"; ${parameter}`, 'Content-Type: application/pdf', '', '%PDF', '--x--', ''].join('\r\n'),
+    );
+    const [file] = (await parseBody(body, 'multipart/form-data; boundary=x')).files;
+    expect(file).toMatchObject({ field: 'attachment', filename: 'Reçu n°42.pdf', contentType: 'application/pdf' });
+  });
+});
+
 describe('a multipart body cut off (client gone mid-upload, or malformed)', () => {
   const whole = multipart('cut', [
     { name: 'from', value: 'me@example.com' },

@@ -1,10 +1,10 @@
-import { connect, type TLSSocket } from 'node:tls';
 import nodemailer from 'nodemailer';
 import type { SmtpIdentity } from '../../../functions/credentials/credentials';
 import { BadRequest } from '../../../functions/platform/errors';
 import { startSmtpService, type SmtpService, type SmtpServiceConfig } from '../../../functions/smtp/server';
 import type { SmtpEnvelope } from '../../../functions/smtp/submit';
 import { localCa } from '../../../lib/local/local-ca';
+import { plainAuth, smtpSession } from '../../support/smtp-session';
 
 // The SMTP service alone, with stand-in collaborators: how it answers, not what it accepts into.
 const ca = localCa(null);
@@ -25,7 +25,7 @@ async function start(overrides: Partial<SmtpServiceConfig> = {}): Promise<number
     maxMessageBytes: 4096,
     maxRecipients: 5,
     authFailureDelayMs: 1,
-    authenticate: async (login, password) => (login === IDENTITY.login && password === 'right' ? IDENTITY : undefined),
+    authenticate: async (login, password) => (login === IDENTITY.login && password === 'right' ? { identity: IDENTITY } : { refused: 'invalid', slowdown: 1 }),
     submit: async (identity, envelope, mime) => {
       submitted.push({ identity, envelope, mime });
       return { id: '<id@example.com>' };
@@ -35,50 +35,29 @@ async function start(overrides: Partial<SmtpServiceConfig> = {}): Promise<number
   return service.ports[0]!;
 }
 
-/** A line-at-a-time SMTP client over implicit TLS: each command answered by its reply's last line. */
-async function session(port: number) {
-  const socket: TLSSocket = connect({ host: '127.0.0.1', port, ca: ca.certificatePem });
-  let buffer = '';
-  const waiting: Array<(line: string) => void> = [];
-  let closed = false;
-  socket.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString();
-    let index: number;
-    while ((index = buffer.indexOf('\r\n')) >= 0) {
-      const line = buffer.slice(0, index);
-      buffer = buffer.slice(index + 2);
-      if (line[3] !== '-') waiting.shift()?.(line);
-    }
-  });
-  socket.on('close', () => (closed = true));
-  const reply = () => new Promise<string>((resolve) => waiting.push(resolve));
-  const greeting = await reply();
-  return {
-    greeting,
-    isClosed: () => closed,
-    async send(line: string): Promise<string> {
-      const answer = reply();
-      socket.write(`${line}\r\n`);
-      return answer;
-    },
-    end: () => socket.end(),
-  };
-}
-
-const plain = (login: string, password: string) => Buffer.from(`\u0000${login}\u0000${password}`).toString('base64');
+const session = (port: number) => smtpSession({ port, ca: ca.certificatePem });
 
 it('answers a wrong password with 535, and closes the connection at the third failure', async () => {
   const calls: string[] = [];
-  const port = await start({ authenticate: async (login) => (calls.push(login), undefined) });
+  const port = await start({ authenticate: async (login) => (calls.push(login), { refused: 'invalid', slowdown: 1 }) });
   const client = await session(port);
   expect(client.greeting).toMatch(/^220 /);
   expect(await client.send('EHLO test')).toMatch(/^250 /);
-  expect(await client.send(`AUTH PLAIN ${plain('app@example.com', 'one')}`)).toMatch(/^535 /);
-  expect(await client.send(`AUTH PLAIN ${plain('app@example.com', 'two')}`)).toMatch(/^535 /);
-  expect(await client.send(`AUTH PLAIN ${plain('app@example.com', 'three')}`)).toMatch(/^421 .*Too many failed authentication attempts/);
+  expect(await client.send(`AUTH PLAIN ${plainAuth('app@example.com', 'one')}`)).toMatch(/^535 /);
+  expect(await client.send(`AUTH PLAIN ${plainAuth('app@example.com', 'two')}`)).toMatch(/^535 /);
+  expect(await client.send(`AUTH PLAIN ${plainAuth('app@example.com', 'three')}`)).toMatch(/^421 .*Too many failed authentication attempts/);
   await new Promise((resolve) => setTimeout(resolve, 50));
   expect(client.isClosed()).toBe(true);
   expect(calls).toHaveLength(3);
+});
+
+it('answers a sign-in refused for failures elsewhere with 454 and when to come back, without a session', async () => {
+  const port = await start({ authenticate: async () => ({ refused: 'locked', retryAfterSeconds: 42 }) });
+  const client = await session(port);
+  await client.send('EHLO test');
+  expect(await client.send(`AUTH PLAIN ${plainAuth('app@example.com', 'right')}`)).toBe('454 Too many failed authentication attempts for this login or address, try again in 42 seconds');
+  expect(await client.send('MAIL FROM:<app@example.com>')).toMatch(/^530 /);
+  client.end();
 });
 
 it('asks for AUTH before MAIL, and accepts LOGIN as well as PLAIN', async () => {

@@ -1,0 +1,127 @@
+/**
+ * The console's only way out: the public API, exactly as an SDK calls it (Basic auth with user
+ * `api`), so everything the console does is something a user could script.
+ */
+
+/** An API reply that was not 2xx, with the platform's message (Mailgun's `{"message": ...}`). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export interface Credentials {
+  api: string;
+  secret: string;
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+/** A form body: repeated fields as arrays, files as Blobs (sent as multipart). */
+export type Form = Record<string, string | number | boolean | string[] | Blob | undefined>;
+
+export interface RequestOptions {
+  query?: Query;
+  form?: Form;
+  json?: unknown;
+  accept?: string;
+  signal?: AbortSignal;
+}
+
+function authorization(secret: string): string {
+  // btoa takes Latin-1 only; API keys are ASCII.
+  return `Basic ${btoa(`api:${secret}`)}`;
+}
+
+function encodeForm(form: Form): URLSearchParams | FormData {
+  const hasFile = Object.values(form).some((v) => v instanceof Blob);
+  const body = hasFile ? new FormData() : new URLSearchParams();
+  for (const [name, value] of Object.entries(form)) {
+    if (value === undefined) continue;
+    if (value instanceof Blob) (body as FormData).append(name, value, value instanceof File ? value.name : name);
+    else for (const one of Array.isArray(value) ? value : [value]) body.append(name, String(one));
+  }
+  return body;
+}
+
+export function urlOf(api: string, path: string, query?: Query): string {
+  const url = new URL(path, api);
+  for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
+  return url.toString();
+}
+
+/** The message of an error reply, whichever of Mailgun's shapes it has. */
+function messageOf(status: number, body: unknown, text: string): string {
+  if (body && typeof body === 'object') {
+    const b = body as Record<string, unknown>;
+    for (const key of ['message', 'Message', 'Description', 'Reason', 'error']) if (typeof b[key] === 'string' && b[key]) return b[key] as string;
+  }
+  return text.trim() || `HTTP ${status}`;
+}
+
+async function send(credentials: Credentials, method: string, path: string, options: RequestOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = { authorization: authorization(credentials.secret), accept: options.accept ?? 'application/json' };
+  let body: BodyInit | undefined;
+  if (options.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.json);
+  } else if (options.form) body = encodeForm(options.form);
+  const res = await fetch(urlOf(credentials.api, path, options.query), { method, headers, body, signal: options.signal, credentials: 'omit', cache: 'no-store' });
+  if (!res.ok) {
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    throw new ApiError(res.status, messageOf(res.status, parsed, text), parsed);
+  }
+  return res;
+}
+
+/** A JSON reply. */
+export async function call<T>(credentials: Credentials, method: string, path: string, options?: RequestOptions): Promise<T> {
+  const res = await send(credentials, method, path, options);
+  const text = await res.text();
+  return (text ? JSON.parse(text) : {}) as T;
+}
+
+/** A reply as bytes (raw messages, CSV exports, attachments). */
+export async function download(credentials: Credentials, path: string, options?: RequestOptions): Promise<Blob> {
+  return (await send(credentials, 'GET', path, options)).blob();
+}
+
+/** Path segments are user data: always encoded. */
+export function p(strings: TemplateStringsArray, ...values: Array<string | number>): string {
+  return strings.reduce((path, part, i) => path + part + (i < values.length ? encodeURIComponent(String(values[i])) : ''), '');
+}
+
+/**
+ * A multipart upload whose progress is reported as it is sent (fetch cannot report upload
+ * progress; XMLHttpRequest can). Resolves with the JSON reply.
+ */
+export function uploadWithProgress<T>(credentials: Credentials, path: string, body: FormData, onProgress: (sent: number, total: number) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', urlOf(credentials.api, path));
+    xhr.setRequestHeader('authorization', authorization(credentials.secret));
+    xhr.setRequestHeader('accept', 'application/json');
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : 0);
+    xhr.onerror = () => reject(new Error('The upload failed: the API could not be reached'));
+    xhr.onload = () => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(xhr.responseText);
+      } catch {
+        parsed = undefined;
+      }
+      if (xhr.status >= 200 && xhr.status < 300) resolve(parsed as T);
+      else reject(new ApiError(xhr.status, messageOf(xhr.status, parsed, xhr.responseText), parsed));
+    };
+    xhr.send(body);
+  });
+}

@@ -1,0 +1,180 @@
+import { render } from 'preact';
+import { lazy, Suspense } from 'preact/compat';
+import { useState } from 'preact/hooks';
+import { Link, Route, Router, Switch, useLocation } from 'wouter-preact';
+import { useHashLocation } from 'wouter-preact/use-hash-location';
+import { loadConfig } from './config';
+import { can, currentRegion, currentSession, initState, setRegion, signIn, signOut, useAppState } from './session';
+import { ErrorText, Loading } from './ui/widgets';
+import './styles.css';
+
+// Each page is its own chunk, loaded when it is first opened.
+const Overview = lazy(() => import('./pages/overview'));
+const Domains = lazy(() => import('./pages/domains'));
+const DomainDetail = lazy(() => import('./pages/domain-detail'));
+const Logs = lazy(() => import('./pages/logs'));
+const Outbox = lazy(() => import('./pages/outbox'));
+const Suppressions = lazy(() => import('./pages/suppressions'));
+const Templates = lazy(() => import('./pages/templates'));
+const Routes = lazy(() => import('./pages/routes'));
+const Lists = lazy(() => import('./pages/lists'));
+const ApiKeys = lazy(() => import('./pages/keys'));
+
+interface NavItem {
+  href: string;
+  name: string;
+  shown?: () => boolean;
+}
+
+function navItems(outbox: boolean): NavItem[] {
+  return [
+    { href: '/overview', name: 'Overview' },
+    { href: '/domains', name: 'Domains' },
+    { href: '/logs', name: 'Logs' },
+    { href: '/suppressions', name: 'Suppressions' },
+    { href: '/templates', name: 'Templates' },
+    { href: '/routes', name: 'Routes' },
+    { href: '/lists', name: 'Mailing lists' },
+    { href: '/keys', name: 'API keys', shown: () => can('admin') },
+    ...(outbox ? [{ href: '/outbox', name: 'Outbox' }] : []),
+  ];
+}
+
+function RegionSwitch() {
+  const { config, region } = useAppState();
+  if (!config || config.regions.length < 2) return null;
+  return (
+    <div class="region-switch">
+      <label for="region">Region</label>
+      <select id="region" value={region} onChange={(e) => setRegion((e.target as HTMLSelectElement).value)}>
+        {config.regions.map((r) => (
+          <option key={r.id} value={r.id}>
+            {r.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function SignIn() {
+  const { notice } = useAppState();
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const region = currentRegion();
+  return (
+    <main id="main" class="sign-in">
+      <h1>Mailplane console</h1>
+      <p class="muted">
+        Sign in to the {region.label} region ({region.api}) with an API key. The console exchanges it for a one-day web key and does not keep the key you enter.
+      </p>
+      {notice ? <p role="status" class="notice">{notice}</p> : null}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = e.currentTarget;
+          const input = form.elements.namedItem('api-key') as HTMLInputElement;
+          const entered = input.value;
+          setBusy(true);
+          void signIn(entered).then((failure) => {
+            setBusy(false);
+            input.value = '';
+            setError(failure);
+          });
+        }}
+      >
+        <label for="api-key">API key</label>
+        <input id="api-key" name="api-key" type="password" autocomplete="off" spellcheck={false} required />
+        <button type="submit" class="primary" disabled={busy}>
+          Sign in
+        </button>
+        <ErrorText error={error} />
+      </form>
+      <RegionSwitch />
+    </main>
+  );
+}
+
+function Shell() {
+  const { config } = useAppState();
+  const session = currentSession()!;
+  const [location] = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const items = navItems(config!.outbox).filter((item) => !item.shown || item.shown());
+  return (
+    <div class="shell">
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Mailplane</span>
+        <button type="button" class="menu-toggle" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <div class="top-right">
+          <RegionSwitch />
+          <span class="who" title={session.email}>
+            {session.role}
+            {session.inMemory ? ' (key kept for this page only)' : ''}
+          </span>
+          <button type="button" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <nav id="nav" aria-label="Console" class={menuOpen ? 'open' : ''}>
+        <ul>
+          {items.map((item) => (
+            <li key={item.href}>
+              <Link href={item.href} aria-current={location === item.href || location.startsWith(`${item.href}/`) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+                {item.name}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" tabIndex={-1}>
+        <Suspense fallback={<Loading what="page" />}>
+          <Switch>
+            <Route path="/overview" component={Overview} />
+            <Route path="/domains" component={Domains} />
+            <Route path="/domains/:name">{(params: { name: string }) => <DomainDetail name={decodeURIComponent(params.name)} />}</Route>
+            <Route path="/logs" component={Logs} />
+            <Route path="/suppressions" component={Suppressions} />
+            <Route path="/templates" component={Templates} />
+            <Route path="/routes" component={Routes} />
+            <Route path="/lists" component={Lists} />
+            <Route path="/keys" component={ApiKeys} />
+            {config!.outbox ? <Route path="/outbox" component={Outbox} /> : null}
+            <Route>
+              <Overview />
+            </Route>
+          </Switch>
+        </Suspense>
+      </main>
+    </div>
+  );
+}
+
+function App() {
+  useAppState();
+  return <Router hook={useHashLocation}>{currentSession() ? <Shell key={currentRegion().id} /> : <SignIn />}</Router>;
+}
+
+async function start(): Promise<void> {
+  const root = document.getElementById('app')!;
+  try {
+    initState(await loadConfig());
+    render(<App />, root);
+  } catch (error) {
+    render(
+      <main id="main">
+        <h1>Mailplane console</h1>
+        <ErrorText error={(error as Error).message} />
+      </main>,
+      root,
+    );
+  }
+}
+
+void start();
