@@ -22,6 +22,7 @@ import { printWebhookDispatch, webhookDispatch, type WebhookDispatchResult } fro
 import { inspectBench, printInspectBench, type InspectBenchResult } from './inspect';
 import { previewBench, printPreviewBench, type PreviewBenchResult } from './preview';
 import { monthlyLimitBench, printMonthlyLimitBench, type MonthlyLimitBenchResult } from './monthly-limit';
+import { acceptLoad, printAcceptLoad, type AcceptLoadResult } from './accept-load';
 import { allowlistBench, printAllowlistBench, type AllowlistBenchResult } from './allowlist';
 import { dmarcIngestBench, printDmarcIngest, type DmarcIngestResult } from './dmarc-ingest';
 import { blocklistRunBench, printBlocklistRun, type BlocklistRunResult } from './blocklist-run';
@@ -57,6 +58,7 @@ async function main(): Promise<number> {
   let inspection: InspectBenchResult | undefined;
   let preview: PreviewBenchResult | undefined;
   let monthlyLimit: MonthlyLimitBenchResult | undefined;
+  let acceptLoadResult: AcceptLoadResult | undefined;
   let allowlist: AllowlistBenchResult | undefined;
   let dmarc: DmarcIngestResult | undefined;
   let blocklists: BlocklistRunResult | undefined;
@@ -140,6 +142,12 @@ async function main(): Promise<number> {
     failures.push({ benchmark: 'monthly limit', error: (error as Error).stack ?? String(error) });
   }
   try {
+    acceptLoadResult = await acceptLoad();
+    printAcceptLoad(acceptLoadResult);
+  } catch (error) {
+    failures.push({ benchmark: 'accept load', error: (error as Error).stack ?? String(error) });
+  }
+  try {
     allowlist = await allowlistBench();
     printAllowlistBench(allowlist);
   } catch (error) {
@@ -201,7 +209,7 @@ async function main(): Promise<number> {
   const file = join(OUT_DIR, 'results.json');
   writeFileSync(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult, inspection, preview, monthlyLimit, allowlist, dmarcIngestion: dmarc, blocklistRun: blocklists, placementPoll: placement, console: consoleResult }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), durationSeconds: seconds, machine: { ...machine, cpuBusyBeforeStart: busyAtStart, loadAverage: loadavg() }, summary: { passed, total: targets.length, checks }, failures, coldStart: cold, requestOverhead: overhead, sendCpu: send, eventIngest: ingest, metricsQuery: metrics, webhookDispatch: dispatch, smtpSubmission: smtp, listExpansion: lists, inbound: inboundResult, inspection, preview, monthlyLimit, acceptLoad: acceptLoadResult, allowlist, dmarcIngestion: dmarc, blocklistRun: blocklists, placementPoll: placement, console: consoleResult }, null, 2)}\n`,
   );
   print(`Results: ${file}`);
   return failures.length ? 1 : 0;

@@ -9,17 +9,18 @@ export interface PeriodicJob {
   entry: string;
   everyMinutes: number;
   /** What the job's role may do beyond reading and writing the table (lib/constructs/area-permissions.ts). */
-  grant: 'sending-identities' | 'dedicated-ips' | 'blocklist-checks' | 'postmaster-credentials';
+  grant: 'sending-identities' | 'dedicated-ips' | 'blocklist-checks' | 'postmaster-credentials' | 'reputation-guard';
   /**
    * The product whose nested stack holds the job on AWS (lib/constructs/product-api.ts), when the
-   * job starts that product's workflows; absent, the region's stack (lib/constructs/periodic-jobs.ts).
+   * job starts that product's workflows or raises its alerts; absent, the region's stack
+   * (lib/constructs/periodic-jobs.ts).
    */
   product?: 'Optimization';
   /**
    * A setting (seconds) the job must keep up with: local mode runs it that often when that is more
    * often than `everyMinutes`; on AWS the rule's rate is the floor (docs/optimization.md says so).
    */
-  cadenceSetting?: 'BLOCKLIST_CHECK_INTERVAL';
+  cadenceSetting?: 'BLOCKLIST_CHECK_INTERVAL' | 'REPUTATION_CHECK_INTERVAL';
   description: string;
 }
 
@@ -49,6 +50,16 @@ export const periodicJobs: readonly PeriodicJob[] = [
     product: 'Optimization',
     cadenceSetting: 'BLOCKLIST_CHECK_INTERVAL',
     description: 'Blocklist monitoring: adds dedicated IPs, starts a check run for the IPs and domains not checked for BLOCKLIST_CHECK_INTERVAL',
+  },
+  {
+    name: 'reputation-guard',
+    entry: 'reputation/sweep',
+    // REPUTATION_CHECK_INTERVAL (15 minutes by default) is kept to within this.
+    everyMinutes: 15,
+    grant: 'reputation-guard',
+    product: 'Optimization',
+    cadenceSetting: 'REPUTATION_CHECK_INTERVAL',
+    description: "Reputation guard: each account's bounce and complaint rates over the window; alerts above a warning level, turns a subaccount's sending off above a pause level",
   },
   {
     name: 'postmaster-fetch',

@@ -1,3 +1,4 @@
+import { type AlarmSettings, topicRegion } from './constructs/alarms';
 import type { PlatformStackProps } from './platform-stack';
 import { DEFAULT_AWS_REGIONS, type PlatformRegion } from './regions';
 
@@ -45,18 +46,67 @@ function smtpSettings(context: Context, suffix: 'Us' | 'Eu') {
   return { hostname, certificateArn, tlsSecretArn };
 }
 
+function positiveNumber(context: Context, key: string): number | undefined {
+  const raw = context(key);
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!(value > 0)) throw new Error(`Context "${key}" must be a positive number; got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+/**
+ * The alarms of one region (lib/constructs/alarms.ts): `alarmEmail` subscribes an address to its
+ * topic; `alarmTopic<Us|Eu>` names an existing topic of that region instead, and `alarmTopicArn`
+ * does so for whichever region the topic is in. `bounceRateAlarmPercent` (4),
+ * `complaintRateAlarmPercent` (0.08) and `apiP99AlarmMs` (5000) set the levels.
+ */
+function alarmSettings(context: Context, suffix: 'Us' | 'Eu', region: string): AlarmSettings {
+  const email = text(context, 'alarmEmail');
+  if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new Error(`Context "alarmEmail" must be an email address; got "${email}"`);
+  const shared = text(context, 'alarmTopicArn');
+  const own = text(context, `alarmTopicArn${suffix}`);
+  return {
+    email,
+    topicArn: own ?? (shared && topicRegion(shared) === region ? shared : undefined),
+    bounceRatePercent: positiveNumber(context, 'bounceRateAlarmPercent'),
+    complaintRatePercent: positiveNumber(context, 'complaintRateAlarmPercent'),
+    apiP99LatencyMs: positiveNumber(context, 'apiP99AlarmMs'),
+  };
+}
+
+const STREAM_ARN = /^arn:aws[a-z-]*:dynamodb:([a-z0-9-]+):\d{12}:table\/([A-Za-z0-9_.-]{3,255})\/stream\/[^/\s]+$/;
+
+/**
+ * A restored table to point the stack at (docs/operations.md, "Restore"): `tableName<Us|Eu>` and
+ * `tableStreamArn<Us|Eu>`, or `tableName` and `tableStreamArn` when one region is deployed. The
+ * stream must be the table's own, in the stack's region.
+ */
+function existingTable(context: Context, suffix: 'Us' | 'Eu', region: string, regionCount: number) {
+  const shared = text(context, 'tableName') ?? text(context, 'tableStreamArn');
+  if (shared && regionCount > 1) throw new Error('Context "tableName" and "tableStreamArn" name one region\'s table: deploy one region (-c regions=us) or use tableNameUs/tableNameEu and tableStreamArnUs/tableStreamArnEu');
+  const tableName = text(context, `tableName${suffix}`) ?? text(context, 'tableName');
+  const tableStreamArn = text(context, `tableStreamArn${suffix}`) ?? text(context, 'tableStreamArn');
+  if (!tableName && !tableStreamArn) return undefined;
+  if (!tableName || !tableStreamArn) throw new Error(`Context tableName${suffix} and tableStreamArn${suffix} go together: the event stream reads the table's stream (aws dynamodb describe-table --table-name <name> --query Table.LatestStreamArn)`);
+  const match = STREAM_ARN.exec(tableStreamArn);
+  if (!match) throw new Error(`Context tableStreamArn${suffix} is not a DynamoDB stream ARN: ${tableStreamArn}`);
+  if (match[2] !== tableName || match[1] !== region) throw new Error(`Context tableStreamArn${suffix} is the stream of table ${match[2]} in ${match[1]}, not of ${tableName} in ${region}`);
+  return { tableName, tableStreamArn };
+}
+
 /**
  * Reads the app's context (`cdk synth -c key=value` or cdk.json) into the stacks to build:
  * usRegion, euRegion, account, sandboxDomain, regions ("us,eu"), and per region an optional custom
  * domain (customDomainUs + certificateArnUs, customDomainEu + certificateArnEu). SMTP submission is
  * off unless `smtp=true`, which then needs per region smtpHost<Us|Eu> (the name clients connect
  * to), smtpCertificateArn<Us|Eu> (ACM, for 465) and smtpTlsSecretArn<Us|Eu> (Secrets Manager, for
- * STARTTLS on 587).
+ * STARTTLS on 587). Alarms: see alarmSettings; a restored table: see existingTable.
  */
 export function platformStackConfigs(context: Context): PlatformStackConfig[] {
   const account = text(context, 'account');
   const sandboxDomain = text(context, 'sandboxDomain') ?? 'sandbox.localhost';
-  return selectedRegions(context).map((platformRegion) => {
+  const regions = selectedRegions(context);
+  const configs = regions.map((platformRegion) => {
     const suffix = platformRegion === 'us' ? 'Us' : 'Eu';
     const domainName = text(context, `customDomain${suffix}`);
     const certificateArn = text(context, `certificateArn${suffix}`);
@@ -64,16 +114,24 @@ export function platformStackConfigs(context: Context): PlatformStackConfig[] {
       throw new Error(`Context customDomain${suffix} and certificateArn${suffix} go together: give both or neither`);
     }
     const smtp = smtpEnabled(context) ? smtpSettings(context, suffix) : undefined;
+    const region = text(context, `${platformRegion}Region`) ?? DEFAULT_AWS_REGIONS[platformRegion];
     return {
       id: `Mailplane-${platformRegion}`,
       props: {
         platformRegion,
         sandboxDomain,
-        env: { account, region: text(context, `${platformRegion}Region`) ?? DEFAULT_AWS_REGIONS[platformRegion] },
+        env: { account, region },
         customDomain: domainName && certificateArn ? { domainName, certificateArn } : undefined,
         smtp,
+        alarms: alarmSettings(context, suffix, region),
+        existingTable: existingTable(context, suffix, region, regions.length),
         description: `Mailplane: Mailgun-compatible email API (${platformRegion.toUpperCase()} region)`,
       },
     };
   });
+  const shared = text(context, 'alarmTopicArn');
+  if (shared && !configs.some((c) => c.props.env?.region === topicRegion(shared))) {
+    throw new Error(`Context "alarmTopicArn" is a topic in ${topicRegion(shared)}, where no stack of this deployment is (${configs.map((c) => c.props.env?.region).join(', ')}): CloudWatch notifies topics of its own region only`);
+  }
+  return configs;
 }

@@ -1,10 +1,11 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { Alarms, type AlarmSettings } from './constructs/alarms';
 import { Api, type CustomDomainProps } from './constructs/api';
-import type { AreaGrantee, AreaResources } from './constructs/area-permissions';
+import { type AreaGrantee, type AreaResources, grantTableReadWrite } from './constructs/area-permissions';
 import { Bootstrap } from './constructs/bootstrap';
 import { ConsoleHosting } from './constructs/console';
-import { Data } from './constructs/data';
+import { Data, type ExistingTable } from './constructs/data';
 import { EventStream } from './constructs/event-stream';
 import { PeriodicJobs } from './constructs/periodic-jobs';
 import { DEFAULT_MAX_MESSAGE_TTL } from './constructs/platform-env';
@@ -16,7 +17,7 @@ import { Lists } from './constructs/lists';
 import { Inspection } from './constructs/inspection';
 import { addBlocklistMonitoring } from './constructs/blocklist-monitoring';
 import { addInboxPlacement } from './constructs/inbox-placement';
-import type { BlocklistSettings, PlacementSettings } from './constructs/platform-env';
+import type { BlocklistSettings, PlacementSettings, ReputationGuardSettings } from './constructs/platform-env';
 import { ProductApi } from './constructs/product-api';
 import { addIpJobs } from './constructs/ip-jobs';
 import { addAlerts, grantRaiseAlerts } from './constructs/alerts';
@@ -85,6 +86,35 @@ export interface PlatformStackProps extends StackProps {
    * of the service account the daily fetch signs in as. Off unless given (the GPT routes then say so).
    */
   postmasterCredentialsSecretArn?: string;
+  /**
+   * The alarm topic and levels (lib/constructs/alarms.ts): from context `-c alarmEmail=<address>`,
+   * `-c alarmTopicArn=<arn>` and the levels lib/app-config.ts reads. Absent, the stack makes a
+   * topic with no subscriber and uses the default levels.
+   */
+  alarms?: AlarmSettings;
+  /**
+   * The reputation guard's levels (functions/reputation; REPUTATION_* in functions/platform/env.ts):
+   * from context `-c reputationBounceWarningPercent=`, `reputationBouncePausePercent`,
+   * `reputationComplaintWarningPercent`, `reputationComplaintPausePercent`, `reputationMinVolume`,
+   * and `reputationWindowHours`. Absent, the documented defaults. It runs every 15 minutes.
+   */
+  reputationGuard?: ReputationGuardSettings;
+  /**
+   * Use this table instead of making one: a table restored from point-in-time recovery or a backup
+   * (docs/operations.md, "Restore"). From context `-c tableName=<name> -c tableStreamArn=<arn>`
+   * (per region: tableNameUs, tableStreamArnUs ...), read by lib/app-config.ts.
+   */
+  existingTable?: ExistingTable;
+  /**
+   * Items each capped account's monthly count is spread over (MONTHLY_LIMIT_SHARDS, 1 unless set):
+   * about 1,000 capped sends a second per item (docs/capacity.md). From context `-c monthlyLimitShards=8`.
+   */
+  monthlyLimitShards?: number;
+  /**
+   * The HTTP APIs' throttle per route (requests a second, and the burst above it): 100 and 200
+   * unless set. From context `-c apiRateLimit=1000 -c apiBurstLimit=2000` (docs/capacity.md).
+   */
+  apiThrottle?: { rateLimit: number; burstLimit: number };
 }
 
 /** The whole platform for one region (US or EU); regions share nothing. */
@@ -114,6 +144,8 @@ export class PlatformStack extends Stack {
   readonly periodicJobs: PeriodicJobs;
   /** SMTP submission, when enabled. */
   readonly smtp?: Smtp;
+  /** Every function, queue and state machine's alarms, the alarm topic and the dashboard (a nested stack). */
+  readonly alarms: Alarms;
   readonly certificates: TrackingCertificates;
   /** SES receiving and routes' actions, where SES receives mail. */
   readonly inbound?: Inbound;
@@ -126,7 +158,7 @@ export class PlatformStack extends Stack {
 
     // A scheduled message is kept for message_ttl from its delivery time, which is up to
     // SCHEDULE_HORIZON after its MIME is written: the bucket keeps objects that much longer.
-    this.data = new Data(this, 'Data', { messageHorizon: maxMessageTtl.plus(SCHEDULE_HORIZON) });
+    this.data = new Data(this, 'Data', { messageHorizon: maxMessageTtl.plus(SCHEDULE_HORIZON), existingTable: props.existingTable });
     this.sending = new Sending(this, 'Sending', { platformRegion: props.platformRegion });
     this.scheduling = new Scheduling(this, 'Scheduling', { sendQueue: this.sending.sendQueue.queue });
     this.webhooks = new Webhooks(this, 'Webhooks');
@@ -167,6 +199,9 @@ export class PlatformStack extends Stack {
       blocklists: this.blocklistSettings(props),
       spamTrapList: props.spamTrapList ?? this.contextText('spamTrapList'),
       placement: this.placementSettings(props),
+      reputationGuard: props.reputationGuard ?? this.reputationGuardSettings(),
+      monthlyLimitShards: props.monthlyLimitShards ?? this.contextNumber('monthlyLimitShards'),
+      throttle: props.apiThrottle ?? this.contextThrottle(),
     });
     this.platformEnvironment = this.api.environment;
     // After the API: the workers share its environment, which names the send queue and bucket.
@@ -216,7 +251,14 @@ export class PlatformStack extends Stack {
           resources,
           environment: { ...this.platformEnvironment, ...alerts.environment, ...blocklists.environment, ...placement.environment },
           product: 'Optimization',
-          grants: { 'blocklist-checks': blocklists.sweepGrant },
+          grants: {
+            'blocklist-checks': blocklists.sweepGrant,
+            // The reputation guard reads the counters, turns a subaccount's sending off and raises alerts.
+            'reputation-guard': (grantee, { table }) => {
+              grantTableReadWrite(grantee, table);
+              grantRaiseAlerts(grantee, alerts.queue.queue);
+            },
+          },
         });
         return {
           environment: { ...alerts.environment, ...blocklists.environment, ...placement.environment },
@@ -238,8 +280,16 @@ export class PlatformStack extends Stack {
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
     if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });
-
     this.console.deploy(this.api.url, props.platformRegion);
+    // Last: the alarms are made for every part found in the region, so everything must exist by now.
+    this.alarms = new Alarms(this, 'Alarms', {
+      platformRegion: props.platformRegion,
+      settings: props.alarms,
+      httpApis: { API: this.api.httpApi, 'Tracking API': this.api.trackingApi },
+      table: this.data.table,
+      sendQueue: this.sending.sendQueue.queue,
+      streamConsumers: { 'EventStream/Worker': this.eventStream.worker.fn.functionName },
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL for Mailgun clients' });
     new CfnOutput(this, 'ConsoleUrl', { value: `${this.console.origin}/`, description: 'The web console (sign in with an API key)' });
@@ -265,6 +315,36 @@ export class PlatformStack extends Stack {
       deadlineSeconds: seconds(props.placement?.deadlineSeconds, 'placementDeadlineSeconds'),
       spamdAddress: props.placement?.spamdAddress ?? text('spamdAddress'),
       rspamdUrl: props.placement?.rspamdUrl ?? text('rspamdUrl'),
+    };
+  }
+
+  /** `-c apiRateLimit` and `-c apiBurstLimit` together, or neither. */
+  private contextThrottle(): { rateLimit: number; burstLimit: number } | undefined {
+    const rateLimit = this.contextNumber('apiRateLimit');
+    const burstLimit = this.contextNumber('apiBurstLimit');
+    if (rateLimit === undefined && burstLimit === undefined) return undefined;
+    if (!rateLimit || !burstLimit || burstLimit < rateLimit) throw new Error('Context "apiRateLimit" and "apiBurstLimit" go together, both positive, the burst at least the rate');
+    return { rateLimit, burstLimit };
+  }
+
+  /** A numeric context value (`-c name=3` arrives as a string, cdk.json may hold a number). */
+  private contextNumber(name: string): number | undefined {
+    const value: unknown = this.node.tryGetContext(name);
+    if (value === undefined || value === null || value === '') return undefined;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed)) throw new Error(`Context "${name}" must be a number; got ${JSON.stringify(value)}`);
+    return parsed;
+  }
+
+  private reputationGuardSettings(): ReputationGuardSettings {
+    const number = (name: string) => this.contextNumber(name);
+    return {
+      windowHours: number('reputationWindowHours'),
+      minVolume: number('reputationMinVolume'),
+      bounceWarningPercent: number('reputationBounceWarningPercent'),
+      bouncePausePercent: number('reputationBouncePausePercent'),
+      complaintWarningPercent: number('reputationComplaintWarningPercent'),
+      complaintPausePercent: number('reputationComplaintPausePercent'),
     };
   }
 

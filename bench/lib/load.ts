@@ -25,6 +25,11 @@ export interface LoadOptions {
   durationSeconds: number;
   /** Hard cap on requests per phase, so a very fast target still sends a bounded number. */
   maxRequests: number;
+  /** A POST (or other method) with this body; a GET without. */
+  method?: string;
+  body?: string;
+  /** Requests a second across all connections (autocannon's overallRate); as fast as answered when absent. */
+  overallRate?: number;
 }
 
 // Runs in its own node process (the other core), so the load generator never competes with the
@@ -35,6 +40,7 @@ const cfg = JSON.parse(process.argv[1]);
 const phase = (duration) => autocannon({
   url: cfg.url, headers: cfg.headers, connections: cfg.connections, pipelining: 1,
   duration, timeout: 10, maxOverallRequests: cfg.maxRequests,
+  ...(cfg.method ? { method: cfg.method } : {}), ...(cfg.body ? { body: cfg.body } : {}), ...(cfg.overallRate ? { overallRate: cfg.overallRate } : {}),
 });
 (async () => {
   const warm = cfg.warmupSeconds > 0 ? await phase(cfg.warmupSeconds) : undefined;

@@ -1,7 +1,9 @@
 import { keys, type AccountItem } from '../data/db';
-import { addToCounter, deleteItem, getItem, putItem, updateItem } from '../data/store';
+import { randomInt } from 'node:crypto';
+import { addToCounter, deleteItem, getItem, getItems, moveAttribute, putItem, updateItem } from '../data/store';
 import { ApiError, Forbidden } from '../platform/errors';
 import { env } from '../platform/env';
+import { sendingRefusal } from './sending';
 
 /** An account's custom monthly message limit: a hard cap on recipients accepted per calendar month (UTC). */
 export interface MonthlyLimit {
@@ -48,19 +50,118 @@ export async function removeMonthlyLimit(accountId: string): Promise<void> {
   forgetCaps();
 }
 
+/**
+ * The month's count of an account is spread over MONTHLY_LIMIT_SHARDS items (1 by default), each
+ * holding at most its share of the limit, so that together they never pass it: DynamoDB takes about
+ * 1,000 writes a second on one item, and every capped send writes one (docs/capacity.md). Shard 0
+ * is the item a single count always was; read, the count is every shard's sum, up to
+ * MAX_SHARDS (the setting may have been larger earlier in the month).
+ */
+const MAX_SHARDS = 32;
+
+const shardKey = (accountId: string, month: string, shard: number) => (shard === 0 ? keys.monthlyCount(accountId, month) : keys.monthlyCountShard(accountId, month, shard));
+
+/** Each shard's share of `total`: equal, the remainder one each to the first, summing to `total`. */
+export function shardShares(total: number, shards: number): number[] {
+  const base = Math.floor(total / shards);
+  return Array.from({ length: shards }, (_, k) => base + (k < total % shards ? 1 : 0));
+}
+
+async function shardCounts(accountId: string, month: string, shards: number): Promise<number[]> {
+  const shardKeys = Array.from({ length: shards }, (_, k) => shardKey(accountId, month, k));
+  const items = await getItems<{ count?: number }>(shardKeys, { consistent: true });
+  const counts = new Map(items.map((item) => [`${item.pk}\n${item.sk}`, item.count ?? 0]));
+  return shardKeys.map((key) => counts.get(`${key.pk}\n${key.sk}`) ?? 0);
+}
+
 /** Recipients counted this month; counting runs while a limit is set. */
 export async function monthlyCount(accountId: string, at = Date.now()): Promise<number> {
-  return (await getItem<{ count?: number }>(keys.monthlyCount(accountId, monthOf(at)), { consistent: true }))?.count ?? 0;
+  return (await shardCounts(accountId, monthOf(at), MAX_SHARDS)).reduce((sum, n) => sum + n, 0);
+}
+
+/**
+ * Raises the month's count to at least `accepted` (a limit set mid-month starts from what the month
+ * has accepted), spread over the shards as their shares are: each only ever moves up, so
+ * reservations made meanwhile are never lost.
+ */
+export async function raiseMonthlyCount(accountId: string, accepted: number, at = Date.now()): Promise<void> {
+  const month = monthOf(at);
+  const parts = shardShares(accepted, env().MONTHLY_LIMIT_SHARDS);
+  await Promise.all(
+    parts.map(async (part, k) => {
+      const key = shardKey(accountId, month, k);
+      if (!(await putItem(key, { count: part }, { ifAbsent: true }))) await moveAttribute(key, 'count', part, 'max');
+    }),
+  );
+}
+
+/** A part of a send's recipients counted on one shard: what giving the reservation back subtracts. */
+interface Piece {
+  key: ReturnType<typeof shardKey>;
+  amount: number;
+}
+
+/** Tries at reading the shards and taking a send in pieces, when others take the room meanwhile. */
+const SPREAD_ATTEMPTS = 3;
+
+const giveBack = async (pieces: Piece[]) => {
+  for (const piece of pieces) await addToCounter(piece.key, 'count', -piece.amount);
+};
+
+/** Pieces of `recipients` from the shards with room, the roomiest first. */
+function piecesOf(room: number[], recipients: number): Array<{ shard: number; amount: number }> {
+  const pieces: Array<{ shard: number; amount: number }> = [];
+  let left = recipients;
+  for (const shard of room.map((_, k) => k).sort((a, b) => room[b]! - room[a]!)) {
+    if (!left) break;
+    const amount = Math.min(left, room[shard]!);
+    if (amount) pieces.push({ shard, amount });
+    left -= amount;
+  }
+  return pieces;
+}
+
+/**
+ * Counts `recipients` on an account-month within its limit, or answers undefined when they do not
+ * fit. Most sends are one conditional write on a shard picked at random that has room for the
+ * whole send; near the limit, or for a send larger than a shard's share, the shards are read and
+ * the send taken in pieces from those with room (a piece refused because another send took the
+ * room first gives the others back, and the shards are read again). No shard passes its share, so
+ * the month never passes the limit.
+ */
+async function take(accountId: string, month: string, limit: number, recipients: number): Promise<Piece[] | undefined> {
+  const shards = env().MONTHLY_LIMIT_SHARDS;
+  const shares = shardShares(limit, shards);
+  const first = randomInt(shards);
+  if (shares[first]! >= recipients) {
+    const key = shardKey(accountId, month, first);
+    if ((await addToCounter(key, 'count', recipients, { atMost: shares[first] })) !== undefined) return [{ key, amount: recipients }];
+    if (shards === 1) return undefined;
+  }
+  for (let attempt = 0; attempt < SPREAD_ATTEMPTS; attempt++) {
+    const counts = await shardCounts(accountId, month, shards);
+    const room = shares.map((share, k) => Math.max(0, share - counts[k]!));
+    if (room.reduce((sum, n) => sum + n, 0) < recipients) return undefined;
+    const taken: Piece[] = [];
+    for (const { shard, amount } of piecesOf(room, recipients)) {
+      const key = shardKey(accountId, month, shard);
+      if ((await addToCounter(key, 'count', amount, { atMost: shares[shard] })) === undefined) break;
+      taken.push({ key, amount });
+    }
+    if (taken.reduce((sum, piece) => sum + piece.amount, 0) === recipients) return taken;
+    await giveBack(taken);
+  }
+  return undefined;
 }
 
 /**
  * What an account's sends are capped by: its own limit and, for a subaccount, its parent's; and
- * whether its parent turned its sending off (PUT /v5/accounts/subaccounts/{id}/features).
+ * why its sending is off, when its parent or the reputation guard turned it off (functions/accounts/sending.ts).
  */
 interface Caps {
   at: number;
   chain: Array<{ accountId: string; limit: number }>;
-  sendingOff: boolean;
+  sendingOff?: string;
 }
 
 const cache = new Map<string, Caps>();
@@ -78,35 +179,33 @@ async function capsOf(accountId: string): Promise<Caps> {
   const caps: Caps = {
     at: now,
     chain: owners.flatMap((id, i) => (limits[i]?.enabled ? [{ accountId: id, limit: limits[i]!.limit }] : [])),
-    sendingOff: account?.features?.['sending']?.enabled === false,
+    sendingOff: account && sendingRefusal(account),
   };
   cache.set(accountId, caps);
   return caps;
 }
 
 /**
- * Reserves `recipients` of this month's allowance before a send is accepted: one conditional
- * UpdateItem per capped account (the subaccount's, then its parent's, which its sends also count
- * toward), never above the limit, so concurrent sends can never pass it together. A send that
- * would cross a limit is refused whole (429) and nothing of it is counted. Answers how to give
- * the reservation back, for a send that then fails before anything of it was accepted.
+ * Reserves `recipients` of this month's allowance before a send is accepted: on each capped account
+ * (the subaccount's, then its parent's, which its sends also count toward) within its limit
+ * (take), so concurrent sends can never pass it together. A send that would cross a limit is
+ * refused whole (429) and nothing of it is counted. Answers how to give the reservation back, for a
+ * send that then fails before anything of it was accepted.
  */
 export async function reserveMonthly(accountId: string, domain: string, recipients: number, at = Date.now()): Promise<() => Promise<void>> {
   const { chain, sendingOff } = await capsOf(accountId);
   // Read with the caps (the same item, the same cache), so the check costs a send nothing more.
-  if (sendingOff) throw new Forbidden(`Domain ${domain} is not allowed to send: sending is turned off for this account`);
+  if (sendingOff) throw new Forbidden(`Domain ${domain} is not allowed to send: ${sendingOff}`);
   const month = monthOf(at);
-  const taken: string[] = [];
-  const release = async () => {
-    for (const id of taken) await addToCounter(keys.monthlyCount(id, month), 'count', -recipients);
-  };
+  const taken: Piece[] = [];
+  const release = () => giveBack(taken);
   for (const cap of chain) {
-    const counted = await addToCounter(keys.monthlyCount(cap.accountId, month), 'count', recipients, { atMost: cap.limit });
-    if (counted === undefined) {
+    const pieces = await take(cap.accountId, month, cap.limit, recipients);
+    if (!pieces) {
       await release();
       throw new MonthlyLimitReached(domain, cap.limit, at);
     }
-    taken.push(cap.accountId);
+    taken.push(...pieces);
   }
   return release;
 }

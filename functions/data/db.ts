@@ -89,8 +89,15 @@ export const keys = {
   ipAllowlist: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'IPALLOWLIST' }),
   /** An account's custom monthly message limit (`/v5/accounts/limit/custom/monthly`). */
   monthlyLimit: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'LIMIT#MONTHLY' }),
-  /** Recipients accepted in one calendar month (UTC, `2026-11`) while a monthly limit is set. */
+  /** Recipients accepted in one calendar month (UTC, `2026-11`) while a monthly limit is set: its shard 0. */
   monthlyCount: (accountId: string, month: string): Key => ({ pk: `ACCT#${accountId}`, sk: `LIMIT#MONTHLY#${month}` }),
+  /**
+   * The month's other shards (1 to MONTHLY_LIMIT_SHARDS - 1, functions/accounts/monthly-limit.ts),
+   * each a partition of its own: one item takes about 1,000 writes a second.
+   */
+  monthlyCountShard: (accountId: string, month: string, shard: number): Key => ({ pk: `ACCT#${accountId}#MONTHLYCOUNT#${month}#${shard}`, sk: 'COUNT' }),
+  /** What the reputation guard last found of an account (functions/reputation): its state, since when, and the figures. */
+  reputationState: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'REPUTATION' }),
   /** A parent's subaccounts, one item each (its AccountItem stays the record of truth), in creation order. */
   subaccount: (parentId: string, subaccountId = ''): Key => ({ pk: `ACCT#${parentId}#SUBACCOUNTS`, sk: subaccountId }),
   /** Found by the hash of its secret (authentication); listed per account on gsi1. */
@@ -182,6 +189,10 @@ export interface AccountItem {
   disabledNote?: string;
   /** A subaccount's features (PUT …/features): `{ sending: { enabled: true }, … }`. */
   features?: Record<string, { enabled: boolean }>;
+  /** Why its sending is off, when the reputation guard turned it off (functions/accounts/sending.ts). */
+  sendingPause?: { reason: string; by: 'reputation-guard'; at: string };
+  /** When its sending was last turned back on: the reputation guard judges only what was sent after. */
+  sendingResumedAt?: string;
   /** Dashboard session settings (PUT /v5/accounts): kept for a dashboard; this platform has no sessions of its own. */
   session?: { inactiveTimeout?: number; absoluteTimeout?: number; logoutRedirectUrl?: string };
 }

@@ -16,6 +16,7 @@ const optionalStateMachineArn = z
 const optionalPort = z.coerce.number().int().min(1).max(65535).optional();
 const positiveInteger = z.coerce.number().int().min(1);
 const nonNegativeInteger = z.coerce.number().int().min(0);
+const percentage = z.coerce.number().positive().max(100);
 
 /** One setting of the handlers or a host: its schema, what it means, and who sets it. */
 export interface Setting<S extends z.ZodTypeAny = z.ZodTypeAny> {
@@ -149,6 +150,35 @@ export const PLATFORM_SETTINGS = {
     { accepts: '`type:entry` items, `type` pristine, recycled, typo or harvested, `entry` an address or a domain' },
   ),
   HEALTH_SCORE_MIN_VOLUME: setting(positiveInteger.default(1000), "Processed messages in 30 days below which no health score is given (Mailgun's: 10,000)."),
+  // The reputation guard (functions/reputation; docs/operations.md, "The reputation guard").
+  REPUTATION_CHECK_INTERVAL: setting(
+    positiveInteger.default(900),
+    "Seconds between two runs of the reputation guard in local mode, when more often than its rule's 15 minutes (on AWS it runs every 15 minutes).",
+  ),
+  REPUTATION_WINDOW_HOURS: setting(
+    z.coerce.number().int().min(1).max(24 * 60).default(24),
+    "The reputation guard's rolling window, in whole hours of the analytics counters (AWS: `-c reputationWindowHours`).",
+  ),
+  REPUTATION_MIN_VOLUME: setting(
+    positiveInteger.default(1000),
+    "Messages delivered or bounced in the window below which an account's bounce and complaint rates do not count (AWS: `-c reputationMinVolume`).",
+  ),
+  REPUTATION_BOUNCE_WARNING_PERCENT: setting(
+    percentage.default(2),
+    'Hard bounces over messages delivered plus bounced (percent) above which an account and its parent are alerted (AWS: `-c reputationBounceWarningPercent`).',
+  ),
+  REPUTATION_BOUNCE_PAUSE_PERCENT: setting(
+    percentage.default(4),
+    "The bounce rate (percent) above which a subaccount's sending is turned off: the region's own SES bounce alarm level, so no one subaccount carries the SES account to review (AWS: `-c reputationBouncePausePercent`).",
+  ),
+  REPUTATION_COMPLAINT_WARNING_PERCENT: setting(
+    percentage.default(0.05),
+    'Complaints over messages delivered plus bounced (percent) above which an account and its parent are alerted (AWS: `-c reputationComplaintWarningPercent`).',
+  ),
+  REPUTATION_COMPLAINT_PAUSE_PERCENT: setting(
+    percentage.default(0.1),
+    "The complaint rate (percent) above which a subaccount's sending is turned off: SES's review level, so that one complaint in a thousand only warns (AWS: `-c reputationComplaintPausePercent`).",
+  ),
   POSTMASTER_CREDENTIALS_SECRET_ID: wired(
     optionalNonEmpty,
     'The Secrets Manager secret holding the Google service account key of the Postmaster fetch (AWS, from `-c postmasterCredentialsSecretArn`; only the fetch job may read it).',
@@ -223,6 +253,10 @@ export const PLATFORM_SETTINGS = {
   MONTHLY_LIMIT_CACHE_SECONDS: setting(
     z.coerce.number().min(0).default(30),
     "How long a process reuses an account's monthly limit setting it read, in seconds (the count itself is always exact); 0 reads every time.",
+  ),
+  MONTHLY_LIMIT_SHARDS: setting(
+    z.coerce.number().int().min(1).max(32).default(1),
+    "Items a capped account's monthly count is spread over, each about 1,000 capped sends a second on DynamoDB; change it between months (docs/capacity.md; AWS: `-c monthlyLimitShards`).",
   ),
   WEBHOOK_CONFIG_CACHE_SECONDS: setting(
     z.coerce.number().min(0).default(60),

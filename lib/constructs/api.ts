@@ -12,7 +12,7 @@ import { handlerEntry } from '../paths';
 import type { PlatformRegion } from '../regions';
 import { type AreaResources, grantArea, grantAuthFailureCounts, grantKeyLookup } from './area-permissions';
 import { PlatformFunction } from './platform-function';
-import { platformEnvironment, type BlocklistSettings, type PlacementSettings } from './platform-env';
+import { platformEnvironment, type BlocklistSettings, type PlacementSettings, type ReputationGuardSettings } from './platform-env';
 
 /**
  * Areas that need more than the default 512 MB: image uploads and optimisation decode images with
@@ -84,6 +84,10 @@ export interface ApiProps {
   seedInboxDomain?: string;
   /** How blocklist monitoring looks lists up. */
   blocklists?: BlocklistSettings;
+  /** The reputation guard's levels (REPUTATION_*); absent, the handlers' defaults. */
+  reputationGuard?: ReputationGuardSettings;
+  /** MONTHLY_LIMIT_SHARDS; absent, the handlers' default (one item). */
+  monthlyLimitShards?: number;
   /** The operator's spam traps (SPAM_TRAP_LIST). */
   spamTrapList?: string;
   /** Inbox placement's poll cadence and content scorer. */
@@ -180,6 +184,8 @@ export class Api extends Construct {
       blocklists: props.blocklists,
       spamTrapList: props.spamTrapList,
       placement: props.placement,
+      reputationGuard: props.reputationGuard,
+      monthlyLimitShards: props.monthlyLimitShards,
       postmasterCredentialsSecretArn: resources.postmasterCredentialsSecretArn,
     });
 

@@ -1,6 +1,7 @@
 import { Aws, type CfnElement, Names, Stack, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as ses from 'aws-cdk-lib/aws-ses';
@@ -12,7 +13,7 @@ import { grantReadTrackingCertificates, grantStartCertificateJobs } from './trac
 
 /** What an area's Lambda (or a queue worker) may be granted access to. */
 export interface AreaResources {
-  table: dynamodb.Table;
+  table: dynamodb.ITable;
   encryptionKey: secretsmanager.ISecret;
   /** Stored MIME of accepted messages. */
   messagesBucket: s3.Bucket;
@@ -136,21 +137,23 @@ export function nagArnReference(grantee: AreaGrantee, resource: Construct, attri
   return `<referenceto${Names.nodeUniqueId(element.node)}${attribute}>`;
 }
 
-function acknowledgeTableIndexes(grantee: AreaGrantee, table: dynamodb.Table): void {
+function acknowledgeTableIndexes(grantee: AreaGrantee, table: dynamodb.ITable): void {
+  // A table the stack uses but does not make (-c tableName, a restored one) is named by its ARN.
+  const arn = table.node.defaultChild ? nagArnReference(grantee, table) : flattenCfnReference(Stack.of(grantee.scope).resolve(table.tableArn));
   Validations.of(grantee.scope).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::${nagArnReference(grantee, table)}/index/*]`,
+    id: `AwsSolutions-IAM5[Resource::${arn}/index/*]`,
     reason: "Queries on the table's own global secondary indexes (gsi1); the wildcard names no other table.",
   });
 }
 
 /** Read/write on the table and its indexes (the key design needs gsi1 for listings). */
-export function grantTableReadWrite(grantee: AreaGrantee, table: dynamodb.Table): void {
+export function grantTableReadWrite(grantee: AreaGrantee, table: dynamodb.ITable): void {
   table.grantReadWriteData(grantee.role);
   acknowledgeTableIndexes(grantee, table);
 }
 
 /** Reads only, on the table and its indexes. */
-export function grantTableRead(grantee: AreaGrantee, table: dynamodb.Table): void {
+export function grantTableRead(grantee: AreaGrantee, table: dynamodb.ITable): void {
   table.grantReadData(grantee.role);
   acknowledgeTableIndexes(grantee, table);
 }
@@ -210,7 +213,7 @@ export function grantStartExecution(grantee: AreaGrantee, stateMachine: sfn.ISta
 }
 
 /** One GetItem on the table itself: all the authorizer does is look a key up by its hash. */
-export function grantKeyLookup(grantee: AreaGrantee, table: dynamodb.Table): void {
+export function grantKeyLookup(grantee: AreaGrantee, table: dynamodb.ITable): void {
   // Not table.grant(): it adds the table's index/* ARN too, which a GetItem never needs.
   grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['dynamodb:GetItem'], resources: [table.tableArn] }));
 }
@@ -219,7 +222,7 @@ export function grantKeyLookup(grantee: AreaGrantee, table: dynamodb.Table): voi
  * The authorizer's failed sign-in counts (functions/platform/auth-throttle.ts): read, and changed
  * one item at a time, on those items only (their partition keys start AUTHFAIL#).
  */
-export function grantAuthFailureCounts(grantee: AreaGrantee, table: dynamodb.Table): void {
+export function grantAuthFailureCounts(grantee: AreaGrantee, table: dynamodb.ITable): void {
   grantee.role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],

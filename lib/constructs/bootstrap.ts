@@ -11,7 +11,7 @@ import { grantTableReadWrite } from './area-permissions';
 import { PlatformFunction } from './platform-function';
 
 export interface BootstrapProps {
-  table: dynamodb.Table;
+  table: dynamodb.ITable;
   /** The platform environment (functions/platform/env.ts) the handler runs with. */
   environment: Record<string, string>;
 }

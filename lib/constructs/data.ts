@@ -19,6 +19,18 @@ export interface DataProps {
    * days, at least messageHorizon. Default: messageHorizon rounded up to whole days, plus one.
    */
   messageRetention?: Duration;
+  /**
+   * A table to use instead of making one: a table restored from a backup or a point in time
+   * (docs/operations.md, "Restore"), with its stream on (NEW_IMAGE) and the same keys and gsi1. The
+   * stack then only uses it: it never deletes or changes it.
+   */
+  existingTable?: ExistingTable;
+}
+
+export interface ExistingTable {
+  tableName: string;
+  /** Its stream's ARN (`aws dynamodb describe-table --query Table.LatestStreamArn`): the event stream reads it. */
+  tableStreamArn: string;
 }
 
 /**
@@ -55,7 +67,7 @@ export function accessLogBucket(scope: Construct, id: string): s3.Bucket {
 }
 
 export class Data extends Construct {
-  readonly table: dynamodb.Table;
+  readonly table: dynamodb.ITable;
   readonly messages: s3.Bucket;
   readonly accessLogs: s3.Bucket;
   readonly encryptionKey: secretsmanager.Secret;
@@ -64,26 +76,8 @@ export class Data extends Construct {
     super(scope, id);
     const retentionDays = messageRetentionDays(props.messageHorizon ?? DEFAULT_MAX_MESSAGE_TTL, props.messageRetention);
 
-    const { partitionKey, sortKey, gsi1, ttl } = TABLE_KEYS;
-    this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: { name: partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: sortKey, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      timeToLiveAttribute: ttl,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: dynamodb.TableEncryption.AWS_MANAGED,
-      // New events reach analytics, the tag registry and webhooks through the stream
-      // (lib/constructs/event-stream.ts); only the new image is needed.
-      stream: dynamodb.StreamViewType.NEW_IMAGE,
-      // Accounts, keys and domains outlive any one deployment of the stack.
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    this.table.addGlobalSecondaryIndex({
-      indexName: gsi1.name,
-      partitionKey: { name: gsi1.partitionKey, type: dynamodb.AttributeType.STRING },
-      sortKey: { name: gsi1.sortKey, type: dynamodb.AttributeType.STRING },
-      projectionType: dynamodb.ProjectionType.ALL,
-    });
+    const { gsi1 } = TABLE_KEYS;
+    this.table = props.existingTable ? dynamodb.Table.fromTableAttributes(this, 'Table', { ...props.existingTable, globalIndexes: [gsi1.name] }) : this.makeTable();
 
     this.accessLogs = accessLogBucket(this, 'AccessLogs');
 
@@ -91,6 +85,9 @@ export class Data extends Construct {
       encryption: s3.BucketEncryption.S3_MANAGED,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
+      // Not versioned: a message's MIME is written once under a key of its own and never
+      // overwritten, so versions would restore nothing, and noncurrent versions of deleted
+      // messages would keep mail content past the retention the lifecycle rule promises.
       versioned: false,
       serverAccessLogsBucket: this.accessLogs,
       serverAccessLogsPrefix: 'messages/',
@@ -113,5 +110,34 @@ export class Data extends Construct {
       id: 'AwsSolutions-SMG4',
       reason: 'The key seals data at rest with no re-encryption step yet; rotating it would make existing DKIM keys unreadable.',
     });
+  }
+
+  /**
+   * The region's table: on demand, with point-in-time recovery (any second of the last 35 days
+   * can be restored into a new table: docs/operations.md), the stream of new images the event
+   * stream reads, items expiring by `ttl`, and retained when the stack is deleted.
+   */
+  private makeTable(): dynamodb.Table {
+    const { partitionKey, sortKey, gsi1, ttl } = TABLE_KEYS;
+    const table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: ttl,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      // New events reach analytics, the tag registry and webhooks through the stream
+      // (lib/constructs/event-stream.ts); only the new image is needed.
+      stream: dynamodb.StreamViewType.NEW_IMAGE,
+      // Accounts, keys and domains outlive any one deployment of the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    table.addGlobalSecondaryIndex({
+      indexName: gsi1.name,
+      partitionKey: { name: gsi1.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: gsi1.sortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+    return table;
   }
 }

@@ -61,6 +61,10 @@ export class Inspection extends Construct {
       enforceSSL: true,
       serverAccessLogsBucket: props.accessLogs,
       serverAccessLogsPrefix: 'inspections/',
+      // Not versioned: objects are a test's inputs, results and screenshots, written under the
+      // test's own keys and deleted with it; a version kept after that would outlive the 90 days
+      // the lifecycle rule (and the test's record) promise.
+      versioned: false,
       lifecycleRules: [{ expiration: Duration.days(INSPECT_RETENTION_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -1,5 +1,6 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import { platformEnvSchema, type PlatformEnv } from '../../functions/platform/env';
+import { guardLevels } from '../../functions/reputation/levels';
 import type { PlatformRegion } from '../regions';
 
 /** The handlers' own default upper bound of a domain's message_ttl (functions/domains/domains.ts). */
@@ -20,6 +21,19 @@ export interface PlacementSettings {
   /** `host:port` of the operator's spamd, reachable from the Lambdas. */
   spamdAddress?: string;
   rspamdUrl?: string;
+}
+
+/**
+ * The reputation guard's levels (REPUTATION_* of functions/platform/env.ts); each left out keeps
+ * the handlers' default. From context: `-c reputationBouncePausePercent=3` and the like.
+ */
+export interface ReputationGuardSettings {
+  windowHours?: number;
+  minVolume?: number;
+  bounceWarningPercent?: number;
+  bouncePausePercent?: number;
+  complaintWarningPercent?: number;
+  complaintPausePercent?: number;
 }
 
 export interface PlatformEnvSettings {
@@ -71,6 +85,9 @@ export interface PlatformEnvSettings {
   /** SPAM_TRAP_LIST: the operator's spam traps, `type:address-or-domain`, comma-separated. */
   spamTrapList?: string;
   placement?: PlacementSettings;
+  reputationGuard?: ReputationGuardSettings;
+  /** MONTHLY_LIMIT_SHARDS: items a capped account's monthly count is spread over (docs/capacity.md). */
+  monthlyLimitShards?: number;
   /** The secret holding the Google service account key the Postmaster fetch signs in with. */
   postmasterCredentialsSecretArn?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
@@ -133,12 +150,20 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     SPAMD_ADDRESS: settings.placement?.spamdAddress,
     RSPAMD_URL: settings.placement?.rspamdUrl,
     POSTMASTER_CREDENTIALS_SECRET_ID: settings.postmasterCredentialsSecretArn,
+    MONTHLY_LIMIT_SHARDS: settings.monthlyLimitShards?.toString(),
+    REPUTATION_WINDOW_HOURS: settings.reputationGuard?.windowHours?.toString(),
+    REPUTATION_MIN_VOLUME: settings.reputationGuard?.minVolume?.toString(),
+    REPUTATION_BOUNCE_WARNING_PERCENT: settings.reputationGuard?.bounceWarningPercent?.toString(),
+    REPUTATION_BOUNCE_PAUSE_PERCENT: settings.reputationGuard?.bouncePausePercent?.toString(),
+    REPUTATION_COMPLAINT_WARNING_PERCENT: settings.reputationGuard?.complaintWarningPercent?.toString(),
+    REPUTATION_COMPLAINT_PAUSE_PERCENT: settings.reputationGuard?.complaintPausePercent?.toString(),
   };
   // Settings left out are left out of the environment. A value the handlers would reject fails
   // the synth, not the first request after a deploy.
   const entries = Object.entries(contract).filter(([, value]) => value !== undefined) as Array<[keyof PlatformEnv, string]>;
   const checkable = Object.fromEntries(entries.map(([key, value]) => [key, Token.isUnresolved(value) ? (TOKEN_STAND_INS[key] ?? 'resolved-at-deploy') : value]));
-  platformEnvSchema.parse(checkable);
+  // The reputation guard's levels are checked together too (a warning level above its pause level).
+  guardLevels(platformEnvSchema.parse(checkable));
   return { ...Object.fromEntries(entries), POWERTOOLS_SERVICE_NAME: 'mailplane', NODE_OPTIONS: '--enable-source-maps' };
 }
 

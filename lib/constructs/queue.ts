@@ -12,17 +12,24 @@ export interface QueueWithDlqProps {
   deadLetterVisibilityTimeout?: Duration;
 }
 
+const deadLetterQueues = new WeakSet<sqs.IQueue>();
+
+/** Whether failed work is parked in this queue (deadLetterQueue made it): the alarms want it empty. */
+export const isDeadLetterQueue = (queue: sqs.IQueue) => deadLetterQueues.has(queue);
+
 /**
  * A queue where failed work is parked: encrypted, TLS-only, and kept as long as SQS allows, so
  * someone has time to look before a failed message is gone.
  */
 export function deadLetterQueue(scope: Construct, id: string, visibilityTimeout?: Duration): sqs.Queue {
-  return new sqs.Queue(scope, id, {
+  const queue = new sqs.Queue(scope, id, {
     visibilityTimeout,
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
     retentionPeriod: Duration.days(14),
   });
+  deadLetterQueues.add(queue);
+  return queue;
 }
 
 /** An SQS queue with its dead-letter queue: encrypted, TLS-only, poison messages parked after a few tries. */

@@ -108,16 +108,22 @@ export interface RefusedSend {
   reason: string;
 }
 
-/** SES's mailbox simulator: these recipients bounce or complain instead of being delivered. */
-const SIMULATOR = {
-  bounce: 'bounce@simulator.amazonses.com',
-  complaint: 'complaint@simulator.amazonses.com',
-  suppressionList: 'suppressionlist@simulator.amazonses.com',
-};
+/**
+ * SES's mailbox simulator: `bounce@`, `complaint@` and `suppressionlist@simulator.amazonses.com`
+ * bounce or complain instead of being delivered (complaints after delivery). As with SES, a label
+ * may follow a plus sign (`bounce+list-1@simulator.amazonses.com`), so that each is an address of
+ * its own: a bounced address is suppressed, and the next send to it would not reach SES.
+ */
+function simulated(address: string): 'bounce' | 'complaint' | 'suppressionlist' | undefined {
+  const kind = /^(bounce|complaint|suppressionlist)(?:\+[^@]*)?@simulator\.amazonses\.com$/i.exec(address)?.[1]?.toLowerCase();
+  return kind as ReturnType<typeof simulated>;
+}
+
+const bounces = (address: string) => simulated(address) === 'bounce' || simulated(address) === 'suppressionlist';
 
 /** The recipients SES delivers to: all but the simulator's bouncing addresses. */
 function deliveredRecipients(message: SentMessage): string[] {
-  return message.destinations.filter((d) => d !== SIMULATOR.bounce && d !== SIMULATOR.suppressionList);
+  return message.destinations.filter((d) => !bounces(d));
 }
 
 export class SesStandIn {
@@ -314,8 +320,8 @@ export class SesStandIn {
     if (delivered.length) {
       publish({ eventType: 'Delivery', delivery: { timestamp: now, recipients: delivered, smtpResponse: '250 2.0.0 OK', reportingMTA: message.sendingIp ? `${message.sendingIp.replace(/\./g, '-')}.smtp-out.local.amazonses.com` : 'a8-1.smtp-out.amazonses.com', processingTimeMillis: 20 } });
     }
-    for (const address of message.destinations.filter((d) => d === SIMULATOR.bounce || d === SIMULATOR.suppressionList)) {
-      const listed = address === SIMULATOR.suppressionList;
+    for (const address of message.destinations.filter(bounces)) {
+      const listed = simulated(address) === 'suppressionlist';
       publish({
         eventType: 'Bounce',
         bounce: {
@@ -326,8 +332,8 @@ export class SesStandIn {
         },
       });
     }
-    if (message.destinations.includes(SIMULATOR.complaint)) {
-      publish({ eventType: 'Complaint', complaint: { timestamp: now, complainedRecipients: [{ emailAddress: SIMULATOR.complaint }], complaintFeedbackType: 'abuse' } });
+    for (const address of message.destinations.filter((d) => simulated(d) === 'complaint')) {
+      publish({ eventType: 'Complaint', complaint: { timestamp: now, complainedRecipients: [{ emailAddress: address }], complaintFeedbackType: 'abuse' } });
     }
   }
 

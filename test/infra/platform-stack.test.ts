@@ -265,6 +265,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       'dedicated-ips': [...SES_DEDICATED_IP_ACTIONS, ...SES_IP_CONFIGURATION_SET_ACTIONS].sort(),
       'postmaster-credentials': [],
       'blocklist-checks': [],
+      'reputation-guard': [],
     };
     for (const job of mainJobs) {
       const id = functionIdByDescription(template, job.description);
@@ -295,6 +296,20 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(invokes).toContain(task);
     // Lookups go to the operator's resolvers: without any, every list reads unknown.
     expect(Object.keys(resources[task]!.Properties.Environment.Variables)).not.toContain('BLOCKLIST_RESOLVERS');
+  });
+
+  test("the reputation guard runs every 15 minutes in the Optimization stack: it may use the table and queue alerts, and nothing of SES's", () => {
+    const optimization = Template.fromStack(stack.optimizationApi);
+    const resources = optimization.toJSON().Resources as Record<string, Resource>;
+    const guard = functionIdByDescription(optimization, periodicJobs.find((job) => job.name === 'reputation-guard')!.description);
+    expect(resources[guard]!.Properties).toMatchObject(platformLambdaProperties(300));
+    optimization.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(15 minutes)', Targets: Match.arrayWith([Match.objectLike({ Arn: { 'Fn::GetAtt': [guard, 'Arn'] } })]) });
+    const alertQueue = Object.keys(resources).find((id) => resources[id]!.Type === 'AWS::SQS::Queue' && id.startsWith('AlertQueue') && resources[id]!.Properties['RedrivePolicy'])!;
+    const { actions, business } = permissionsOf(optimization, guard);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'sqs:SendMessage']));
+    expect(actions.filter((a) => a.startsWith('ses:') || a.startsWith('states:'))).toEqual([]);
+    expect(JSON.stringify(business.filter((s) => [s.Action].flat().includes('sqs:SendMessage')))).toContain(alertQueue);
+    expect(Object.keys(resources[guard]!.Properties.Environment.Variables)).toContain('ALERT_QUEUE_URL');
   });
 
   test('inbox placement polls in the Optimization stack: its workflow invokes its poll task (5 min), and nothing in that stack starts it: mail reaching a target does, through the receive worker', () => {

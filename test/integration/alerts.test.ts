@@ -56,7 +56,7 @@ const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 it('lists exactly the events the platform emits', async () => {
   const res = await api('GET', '/v1/alerts/events');
-  expect([res.status, res.json]).toEqual([200, { events: ['ip_listed', 'ip_delisted', 'domain_listed', 'domain_delisted'] }]);
+  expect([res.status, res.json]).toEqual([200, { events: ['ip_listed', 'ip_delisted', 'domain_listed', 'domain_delisted', 'reputation_warning', 'reputation_recovered', 'sending_paused', 'sending_resumed'] }]);
 });
 
 describe('settings', () => {

@@ -1,9 +1,7 @@
 import { accountsCovered } from '../../accounts/subaccount-list';
 import { bucketStart } from '../../analytics/buckets';
 import { getCounters } from '../../analytics/counter-store';
-import { keys } from '../../data/db';
-import { moveAttribute, putItem } from '../../data/store';
-import { monthOf } from '../../accounts/monthly-limit';
+import { raiseMonthlyCount } from '../../accounts/monthly-limit';
 
 /**
  * A limit set mid-month starts from what the month has already accepted: the accepted recipients
@@ -15,7 +13,6 @@ export async function seedMonthlyCount(accountId: string, now = Date.now()): Pro
   const accounts = await accountsCovered(accountId, true);
   const rows = (await Promise.all(accounts.map((id) => getCounters(id, [], 'month', [bucketStart(now, 'month')], [[]], now)))).flat();
   const accepted = rows.reduce((sum, row) => sum + (row.counts.accepted_outgoing ?? 0), 0);
-  const key = keys.monthlyCount(accountId, monthOf(now));
-  if (!(await putItem(key, { count: accepted }, { ifAbsent: true }))) await moveAttribute(key, 'count', accepted, 'max');
+  await raiseMonthlyCount(accountId, accepted, now);
   return accepted;
 }

@@ -1,4 +1,5 @@
 import { forgetCaps } from '../../accounts/monthly-limit';
+import { auditSending, sendingChanges } from '../../accounts/sending';
 import { keys, type AccountItem, type ApiKeyItem } from '../../data/db';
 import { getItem, putItem, updateItem, updateItemIf } from '../../data/store';
 import { ensureMasterUser } from '../../accounts/bootstrap';
@@ -28,8 +29,14 @@ export function subaccountJson(account: AccountItem) {
     status: account.status,
     created_at: rfc1123(account.createdAt),
     updated_at: rfc1123(account.updatedAt ?? account.createdAt),
-    features: { ...DEFAULT_FEATURES, ...account.features },
+    features: { ...DEFAULT_FEATURES, ...account.features, ...sendingWithReason(account) },
   };
+}
+
+/** `sending` turned off by the reputation guard says why (and since when) beside `enabled`. */
+function sendingWithReason(account: AccountItem) {
+  const pause = account.sendingPause;
+  return pause && account.features?.['sending']?.enabled === false ? { sending: { enabled: false, reason: pause.reason, paused_by: pause.by, paused_at: rfc1123(pause.at) } } : {};
 }
 
 /**
@@ -80,11 +87,14 @@ async function applyToKeys(accountId: string, open: boolean): Promise<void> {
 
 /**
  * `sending` is enforced where a send is accepted (functions/accounts/monthly-limit.ts reads it with
- * the caps): at once in this process, within MONTHLY_LIMIT_CACHE_SECONDS in other Lambdas.
+ * the caps): at once in this process, within MONTHLY_LIMIT_CACHE_SECONDS in other Lambdas. It is
+ * also how a parent turns back on what the reputation guard turned off.
  */
 export async function setFeatures(account: AccountItem, changes: Partial<Record<SubaccountFeature, { enabled: boolean }>>, now = new Date()): Promise<AccountItem> {
   const features = { ...DEFAULT_FEATURES, ...account.features, ...changes };
-  const updated = await updateItem<AccountItem>(keys.account(account.accountId), { features, updatedAt: now.toISOString() });
+  const sending = changes.sending ? sendingChanges(account, changes.sending.enabled, now) : {};
+  const updated = await updateItem<AccountItem>(keys.account(account.accountId), { features, ...sending, updatedAt: now.toISOString() });
+  if (Object.keys(sending).length) auditSending(account, changes.sending!.enabled, 'parent account');
   forgetCaps();
   return updated;
 }

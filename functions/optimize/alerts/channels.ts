@@ -1,6 +1,7 @@
 import { DeliveryError, postJson } from '../../webhooks/http-post';
 import { webhookAddressPolicy } from '../../webhooks/url-policy';
-import { alertText, alertTitle, type RaisedAlert } from './alert-message';
+import { alertText, alertTitle, type RaisedAlert, testNote } from './alert-message';
+import { isReputationEvent } from './alert-event';
 import { mailAlert } from './email-alert';
 import type { AlertSettingItem } from './settings-store';
 import { webhookBody, xSign } from './signature';
@@ -47,9 +48,10 @@ async function viaWebhook(accountId: string, setting: AlertSettingItem, alert: R
   return { outcome: 'retry', why };
 }
 
-/** Slack's message: the sentence in bold, when and which list beneath. */
+/** Slack's message: the sentence in bold, when and which list (or over which window) beneath. */
 export function slackBlocks(alert: RaisedAlert, test = false) {
-  const context = `${test ? 'Test alert: nothing was listed or delisted. ' : ''}${alert.event} · observed ${alert.timestamp} · list ${alert.list}`;
+  const where = alert.reputation && isReputationEvent(alert.event) ? `${alert.reputation.volume} messages in ${alert.reputation.windowHours} h` : `list ${alert.list}`;
+  const context = `${test ? `${testNote(alert)} ` : ''}${alert.event} · observed ${alert.timestamp} · ${where}`;
   return [
     { type: 'section', text: { type: 'mrkdwn', text: `*${alertText(alert)}*` } },
     { type: 'context', elements: [{ type: 'mrkdwn', text: context }] },

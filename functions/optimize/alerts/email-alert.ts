@@ -7,7 +7,7 @@ import { canSend } from '../../messages/accept';
 import { sendPlatformMail } from '../../messages/platform-mail';
 import { env } from '../../platform/env';
 import { escapeHtml } from '../../platform/html-escape';
-import { alertText, alertTitle, type RaisedAlert } from './alert-message';
+import { alertDetails, alertText, alertTitle, type RaisedAlert, testNote } from './alert-message';
 
 /** Why no alert email can be sent (no sender domain, or it may not send): a 400 on the test route. */
 export class NoAlertSender extends Error {
@@ -64,8 +64,8 @@ export async function checkAlertRecipients(accountId: string, emails: string[]):
 export async function mailAlert(accountId: string, alert: RaisedAlert, emails: string[], test = false): Promise<string> {
   const domain = await senderDomain(accountId);
   const sentence = alertText(alert);
-  const when = `Observed at ${alert.timestamp}; listed since ${alert.firstSeen} (${alert.list}).`;
-  const footer = test ? 'This is a test alert: nothing was listed or delisted.' : `Alert id ${alert.id}, event ${alert.event}.`;
+  const when = alertDetails(alert);
+  const footer = test ? testNote(alert) : `Alert id ${alert.id}, event ${alert.event}.`;
   return sendPlatformMail(domain, {
     from: { name: 'Mailplane alerts', address: `alerts@${domain.name}` },
     to: emails,

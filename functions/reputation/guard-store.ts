@@ -1,0 +1,33 @@
+import { keys } from '../data/db';
+import { getItem, putItem } from '../data/store';
+import type { Figures } from './figures';
+import type { Level } from './verdict';
+
+/**
+ * What the guard last found of an account, one item each beside the account's (ACCT#<id>,
+ * REPUTATION): its state, since when, from when its window may reach back, and the figures.
+ *
+ * - ok: within the levels (or too few messages to judge).
+ * - warning: above a warning level (a primary account above a pause level stays here: it has no
+ *   parent to turn it back on, and is told by alarm instead).
+ * - paused: the guard turned the subaccount's sending off; it stays so until its parent turns it back on.
+ */
+export interface GuardState {
+  accountId: string;
+  state: 'ok' | 'warning' | 'paused';
+  /** When the account entered this state (ISO 8601). */
+  since: string;
+  /** The start of the first hour the window may count: the hour after sending was last turned back on. */
+  judgedFrom?: string;
+  /** The last verdict, and its figures. */
+  level: Level;
+  reason: string;
+  figures: Figures;
+  checkedAt: string;
+}
+
+export const getGuardState = (accountId: string) => getItem<GuardState>(keys.reputationState(accountId), { consistent: true });
+
+export async function saveGuardState(state: GuardState): Promise<void> {
+  await putItem(keys.reputationState(state.accountId), state);
+}

@@ -1,0 +1,26 @@
+import { NestedStack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { PlatformStack } from '../../lib/platform-stack';
+import { AWS_REGIONS, removeSynthOutput, SANDBOX_DOMAIN, testApp } from './synth';
+
+afterAll(removeSynthOutput);
+
+// The settings docs/capacity.md names, given as context the way `cdk deploy -c` gives them.
+test('-c apiRateLimit/apiBurstLimit throttle both APIs\' routes; -c monthlyLimitShards reaches every function', () => {
+  const app = testApp();
+  for (const [key, value] of Object.entries({ apiRateLimit: '1000', apiBurstLimit: '2500', monthlyLimitShards: '8' })) app.node.setContext(key, value);
+  const stack = new PlatformStack(app, 'Mailplane-us', { platformRegion: 'us', sandboxDomain: SANDBOX_DOMAIN, env: { region: AWS_REGIONS.us } });
+  const template = Template.fromStack(stack);
+  const stages = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+  expect(stages).toHaveLength(2);
+  for (const stage of stages) expect(stage.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2500 });
+  const nested = stack.node.findAll().filter((c): c is NestedStack => NestedStack.isNestedStack(c));
+  const functions = [stack, ...nested].flatMap((s) => Object.values(Template.fromStack(s).findResources('AWS::Lambda::Function')));
+  const platformFunctions = functions.filter((fn) => fn.Properties.Environment?.Variables?.TABLE_NAME);
+  expect(platformFunctions.length).toBeGreaterThan(50);
+  for (const fn of platformFunctions) expect(fn.Properties.Environment.Variables.MONTHLY_LIMIT_SHARDS).toBe('8');
+
+  const bad = testApp();
+  bad.node.setContext('apiRateLimit', '1000');
+  expect(() => new PlatformStack(bad, 'Mailplane-us', { platformRegion: 'us', sandboxDomain: SANDBOX_DOMAIN, env: { region: AWS_REGIONS.us } })).toThrow(/apiRateLimit" and "apiBurstLimit" go together/);
+}, 180_000);
