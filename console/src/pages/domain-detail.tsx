@@ -360,7 +360,7 @@ function TestMessage({ domain }: { domain: string }) {
       >
         <div class="field">
           <label for="send-from">From</label>
-          <input id="send-from" name="from" required value={`Mailplane test <test@${domain}>`} />
+          <input id="send-from" name="from" required defaultValue={`Mailplane test <test@${domain}>`} />
         </div>
         <div class="field">
           <label for="send-to">To</label>

@@ -112,7 +112,7 @@ function MemberRow({ list, member, onChanged }: { list: string; member: Member; 
             }}
           >
             <label for={`vars-${member.address}`}>Variables (JSON)</label>
-            <input id={`vars-${member.address}`} name="vars" class="mono" value={JSON.stringify(member.vars ?? {})} />
+            <input id={`vars-${member.address}`} name="vars" class="mono" defaultValue={JSON.stringify(member.vars ?? {})} />
             <button type="submit" class="small">
               Save
             </button>

@@ -37,20 +37,20 @@ function RouteForm({ route, onSaved, onCancel }: { route?: MailRoute; onSaved: (
       <h2>{route ? 'Edit route' : 'Create route'}</h2>
       <div class="field">
         <label for={`${id}-expression`}>Expression</label>
-        <input id={`${id}-expression`} name="expression" class="mono" required value={route?.expression ?? 'match_recipient(".*@example.com")'} />
+        <input id={`${id}-expression`} name="expression" class="mono" required defaultValue={route?.expression ?? 'match_recipient(".*@example.com")'} />
       </div>
       <div class="field">
         <label for={`${id}-actions`}>Actions (one a line)</label>
-        <textarea id={`${id}-actions`} name="actions" class="mono" rows={3} required value={route?.actions.join('\n') ?? 'forward("https://example.com/inbound")\nstop()'} />
+        <textarea id={`${id}-actions`} name="actions" class="mono" rows={3} required defaultValue={route?.actions.join('\n') ?? 'forward("https://example.com/inbound")\nstop()'} />
       </div>
       <div class="row">
         <div class="field">
           <label for={`${id}-priority`}>Priority</label>
-          <input id={`${id}-priority`} name="priority" type="number" min={0} value={String(route?.priority ?? 0)} />
+          <input id={`${id}-priority`} name="priority" type="number" min={0} defaultValue={String(route?.priority ?? 0)} />
         </div>
         <div class="field grow">
           <label for={`${id}-description`}>Description</label>
-          <input id={`${id}-description`} name="description" value={route?.description ?? ''} />
+          <input id={`${id}-description`} name="description" defaultValue={route?.description ?? ''} />
         </div>
       </div>
       <div class="actions">

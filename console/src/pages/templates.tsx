@@ -279,7 +279,7 @@ function TemplatesOf({ domain }: { domain: string }) {
             </div>
             <div class="field">
               <label for="nt-template">Template source</label>
-              <textarea id="nt-template" name="template" class="mono" rows={6} required value={'<p>Hello {{name}}</p>'} />
+              <textarea id="nt-template" name="template" class="mono" rows={6} required defaultValue={'<p>Hello {{name}}</p>'} />
             </div>
             <div class="actions">
               <button type="submit" class="primary" disabled={create.busy}>
