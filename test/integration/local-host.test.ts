@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocal } from '../../lib/local/platform';
+import { PATIENCE_MS } from '../support/eventually';
 import { call, sandboxOf, sdk } from '../support/platform';
 
 // What a new user meets with `npm start`: the data dir, the admin key, restarts and stopping.
@@ -92,7 +93,7 @@ it('serves both regions from `npm start` and stops cleanly on SIGTERM, without t
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const started = Date.now();
   while (!/EU API: (\S+)/.test(stdout)) {
-    if (Date.now() - started > 20_000) throw new Error(`npm start did not come up: ${stdout}`);
+    if (Date.now() - started > PATIENCE_MS) throw new Error(`npm start did not come up: ${stdout}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const usUrl = /US API: (\S+)/.exec(stdout)![1]!;
@@ -129,7 +130,7 @@ it('answers a request that arrives while the host is still starting', async () =
   let first: { status: number } | undefined;
   const knocking = Date.now();
   while (!first) {
-    if (Date.now() - knocking > 30_000) throw new Error('the port never opened');
+    if (Date.now() - knocking > PATIENCE_MS) throw new Error('the port never opened');
     first = await call(`http://127.0.0.1:${port}/v4/domains`, { key: 'early-key' }).catch(() => undefined);
     if (!first) await new Promise((resolve) => setTimeout(resolve, 5));
   }
