@@ -15,6 +15,9 @@ module.exports = {
     ],
   },
   setupFiles: ['<rootDir>/test/support/env.ts'],
+  // Every core: integration files spend much of their time waiting on their hosts' queues and
+  // timers, which another file's work fills (Jest's default leaves one core idle).
+  maxWorkers: '100%',
   // A hang detector, not a speed budget: a slow or busy machine must still pass. Polls in the
   // tests give up sooner (test/support/eventually.ts), naming the condition they waited for.
   testTimeout: 300_000,
