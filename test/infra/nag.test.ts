@@ -52,7 +52,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('cdk-nag AwsSolutions on the %s stac
 
   beforeAll(() => {
     platform = synthPlatform(region);
-  }, 120_000);
+  });
 
   test('reports nothing that is not acknowledged (errors or warnings)', () => {
     expect(findingsIn(platform.stack).map((f) => `${f.severity} ${f.id} at ${f.path}`)).toEqual([]);
@@ -82,7 +82,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('cdk-nag AwsSolutions on the %s stac
     const raw = findingsIn(bare.stack);
     expect(raw.filter((f) => !acks.some((a) => covers(a, f)))).toEqual([]);
     expect(acks.filter((a) => !raw.some((f) => covers(a, f)))).toEqual([]);
-  }, 120_000);
+  });
 });
 
 describe('AwsSolutionsChecks as a validation plugin (as bin/app.ts registers it)', () => {
@@ -93,7 +93,7 @@ describe('AwsSolutionsChecks as a validation plugin (as bin/app.ts registers it)
     }
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     expect(() => app.synth()).not.toThrow();
-  }, 120_000);
+  });
 
   test('fails the synth on an unacknowledged finding (control: the check is live)', () => {
     const app = testApp();

@@ -173,7 +173,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
       certificateMachine: logicalIdOf(stack, stack.certificates.stateMachine),
       certificateTasks: logicalIdOf(stack, stack.certificates.tasks!.fn),
     };
-  }, 120_000);
+  });
 
   test('the single table has the keys and index the local host creates', () => {
     const [, table] = only(template, 'AWS::DynamoDB::Table');
@@ -1019,7 +1019,7 @@ describe('PlatformStack with a custom domain', () => {
 
   beforeAll(() => {
     ({ stack, template } = synthPlatform('eu', { customDomain }));
-  }, 120_000);
+  });
 
   test('maps the domain to the $default stage and uses it for the URL and tracking CNAMEs', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {

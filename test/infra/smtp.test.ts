@@ -33,14 +33,14 @@ describe('context', () => {
   test('a plain deploy stays serverless: no cluster, service, load balancer or VPC', () => {
     const { template } = synthPlatform('us');
     for (const type of ['AWS::ECS::Cluster', 'AWS::ECS::Service', 'AWS::ElasticLoadBalancingV2::LoadBalancer', 'AWS::EC2::VPC']) template.resourceCountIs(type, 0);
-  }, 120_000);
+  });
 });
 
 describe('with smtp=true', () => {
   let platform: SynthesizedPlatform;
   beforeAll(() => {
     platform = synthPlatform('us', { smtp: SMTP });
-  }, 120_000);
+  });
 
   test("the region's stack keeps room under CloudFormation's 500 resources with SMTP on, its largest shape", () => {
     // 465 today. Past 480 the next area or worker goes to a product's nested stack (lib/constructs/product-api.ts).
@@ -124,5 +124,5 @@ describe('with smtp=true', () => {
         'error AwsSolutions-S1 at Mailplane-us/Smtp/AccessLogs/Resource',
       ].sort(),
     );
-  }, 120_000);
+  });
 });

@@ -29,10 +29,14 @@ export function removeSynthOutput(): void {
  * that Lambda bundles are not built (CDK's own `aws:cdk:bundling-stacks` switch): bundling every
  * function took 5-10 s of each synth and changes nothing in a template but asset hashes. The real
  * bundles are built by app.test.ts, which runs bin/app.ts as the CDK CLI does, and by `cdk synth`.
+ *
+ * CDK's built-in CloudFormation validation is off too: it loads a WebAssembly rule engine into
+ * every test file (about 6 s of CPU each) and, without the feature flag that makes its findings
+ * errors, only prints warnings, which fail no test. `cdk synth` and bin/app.ts keep it.
  */
 export function testApp(outdir: string = freshOutdir()): App {
   const { context } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
-  return new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] }, outdir });
+  return new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] }, outdir, builtinCloudFormationValidation: false });
 }
 
 export interface SynthesizedPlatform {

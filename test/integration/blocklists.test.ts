@@ -39,13 +39,13 @@ const ipOf = async (ip: string) => (await call(`${url()}/v1/inboxready/ip_addres
 const ipEvents = async () => ((await call(`${url()}/v1/blocklist-monitoring/events?limit=50`)).json as { items: Array<{ ip: string; event: string; blocklist: string }> }).items;
 
 /** Polls `read` until `ok` holds of what it read; on timeout, says what it read last. */
-async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
   let last: T | undefined;
   try {
     return await eventually(async () => {
       last = await read();
       return ok(last) ? { value: last } : undefined;
-    }, timeoutMs).then((found) => found.value);
+    }).then((found) => found.value);
   } catch {
     throw new Error(`condition not met in time; last read: ${JSON.stringify(last)}`);
   }

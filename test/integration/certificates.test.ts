@@ -32,11 +32,11 @@ function httpsGet(region: RegionHost, url: string, ca: string | undefined | fals
 
 const status = (region: RegionHost, host: string) => call(`${region.url}/v2/x509/${host}/status`);
 
-async function statusBecomes(region: RegionHost, host: string, wanted: string, timeoutMs = 15_000): Promise<Status> {
+async function statusBecomes(region: RegionHost, host: string, wanted: string): Promise<Status> {
   return eventually(async () => {
     const res = await status(region, host);
     return res.json.status === wanted ? (res.json as Status) : undefined;
-  }, timeoutMs);
+  });
 }
 
 /** Creates a domain whose tracking CNAME is published (as its owner would) and verified. */
@@ -51,7 +51,7 @@ async function domainWithTrackingCname(region: RegionHost, name: string): Promis
 
 /** Publishes the validation CNAME a job's status names, once ACM has named it. */
 async function publishValidation(region: RegionHost, host: string): Promise<{ name: string; value: string }> {
-  const record = await eventually(async () => ((await status(region, host)).json as Status).validation_record, 15_000);
+  const record = await eventually(async () => ((await status(region, host)).json as Status).validation_record);
   expect(record).toMatchObject({ record_type: 'CNAME', name: expect.stringMatching(new RegExp(`^_[0-9a-f]{32}\\.${host.replace(/\./g, '\\.')}$`)), value: expect.stringMatching(/\.acm-validations\.aws$/) });
   region.dns.publish({ name: record.name, type: 'CNAME', value: record.value });
   return record;
@@ -142,7 +142,7 @@ describe('with ACM issuing certificates for a year', () => {
     const click = await httpsGet(region, link!, platform.ca.certificatePem);
     expect([click.status, click.location]).toEqual([302, 'https://example.com/landing']);
     expect(click.peer.serialNumber).toBe(leaf.serialNumber);
-    await eventually(async () => (await eventsOf(region.url, 'certs.example.com', sent.id!)).some((e) => e.event === 'clicked'), 15_000);
+    await eventually(async () => (await eventsOf(region.url, 'certs.example.com', sent.id!)).some((e) => e.event === 'clicked'));
     // Not trusted without the local CA; not served at all for a host without a certificate.
     await expect(httpsGet(region, link!, undefined)).rejects.toThrow(/self[- ]signed|unable to get local issuer|unable to verify/i);
     await expect(httpsGet(region, `https://email.refusals.example.com:${region.trackingTlsPort}/c/x`, platform.ca.certificatePem)).rejects.toThrow();
@@ -164,7 +164,7 @@ describe('with ACM issuing certificates for a year', () => {
     region.dns.publish({ name: 'links.moving.example.com', type: 'CNAME', value: 'localhost' });
     expect((await sdkError(mg.domains.update('moving.example.com', { web_prefix: 'links' } as never))).details).toBe('web_scheme https needs an active tracking certificate for links.moving.example.com');
     expect(await mg.domains.update('moving.example.com', { web_prefix: 'links', web_scheme: 'http' } as never)).toMatchObject({ web_prefix: 'links', web_scheme: 'http' });
-    await eventually(async () => region.apiGateway.route(host) === undefined && !(await region.acm.keyPair(served.certificateArn)), 15_000);
+    await eventually(async () => region.apiGateway.route(host) === undefined && !(await region.acm.keyPair(served.certificateArn)));
     expect((await status(region, host)).status).toBe(404);
 
     // The new host gets its own; deleting the domain takes it down.
@@ -174,7 +174,7 @@ describe('with ACM issuing certificates for a year', () => {
     await statusBecomes(region, moved, 'active');
     const movedArn = region.apiGateway.route(moved)!.certificateArn;
     await mg.domains.destroy('moving.example.com');
-    await eventually(async () => region.apiGateway.route(moved) === undefined && !(await region.acm.keyPair(movedArn)), 15_000);
+    await eventually(async () => region.apiGateway.route(moved) === undefined && !(await region.acm.keyPair(movedArn)));
   });
 });
 
@@ -212,7 +212,7 @@ describe('with short clocks: a 5 s deadline and certificates valid for 4 s', () 
     await publishValidation(region, host);
     const first = await statusBecomes(region, host, 'active');
     const firstArn = region.apiGateway.route(host)!.certificateArn;
-    const expired = await statusBecomes(region, host, 'expired', 10_000);
+    const expired = await statusBecomes(region, host, 'expired');
     expect(expired).toMatchObject({ error: 'x509 certificate has expired', certificate: first.certificate });
     // https is not accepted on a lapsed certificate.
     expect((await sdkError(mg.domains.update('expiring.example.com', { web_scheme: 'https' } as never))).status).toBe(400);
@@ -224,7 +224,7 @@ describe('with short clocks: a 5 s deadline and certificates valid for 4 s', () 
     expect(second.certificate).not.toBe(first.certificate);
     const now = region.apiGateway.route(host)!;
     expect(now.certificateArn).not.toBe(firstArn);
-    await eventually(async () => !(await region.acm.keyPair(firstArn)), 15_000);
+    await eventually(async () => !(await region.acm.keyPair(firstArn)));
     // Which certificate is served (not whether it is still valid: it lives 4 s, and the machine may be slow).
     const served = await httpsGet(region, `https://${host}:${region.trackingTlsPort}/o/forged`, false);
     expect([served.status, served.peer.serialNumber]).toEqual([404, new X509Certificate(second.certificate!).serialNumber]);

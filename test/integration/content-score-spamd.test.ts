@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 import { scoreWith } from '../../functions/optimize/inbox/content-score';
+import { PATIENCE_MS } from '../support/eventually';
 
 // The placement content score against a real SpamAssassin spamd (Debian's `spamd`), started here
 // on a free loopback port. spamd is an optional sidecar the operator installs, not an npm package:
@@ -39,8 +40,8 @@ describeWithSpamd('content score from spamd', () => {
     address = `127.0.0.1:${port}`;
     // No user preferences and one child: the score depends on the message alone.
     spamd = spawn('spamd', [`--listen=${address}`, '--allowed-ips=127.0.0.1', '--username=nobody', '-x', '--nouser-config', '--max-children=1'], { stdio: 'ignore' });
-    await listening(port, 30_000);
-  }, 40_000);
+    await listening(port, PATIENCE_MS);
+  });
   afterAll(() => {
     spamd?.kill();
   });
@@ -51,13 +52,13 @@ describeWithSpamd('content score from spamd', () => {
     expect(score.required).toBe(5);
     expect(score.score).toBeGreaterThanOrEqual(1000);
     expect(score.rules).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'GTUBE', points: 1000 })]));
-  }, 30_000);
+  });
 
   test('an ordinary note is not spam, and its score is the sum of its rules', async () => {
     const score = (await scoreWith({ spamdAddress: address }, message('Hi Bob, the notes from today are below. See you Thursday. Ann')))!;
     expect(score.is_spam).toBe(false);
     expect(score.score).toBeCloseTo(score.rules.reduce((sum, rule) => sum + rule.points, 0), 1);
-  }, 30_000);
+  });
 });
 
 test('with no scorer configured there is no score', async () => {

@@ -60,7 +60,7 @@ function settled(path: string) {
     const res = await call(url(path));
     const meta = res.json.meta as { status?: string } | undefined;
     return res.status === 200 && meta?.status !== 'Processing' && res;
-  }, 20_000);
+  });
 }
 
 type LinkResult = { url: string; status: string; status_code: number | null; line: number; failures: Array<{ rule: string }> };

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocal } from '../../lib/local/platform';
+import { PATIENCE_MS } from '../support/eventually';
 import { call, sandboxOf, sdk } from '../support/platform';
 
 // What a new user meets with `npm start`: the data dir, the admin key, restarts and stopping.
@@ -154,7 +155,7 @@ it('answers a request that arrives while the host is still starting', async () =
   let first: { status: number } | undefined;
   const knocking = Date.now();
   while (!first) {
-    if (Date.now() - knocking > 30_000) throw new Error('the port never opened');
+    if (Date.now() - knocking > PATIENCE_MS) throw new Error('the port never opened');
     first = await call(`http://127.0.0.1:${port}/v4/domains`, { key: 'early-key' }).catch(() => undefined);
     if (!first) await new Promise((resolve) => setTimeout(resolve, 5));
   }

@@ -19,7 +19,7 @@ const settled = (messageId: string, count: number) =>
   eventually(async () => {
     const events = await eventsOf<Ev>(platform.us.url, sandbox, messageId);
     return events.filter((e) => e.event !== 'accepted').length >= count ? events : undefined;
-  }, 15_000);
+  });
 
 it('accepts a message, sends it through SES and records accepted then delivered per recipient', async () => {
   const sent = await mg.messages.create(sandbox, {

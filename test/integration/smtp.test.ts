@@ -47,7 +47,7 @@ const settled = (messageId: string, count: number) =>
   eventually(async () => {
     const events = await eventsOf<Ev>(platform.us.url, sandbox, messageId);
     return events.filter((e) => e.event === 'delivered').length >= count ? events : undefined;
-  }, 15_000);
+  });
 
 /** What the region holds of accepted mail: message records, and what SES was given. */
 async function storedCount(): Promise<{ messages: number; sent: number }> {
@@ -86,7 +86,7 @@ it('sends over STARTTLS with a credential made through the API: accepted, delive
   const hooks = await eventually(async () => {
     const posts = receiver.on('/delivered').filter((post) => (post.body['event-data'].message as { headers: { 'message-id': string } }).headers['message-id'] === info.messageId.slice(1, -1));
     return posts.length === 2 ? posts : undefined;
-  }, 15_000);
+  });
   expect(hooks[0]!.body['event-data']).toMatchObject({ event: 'delivered', tags: ['smtp-tag'] });
 });
 

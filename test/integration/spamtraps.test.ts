@@ -40,7 +40,7 @@ test('each declared source counts its hits, and the reply names the sources; not
   const reply = await eventually(async () => {
     const r = await totals();
     return r.items[0]?.metrics['total_count'] === 4 ? r : undefined;
-  }, 15_000);
+  });
   expect(reply.items).toEqual([{ dimensions: [{ dimension: 'timestamp', value: today, display_value: today }], metrics: { pristine_count: 1, recycled_count: 1, typo_count: 1, harvested_count: 1, total_count: 4 } }]);
   expect(reply.data_sources).toEqual(['operator_trap_list', 'typo_heuristic', 'recycled_heuristic']);
 

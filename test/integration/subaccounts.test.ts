@@ -140,7 +140,7 @@ describe('the custom monthly limit', () => {
     // Removing the limit lets it send again.
     expect((await call(limitUrl(sub.id), { method: 'DELETE' })).json).toEqual({ success: true });
     await mg.messages.create(sandbox, { from: `me@${sandbox}`, to: ['again@example.com'], subject: 'free', text: 'x' });
-  }, 60_000);
+  });
 
   test("a limit set mid-month starts from the month's accepted recipients, as the analytics counters have them", async () => {
     const sub = (await parent().subaccounts.create('Seeded')).subaccount;
@@ -150,7 +150,7 @@ describe('the custom monthly limit', () => {
     // The counters follow the event stream a moment after the send.
     const accepted = () =>
       call(`${platform.us.url}/v1/analytics/metrics`, { method: 'POST', headers: { 'x-mailgun-on-behalf-of': sub.id }, contentType: 'application/json', body: JSON.stringify({ duration: '1d', resolution: 'day', metrics: ['accepted_outgoing_count'], include_aggregates: true }) });
-    await eventually(async () => ((await accepted()).json.aggregates as { metrics: { accepted_outgoing_count: number } }).metrics.accepted_outgoing_count === 3, 15_000);
+    await eventually(async () => ((await accepted()).json.aggregates as { metrics: { accepted_outgoing_count: number } }).metrics.accepted_outgoing_count === 3);
     await call(`${limitUrl(sub.id)}?limit=1000`, { method: 'PUT' });
     expect((await call(limitUrl(sub.id))).json).toMatchObject({ limit: 1000, current: 3 });
   });
@@ -200,7 +200,7 @@ test("metrics with include_subaccounts add the subaccounts' counts to the parent
     const res = await call(`${platform.us.url}/v1/analytics/metrics`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ duration: '1d', resolution: 'day', metrics: ['accepted_count'], include_aggregates: true, include_subaccounts: include }) });
     return (res.json.aggregates as { metrics: { accepted_count: number } }).metrics.accepted_count;
   };
-  await eventually(async () => (await accepted(true)) - (await accepted(false)) >= 3, 15_000);
+  await eventually(async () => (await accepted(true)) - (await accepted(false)) >= 3);
 });
 
 test("logs with include_subaccounts merge the subaccounts' events into the parent's, in time order, each naming its account", async () => {
@@ -221,7 +221,7 @@ test("logs with include_subaccounts merge the subaccounts' events into the paren
   const merged = await eventually(async () => {
     const res = await logs(true);
     return subjects(res.items).length === 2 && res;
-  }, 15_000);
+  });
   expect(subjects(merged.items)).toEqual(['logged-sub', 'logged-parent']);
   const parentId = (await call(`${platform.us.url}/v5/users/me`)).json.account_id;
   expect(merged.items.find((i) => i.message.headers.subject === 'logged-sub')!.account).toEqual({ id: sub.id, 'parent-id': parentId });
@@ -245,7 +245,7 @@ test("account tags with include_subaccounts list the subaccounts' tags too, each
   const withSubs = await eventually(async () => {
     const res = await tags(true);
     return res.items.some((t) => t.tag === 'sub-only-tag') && res;
-  }, 15_000);
+  });
   expect(withSubs.items.find((t) => t.tag === 'sub-only-tag')).toMatchObject({ account_id: sub.id, account_name: 'Tagged', parent_account_id: (await call(`${platform.us.url}/v5/users/me`)).json.account_id });
   const own = await tags(false);
   expect(own.items.some((t) => t.tag === 'sub-only-tag')).toBe(false);

@@ -49,7 +49,7 @@ beforeAll(async () => {
   const asSub = sdk(platform.us.url);
   asSub.setSubaccount(sub.id);
   subKey = (await apiKeys(asSub).create({ role: 'admin', kind: 'user' })).secret;
-}, 60_000);
+});
 afterAll(() => platform.close());
 
 /** The parent's (or the sibling's) values a route's path parameter could name. */

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { startLocal } from '../../lib/local/platform';
+import { PATIENCE_MS } from './eventually';
 
 export interface LocalProcess {
   url: string;
@@ -13,8 +14,6 @@ export interface LocalProcess {
   kill(): Promise<void>;
   stop(): Promise<void>;
 }
-
-const START_TIMEOUT_MS = 60_000;
 
 export function startLocalProcess(options: { dataDir: string; adminKey: string; sendWorkerTimeoutSeconds: number }): Promise<LocalProcess> {
   // Node itself with tsx's loader, not tsx's CLI: the CLI runs the script in a second process,
@@ -34,7 +33,7 @@ export function startLocalProcess(options: { dataDir: string; adminKey: string; 
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`local mode did not start: ${stderr}`));
-    }, START_TIMEOUT_MS);
+    }, PATIENCE_MS);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`local mode exited with ${code} before it was ready: ${stderr}`));

@@ -36,7 +36,7 @@ let bad: A11yReport;
 let good: A11yReport;
 beforeAll(async () => {
   [bad, good] = await Promise.all([checkAccessibility(BAD), checkAccessibility(GOOD)]);
-}, 20_000);
+});
 
 const byId = (rules: A11yRule[], id: string) => rules.find((r) => r.id === id);
 

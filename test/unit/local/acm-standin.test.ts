@@ -45,15 +45,25 @@ test('issues once the validation CNAME resolves, signed by the local CA, and ans
   });
 });
 
+afterEach(() => jest.useRealTimers());
+
+/** Everything but Date runs for real (sockets, the SDK's timers): the stand-in's clock moves only when the test moves it. */
+function freezeDate(): { now: number; advance(ms: number): void } {
+  jest.useFakeTimers({ doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+  const clock = { now: Date.now(), advance: (ms: number) => jest.setSystemTime((clock.now += ms)) };
+  return clock;
+}
+
 test('renews a certificate in use within its renewal window while the record stays published; one not renewed expires', async () => {
-  // Valid 3 s, renewed in its last 2.5 s: a question after 0.6 s falls in the window with room to spare on a busy machine.
+  const clock = freezeDate();
+  // Valid 3 s, renewed in its last 2.5 s: 0.6 s after issue falls in the window.
   await withStandIn({ validityMs: 3000, renewBeforeMs: 2500 }, async (acm, standIn) => {
     const { CertificateArn: arn } = await request(acm, 'token2');
     const record = (await describe_(acm, arn!)).DomainValidationOptions![0]!.ResourceRecord!;
     published.set(record.Name!.replace(/\.$/, ''), record.Value!.replace(/\.$/, ''));
     const first = await describe_(acm, arn!);
     standIn.markInUse(arn!, 'domain-name', true);
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    clock.advance(600);
     const renewed = await describe_(acm, arn!);
     expect(renewed.Status).toBe('ISSUED');
     expect(renewed.NotAfter!.getTime()).toBeGreaterThan(first.NotAfter!.getTime());
@@ -62,7 +72,7 @@ test('renews a certificate in use within its renewal window while the record sta
     // In use, it cannot be deleted; let go, it stops being renewed and lapses.
     await expect(acm.send(new DeleteCertificateCommand({ CertificateArn: arn }))).rejects.toMatchObject({ name: 'ResourceInUseException' });
     standIn.markInUse(arn!, 'domain-name', false);
-    await new Promise((resolve) => setTimeout(resolve, 3100));
+    clock.advance(3100);
     expect((await describe_(acm, arn!)).Status).toBe('EXPIRED');
     await acm.send(new DeleteCertificateCommand({ CertificateArn: arn }));
     await expect(describe_(acm, arn!)).rejects.toMatchObject({ name: 'ResourceNotFoundException' });

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PUBLIC_ONLY } from '../../../functions/webhooks/address-policy';
 import { DeliveryError, postJson } from '../../../functions/webhooks/http-post';
+import { PATIENCE_MS } from '../../support/eventually';
 
 // The delivery-time guard: the address actually connected to is checked, for IP literals and
 // for names alike (a name may resolve somewhere else than when the webhook was saved).
@@ -46,7 +47,7 @@ const refusal = async (promise: Promise<unknown>) => {
 };
 
 it.each(['http://127.0.0.1:PORT/', 'http://localhost:PORT/'])('posts to %s and reads the answer when loopback is allowed', async (template) => {
-  expect(await postJson(template.replace('PORT', String(port)), '{}', { timeoutMs: 1000, policy: LOCAL })).toEqual({ status: 201, body: 'created' });
+  expect(await postJson(template.replace('PORT', String(port)), '{}', { timeoutMs: PATIENCE_MS, policy: LOCAL })).toEqual({ status: 201, body: 'created' });
 });
 
 it.each([`http://127.0.0.1:PORT/`, `http://[::ffff:127.0.0.1]:PORT/`, `http://localhost:PORT/`])('refuses %s before connecting when they are not', async (template) => {
@@ -81,7 +82,7 @@ describe.each([
 
 it('never hands a kept-alive loopback connection to a request whose policy refuses loopback', async () => {
   const url = `http://localhost:${port}/`;
-  expect((await postJson(url, '{}', { timeoutMs: 1000, policy: LOCAL })).status).toBe(201);
+  expect((await postJson(url, '{}', { timeoutMs: PATIENCE_MS, policy: LOCAL })).status).toBe(201);
   const error = await refusal(postJson(url, '{}', { timeoutMs: 1000, policy: PUBLIC_ONLY }));
   expect([error.kind, error.message]).toEqual(['forbidden-address', expect.stringMatching(/loopback/)]);
 });
