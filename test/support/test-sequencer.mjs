@@ -19,6 +19,7 @@ const LONGEST_FIRST = [
   'test/integration/subaccounts.test.ts',
   'test/integration/send-faults.test.ts',
   'test/integration/local-host.test.ts',
+  'test/infra/cfn-lint.test.ts',
 ];
 
 /** Jest's own order, except that a run with no recorded durations starts with the known longest. */
