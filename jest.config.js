@@ -16,6 +16,7 @@ module.exports = {
   },
   setupFiles: ['<rootDir>/test/support/env.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  testSequencer: '<rootDir>/test/support/test-sequencer.mjs',
   // Every core: integration files spend much of their time waiting on their hosts' queues and
   // timers, which another file's work fills (Jest's default leaves one core idle).
   maxWorkers: '100%',

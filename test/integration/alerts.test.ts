@@ -2,7 +2,10 @@ import { createHmac } from 'node:crypto';
 import type { LocalPlatform } from '../../lib/local/platform';
 import type { AlertEvent } from '../../functions/optimize/alerts/alert-event';
 import { raiseAlert } from '../../functions/optimize/alerts/raise';
+import { keys } from '../../functions/data/db';
+import { updateItem } from '../../functions/data/store';
 import { call, eventually, primaryAccountId, startTestPlatform } from '../support/platform';
+import { scanTable } from '../support/table';
 import { SlackStandIn } from '../support/slack-standin';
 import { WebhookReceiver, type ReceivedPost } from '../support/webhook-receiver';
 
@@ -25,7 +28,8 @@ beforeAll(async () => {
     { id: 'C0OLD', name: 'old', is_archived: true },
   ]).start();
   slack.grant(SLACK_TOKEN);
-  platform = await startTestPlatform({ env: { ALERT_RETRY_SCALE: '0.0001', ALERT_DEDUPE_WINDOW_SECONDS: '2', SLACK_API_URL: slack.url } });
+  // A dedupe window longer than any test: the one that sees it end moves its end, rather than waiting.
+  platform = await startTestPlatform({ env: { ALERT_RETRY_SCALE: '0.0001', ALERT_DEDUPE_WINDOW_SECONDS: '3600', SLACK_API_URL: slack.url } });
   base = platform.us.url;
   accountId = await primaryAccountId(platform.us);
 });
@@ -246,11 +250,14 @@ describe('raiseAlert', () => {
     expect(receiver.on('/other').filter((p) => p.method === 'POST')).toHaveLength(0);
 
     // A new listing of the same subject (another firstSeen) is another transition, but within the
-    // dedupe window (2 s here) after the last alert of the pair it is not delivered; after it, it is.
+    // dedupe window after the last alert of the pair it is not delivered; after it, it is.
     await platform.us.run(() => raiseAlert(transition({ firstSeen: '2026-11-27T08:00:00.000Z' })));
     await settle(1000);
     expect(receiver.on('/raised').filter((p) => p.method === 'POST')).toHaveLength(1);
-    await settle(1500);
+    const windowPk = keys.alertWindow(accountId, '').pk;
+    const windows = (await scanTable(platform.us)).filter((item) => item['pk'] === windowPk);
+    expect(windows).toHaveLength(1);
+    await platform.us.run(() => updateItem({ pk: windowPk, sk: windows[0]!['sk'] as string }, { until: Date.now() - 1 }));
     await platform.us.run(() => raiseAlert(transition({ firstSeen: '2026-11-28T08:00:00.000Z' })));
     await eventually(async () => receiver.on('/raised').filter((p) => p.method === 'POST').length === 2);
   });

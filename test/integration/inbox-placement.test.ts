@@ -1,7 +1,9 @@
 import packagedChromium from '@sparticuz/chromium';
 import { chromium, type Browser } from 'playwright-core';
+import { keys } from '../../functions/data/db';
+import { updateItem } from '../../functions/data/store';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { call, eventually, sandboxOf, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
+import { call, eventually, primaryAccountId, sandboxOf, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
 import { startSeedImap, type SeedImap } from '../support/seed-imap';
 
 // Inbox placement as a user meets it: the operator adds three seed mailboxes on real IMAP servers
@@ -20,7 +22,8 @@ beforeAll(async () => {
   seeds.inbox = await startSeedImap('ann@gmail.seed.test', undefined, { gmail: true });
   seeds.junk = await startSeedImap('bob@outlook.seed.test', undefined, { oauth2Token: OUTLOOK_TOKEN });
   seeds.lost = await startSeedImap('cat@yahoo.seed.test');
-  platform = await startTestPlatform({ env: { PLACEMENT_POLL_SECONDS: '1', PLACEMENT_DEADLINE_SECONDS: '8' } });
+  // A deadline no test reaches: each ends its result's wait itself (deadlineNow), once the copies it filed were found.
+  platform = await startTestPlatform({ env: { PLACEMENT_POLL_SECONDS: '1', PLACEMENT_DEADLINE_SECONDS: '3600' } });
   browser = await chromium.launch({ executablePath: process.env['CHROMIUM_PATH'] ?? (await packagedChromium.executablePath()), args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'], headless: true });
 });
 afterAll(async () => {
@@ -30,6 +33,20 @@ afterAll(async () => {
 });
 
 const url = (path: string) => `${platform.us.url}${path}`;
+
+/**
+ * Once the seeds named have been found, the result's deadline moves to now, so the next poll marks
+ * the others missing: a deadline short enough to wait out could pass on a slow machine before the
+ * test had filed its copies.
+ */
+async function deadlineNow(resultId: string, found: string[]): Promise<void> {
+  await eventually(async () => {
+    const seeds = ((await send('GET', `/v4/inbox/results/${resultId}`)).json as { result: ResultJson }).result.seed_results.filter((s) => found.includes(s.email));
+    return seeds.length === found.length && seeds.every((s) => s.state !== 'pending');
+  });
+  const accountId = await primaryAccountId(platform.us);
+  await platform.us.run(() => updateItem(keys.placementResult(accountId, resultId), { deadline: new Date().toISOString() }));
+}
 const send = (method: string, path: string, body?: unknown, key?: string | null) => call(url(path), { method, contentType: 'application/json', body: body === undefined ? undefined : JSON.stringify(body), key });
 const client = () => sdk(platform.us.url);
 
@@ -166,6 +183,7 @@ test('a placement test reports inbox, spam and missing with the receivers’ SPF
 
   await seeds.inbox!.deliver('INBOX', filed(annCopy, 'mx.google.com', 'dkim=pass header.i=@sandbox; spf=pass (google.com: domain of sender designates 192.0.2.10 as permitted sender) smtp.mailfrom=x; dmarc=pass (p=NONE) header.from=sandbox'), 'promotions');
   await seeds.junk!.deliver(seeds.junk!.junk, filed(bobCopy, 'spf.protection.outlook.com', 'spf=fail (sender IP is 192.0.2.10) smtp.mailfrom=x; dkim=pass (signature was verified) header.d=x; dmarc=fail action=quarantine header.from=x', 'X-Forefront-Antispam-Report: CIP:192.0.2.10;CTRY:;LANG:en;SCL:5;SRV:;IPV:NLI;SFV:SPM;CAT:SPM;\r\nX-Microsoft-Antispam: BCL:4;\r\n'));
+  await deadlineNow(resultId, [seeds.inbox!.email, seeds.junk!.email]);
 
   const result = await eventually(async () => {
     const got = (await send('GET', `/v4/inbox/results/${resultId}`)).json as { result?: ResultJson };
@@ -236,6 +254,8 @@ test('a message the user sends to the mailing list themselves starts a result ju
   const annCopy = await eventually(async () => platform.us.ses.sent.find((m) => m.destinations.includes(seeds.inbox!.email) && m.raw.toString().includes(sent.id!))?.raw);
   // Archived by a filter: only in Gmail's All Mail, which is not spam.
   await seeds.inbox!.deliver('[Gmail]/All Mail', filed(annCopy, 'mx.google.com', 'spf=pass smtp.mailfrom=x; dkim=fail header.d=x; dmarc=fail header.from=x'), 'updates');
+  const started = await eventually(async () => ((await send('GET', '/v4/inbox/results?subject=Own%20send')).json as { items: ResultJson[] }).items[0]);
+  await deadlineNow(started.Id, [seeds.inbox!.email]);
   const result = await eventually(async () => {
     const found = (await send('GET', '/v4/inbox/results?subject=Own%20send')).json as { items: ResultJson[] };
     return found.items[0]?.status === 'complete' ? found.items[0] : undefined;

@@ -21,6 +21,8 @@ declare module 'hoodiecrow-imap' {
     registerCapability(name: string): void;
     /** Search keys by name: (connection, message, sequence, ...values) => matches. */
     searchHandlers: Record<string, (connection: unknown, message: StoredMessage, sequence: number, ...values: string[]) => boolean>;
+    /** Files a message in a folder of the server's store at once, as a delivery would. */
+    appendMessage(folder: string, flags: string[], internalDate: Date, raw: string): unknown;
     listen(port: number, host: string, callback: () => void): void;
     close(callback?: () => void): void;
   }

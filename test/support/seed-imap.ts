@@ -1,11 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import hoodiecrow from 'hoodiecrow-imap';
-import { ImapFlow } from 'imapflow';
 
 /**
  * Seed mailboxes on this machine: one hoodiecrow IMAP server per mailbox (hoodiecrow serves one
  * user's storage per server), with INBOX and a special-use `\Junk` folder as a provider's mailbox
- * has. Mail is placed in a folder by IMAP APPEND, as the provider's filter would file it.
+ * has. Mail is filed in a folder as the provider's filter would, straight into the server's store:
+ * a copy Gmail shows in two folders is in both at once, so a poll never finds it in only one.
  *
  * `gmail: true` shapes it as Gmail's IMAP: `X-GM-EXT-1`, `[Gmail]/All Mail` (`\All`) and
  * `[Gmail]/Spam` (`\Junk`), and an `X-GM-RAW` search that knows the two terms placement asks
@@ -66,15 +66,11 @@ export async function startSeedImap(email: string, password = 'seed-app-password
     async deliver(folder, raw, gmailCategory) {
       const messageId = headerValue(raw.toString(), 'Message-ID')?.replace(/^<|>$/g, '');
       if (gmailCategory && messageId) categories.set(messageId, gmailCategory);
-      const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user, pass: password }, logger: false });
-      await client.connect();
-      try {
-        await client.append(folder, raw);
-        // Gmail shows every message but spam and trash in All Mail too.
-        if (gmail && folder === 'INBOX') await client.append('[Gmail]/All Mail', raw);
-      } finally {
-        await client.logout();
-      }
+      // As hoodiecrow's APPEND stores a literal: its bytes as a binary string.
+      const text = typeof raw === 'string' ? raw : raw.toString('binary');
+      server.appendMessage(folder, [], new Date(), text);
+      // Gmail shows every message but spam and trash in All Mail too.
+      if (gmail && folder === 'INBOX') server.appendMessage('[Gmail]/All Mail', [], new Date(), text);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
