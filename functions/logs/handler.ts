@@ -79,7 +79,7 @@ export const handler = areaHandler(logRoutes, {
     const accountIds = await accountsCovered(req.accountId, input.include_subaccounts);
     const [read, account, counted] = await Promise.all([
       from > to
-        ? Promise.resolve<LogRead>({ found: [] })
+        ? Promise.resolve<LogRead>({ found: [], examined: 0 })
         : readLogs(accountIds, { from, to, ascending: token.backward ? !ascending : ascending, after: token.position, limit: input.pagination.limit, keep, budget: PAGE_BUDGET }, now),
       getItem<AccountItem>(keys.account(req.accountId)),
       input.include_totals && from <= to ? totals(accountIds, from, to, keep, selection) : undefined,

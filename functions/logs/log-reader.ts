@@ -33,6 +33,8 @@ export interface LogRead {
   found: Array<{ sk: string; event: RecordedEvent }>;
   /** Set when the budget ran out first: the last examined key, to resume after. */
   stoppedAt?: string;
+  /** Items examined, kept or not. */
+  examined: number;
 }
 
 type Row = EventItem & { sk: string };
@@ -52,15 +54,31 @@ function hoursOf(range: LogRange): string[] {
 }
 
 /**
- * Several accounts' logs as one (include_subaccounts): each read to the same position and limit,
- * merged in reading order. Sort keys (`<ms>#<id>`) order events across accounts, so one position
- * resumes them all. If some read stopped short on its budget, the page ends at the earliest such
- * stop, before which every account has been read whole.
+ * Several accounts' logs as one (include_subaccounts), merged in reading order. Sort keys
+ * (`<ms>#<id>`) order events across accounts, so one position resumes them all. The budget is
+ * shared: each account first gets an equal part, and what quiet accounts leave unused goes, round
+ * by round, to the busy ones that stopped short, so one busy subaccount among many quiet ones is
+ * read as far as the whole budget allows rather than cutting the page at its small part. If some
+ * read still stopped short, the page ends at the earliest such stop, before which every account
+ * has been read whole.
  */
 export async function readLogs(accountIds: readonly string[], range: Omit<LogRange, 'accountId'>, now = Date.now()): Promise<LogRead> {
   if (accountIds.length === 1) return readLog({ ...range, accountId: accountIds[0]! }, now);
-  const budget = Math.max(1, Math.floor(range.budget / accountIds.length));
-  const reads = await Promise.all(accountIds.map((accountId) => readLog({ ...range, accountId, budget }, now)));
+  const reads = accountIds.map((accountId) => ({ accountId, found: [] as LogRead['found'], after: range.after, stoppedAt: undefined as string | undefined }));
+  let remaining = range.budget;
+  let short = reads;
+  while (short.length && remaining > 0) {
+    const share = Math.max(1, Math.floor(remaining / short.length));
+    const results = await Promise.all(short.map((read) => readLog({ ...range, accountId: read.accountId, after: read.after, limit: range.limit - read.found.length, budget: share }, now)));
+    for (const [i, result] of results.entries()) {
+      const read = short[i]!;
+      read.found.push(...result.found);
+      read.stoppedAt = result.stoppedAt;
+      if (result.stoppedAt) read.after = result.stoppedAt;
+      remaining -= result.examined;
+    }
+    short = short.filter((read) => read.stoppedAt !== undefined);
+  }
   const before = (a: string, b: string) => (range.ascending ? a < b : a > b);
   const stops = reads.flatMap((read) => (read.stoppedAt ? [read.stoppedAt] : []));
   const stoppedAt = stops.reduce<string | undefined>((earliest, stop) => (earliest === undefined || before(stop, earliest) ? stop : earliest), undefined);
@@ -69,7 +87,7 @@ export async function readLogs(accountIds: readonly string[], range: Omit<LogRan
     .filter((item) => stoppedAt === undefined || !before(stoppedAt, item.sk))
     .sort((a, b) => (a.sk === b.sk ? 0 : before(a.sk, b.sk) ? -1 : 1));
   const found = merged.slice(0, range.limit);
-  return found.length === range.limit || stoppedAt === undefined ? { found } : { found, stoppedAt };
+  return found.length === range.limit || stoppedAt === undefined ? { found, examined: range.budget - remaining } : { found, stoppedAt, examined: range.budget - remaining };
 }
 
 export async function readLog(range: LogRange, now = Date.now()): Promise<LogRead> {
@@ -109,9 +127,9 @@ export async function readLog(range: LogRange, now = Date.now()): Promise<LogRea
           const event: RecordedEvent = { accountId: row.accountId, domain: row.domain, data: row.data };
           if (live && range.keep(event)) {
             found.push({ sk: row.sk, event });
-            if (found.length === range.limit) return { found };
+            if (found.length === range.limit) return { found, examined };
           }
-          if (examined >= range.budget) return { found, stoppedAt: row.sk };
+          if (examined >= range.budget) return { found, stoppedAt: row.sk, examined };
         }
         if (rows.length < asked) break;
         asked = CHUNK;
@@ -119,5 +137,5 @@ export async function readLog(range: LogRange, now = Date.now()): Promise<LogRea
       }
     }
   }
-  return { found };
+  return { found, examined };
 }

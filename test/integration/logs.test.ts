@@ -1,5 +1,5 @@
 import { newEvent, recordEvent } from '../../functions/events/event-store';
-import { readLog } from '../../functions/logs/log-reader';
+import { readLog, readLogs } from '../../functions/logs/log-reader';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, eventually, sandboxOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 
@@ -141,7 +141,21 @@ describe('the hourly index', () => {
     expect((await read({ from: instants[2]!, to: instants[4]! })).found).toHaveLength(3);
     // A filter that refuses everything stops at the budget and says where, so the next page resumes there.
     const cut = await read({ keep: () => false, budget: 4 });
-    expect(cut).toEqual({ found: [], stoppedAt: all.found[3]!.sk });
+    expect(cut).toEqual({ found: [], stoppedAt: all.found[3]!.sk, examined: 4 });
+  });
+
+  it('shares the budget across accounts: what quiet accounts leave goes to a busy one that stopped short', async () => {
+    const quiet = Array.from({ length: 5 }, (_, i) => `quiet${i}`.padEnd(24, '0'));
+    const delivered = (event: { data: { event: string } }) => event.data.event === 'delivered';
+    // Six events in the busy account, a budget of 7 over six accounts: an even split (1 each)
+    // would stop the busy account at its first event and cut the page there.
+    const merged = await platform.us.run(() => readLogs([account, ...quiet], { from: now - 3 * 86_400_000, to: now, ascending: false, limit: 50, keep: delivered, budget: 7 }));
+    expect(merged.stoppedAt).toBeUndefined();
+    expect(merged.found.map((f) => f.event.data.recipient)).toEqual(['r5@x.example', 'r4@x.example', 'r3@x.example', 'r2@x.example', 'r1@x.example', 'r0@x.example']);
+    // A budget too small for everything still ends the page at a position the next page resumes from.
+    const short = await platform.us.run(() => readLogs([account, ...quiet], { from: now - 3 * 86_400_000, to: now, ascending: false, limit: 50, keep: delivered, budget: 4 }));
+    expect(short.found.map((f) => f.event.data.recipient)).toEqual(['r5@x.example', 'r4@x.example', 'r3@x.example', 'r2@x.example']);
+    expect(short.stoppedAt).toBe(short.found.at(-1)!.sk);
   });
 });
 
