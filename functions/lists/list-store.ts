@@ -1,30 +1,27 @@
 import { addToCounter, deleteIfPresent, getItem, getItems, putItem, queryAll, queryPage, updateItem, updateItemWhere, type Key } from '../data/store';
 import { readPivotPage } from '../data/pivot-page';
+import { defineEntity } from '../data/key-registry';
 import type { PivotPage } from '../platform/http/paging';
 
 /**
- * Mailing lists and their members in the single table.
- *
- * | pattern                                     | key condition                                               |
- * |---------------------------------------------|-------------------------------------------------------------|
- * | one list by address (API, sends, inbound)   | pk = ACCT#<account>#LISTS, sk = LIST#<address>              |
- * | an account's lists, address order (pages)   | same pk, sk BETWEEN LIST#<pivot> AND LIST#\uffff            |
- * | one member                                  | pk = ACCT#<account>#LIST#<list id>, sk = M#<address>        |
- * | a list's members, address order (pages,     | same pk, sk BETWEEN M#<after> AND M#\uffff                  |
- * |   expansion cursors)                        |                                                             |
- * | a list post and its page claims             | pk = LISTPOST#<post id>, sk = POST / PAGE#<cursor>          |
- * | a bulk upload task                          | pk = ACCT#<account>#LISTTASK, sk = <task id>                |
- *
- * Members hang off the list's immutable id, not its address: a rename rewrites one item, not
- * 10,000. Addresses are stored lower-case (Mailgun matches them case-insensitively).
+ * Mailing lists and their members in the single table. Members hang off the list's immutable id,
+ * not its address: a rename rewrites one item, not 10,000. Addresses are stored lower-case
+ * (Mailgun matches them case-insensitively). Pages read sk BETWEEN <prefix><pivot> AND <prefix>\uffff.
  */
-export const listKeys = {
-  list: (accountId: string, address = ''): Key => ({ pk: `ACCT#${accountId}#LISTS`, sk: `LIST#${address}` }),
-  member: (accountId: string, listId: string, address = ''): Key => ({ pk: `ACCT#${accountId}#LIST#${listId}`, sk: `M#${address}` }),
-  post: (postId: string): Key => ({ pk: `LISTPOST#${postId}`, sk: 'POST' }),
-  page: (postId: string, cursor: string): Key => ({ pk: `LISTPOST#${postId}`, sk: `PAGE#${cursor}` }),
-  task: (accountId: string, taskId: string): Key => ({ pk: `ACCT#${accountId}#LISTTASK`, sk: taskId }),
-};
+export const listKeys = defineEntity(
+  'lists',
+  {
+    list: { what: 'one list by address (API, sends, inbound)', pk: 'ACCT#<account>#LISTS', sk: 'LIST#<address*>', key: (accountId: string, address = ''): Key => ({ pk: `ACCT#${accountId}#LISTS`, sk: `LIST#${address}` }) },
+    member: { what: 'one member of a list', pk: 'ACCT#<account>#LIST#<list id>', sk: 'M#<address*>', key: (accountId: string, listId: string, address = ''): Key => ({ pk: `ACCT#${accountId}#LIST#${listId}`, sk: `M#${address}` }) },
+    post: { what: 'a list post (its status)', pk: 'LISTPOST#<post id>', sk: 'POST', key: (postId: string): Key => ({ pk: `LISTPOST#${postId}`, sk: 'POST' }) },
+    page: { what: "a list post's page claim", pk: 'LISTPOST#<post id>', sk: 'PAGE#<cursor*>', key: (postId: string, cursor: string): Key => ({ pk: `LISTPOST#${postId}`, sk: `PAGE#${cursor}` }) },
+    task: { what: 'a bulk upload task', pk: 'ACCT#<account>#LISTTASK', sk: '<task id>', key: (accountId: string, taskId: string): Key => ({ pk: `ACCT#${accountId}#LISTTASK`, sk: taskId }) },
+  },
+  [
+    { what: "an account's lists, address order (pages)", pk: 'ACCT#<account>#LISTS', skPrefix: 'LIST#' },
+    { what: "a list's members, address order (pages, expansion cursors)", pk: 'ACCT#<account>#LIST#<list id>', skPrefix: 'M#' },
+  ],
+);
 
 export type AccessLevel = 'readonly' | 'members' | 'everyone';
 export type ReplyPreference = 'list' | 'sender';
