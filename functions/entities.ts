@@ -4,6 +4,14 @@
  * same key, and docs/access-patterns.md is written from it. A store that calls defineEntity is
  * listed here (a test holds that).
  */
+import './analytics/counter-store';
+import './analytics/unique-marks';
+import './events/event-store';
+import './inbound/action-worker';
 import './lists/list-store';
+import './mailroutes/route-store';
+import './messages/message-store';
+import './suppressions/suppression-store';
+import './templates/template-store';
 
 export { accessPatternTable, keyCollisions, queryIntrusions, registeredItems, registeredQueries } from './data/key-registry';

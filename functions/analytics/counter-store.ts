@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems, isLive, queryAll } from '../data/store';
 import { TABLE_KEYS } from '../data/table';
+import { defineEntity } from '../data/key-registry';
 import { byteLength, MAX_SORT_KEY_BYTES } from '../data/key-limits';
 import { documentClient } from '../platform/aws-clients';
 import { logger } from '../platform/logger';
@@ -15,17 +16,24 @@ import { kindName, valuesKey, valuesOfKey, type Attribute } from './slices';
  * Pre-aggregated counters: one item per (account, slice kind, resolution, bucket, slice values),
  * holding one number attribute per count (counts.ts), added to with UpdateItem ADD.
  *
- * | pattern                                          | key condition                                                          |
- * |--------------------------------------------------|------------------------------------------------------------------------|
- * | one slice over a time range (a domain's days)    | BatchGet pk = ACCT#<a>#CNT#<kind>#<res>#<bucket>, sk = <values>, per bucket |
- * | group by a value in a bucket (domains, countries)| Query pk = ACCT#<a>#CNT#<kind>#<res>#<bucket> [sk begins_with <values>#] |
- *
  * So a query costs one read per bucket it covers (times the distinct values it groups by), never
  * one per event. Kinds, values and the sort key's encoding are in slices.ts.
  *
  * Retention is Mailgun's: hour buckets expire 60 days after they end, day buckets after a year,
  * month buckets are kept (their `ttl` is absent).
  */
+defineEntity(
+  'analytics counters',
+  {
+    counter: {
+      what: 'one slice of one bucket (built by counterPartition and valuesKey): BatchGet per bucket',
+      pk: 'ACCT#<account>#CNT#<kind>#<resolution>#<bucket>',
+      sk: '<URI-encoded values, #-joined*>',
+    },
+  },
+  [{ what: 'group by a value in a bucket (domains, countries), sk begins_with <values>#', pk: 'ACCT#<account>#CNT#<kind>#<resolution>#<bucket>' }],
+);
+
 export function counterPartition(accountId: string, kind: readonly Attribute[], resolution: Resolution, bucket: number): string {
   return `ACCT#${accountId}#CNT#${kindName(kind)}#${resolution}#${bucketId(bucket, resolution)}`;
 }

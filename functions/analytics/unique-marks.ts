@@ -1,6 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS } from '../data/table';
+import { defineEntity } from '../data/key-registry';
+import type { Key } from '../data/store';
 import { documentClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 
@@ -10,18 +12,19 @@ import { env } from '../platform/env';
  * the event that claimed it, and an expired mark is free again (dynalite never deletes by TTL, so the
  * condition checks the time itself).
  *
- * | pattern                                   | key condition                                                   |
- * |-------------------------------------------|-----------------------------------------------------------------|
- * | first open/click of a message by a recipient | pk = ACCT#<a>#FIRST#<opened|clicked>#<message-id>#<recipient> (conditional Put) |
- *
  * The mark records the event that claimed it, so the same event offered again (a retried stream
  * batch) is still recognised as the first: retries neither lose nor double a unique count.
  */
 export const UNIQUE_WINDOW_SECONDS = 7 * 86_400;
 
-export function firstMarkKey(accountId: string, name: 'opened' | 'clicked', messageId: string, recipient: string) {
-  return { pk: `ACCT#${accountId}#FIRST#${name}#${messageId}#${recipient.toLowerCase()}`, sk: 'FIRST' };
-}
+export const firstMarkKey = defineEntity('unique marks', {
+  firstMark: {
+    what: 'the first open or click of a message by a recipient (conditional Put)',
+    pk: 'ACCT#<account>#FIRST#<opened or clicked>#<message id*>#<recipient*>',
+    sk: 'FIRST',
+    key: (accountId: string, name: 'opened' | 'clicked', messageId: string, recipient: string): Key => ({ pk: `ACCT#${accountId}#FIRST#${name}#${messageId}#${recipient.toLowerCase()}`, sk: 'FIRST' }),
+  },
+}).firstMark;
 
 /** True when this event is the first of its kind for the message and recipient within the window. */
 export async function claimFirst(accountId: string, name: 'opened' | 'clicked', messageId: string, recipient: string, eventId: string, atSeconds: number): Promise<boolean> {

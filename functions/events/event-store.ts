@@ -1,15 +1,11 @@
 import { isLive, putItems, queryPage, type IndexKey, type ItemWrite, type Key } from '../data/store';
+import { defineEntity } from '../data/key-registry';
 import { env } from '../platform/env';
 import { eventId } from '../platform/ids';
 
 /**
  * Events, partitioned by account, domain and UTC day so writes spread over partitions and a time
  * range is read as a Query per day (never a Scan); within a day they sort by time.
- *
- * | pattern                                  | key condition                                                  |
- * |------------------------------------------|----------------------------------------------------------------|
- * | a domain's events between two instants   | pk = ACCT#<account>#EVT#<domain>#<yyyymmdd>, sk BETWEEN t1, t2 |
- * | an account's events (all domains), an hour | gsi1pk = ACCT#<account>#LOG#<yyyymmddhh>, gsi1sk BETWEEN t1, t2 |
  *
  * The account-wide index is sharded by hour rather than day so a busy account's writes spread over
  * 24 index partitions a day; a logs query walks the hours it covers.
@@ -38,6 +34,23 @@ export interface EventItem extends RecordedEvent {
   kind: typeof EVENT_ITEM_KIND;
   ttl: number;
 }
+
+defineEntity(
+  'events',
+  {
+    event: {
+      what: 'an event (built by eventWrite: a partition per domain and UTC day, on gsi1 a partition per account and UTC hour)',
+      pk: 'ACCT#<account>#EVT#<domain>#<yyyymmdd>',
+      sk: '<13-digit ms>#<event id>',
+      gsi1pk: 'ACCT#<account>#LOG#<yyyymmddhh>',
+      gsi1sk: '<13-digit ms>#<event id>',
+    },
+  },
+  [
+    { what: "a domain's events between two instants (sk BETWEEN t1, t2), a Query per day", pk: 'ACCT#<account>#EVT#<domain>#<yyyymmdd>' },
+    { what: "an account's events (all domains) between two instants, a Query per hour", index: 'gsi1', pk: 'ACCT#<account>#LOG#<yyyymmddhh>' },
+  ],
+);
 
 const DAY_MS = 86_400_000;
 

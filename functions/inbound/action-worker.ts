@@ -2,6 +2,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { simpleParser } from 'mailparser';
 import { getItem, putItem, updateItem, type Key } from '../data/store';
 import { TABLE_KEYS } from '../data/table';
+import { defineEntity } from '../data/key-registry';
 import { newEvent, recordEvent } from '../events/event-store';
 import { acceptMessage, sendingDomain } from '../messages/accept';
 import { findMessage, hasHeader, loadMime, withHeader, withMessageId, type MessageRecord } from '../messages/message-store';
@@ -29,7 +30,14 @@ import { routeForm } from './route-post';
 
 /** A claim outlives any redelivery or replay of the receipt that queued the action. */
 const CLAIM_SECONDS = 86_400;
-const claimKey = (job: ActionJob): Key => ({ pk: `ACCT#${job.accountId}#ROUTEACTION#${job.deliveryId}`, sk: String(job.attempt) });
+const claimKey = defineEntity('route action claims', {
+  claim: {
+    what: 'the claim of one attempt of a route action, by the queue message that holds it',
+    pk: 'ACCT#<account>#ROUTEACTION#<delivery id>',
+    sk: '<attempt>',
+    key: (job: Pick<ActionJob, 'accountId' | 'deliveryId' | 'attempt'>): Key => ({ pk: `ACCT#${job.accountId}#ROUTEACTION#${job.deliveryId}`, sk: String(job.attempt) }),
+  },
+}).claim;
 
 /**
  * Each attempt is claimed by the queue message that carries it: a replayed receipt queues the

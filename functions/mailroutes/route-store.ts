@@ -1,17 +1,17 @@
 import { deleteIfPresent, getItem, putItem, queryAll, updateItem, type Key } from '../data/store';
+import { defineEntity } from '../data/key-registry';
 
 /**
  * Routes are account-wide (not per domain) and regional: each region's table holds its own.
  *
- * | pattern                                         | key condition                               |
- * |-------------------------------------------------|---------------------------------------------|
- * | one route (API)                                 | pk = ACCT#<account>#ROUTES, sk = <route id> |
- * | all of an account's routes (list, match, inbound)| pk = ACCT#<account>#ROUTES                  |
- *
  * Every inbound message is routed against all of its account's routes, so they are read whole
  * (one Query) and ordered in memory; lists page the same ordering with skip/limit.
  */
-export const routeKey = (accountId: string, id = ''): Key => ({ pk: `ACCT#${accountId}#ROUTES`, sk: id });
+export const routeKey = defineEntity(
+  'mail routes',
+  { route: { what: 'one route (API)', pk: 'ACCT#<account>#ROUTES', sk: '<route id>', key: (accountId: string, id = ''): Key => ({ pk: `ACCT#${accountId}#ROUTES`, sk: id }) } },
+  [{ what: "all of an account's routes (list, match, inbound)", pk: 'ACCT#<account>#ROUTES' }],
+).route;
 
 export interface RouteItem {
   accountId: string;

@@ -1,6 +1,7 @@
 import { GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { getItem, isLive, putItems, type ItemWrite, type Key } from '../data/store';
+import { defineEntity } from '../data/key-registry';
 import { s3Client } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { NotFound } from '../platform/errors';
@@ -8,10 +9,6 @@ import { NotFound } from '../platform/errors';
 /**
  * Accepted messages: the MIME in S3 (kept by the bucket's lifecycle), and a record in the table
  * that expires with the domain's message_ttl, after which the message is gone for the API too.
- *
- * | pattern                        | key condition                                  |
- * |--------------------------------|------------------------------------------------|
- * | a stored message by its key    | pk = MSG#<storage key>, sk = MSG (GetItem)     |
  *
  * The storage key is the only handle clients have (from events), so the record is found by it;
  * the account and domain inside are checked on every read.
@@ -56,7 +53,11 @@ export interface MessageRecord {
   ttl: number;
 }
 
-export const messageKey = (storageKey: string) => ({ pk: `MSG#${storageKey}`, sk: 'MSG' });
+export const messageKey = defineEntity('messages', {
+  message: { what: 'a stored message by its storage key', pk: 'MSG#<storage key>', sk: 'MSG', key: (storageKey: string): Key => ({ pk: `MSG#${storageKey}`, sk: 'MSG' }) },
+  // Built in messages/send-worker.ts (the claim protocol, moving to a delivery module of its own).
+  deliveryClaim: { what: "the send worker's claim of one recipient of a message", pk: 'MSG#<storage key>', sk: 'RCPT#<recipient*>' },
+}).message;
 
 export function newStorageKey(): string {
   return randomBytes(18).toString('base64url');

@@ -2,18 +2,11 @@ import { mapLimit } from '../platform/concurrency';
 import { deleteIfPresent, getItem, putItem, queryAll, queryPage, type IndexKey, type Key } from '../data/store';
 import type { PivotPage } from '../platform/http/paging';
 import { readPivotPage } from '../data/pivot-page';
+import { defineEntity } from '../data/key-registry';
 import type { BlockingList, SuppressionList } from './lists';
 
 /**
  * Suppression entries in the single table: one item per address per list per domain.
- *
- * | pattern                                              | key condition                                                        |
- * |------------------------------------------------------|----------------------------------------------------------------------|
- * | one entry (API get/delete, allowlist check)          | pk = ACCT#<account>#SUPP#<domain>#<list>, sk = ADDR#<address>        |
- * | a page of a list, address order, `term` prefix       | same pk, sk BETWEEN ADDR#<term><pivot> AND ADDR#<term>\uffff          |
- * | clear a list (delete all)                            | same pk, pages of sk begins_with ADDR#, one DeleteItem per entry     |
- * | what blocks sending to an address (bounce, complaint,| gsi1pk = ACCT#<account>#SUPP#<domain>#ADDR#<address>,               |
- * |   unsubscribe) — one Query, at most three items      |   gsi1sk begins_with LIST#                                           |
  *
  * A partition per list keeps a page, a `term` filter and a delete-all to a key range of that list
  * alone. The sending pipeline asks about one address across three lists for every recipient, so
@@ -23,16 +16,33 @@ import type { BlockingList, SuppressionList } from './lists';
  * block sends. Allowlist entries are not indexed (they never block), and an allowlisted domain
  * is stored under its name, which has no `@` and so cannot collide with an address.
  */
-export const suppressionKeys = {
-  entry: (accountId: string, domain: string, list: SuppressionList, address = ''): Key => ({
-    pk: `ACCT#${accountId}#SUPP#${domain}#${list}`,
-    sk: `ADDR#${address}`,
-  }),
-  byAddress: (accountId: string, domain: string, address: string, list: BlockingList | '' = ''): IndexKey => ({
-    gsi1pk: `ACCT#${accountId}#SUPP#${domain}#ADDR#${address}`,
-    gsi1sk: `LIST#${list}`,
-  }),
-};
+export const suppressionKeys = defineEntity(
+  'suppressions',
+  {
+    entry: {
+      what: 'one entry (API get/delete, allowlist check)',
+      pk: 'ACCT#<account>#SUPP#<domain>#<list>',
+      sk: 'ADDR#<address*>',
+      key: (accountId: string, domain: string, list: SuppressionList, address = ''): Key => ({
+        pk: `ACCT#${accountId}#SUPP#${domain}#${list}`,
+        sk: `ADDR#${address}`,
+      }),
+    },
+    byAddress: {
+      what: 'a blocking entry (bounce, complaint, unsubscribe) by address, on gsi1',
+      gsi1pk: 'ACCT#<account>#SUPP#<domain>#ADDR#<address*>',
+      gsi1sk: 'LIST#<list>',
+      key: (accountId: string, domain: string, address: string, list: BlockingList | '' = ''): IndexKey => ({
+        gsi1pk: `ACCT#${accountId}#SUPP#${domain}#ADDR#${address}`,
+        gsi1sk: `LIST#${list}`,
+      }),
+    },
+  },
+  [
+    { what: 'a page of a list, address order, `term` prefix (and clearing a list)', pk: 'ACCT#<account>#SUPP#<domain>#<list>', skPrefix: 'ADDR#' },
+    { what: 'what blocks sending to an address: one Query, at most three items', index: 'gsi1', pk: 'ACCT#<account>#SUPP#<domain>#ADDR#<address*>', skPrefix: 'LIST#' },
+  ],
+);
 
 interface EntryBase {
   accountId: string;

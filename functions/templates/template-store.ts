@@ -5,19 +5,10 @@ import { deleteItem, getItem, putItem, queryAll, updateItem, type Key } from '..
 import { NotFound } from '../platform/errors';
 import type { PivotPage } from '../platform/http/paging';
 import { readPivotPage } from '../data/pivot-page';
+import { defineEntity } from '../data/key-registry';
 
 /**
  * Templates and their versions in the single table.
- *
- * | pattern                                          | key condition                                                   |
- * |--------------------------------------------------|-----------------------------------------------------------------|
- * | one template (API, and every templated send)     | pk = ACCT#<account>#TPL#<domain>, sk = TPL#<name>                |
- * | a page of a domain's templates, name order       | same pk, sk BETWEEN TPL#<pivot> AND TPL#\uffff (either way)     |
- * | all templates of a domain (count, delete all)    | same pk, sk begins_with TPL#                                    |
- * | one version's metadata (API, every send)         | pk = ACCT#<account>#TPL#<domain>#<template id>, sk = VER#<tag>   |
- * | a page of a template's versions, tag order       | same pk, sk BETWEEN VER#<pivot> AND VER#\uffff (either way)     |
- * | all versions of a template (40-limit, delete)    | same pk, sk begins_with VER#                                    |
- * | one version's content                            | same pk, sk = SRC#<content id>                                  |
  *
  * Versions live under the template's id, not its name: a template deleted and created again under
  * the same name starts with an empty partition even if an interrupted delete left items behind.
@@ -30,11 +21,18 @@ import { readPivotPage } from '../data/pivot-page';
  * of a change. Which version is active is one attribute of the template item (`activeTag`):
  * switching is a single write, with no second item to clear.
  */
-export const templateKeys = {
-  template: (accountId: string, domain: string, name = ''): Key => ({ pk: `ACCT#${accountId}#TPL#${domain}`, sk: `TPL#${name}` }),
-  version: (template: TemplateRef, tag = ''): Key => ({ pk: versionPartition(template), sk: `VER#${tag}` }),
-  content: (template: TemplateRef, contentId: string): Key => ({ pk: versionPartition(template), sk: `SRC#${contentId}` }),
-};
+export const templateKeys = defineEntity(
+  'templates',
+  {
+    template: { what: 'one template (API, and every templated send)', pk: 'ACCT#<account>#TPL#<domain>', sk: 'TPL#<name*>', key: (accountId: string, domain: string, name = ''): Key => ({ pk: `ACCT#${accountId}#TPL#${domain}`, sk: `TPL#${name}` }) },
+    version: { what: "one version's metadata (API, every send)", pk: 'ACCT#<account>#TPL#<domain>#<template id>', sk: 'VER#<tag*>', key: (template: TemplateRef, tag = ''): Key => ({ pk: versionPartition(template), sk: `VER#${tag}` }) },
+    content: { what: "one version's content", pk: 'ACCT#<account>#TPL#<domain>#<template id>', sk: 'SRC#<content id>', key: (template: TemplateRef, contentId: string): Key => ({ pk: versionPartition(template), sk: `SRC#${contentId}` }) },
+  },
+  [
+    { what: "a domain's templates, name order (pages; all of them to count or delete)", pk: 'ACCT#<account>#TPL#<domain>', skPrefix: 'TPL#' },
+    { what: "a template's versions, tag order (pages; all of them for the 40-limit and delete)", pk: 'ACCT#<account>#TPL#<domain>#<template id>', skPrefix: 'VER#', reads: ['version'] },
+  ],
+);
 
 type TemplateRef = Pick<TemplateItem, 'accountId' | 'domain' | 'id'>;
 
