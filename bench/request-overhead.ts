@@ -13,7 +13,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { keys } from '../functions/data/db';
 import type { Key } from '../functions/data/store';
 import { describeCalls } from './lib/aws-calls';
 import { load, type LoadOptions, type LoadRun } from './lib/load';
@@ -21,6 +20,7 @@ import { BENCH_KEY, withLocalMode } from './lib/local';
 import { basicAuth } from './lib/principal';
 import { profile, saveProfile, selfTimes, topFunctions } from './lib/profile';
 import { fixed, note, OUT_DIR, passFail, print, ratio, table, type TargetCheck } from './lib/report';
+import { domainKeys } from '../functions/domains/domain-store';
 
 const DOMAIN = 'bench.example.com';
 const CONNECTIONS = 16;
@@ -139,7 +139,7 @@ export async function requestOverhead(options: { profile?: boolean } = {}): Prom
     );
     atClose(() => doc.destroy());
     // The domain's own item, the one ours reads for this request.
-    const floor = await startFloor(doc, tableName, keys.domain(principal.accountId, DOMAIN));
+    const floor = await startFloor(doc, tableName, domainKeys.domain(principal.accountId, DOMAIN));
     atClose(async () => {
       floor.server.closeAllConnections();
       await new Promise<void>((resolve) => floor.server.close(() => resolve()));

@@ -6,6 +6,7 @@
  */
 import './analytics/counter-store';
 import './analytics/unique-marks';
+import './domains/domain-store';
 import './events/event-store';
 import './inbound/action-worker';
 import './lists/list-store';

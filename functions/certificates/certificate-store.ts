@@ -1,5 +1,5 @@
-import { keys, type DomainItem, type TrackingCertificate } from '../data/db';
 import { updateItemWhere } from '../data/store';
+import { domainKeys, type DomainItem, type TrackingCertificate } from '../domains/domain-store';
 
 type DomainRef = Pick<DomainItem, 'accountId' | 'name'>;
 
@@ -12,5 +12,5 @@ const JOB = ['trackingCertificate', 'jobId'] as const;
  * attributes of the domain in the same write.
  */
 export async function replaceCertificate(domain: DomainRef, expectedJobId: string | undefined, cert: TrackingCertificate | undefined, also: Partial<DomainItem> = {}): Promise<boolean> {
-  return updateItemWhere(keys.domain(domain.accountId, domain.name), JOB, expectedJobId, { ...also, trackingCertificate: cert });
+  return updateItemWhere(domainKeys.domain(domain.accountId, domain.name), JOB, expectedJobId, { ...also, trackingCertificate: cert });
 }

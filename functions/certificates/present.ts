@@ -1,6 +1,6 @@
-import type { TrackingCertificate } from '../data/db';
 import { rfc3339 } from '../platform/dates';
 import { statusOf } from './status';
+import type { TrackingCertificate } from '../domains/domain-store';
 
 /**
  * GET /v2/x509/{host}/status (contract §3.3): status, error text and the PEM certificate, as

@@ -1,4 +1,4 @@
-import type { DomainItem, TrackingCertificate } from '../data/db';
+import type { DomainItem, TrackingCertificate } from '../domains/domain-store';
 
 // What a certificate's state means, with no I/O: the rules of the status route, the web_scheme
 // check and tracking links all read it here.

@@ -1,5 +1,4 @@
-import type { DomainItem, TrackingCertificate } from '../data/db';
-import { findDomain } from '../domains/domain-store';
+import { findDomain, type DomainItem, type TrackingCertificate } from '../domains/domain-store';
 import { sameHost } from '../platform/dns';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';

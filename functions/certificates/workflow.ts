@@ -1,8 +1,8 @@
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
-import type { TrackingCertificate } from '../data/db';
 import { sfnClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { randomHex } from '../platform/ids';
+import type { TrackingCertificate } from '../domains/domain-store';
 
 // Starting the tracking-certificate workflow (lib/workflows/tracking-certificate.asl.json), apart
 // from the rest of the area so that the domains area (which releases certificates) needs only this.

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { keys, type CredentialItem, type DomainClaimItem } from '../data/db';
+import { keys, type CredentialItem } from '../data/db';
 import { deleteItem, getItem, putItem, queryAll, updateItem } from '../data/store';
+import { domainKeys, type DomainClaimItem } from '../domains/domain-store';
 
 /**
  * SMTP credentials: one item per login in the account's partition, beside the domain it belongs
@@ -49,5 +50,5 @@ export async function removeCredential(credential: Pick<CredentialItem, 'account
 
 /** The account holding a domain name in this region, whoever asks: SMTP AUTH knows only the login. */
 export async function domainHolder(domain: string): Promise<string | undefined> {
-  return (await getItem<DomainClaimItem>(keys.domainClaim(domain)))?.accountId;
+  return (await getItem<DomainClaimItem>(domainKeys.domainClaim(domain)))?.accountId;
 }

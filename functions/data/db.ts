@@ -1,6 +1,5 @@
 import type { KeyKind, Role } from '../platform/access';
 import type { IndexKey, Key } from './store';
-import type { DynamicEnrollment } from '../sending-ips/dynamic-pools';
 
 /**
  * The entities of the single table and their keys. Key builders live here, next to the access
@@ -108,15 +107,6 @@ export const keys = {
    * says which), by the hash of its name: region-wide, as the caller is not known yet.
    */
   authFailures: (scope: string, subjectHash: string): Key => ({ pk: `AUTHFAIL#${scope}#${subjectHash}`, sk: 'FAILURES' }),
-  domain: (accountId: string, name = ''): Key => ({ pk: `ACCT#${accountId}`, sk: `DOMAIN#${name}` }),
-  /** Which account holds a domain name, region-wide. */
-  domainClaim: (name: string): Key => ({ pk: `DOMAINNAME#${name}`, sk: 'CLAIM' }),
-  dkimKey: (accountId: string, signingDomain: string, selector = ''): Key => ({
-    pk: `ACCT#${accountId}`,
-    sk: `DKIMKEY#${signingDomain}#${selector}`,
-  }),
-  /** Region-wide list of domains with rotation work ahead; few, so one partition the sweep reads whole. */
-  dkimRotationDue: (accountId = '', domain = ''): Key => ({ pk: 'SYSTEM#dkim-rotation', sk: accountId ? `${accountId}#${domain}` : '' }),
   credential: (accountId: string, domain: string, login = ''): Key => ({ pk: `ACCT#${accountId}`, sk: `CREDENTIAL#${domain}#${login}` }),
   /** An event-stream consumer has finished a batch (functions/event-stream): read before, written after. */
   streamProgress: (consumer: string, batchId: string): Key => ({ pk: `SYSTEM#stream-progress#${consumer}`, sk: batchId }),
@@ -217,137 +207,6 @@ export interface ApiKeyItem {
   disabledWithAccount?: boolean;
   /** Expired keys are refused at once; TTL only tidies them away later. */
   ttl?: number;
-}
-
-export type DomainState = 'active' | 'unverified' | 'disabled';
-
-export interface DnsCheck {
-  cached: string[];
-  valid: 'valid' | 'invalid' | 'unknown';
-}
-
-export interface DomainItem {
-  accountId: string;
-  name: string;
-  domainId: string;
-  type: 'custom' | 'sandbox';
-  state: DomainState;
-  createdAt: string;
-  isDisabled: boolean;
-  disabled?: Record<string, unknown>;
-  requireTls: boolean;
-  skipVerification: boolean;
-  wildcard: boolean;
-  spamAction: 'disabled' | 'tag' | 'block';
-  webPrefix: string;
-  webScheme: 'http' | 'https';
-  useAutomaticSenderSecurity: boolean;
-  encryptIncomingMessage: boolean;
-  messageTtl: number;
-  archiveTo?: string;
-  mailfromHost: string;
-  /** The signing domain whose key signs this domain's mail (itself, or a parent). */
-  dkimAuthority: string;
-  dkimSelector: string;
-  /** The signing key's public half, kept here so reading a domain and its records is one GetItem. */
-  dkimPublicKey?: string;
-  /** SES Easy DKIM tokens, when SES manages the keys (automatic sender security). */
-  dkimTokens?: string[];
-  /** Last DNS observation per record id. */
-  dnsChecks: Record<string, DnsCheck>;
-  /** Automatic key rotation (PUT /v1/dkim_management/domains/{name}/rotation). */
-  dkimRotation?: DkimRotation;
-  sesVerified?: boolean;
-  verifiedAt?: string;
-  /** Open, click and unsubscribe tracking, as set with /v3/domains/{name}/tracking/*. */
-  tracking?: {
-    open?: { active: boolean; placeAtTheTop: boolean };
-    click?: { active: boolean | 'htmlonly' };
-    unsubscribe?: { active: boolean; htmlFooter: string; textFooter: string };
-  };
-  /** DELETE /v3/{domain}/envelopes: mail accepted up to this instant and not yet sent is cancelled. */
-  queueClearedAt?: string;
-  /** The DIPP the domain sends from (POST /v3/domains/{name}/ips with pool_id); then `ips` is unused. */
-  ipPoolId?: string;
-  /** When it was linked to that pool (a DIPP's `metadata.assignments`). */
-  ipPoolLinkedAt?: string;
-  /** The pool's account when the pool is the parent's, delegated to this subaccount. */
-  ipPoolOwnerId?: string;
-  /** Dedicated IPs assigned to the domain itself; none and no pool: SES's shared addresses. */
-  ips?: string[];
-  /** Enrolled in dynamic IP pools (functions/sending-ips/dynamic-pools.ts): its band's IPs send its mail. */
-  dynamicPool?: DynamicEnrollment;
-  /**
-   * The tracking host's TLS certificate (POST /v2/x509/{host}), kept on the domain so that its
-   * records, its web_scheme rule and its tracking links read it with the domain in one GetItem.
-   */
-  trackingCertificate?: TrackingCertificate;
-}
-
-/** One certificate job and what it produced (functions/certificates). */
-export interface TrackingCertificate {
-  /** The tracking host it was requested for (web_prefix.domain at the time). */
-  host: string;
-  /** The workflow execution that owns it; its steps write only while this is still theirs. */
-  jobId: string;
-  /** `expired` is not stored: it follows from notAfter. */
-  status: 'processing' | 'active' | 'error';
-  error?: string;
-  requestedAt: string;
-  /** When the job stops waiting for ACM to issue. */
-  deadline: string;
-  certificateArn?: string;
-  /** The CNAME ACM validates the host with; it must stay published for ACM to renew. */
-  validation?: { name: string; value: string };
-  certificatePem?: string;
-  notAfter?: string;
-  /** Where the tracking host must point to be served over HTTPS (the custom domain's regional name). */
-  target?: string;
-  /** The certificate a regeneration replaces, retired once the new one serves the host. */
-  previousArn?: string;
-  issuedAt?: string;
-  /** ACM renewed the certificate in place (managed renewal) at this time. */
-  renewedAt?: string;
-}
-
-export interface DkimRotation {
-  enabled: boolean;
-  intervalSeconds: number;
-  /** The next key, published and waiting for its record to verify before it signs. */
-  pendingSelector?: string;
-  pendingPublicKey?: string;
-  lastRotatedAt?: string;
-}
-
-/** A domain whose keys the rotation sweep looks at: due for a new key, or waiting on one. */
-export interface DkimRotationDueItem {
-  accountId: string;
-  domain: string;
-  /** When the next key is to be made (absent while one is pending). */
-  dueAt?: string;
-  pending: boolean;
-}
-
-export interface DomainClaimItem {
-  name: string;
-  accountId: string;
-}
-
-export interface DkimKeyItem {
-  accountId: string;
-  signingDomain: string;
-  selector: string;
-  bits: number;
-  /** Base64 SubjectPublicKeyInfo DER: the `p=` of the DNS record. */
-  publicKey: string;
-  /** The private key, sealed with the platform encryption key; never returned. */
-  privateKeySealed: string;
-  active: boolean;
-  /** When it last became active: the fallback signer is the most recently activated key. */
-  activatedAt?: string;
-  /** The last lookup of its TXT record. */
-  dnsCheck?: DnsCheck;
-  createdAt: string;
 }
 
 export interface CredentialItem {

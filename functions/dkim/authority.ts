@@ -1,5 +1,4 @@
-import type { DkimKeyItem, DomainItem } from '../data/db';
-import { dkimKeysOf, findDomain, patchDkimKey, patchDomain, removeDkimKey, saveDkimKey } from '../domains/domain-store';
+import { dkimKeysOf, findDomain, patchDkimKey, patchDomain, removeDkimKey, saveDkimKey, type DkimKeyItem, type DomainItem } from '../domains/domain-store';
 import { BadRequest } from '../platform/errors';
 import { activeKeysNewestFirst, addDkimKey } from './keys';
 import { signedBy, switchSigner } from './signing';

@@ -1,8 +1,7 @@
 import { z } from 'zod/v3';
 import { offsetOfPage, offsetPaging } from '../platform/http/offset-pages';
-import type { DkimKeyItem, DnsCheck } from '../data/db';
 import { recordJson } from '../domains/dns-records';
-import { findDomain, patchDkimKey, requireDomain } from '../domains/domain-store';
+import { findDomain, patchDkimKey, requireDomain, type DkimKeyItem, type DnsCheck } from '../domains/domain-store';
 import { dnsRecordsJson } from '../domains/present';
 import { atom, dkimKeyBits, domainName } from '../domains/schemas';
 import { BadRequest, NotFound } from '../platform/errors';

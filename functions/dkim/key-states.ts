@@ -1,5 +1,4 @@
-import type { DkimKeyItem, DnsCheck } from '../data/db';
-import { dkimKeysOf, patchDkimKey } from '../domains/domain-store';
+import { dkimKeysOf, patchDkimKey, type DkimKeyItem, type DnsCheck } from '../domains/domain-store';
 import { BadRequest } from '../platform/errors';
 import { activeKeysNewestFirst, checkKeyRecord, keyRecord } from './keys';
 import { signedBy, switchSigner } from './signing';

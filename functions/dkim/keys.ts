@@ -1,10 +1,9 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import type { DkimKeyItem, DnsCheck, DomainItem } from '../data/db';
 import { BadRequest, Conflict, NotFound } from '../platform/errors';
 import { encryptSecret } from '../platform/secrets';
 import { generateDkimKey, type DkimKeyPair } from '../domains/dkim';
 import { checkRecord, dkimKeyRecord, type ExpectedRecord } from '../domains/dns-records';
-import { dkimKeysOf, findDkimKey, removeDkimKey, saveDkimKey } from '../domains/domain-store';
+import { dkimKeysOf, findDkimKey, removeDkimKey, saveDkimKey, type DkimKeyItem, type DnsCheck, type DomainItem } from '../domains/domain-store';
 
 /** SES takes BYODKIM keys of 1024 to 2048 bits. */
 const MIN_IMPORT_BITS = 1024;

@@ -1,7 +1,6 @@
-import { keys, type DkimRotation, type DkimRotationDueItem, type DomainItem } from '../data/db';
 import { deleteItem, putItem, queryAll } from '../data/store';
 import { dkimKeyRecord } from '../domains/dns-records';
-import { dkimKeysOf, findDkimKey, findDomain, patchDomain } from '../domains/domain-store';
+import { dkimKeysOf, findDkimKey, findDomain, patchDomain, domainKeys, type DkimRotation, type DkimRotationDueItem, type DomainItem } from '../domains/domain-store';
 import { BadRequest } from '../platform/errors';
 import { logger } from '../platform/logger';
 import { activateKey, deactivateKey } from './key-states';
@@ -37,7 +36,7 @@ export function checkRotatable(domain: DomainItem): void {
 }
 
 async function scheduleNext(domain: DomainItem, rotation: DkimRotation): Promise<void> {
-  const key = keys.dkimRotationDue(domain.accountId, domain.name);
+  const key = domainKeys.dkimRotationDue(domain.accountId, domain.name);
   if (!rotation.enabled && !rotation.pendingSelector) return deleteItem(key);
   const from = rotation.lastRotatedAt ? Date.parse(rotation.lastRotatedAt) : Date.now();
   const item: DkimRotationDueItem = {
@@ -133,13 +132,13 @@ export function rotationJson(domain: DomainItem) {
  * retried at the next sweep; it does not hold up the others.
  */
 export async function sweepRotations(now = new Date()): Promise<{ started: number; completed: number; failed: number }> {
-  const due = await queryAll<DkimRotationDueItem>(keys.dkimRotationDue(), '');
+  const due = await queryAll<DkimRotationDueItem>(domainKeys.dkimRotationDue(), '');
   const counts = { started: 0, completed: 0, failed: 0 };
   for (const item of due) {
     try {
       const domain = await findDomain(item.accountId, item.domain);
       if (!domain) {
-        await deleteItem(keys.dkimRotationDue(item.accountId, item.domain));
+        await deleteItem(domainKeys.dkimRotationDue(item.accountId, item.domain));
         continue;
       }
       if (domain.dkimRotation?.pendingSelector) {

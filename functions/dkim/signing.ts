@@ -1,6 +1,5 @@
-import type { DkimKeyItem, DnsCheck, DomainItem } from '../data/db';
 import { pemBody } from '../domains/dkim';
-import { listDomainItems, patchDomain } from '../domains/domain-store';
+import { listDomainItems, patchDomain, type DkimKeyItem, type DnsCheck, type DomainItem } from '../domains/domain-store';
 import { setSigningKey } from '../domains/ses-identity';
 import { decryptSecret } from '../platform/secrets';
 

@@ -1,8 +1,8 @@
-import type { DnsCheck, DomainItem } from '../data/db';
 import { env } from '../platform/env';
 import { lookup, sameHost, type LookupType } from '../platform/dns';
 import { certificateFor } from '../certificates/status';
 import { dkimRecordValue, publicKeyOf } from './dkim';
+import type { DnsCheck, DomainItem } from './domain-store';
 
 export interface ExpectedRecord {
   /** Stable id under which the last observation is kept on the domain. */

@@ -1,7 +1,7 @@
-import type { DomainItem } from '../data/db';
 import { rfc1123 } from '../platform/dates';
 import { env } from '../platform/env';
 import { expectedRecords, recordJson } from './dns-records';
+import type { DomainItem } from './domain-store';
 
 /** The Domain object of contract §3.1; `extended` adds what h:extended=true asks for. */
 export function domainJson(domain: DomainItem, extended = false) {

@@ -1,7 +1,6 @@
-import type { DomainItem } from '../data/db';
 import { env } from '../platform/env';
 import { objectId, randomHex } from '../platform/ids';
-import { claimName, listDomainItems, saveNewDomain } from './domain-store';
+import { claimName, listDomainItems, saveNewDomain, type DomainItem } from './domain-store';
 
 // Apart from domains.ts so that making an account (subaccounts, the primary account's bootstrap)
 // needs only this: the rest of the area (SES identities, DKIM keys, certificate release) stays out

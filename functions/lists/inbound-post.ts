@@ -1,11 +1,11 @@
 import type { ParsedMail } from 'mailparser';
-import type { DomainItem } from '../data/db';
 import { sendingDomain } from '../messages/accept';
 import type { MessagePlan } from '../messages/copies';
 import { formatMailbox, parseMailboxes, type Mailbox } from '../messages/recipients';
 import { ApiError } from '../platform/errors';
 import { messageId as newMessageId } from '../platform/ids';
 import { findListByAddress, refusal, replyTarget, startListPost, type Via } from './post';
+import type { DomainItem } from '../domains/domain-store';
 
 /**
  * A whole MIME message posted to a list (inbound mail, messages.mime, SMTP). Kept apart from post.ts,

@@ -1,4 +1,3 @@
-import { keys, type DomainClaimItem } from '../data/db';
 import { deleteItems, getItem } from '../data/store';
 import { mapLimit } from '../platform/concurrency';
 import { logger } from '../platform/logger';
@@ -22,6 +21,7 @@ import {
   type MemberItem,
   type ReplyPreference,
 } from './list-store';
+import { domainKeys, type DomainClaimItem } from '../domains/domain-store';
 
 /** The rules of mailing lists and their members (contract §10); no HTTP here. */
 
@@ -74,7 +74,7 @@ export interface ListFields {
  */
 async function checkListDomain(accountId: string, address: string): Promise<void> {
   const domain = address.slice(address.lastIndexOf('@') + 1);
-  const claim = await getItem<DomainClaimItem>(keys.domainClaim(domain));
+  const claim = await getItem<DomainClaimItem>(domainKeys.domainClaim(domain));
   if (claim && claim.accountId !== accountId) throw new BadRequest(`The domain ${domain} of ${address} belongs to another account`);
 }
 

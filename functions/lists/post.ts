@@ -1,6 +1,4 @@
-import type { DomainItem } from '../data/db';
 import { byteLength, MAX_DOMAIN_NAME_BYTES } from '../data/key-limits';
-import { keys } from '../data/db';
 import { getItem, getItems, putItem, updateItem } from '../data/store';
 import { canSend, sendingDomain } from '../messages/accept';
 import { BadRequest, NotFound } from '../platform/errors';
@@ -9,6 +7,7 @@ import { randomHex } from '../platform/ids';
 import type { MessagePlan } from '../messages/copies';
 import { jobObjectKey, putJobObject, queueListJob } from './jobs';
 import { getList, getMember, listKeys, listsAmong, type ListItem } from './list-store';
+import { domainKeys, type DomainItem } from '../domains/domain-store';
 
 /**
  * A post to a mailing list: one message expanded to one copy per subscribed member by the list
@@ -116,7 +115,7 @@ export async function listPostOf(accountId: string, recipients: { all: string[] 
  */
 export async function sendingDomainAndLists(accountId: string, name: string, recipients: readonly string[]): Promise<{ domain: DomainItem; lists: ListItem[] }> {
   if (byteLength(name) > MAX_DOMAIN_NAME_BYTES) return { domain: await sendingDomain(accountId, name), lists: [] };
-  const domainKey = keys.domain(accountId, name.toLowerCase());
+  const domainKey = domainKeys.domain(accountId, name.toLowerCase());
   const listKeysOf = recipients.map((address) => listKeys.list(accountId, address.toLowerCase()));
   const items = await getItems<Record<string, unknown>>([domainKey, ...listKeysOf], { consistent: true });
   const domain = items.find((item) => item.pk === domainKey.pk && item.sk === domainKey.sk) as DomainItem | undefined;

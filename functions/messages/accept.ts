@@ -1,7 +1,6 @@
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { DomainItem } from '../data/db';
-import { requireDomain } from '../domains/domain-store';
+import { requireDomain, type DomainItem } from '../domains/domain-store';
 import { eventWrites, newEvent, recordEvents } from '../events/event-store';
 import { sfnClient, sqsClient } from '../platform/aws-clients';
 import { env } from '../platform/env';

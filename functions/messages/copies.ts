@@ -1,5 +1,4 @@
 import type { SendingChoice } from '../sending-ips/sending-options';
-import type { DomainItem } from '../data/db';
 import type { UploadedFile } from '../platform/http/body';
 import { applyTracking, needsPerRecipientCopies, trackingBase, trackingPlan, type TrackingOptions, type TrackingPlan } from '../tracking/rewrite';
 import { acceptMessage, type Accepted } from './accept';
@@ -8,6 +7,7 @@ import { composeMime } from './compose';
 import { newStorageKey, type MessageRecord } from './message-store';
 import type { Mailbox } from './recipients';
 import { templateHeaders, type MessageContent } from './template-content';
+import type { DomainItem } from '../domains/domain-store';
 
 /**
  * What every copy of one message shares: its id, sender, content and options. A message is one

@@ -1,5 +1,4 @@
 import { sendingChoiceOf } from '../sending-ips/sending-options';
-import type { DomainItem } from '../data/db';
 import { postToList } from '../lists/inbound-post';
 import { listPostOf } from '../lists/post';
 import { mapLimit } from '../platform/concurrency';
@@ -16,6 +15,7 @@ import { newStorageKey } from './message-store';
 import type { Mailbox } from './recipients';
 import type { SendParams } from './send-params';
 import { namedTemplate, templateHeaders } from './template-content';
+import type { DomainItem } from '../domains/domain-store';
 
 /**
  * The largest MIME message accepted, by POST /v3/{domain}/messages.mime and by SMTP submission

@@ -1,9 +1,9 @@
-import type { DomainItem } from '../data/db';
 import { messageId as newMessageId } from '../platform/ids';
 import { acceptMessage } from './accept';
 import { composeMime } from './compose';
 import { newStorageKey, type MessageRecord } from './message-store';
 import { formatMailbox, type Mailbox } from './recipients';
+import type { DomainItem } from '../domains/domain-store';
 
 /** A message the platform itself sends for an account (a confirmation, an alert). */
 export interface PlatformMail {

@@ -1,13 +1,16 @@
 import { bucketsBetween } from '../analytics/buckets';
 import { getCounters } from '../analytics/counter-store';
-import { keys, type DomainItem } from '../data/db';
+import { keys } from '../data/db';
 import { getItem, putItem, queryAll, queryPage, updateItem } from '../data/store';
-import { listDomainItems, patchDomain } from '../domains/domain-store';
+import { listDomainItems, patchDomain, domainKeys, type DomainItem } from '../domains/domain-store';
 import { listSubaccounts } from '../accounts/subaccount-list';
 import { BadRequest } from '../platform/errors';
 import { objectId } from '../platform/ids';
 import { logger } from '../platform/logger';
 import { assignmentChanges } from './ip-pools';
+import { BANDS, type Band, type DynamicEnrollment, type Metrics } from './enrollment';
+
+export { BANDS, type Band, type DynamicEnrollment, type Metrics };
 
 /**
  * Dynamic IP pools: three groups of the account's dedicated IPs by reputation, and domains
@@ -24,8 +27,6 @@ import { assignmentChanges } from './ip-pools';
  * (sweep.ts); each move is a history record. The send worker sends an enrolled domain's mail from
  * its band's IPs (sending-route.ts).
  */
-export const BANDS = ['dynamic_good', 'dynamic_poor', 'dynamic_new'] as const;
-export type Band = (typeof BANDS)[number];
 /** The form fields of POST /v3/dynamic_pools/all, one per band. */
 export const BAND_FIELDS: Readonly<Record<Band, string>> = { dynamic_good: 'good_reputation', dynamic_poor: 'poor_reputation', dynamic_new: 'new_senders' };
 
@@ -38,23 +39,6 @@ const REASSESS_EVERY_MS = 24 * 3600_000;
 export interface DynamicPoolsItem {
   accountId: string;
   bands: Record<Band, { id: string; ips: string[] }>;
-}
-
-/** An enrolled domain's place in the pools (on its DomainItem). */
-export interface DynamicEnrollment {
-  /** The account whose pools it uses: its own, or its parent's (enrolled with include_subaccounts). */
-  ownerId: string;
-  band: Band;
-  override?: Band;
-  enrolledAt: string;
-  assessedAt: string;
-  metrics: Metrics;
-}
-
-export interface Metrics {
-  bounce_rate: number;
-  complaint_rate: number;
-  processed_count: number;
 }
 
 export interface HistoryItem {
@@ -160,7 +144,7 @@ export async function reassess(ownerId: string, now = Date.now()): Promise<numbe
     if (now - Date.parse(enrollment.assessedAt) < REASSESS_EVERY_MS) continue;
     const metrics = await metricsOf(domain, now);
     const { band, reason } = bandOf(metrics);
-    await updateItem(keys.domain(domain.accountId, domain.name), { dynamicPool: { ...enrollment, band, metrics, assessedAt: new Date(now).toISOString() } });
+    await updateItem(domainKeys.domain(domain.accountId, domain.name), { dynamicPool: { ...enrollment, band, metrics, assessedAt: new Date(now).toISOString() } });
     if (band !== enrollment.band) {
       moved++;
       await recordMove(domain, ownerId, enrollment.band, band, reason, metrics, now);

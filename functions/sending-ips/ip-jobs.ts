@@ -1,8 +1,8 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { keys, type DomainItem } from '../data/db';
+import { keys } from '../data/db';
 import { deleteItem, getItem, putItem } from '../data/store';
-import { listDomainItems } from '../domains/domain-store';
+import { listDomainItems, type DomainItem } from '../domains/domain-store';
 import { sqsClient } from '../platform/aws-clients';
 import { accountsCovered } from '../accounts/subaccount-list';
 import { enroll } from './dynamic-pools';

@@ -1,6 +1,6 @@
-import { keys, type DomainItem } from '../data/db';
+import { keys } from '../data/db';
 import { deleteItem, getItem, putItem, queryAll, updateItem, updateItemIf } from '../data/store';
-import { listDomainItems, patchDomain } from '../domains/domain-store';
+import { listDomainItems, patchDomain, type DomainItem } from '../domains/domain-store';
 import { BadRequest, NotFound } from '../platform/errors';
 import { objectId } from '../platform/ids';
 import { accountIps, compareIps, type DedicatedIpItem } from './ip-store';

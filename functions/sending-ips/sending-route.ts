@@ -1,11 +1,11 @@
 import { randomInt } from 'node:crypto';
-import type { DomainItem } from '../data/db';
 import { poolOfDomain } from './ip-pools';
 import type { SendingChoice } from './sending-options';
 import { dynamicPoolsForSending, effectiveBand } from './dynamic-pools';
 import { provisionedIps } from './ip-records';
 import { ipConfigurationSets } from './ses-resources';
 import { listWarmups, nextHourAt, reserveWarmupSends } from './warmup';
+import type { DomainItem } from '../domains/domain-store';
 
 /**
  * Where some recipients of a message leave from: a dedicated IP (and the DIPP it was chosen

@@ -1,7 +1,7 @@
-import type { DomainItem } from '../data/db';
 import { env } from '../platform/env';
 import { trackingOf } from './settings';
 import { signClaims, type TrackingClaims } from './tokens';
+import type { DomainItem } from '../domains/domain-store';
 
 /** Which tracking a message gets: the domain's settings unless the message's o: options say otherwise. */
 export interface TrackingPlan {

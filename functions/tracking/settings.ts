@@ -1,4 +1,4 @@
-import type { DomainItem } from '../data/db';
+import type { DomainItem } from '../domains/domain-store';
 
 /** A domain's tracking settings; absent fields take Mailgun's defaults (all off). */
 export interface TrackingSettings {

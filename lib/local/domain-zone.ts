@@ -1,7 +1,6 @@
-import { keys, type DomainClaimItem } from '../../functions/data/db';
 import { getItem } from '../../functions/data/store';
 import { expectedRecords } from '../../functions/domains/dns-records';
-import { findDkimKey, findDomain } from '../../functions/domains/domain-store';
+import { findDkimKey, findDomain, domainKeys, type DomainClaimItem } from '../../functions/domains/domain-store';
 import { dkimRecordValue } from '../../functions/domains/dkim';
 import type { Zone, ZoneEntry } from './dns-server';
 import type { PublishedRecords } from './published-records';
@@ -45,7 +44,7 @@ async function keyRecord(accountId: string, owner: string, name: string): Promis
 
 async function entryFor(name: string): Promise<ZoneEntry | undefined> {
   for (const owner of owners(name)) {
-    const claim = await getItem<DomainClaimItem>(keys.domainClaim(owner));
+    const claim = await getItem<DomainClaimItem>(domainKeys.domainClaim(owner));
     if (!claim) continue;
     const domain = await findDomain(claim.accountId, owner);
     if (!domain) continue;

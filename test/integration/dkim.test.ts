@@ -1,11 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
-import { keys, type DkimKeyItem } from '../../functions/data/db';
 import { getItem } from '../../functions/data/store';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { startDnsServer } from '../support/dns-server';
 import { call, eventually, sdk, startTestPlatform } from '../support/platform';
+import { domainKeys, type DkimKeyItem } from '../../functions/domains/domain-store';
 
 // Activation and rotation look DKIM records up through DNS_SERVERS: here a DNS server on loopback
 // whose zone the test publishes as a user would, and through which the signatures SES's stand-in
@@ -122,8 +122,8 @@ it('imports a PKCS#1 key and keeps every private key sealed, never in a reply', 
   const unknownDomain = await call(`${platform.us.url}/v1/dkim/keys`, { method: 'POST', body: 'signing_domain=nobody.example.com&selector=x', contentType: 'application/x-www-form-urlencoded' });
   expect(unknownDomain.status).toBe(404);
 
-  const accountId = (await platform.us.run(() => getItem<{ accountId: string }>(keys.domainClaim('imported.example.com'))))!.accountId;
-  const stored = await platform.us.run(() => getItem<DkimKeyItem>(keys.dkimKey(accountId, 'imported.example.com', 'mine')));
+  const accountId = (await platform.us.run(() => getItem<{ accountId: string }>(domainKeys.domainClaim('imported.example.com'))))!.accountId;
+  const stored = await platform.us.run(() => getItem<DkimKeyItem>(domainKeys.dkimKey(accountId, 'imported.example.com', 'mine')));
   expect(stored!.privateKeySealed).toMatch(/^v1\./);
   expect(JSON.stringify(stored)).not.toContain('PRIVATE KEY');
   expect(JSON.stringify(replies)).not.toMatch(/PRIVATE KEY|privateKey/);

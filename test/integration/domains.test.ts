@@ -1,9 +1,10 @@
-import { keys, type DomainClaimItem } from '../../functions/data/db';
+import { keys } from '../../functions/data/db';
 import { getItem, putItem, updateItem } from '../../functions/data/store';
 import { deleteIdentity } from '../../functions/domains/ses-identity';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, primaryAccountId, sdk, sdkError, startTestPlatform } from '../support/platform';
 import { scanTable } from '../support/table';
+import { domainKeys, type DomainClaimItem } from '../../functions/domains/domain-store';
 
 // Domain management through the official SDK, as contract §3.1 describes it.
 let platform: LocalPlatform;
@@ -239,8 +240,8 @@ describe('verify', () => {
 describe('delete refusals', () => {
   const patch = (name: string, set: Record<string, unknown>) =>
     platform.us.run(async () => {
-      const { accountId } = (await getItem<DomainClaimItem>(keys.domainClaim(name)))!;
-      await updateItem(keys.domain(accountId, name), set);
+      const { accountId } = (await getItem<DomainClaimItem>(domainKeys.domainClaim(name)))!;
+      await updateItem(domainKeys.domain(accountId, name), set);
     });
 
   it('refuses a disabled domain', async () => {

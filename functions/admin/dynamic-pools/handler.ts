@@ -1,8 +1,8 @@
 import { z } from 'zod/v3';
 import { listSubaccounts } from '../../accounts/subaccount-list';
-import { keys, type DomainItem } from '../../data/db';
+import { keys } from '../../data/db';
 import { deleteItem, updateItem } from '../../data/store';
-import { listDomainItems, requireDomain } from '../../domains/domain-store';
+import { listDomainItems, requireDomain, domainKeys, type DomainItem } from '../../domains/domain-store';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { boundedText, flag, integer, list, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
@@ -218,13 +218,13 @@ export const handler = areaHandler(dynamicPoolRoutes, {
 
   overrideDomainBand: operation(schema(() => z.object({ name: z.string(), pool: boundedText(MAX_LENGTH.word) })), async (req, input) => {
     const domain = await enrolledDomain(req, input.name);
-    await updateItem(keys.domain(domain.accountId, domain.name), { dynamicPool: { ...domain.dynamicPool, override: requireBand(input.pool) } });
+    await updateItem(domainKeys.domain(domain.accountId, domain.name), { dynamicPool: { ...domain.dynamicPool, override: requireBand(input.pool) } });
     return SUCCESS;
   }),
 
   clearDomainBandOverride: operation(schema(() => z.object({ name: z.string() })), async (req, input) => {
     const domain = await enrolledDomain(req, input.name);
-    await updateItem(keys.domain(domain.accountId, domain.name), { dynamicPool: { ...domain.dynamicPool, override: undefined } });
+    await updateItem(domainKeys.domain(domain.accountId, domain.name), { dynamicPool: { ...domain.dynamicPool, override: undefined } });
     return SUCCESS;
   }),
 

@@ -1,7 +1,7 @@
 import { z } from 'zod/v3';
-import { keys, type DomainItem } from '../../data/db';
+import { keys } from '../../data/db';
 import { deleteItem, putItem } from '../../data/store';
-import { listDomainItems } from '../../domains/domain-store';
+import { listDomainItems, type DomainItem } from '../../domains/domain-store';
 import { BadRequest, Forbidden, NotFound } from '../../platform/errors';
 import { absoluteUrl } from '../../platform/http/paging';
 import { offsetOfPage, offsetPaging } from '../../platform/http/offset-pages';

@@ -1,7 +1,6 @@
 import { authorizedRecipients } from '../../admin/sandbox/auth-recipients';
-import { keys, type DomainClaimItem, type DomainItem } from '../../data/db';
 import { getItem } from '../../data/store';
-import { findDomain } from '../../domains/domain-store';
+import { findDomain, domainKeys, type DomainClaimItem, type DomainItem } from '../../domains/domain-store';
 import { sandboxDomainOf } from '../../domains/sandbox-domain';
 import { canSend } from '../../messages/accept';
 import { sendPlatformMail } from '../../messages/platform-mail';
@@ -25,7 +24,7 @@ async function senderDomain(accountId: string): Promise<DomainItem> {
   const configured = env().ALERTS_EMAIL_DOMAIN?.toLowerCase();
   let domain: DomainItem | undefined;
   if (configured) {
-    const claim = await getItem<DomainClaimItem>(keys.domainClaim(configured));
+    const claim = await getItem<DomainClaimItem>(domainKeys.domainClaim(configured));
     domain = claim && (await findDomain(claim.accountId, configured));
     if (!domain) throw new NoAlertSender(`ALERTS_EMAIL_DOMAIN ${configured} is not a domain of this region`);
   } else {

@@ -1,6 +1,6 @@
-import type { DomainItem, TrackingCertificate } from '../../../functions/data/db';
 import { statusJson } from '../../../functions/certificates/present';
 import { certificateFor, goTime, servesHttps, splitTrackingHost, STALLED_AFTER_MS, statusOf } from '../../../functions/certificates/status';
+import type { DomainItem, TrackingCertificate } from '../../../functions/domains/domain-store';
 
 const NOW = Date.parse('2025-06-01T12:00:00Z');
 const cert = (fields: Partial<TrackingCertificate> = {}): TrackingCertificate => ({

@@ -3,9 +3,9 @@ import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { DomainItem } from '../../../functions/data/db';
 import { acceptMessage, scheduleExecutionName } from '../../../functions/messages/accept';
 import { withEnv } from '../../../functions/platform/env';
+import type { DomainItem } from '../../../functions/domains/domain-store';
 
 // The enqueue branch of acceptance: now on the send queue, or later through a scheduled-delivery execution.
 const s3 = mockClient(S3Client);
