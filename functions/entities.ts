@@ -6,12 +6,15 @@
  */
 import './analytics/counter-store';
 import './analytics/unique-marks';
+import './credentials/credential-store';
 import './domains/domain-store';
 import './events/event-store';
 import './inbound/action-worker';
+import './keys/key-store';
 import './lists/list-store';
 import './mailroutes/route-store';
 import './messages/message-store';
+import './platform/auth-throttle';
 import './suppressions/suppression-store';
 import './templates/template-store';
 

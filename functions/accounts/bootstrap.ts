@@ -1,10 +1,11 @@
-import { keys, type AccountItem, type ApiKeyItem } from '../data/db';
+import { keys, type AccountItem } from '../data/db';
 import { getItem, putItem, updateItem } from '../data/store';
 import { ensureUser } from '../admin/users/user-store';
 import { createSandboxDomain } from '../domains/sandbox-domain';
 import { objectId } from '../platform/ids';
 import { sha256Hex } from '../platform/secrets';
 import { issueKey, listKeys } from '../keys/api-keys';
+import { apiKeyKeys, type ApiKeyItem } from '../keys/key-store';
 
 export interface BootstrapResult {
   accountId: string;
@@ -38,11 +39,11 @@ export async function ensurePrimaryAccount(options: { adminKey?: string } = {}):
   const owner = await ensureMasterUser(accountId, 'Account owner');
   const adminKey = { role: 'admin' as const, kind: 'user' as const, description: 'bootstrap admin key', userId: owner.id, userName: owner.name };
   if (options.adminKey) {
-    const key = await getItem<ApiKeyItem>(keys.apiKey(sha256Hex(options.adminKey)), { consistent: true });
+    const key = await getItem<ApiKeyItem>(apiKeyKeys.apiKey(sha256Hex(options.adminKey)), { consistent: true });
     if (key && key.accountId !== accountId) throw new Error('BOOTSTRAP_API_KEY belongs to another account');
     if (!key) await issueKey(accountId, adminKey, options.adminKey);
     // A key made before users existed is given to the account's owner.
-    else if (!key.userId) await updateItem(keys.apiKey(key.secretHash), { userId: owner.id, userName: owner.name });
+    else if (!key.userId) await updateItem(apiKeyKeys.apiKey(key.secretHash), { userId: owner.id, userName: owner.name });
     return { accountId };
   }
   if ((await listKeys(accountId)).length > 0) return { accountId };

@@ -1,5 +1,4 @@
 import { timingSafeEqual } from 'node:crypto';
-import { keys, type ApiKeyItem } from '../data/db';
 import { getItem, isLive } from '../data/store';
 import { lockedUntil, recordFailure, subjectsOf } from '../platform/auth-throttle';
 import { logger } from '../platform/logger';
@@ -7,6 +6,7 @@ import type { AuthorizerContext } from '../platform/principal';
 import { sha256Hex } from '../platform/secrets';
 import { accountAllowsSource } from '../admin/allowlist/ip-allowlist';
 import { namedKeyId } from '../keys/api-keys';
+import { apiKeyKeys, type ApiKeyItem } from '../keys/key-store';
 
 /** Extracts the password of an HTTP Basic header; any username is accepted, as Mailgun does. */
 export function basicPassword(header: string | undefined): string | undefined {
@@ -30,7 +30,7 @@ export async function authenticate(authorization: string | undefined, now = Date
   // beside the key, not after it, so a request that succeeds takes no longer.
   const keyId = namedKeyId(secret);
   const subjects = subjectsOf('api', keyId, sourceIp);
-  const [key, retryAt] = await Promise.all([getItem<ApiKeyItem>(keys.apiKey(secretHash), { consistent: true }), lockedUntil(subjects, now)]);
+  const [key, retryAt] = await Promise.all([getItem<ApiKeyItem>(apiKeyKeys.apiKey(secretHash), { consistent: true }), lockedUntil(subjects, now)]);
   if (retryAt !== undefined) {
     logger.warn('api authentication refused: too many failures', { keyId, sourceIp, retryAt });
     return { denied: THROTTLED, retryAt };

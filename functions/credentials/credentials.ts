@@ -1,13 +1,12 @@
 import { accountIsOpen } from '../accounts/account-status';
 import { accountAllowsSource } from '../admin/allowlist/ip-allowlist';
 import { randomBytes } from 'node:crypto';
-import type { CredentialItem } from '../data/db';
 import { byteLength, MAX_DOMAIN_NAME_BYTES } from '../data/key-limits';
 import { claimAttempt, forgiveAttempt, slowdown, subjectsOf } from '../platform/auth-throttle';
 import { mapLimit } from '../platform/concurrency';
 import { BadRequest, NotFound } from '../platform/errors';
 import { hashPassword, verifyPassword } from '../platform/secrets';
-import { credentialsOf, domainHolder, findCredential, insertCredential, removeCredential, saveCredential, setPasswordHash } from './credential-store';
+import { credentialsOf, domainHolder, findCredential, insertCredential, removeCredential, saveCredential, setPasswordHash, type CredentialItem } from './credential-store';
 import type { DomainItem } from '../domains/domain-store';
 
 /**

@@ -1,5 +1,5 @@
-import type { CredentialItem } from '../data/db';
 import { rfc1123 } from '../platform/dates';
+import type { CredentialItem } from './credential-store';
 
 /**
  * A credential as GET …/credentials lists it (contract §12.2): never its password or hash.

@@ -1,4 +1,3 @@
-import type { KeyKind, Role } from '../platform/access';
 import type { IndexKey, Key } from './store';
 
 /**
@@ -99,15 +98,6 @@ export const keys = {
   reputationState: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'REPUTATION' }),
   /** A parent's subaccounts, one item each (its AccountItem stays the record of truth), in creation order. */
   subaccount: (parentId: string, subaccountId = ''): Key => ({ pk: `ACCT#${parentId}#SUBACCOUNTS`, sk: subaccountId }),
-  /** Found by the hash of its secret (authentication); listed per account on gsi1. */
-  apiKey: (secretHash: string): Key => ({ pk: `APIKEY#${secretHash}`, sk: 'APIKEY' }),
-  apiKeyIndex: (accountId: string, keyId = ''): IndexKey => ({ gsi1pk: `ACCT#${accountId}#APIKEYS`, gsi1sk: keyId }),
-  /**
-   * Recent failed sign-ins of one subject (an SMTP login, an API key id, a source address: `scope`
-   * says which), by the hash of its name: region-wide, as the caller is not known yet.
-   */
-  authFailures: (scope: string, subjectHash: string): Key => ({ pk: `AUTHFAIL#${scope}#${subjectHash}`, sk: 'FAILURES' }),
-  credential: (accountId: string, domain: string, login = ''): Key => ({ pk: `ACCT#${accountId}`, sk: `CREDENTIAL#${domain}#${login}` }),
   /** An event-stream consumer has finished a batch (functions/event-stream): read before, written after. */
   streamProgress: (consumer: string, batchId: string): Key => ({ pk: `SYSTEM#stream-progress#${consumer}`, sk: batchId }),
   /** An account's tags by name (lower case: tags are case-insensitive); their own partition, as they are many. */
@@ -187,45 +177,5 @@ export interface AccountItem {
   session?: { inactiveTimeout?: number; absoluteTimeout?: number; logoutRedirectUrl?: string };
 }
 
-export interface ApiKeyItem {
-  secretHash: string;
-  keyId: string;
-  accountId: string;
-  kind: KeyKind;
-  role: Role;
-  description: string;
-  domainName?: string;
-  userId?: string;
-  userName?: string;
-  requestor?: string;
-  createdAt: string;
-  updatedAt: string;
-  expiresAt?: string;
-  isDisabled: boolean;
-  disabledReason?: string;
-  /** Disabled because its subaccount was: enabling the subaccount enables it again (and no other). */
-  disabledWithAccount?: boolean;
-  /** Expired keys are refused at once; TTL only tidies them away later. */
-  ttl?: number;
-}
 
-export interface CredentialItem {
-  accountId: string;
-  domain: string;
-  login: string;
-  mailbox: string;
-  /** scrypt; the password itself is never stored. */
-  passwordHash: string;
-  system: boolean;
-  createdAt: string;
-  /** When the password last changed. */
-  updatedAt?: string;
-}
 
-/** A subject's recent failed sign-ins (functions/platform/auth-throttle.ts). */
-export interface AuthFailuresItem {
-  /** One member per failure counted: an attempt's nonce, or a fingerprint of the secret tried. */
-  failures?: Set<string>;
-  /** Epoch seconds: the window of the latest failure ends here, and the count with it. */
-  ttl: number;
-}

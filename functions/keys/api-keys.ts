@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { keys, type ApiKeyItem } from '../data/db';
 import { deleteItem, isLive, putItem, queryAll } from '../data/store';
 import type { KeyKind, Role } from '../platform/access';
 import { isoNoZone } from '../platform/dates';
 import { randomHex } from '../platform/ids';
 import { sha256Hex } from '../platform/secrets';
+import { apiKeyKeys, type ApiKeyItem } from './key-store';
 
 export const WEB_KEY_MAX_SECONDS = 24 * 3600;
 
@@ -61,24 +61,24 @@ export async function issueKey(accountId: string, spec: NewKey, chosenSecret?: s
     isDisabled: false,
     ttl: expires ? Math.ceil(expires.getTime() / 1000) : undefined,
   };
-  if (!(await putItem({ ...keys.apiKey(item.secretHash), ...keys.apiKeyIndex(accountId, keyId) }, item, { ifAbsent: true }))) {
+  if (!(await putItem({ ...apiKeyKeys.apiKey(item.secretHash), ...apiKeyKeys.apiKeyIndex(accountId, keyId) }, item, { ifAbsent: true }))) {
     throw new Error('API key collision');
   }
   return { item, secret };
 }
 
 export async function listKeys(accountId: string): Promise<ApiKeyItem[]> {
-  const items = await queryAll<ApiKeyItem>(keys.apiKeyIndex(accountId), '');
+  const items = await queryAll<ApiKeyItem>(apiKeyKeys.apiKeyIndex(accountId), '');
   return items.filter((key) => isLive(key)).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));
 }
 
 export async function findKey(accountId: string, keyId: string): Promise<ApiKeyItem | undefined> {
-  const items = await queryAll<ApiKeyItem>(keys.apiKeyIndex(accountId), keyId);
+  const items = await queryAll<ApiKeyItem>(apiKeyKeys.apiKeyIndex(accountId), keyId);
   return items.find((key) => key.keyId === keyId && isLive(key));
 }
 
 export async function deleteKey(key: ApiKeyItem): Promise<void> {
-  await deleteItem(keys.apiKey(key.secretHash));
+  await deleteItem(apiKeyKeys.apiKey(key.secretHash));
 }
 
 /** The wire shape of /v1/keys items: zone-less ISO dates (mailgun-go), absent dates omitted. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
-import { keys, type AuthFailuresItem } from '../data/db';
+import { defineEntity } from '../data/key-registry';
 import { addToWindowSet, getItems, isLive, removeFromSet, type Key } from '../data/store';
 import { env } from './env';
 import { logger } from './logger';
@@ -24,6 +24,23 @@ import { sha256Hex } from './secrets';
  *   can overshoot the limit by those in flight; API keys are 128 random bits, so what the count
  *   stops there is scanning, not a guess that could succeed.
  */
+export const authFailureKeys = defineEntity('auth failures', {
+  authFailures: {
+    what: 'recent failed sign-ins of one subject (an SMTP login, an API key id, a source address: `scope` says which), by the hash of its name: region-wide, as the caller is not known yet',
+    pk: 'AUTHFAIL#<scope>#<sha256 of the subject>',
+    sk: 'FAILURES',
+    key: (scope: string, subjectHash: string): Key => ({ pk: `AUTHFAIL#${scope}#${subjectHash}`, sk: 'FAILURES' }),
+  },
+});
+
+/** A subject's recent failed sign-ins (functions/platform/auth-throttle.ts). */
+export interface AuthFailuresItem {
+  /** One member per failure counted: an attempt's nonce, or a fingerprint of the secret tried. */
+  failures?: Set<string>;
+  /** Epoch seconds: the window of the latest failure ends here, and the count with it. */
+  ttl: number;
+}
+
 
 /** Which count a subject is: a login of a channel, or a source address of it. */
 export type AuthChannel = 'smtp' | 'api';
@@ -67,7 +84,7 @@ export function subjectsOf(channel: AuthChannel, login: string | undefined, addr
 }
 
 // The subject's name is hashed: a login tried may be anything (a pasted password among them), and keys have limits.
-const keyOf = (subject: AuthSubject): Key => keys.authFailures(subject.scope, sha256Hex(subject.name));
+const keyOf = (subject: AuthSubject): Key => authFailureKeys.authFailures(subject.scope, sha256Hex(subject.name));
 
 const epochSeconds = (ms: number) => Math.floor(ms / 1000);
 

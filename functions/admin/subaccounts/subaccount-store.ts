@@ -1,11 +1,12 @@
 import { forgetCaps } from '../../accounts/monthly-limit';
 import { auditSending, sendingChanges } from '../../accounts/sending';
-import { keys, type AccountItem, type ApiKeyItem } from '../../data/db';
+import { keys, type AccountItem } from '../../data/db';
 import { getItem, putItem, updateItem, updateItemIf } from '../../data/store';
 import { ensureMasterUser } from '../../accounts/bootstrap';
 import { createSandboxDomain } from '../../domains/sandbox-domain';
 import { listKeys } from '../../keys/api-keys';
 import { objectId } from '../../platform/ids';
+import { apiKeyKeys, type ApiKeyItem } from '../../keys/key-store';
 
 /** The features a subaccount has (contract 12.3), and what a new one starts with. */
 export const SUBACCOUNT_FEATURES = ['email_preview', 'inbox_placement', 'sending', 'validations', 'validations_bulk'] as const;
@@ -78,9 +79,9 @@ export async function setSubaccountStatus(account: AccountItem, to: AccountItem[
 async function applyToKeys(accountId: string, open: boolean): Promise<void> {
   for (const key of await listKeys(accountId)) {
     if (!open && !key.isDisabled) {
-      await updateItem<ApiKeyItem>(keys.apiKey(key.secretHash), { isDisabled: true, disabledReason: 'subaccount disabled', disabledWithAccount: true });
+      await updateItem<ApiKeyItem>(apiKeyKeys.apiKey(key.secretHash), { isDisabled: true, disabledReason: 'subaccount disabled', disabledWithAccount: true });
     } else if (open && key.disabledWithAccount) {
-      await updateItem<ApiKeyItem>(keys.apiKey(key.secretHash), { isDisabled: false, disabledReason: undefined, disabledWithAccount: undefined });
+      await updateItem<ApiKeyItem>(apiKeyKeys.apiKey(key.secretHash), { isDisabled: false, disabledReason: undefined, disabledWithAccount: undefined });
     }
   }
 }
