@@ -4,6 +4,7 @@
  * same key, and docs/access-patterns.md is written from it. A store that calls defineEntity is
  * listed here (a test holds that).
  */
+import './accounts/account-store';
 import './analytics/counter-store';
 import './analytics/unique-marks';
 import './credentials/credential-store';

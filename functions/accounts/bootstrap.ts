@@ -1,5 +1,5 @@
-import { keys, type AccountItem } from '../data/db';
-import { getItem, putItem, updateItem } from '../data/store';
+import { getItem, updateItem } from '../data/store';
+import { primaryAccountId, recordPrimaryAccount, saveAccount, type AccountItem } from './account-store';
 import { ensureUser } from '../admin/users/user-store';
 import { createSandboxDomain } from '../domains/sandbox-domain';
 import { objectId } from '../platform/ids';
@@ -13,18 +13,18 @@ export interface BootstrapResult {
   createdKey?: string;
 }
 
-async function primaryAccountId(): Promise<string> {
-  const existing = await getItem<{ value: string }>(keys.primaryAccount(), { consistent: true });
-  if (existing) return existing.value;
+async function ensurePrimaryAccountId(): Promise<string> {
+  const existing = await primaryAccountId({ consistent: true });
+  if (existing) return existing;
   const accountId = objectId();
   // Claim first: of two concurrent first starts, one wins and the other adopts its account.
-  if (!(await putItem(keys.primaryAccount(), { value: accountId }, { ifAbsent: true }))) {
-    const winner = await getItem<{ value: string }>(keys.primaryAccount(), { consistent: true });
-    if (winner) return winner.value;
+  if (!(await recordPrimaryAccount(accountId))) {
+    const winner = await primaryAccountId({ consistent: true });
+    if (winner) return winner;
     throw new Error('could not record the primary account');
   }
   const account: AccountItem = { accountId, name: 'Primary account', status: 'open', createdAt: new Date().toISOString() };
-  await putItem(keys.account(accountId), account);
+  await saveAccount(account);
   await createSandboxDomain(accountId);
   return accountId;
 }
@@ -35,7 +35,7 @@ async function primaryAccountId(): Promise<string> {
  * only when the account has none.
  */
 export async function ensurePrimaryAccount(options: { adminKey?: string } = {}): Promise<BootstrapResult> {
-  const accountId = await primaryAccountId();
+  const accountId = await ensurePrimaryAccountId();
   const owner = await ensureMasterUser(accountId, 'Account owner');
   const adminKey = { role: 'admin' as const, kind: 'user' as const, description: 'bootstrap admin key', userId: owner.id, userName: owner.name };
   if (options.adminKey) {

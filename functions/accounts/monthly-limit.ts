@@ -1,9 +1,10 @@
-import { keys, type AccountItem } from '../data/db';
+import { keys } from '../data/db';
 import { randomInt } from 'node:crypto';
 import { addToCounter, deleteItem, getItem, getItems, moveAttribute, putItem, updateItem } from '../data/store';
 import { ApiError, Forbidden } from '../platform/errors';
 import { env } from '../platform/env';
 import { sendingRefusal } from './sending';
+import { findAccount } from './account-store';
 
 /** An account's custom monthly message limit: a hard cap on recipients accepted per calendar month (UTC). */
 export interface MonthlyLimit {
@@ -173,7 +174,7 @@ async function capsOf(accountId: string): Promise<Caps> {
   const now = Date.now();
   const cached = cache.get(accountId);
   if (cached && now - cached.at < env().MONTHLY_LIMIT_CACHE_SECONDS * 1000) return cached;
-  const account = await getItem<AccountItem>(keys.account(accountId));
+  const account = await findAccount(accountId);
   const owners = [accountId, ...(account?.parentId ? [account.parentId] : [])];
   const limits = await Promise.all(owners.map((id) => getItem<MonthlyLimit>(keys.monthlyLimit(id))));
   const caps: Caps = {

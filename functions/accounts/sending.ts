@@ -1,5 +1,4 @@
-import { keys, type AccountItem } from '../data/db';
-import { updateItemIf } from '../data/store';
+import { patchAccountIf, type AccountItem } from './account-store';
 import { logger } from '../platform/logger';
 
 /**
@@ -41,7 +40,7 @@ export async function pauseSending(account: AccountItem, reason: string, now: Da
   const sendingPause: NonNullable<AccountItem['sendingPause']> = { reason, by: 'reputation-guard', at: now.toISOString() };
   const changes = { features: { ...account.features, sending: { enabled: false } }, sendingPause, updatedAt: now.toISOString() };
   // Every subaccount has an updatedAt from its creation on.
-  if (!(await updateItemIf(keys.account(account.accountId), { updatedAt: account.updatedAt }, changes))) return undefined;
+  if (!(await patchAccountIf(account.accountId, { updatedAt: account.updatedAt }, changes))) return undefined;
   auditSending(account, false, 'reputation-guard', reason);
   return { ...account, ...changes };
 }

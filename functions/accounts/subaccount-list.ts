@@ -1,12 +1,10 @@
-import { keys, type AccountItem } from '../data/db';
-import { getItems, queryAll } from '../data/store';
+import { findAccounts, subaccountIdsOf, type AccountItem } from './account-store';
 
 // Apart from the subaccounts area's store: the areas that take `include_subaccounts` (domains,
 // analytics) need the list only, not what creating a subaccount brings into a bundle.
 
 export async function listSubaccounts(parentId: string): Promise<AccountItem[]> {
-  const ids = await queryAll<{ accountId: string }>({ pk: keys.subaccount(parentId).pk }, '');
-  const accounts = await getItems<AccountItem>(ids.map((id) => keys.account(id.accountId)));
+  const accounts = await findAccounts(await subaccountIdsOf(parentId));
   return accounts.filter((account) => account.parentId === parentId);
 }
 

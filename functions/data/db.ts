@@ -5,10 +5,6 @@ import type { IndexKey, Key } from './store';
  * patterns they serve (see table.ts); nothing else spells a key.
  */
 export const keys = {
-  /** Region-wide settings, such as which account is primary. */
-  system: (name: string): Key => ({ pk: `SYSTEM#${name}`, sk: 'SYSTEM' }),
-  /** Which account is the region's primary one (functions/accounts/bootstrap.ts). */
-  primaryAccount: (): Key => ({ pk: 'SYSTEM#primary-account', sk: 'SYSTEM' }),
   /** The region's dedicated IPs as SES leases them, one item each in one partition (they are few). */
   dedicatedIp: (ip = ''): Key => ({ pk: 'SYSTEM#dedicated-ips', sk: ip }),
   /** A dedicated IP's warm-up plan (functions/sending-ips/warmup.ts), region-wide like the IPs. */
@@ -80,7 +76,6 @@ export const keys = {
   blocklistEvent: (accountId: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#BLOCKLISTEVENTS`, sk }),
   /** An address a receiver said does not exist (a hard "user unknown" bounce): one that later accepts mail may be a recycled trap. */
   unknownUser: (accountId: string, address: string): Key => ({ pk: `ACCT#${accountId}#UNKNOWNUSERS`, sk: address }),
-  account: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }),
   /** A user of an account (`/v5/users`), in a partition per account. */
   user: (accountId: string, userId = ''): Key => ({ pk: `ACCT#${accountId}#USERS`, sk: userId }),
   /** The addresses and CIDRs an account's keys and SMTP logins may be used from (`/v2/ip_whitelist`). */
@@ -96,8 +91,6 @@ export const keys = {
   monthlyCountShard: (accountId: string, month: string, shard: number): Key => ({ pk: `ACCT#${accountId}#MONTHLYCOUNT#${month}#${shard}`, sk: 'COUNT' }),
   /** What the reputation guard last found of an account (functions/reputation): its state, since when, and the figures. */
   reputationState: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'REPUTATION' }),
-  /** A parent's subaccounts, one item each (its AccountItem stays the record of truth), in creation order. */
-  subaccount: (parentId: string, subaccountId = ''): Key => ({ pk: `ACCT#${parentId}#SUBACCOUNTS`, sk: subaccountId }),
   /** An event-stream consumer has finished a batch (functions/event-stream): read before, written after. */
   streamProgress: (consumer: string, batchId: string): Key => ({ pk: `SYSTEM#stream-progress#${consumer}`, sk: batchId }),
   /** An account's tags by name (lower case: tags are case-insensitive); their own partition, as they are many. */
@@ -156,26 +149,6 @@ export const keys = {
   /** A shared result, by its share id (the unguessable part of the public link). */
   placementShare: (shareId: string): Key => ({ pk: `PLACEMENTSHARE#${shareId}`, sk: 'SHARE' }),
 };
-
-export interface AccountItem {
-  accountId: string;
-  name: string;
-  parentId?: string;
-  status: 'open' | 'disabled' | 'closed';
-  createdAt: string;
-  updatedAt?: string;
-  /** Why a subaccount was disabled (POST …/disable `reason` and `note`). */
-  disabledReason?: string;
-  disabledNote?: string;
-  /** A subaccount's features (PUT …/features): `{ sending: { enabled: true }, … }`. */
-  features?: Record<string, { enabled: boolean }>;
-  /** Why its sending is off, when the reputation guard turned it off (functions/accounts/sending.ts). */
-  sendingPause?: { reason: string; by: 'reputation-guard'; at: string };
-  /** When its sending was last turned back on: the reputation guard judges only what was sent after. */
-  sendingResumedAt?: string;
-  /** Dashboard session settings (PUT /v5/accounts): kept for a dashboard; this platform has no sessions of its own. */
-  session?: { inactiveTimeout?: number; absoluteTimeout?: number; logoutRedirectUrl?: string };
-}
 
 
 

@@ -1,5 +1,3 @@
-import { keys, type AccountItem } from '../data/db';
-import { getItem } from '../data/store';
 import type { RecordedEvent } from '../events/event-store';
 import { env } from '../platform/env';
 import { BadRequest } from '../platform/errors';
@@ -11,6 +9,7 @@ import { accountsCovered } from '../accounts/subaccount-list';
 import { logItem } from './present';
 import { decodeToken, encodeToken, logsInput, rfc2822, timeRange, type LogsToken } from './query';
 import { logRoutes } from './routes';
+import { findAccount } from '../accounts/account-store';
 
 /** Items one page may examine: a selective filter over a busy range stops there and resumes on `next`. */
 const PAGE_BUDGET = 5_000;
@@ -81,7 +80,7 @@ export const handler = areaHandler(logRoutes, {
       from > to
         ? Promise.resolve<LogRead>({ found: [], examined: 0 })
         : readLogs(accountIds, { from, to, ascending: token.backward ? !ascending : ascending, after: token.position, limit: input.pagination.limit, keep, budget: PAGE_BUDGET }, now),
-      getItem<AccountItem>(keys.account(req.accountId)),
+      findAccount(req.accountId),
       input.include_totals && from <= to ? totals(accountIds, from, to, keep, selection) : undefined,
     ]);
     // A backward page is read nearest-first; it is shown in the listing's order.

@@ -1,7 +1,6 @@
 import { forgetCaps } from '../accounts/monthly-limit';
 import { pauseSending, sendingEnabled } from '../accounts/sending';
 import { bucketStart, nextBucket } from '../analytics/buckets';
-import type { AccountItem } from '../data/db';
 import { raiseAlert } from '../optimize/alerts/raise';
 import type { ReputationFigures } from '../optimize/alerts/alert-event';
 import { logger } from '../platform/logger';
@@ -9,6 +8,7 @@ import { type Figures, figuresOf } from './figures';
 import { getGuardState, type GuardState, saveGuardState } from './guard-store';
 import type { GuardLevels } from './levels';
 import { verdictOf, type Verdict } from './verdict';
+import type { AccountItem } from '../accounts/account-store';
 
 export type TransitionEvent = 'reputation_warning' | 'reputation_recovered' | 'sending_paused' | 'sending_resumed';
 

@@ -1,8 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { listSubaccounts } from '../accounts/subaccount-list';
-import { keys, type AccountItem } from '../data/db';
-import { getItem } from '../data/store';
-import { primaryAccountId } from '../sending-ips/ip-records';
+import { findAccount, primaryAccountId } from '../accounts/account-store';
 import { mapLimit } from '../platform/concurrency';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
@@ -31,7 +29,7 @@ export interface SweepSummary {
 export async function handler(_event?: Partial<ScheduledEvent>, now = Date.now()): Promise<SweepSummary> {
   const levels = guardLevels();
   const primaryId = await primaryAccountId();
-  const primary = primaryId ? await getItem<AccountItem>(keys.account(primaryId)) : undefined;
+  const primary = primaryId ? await findAccount(primaryId) : undefined;
   if (!primary) return { judged: 0, aboveWarning: 0, paused: 0, primaryAbovePause: false, transitions: 0 };
   const accounts = [primary, ...(await listSubaccounts(primary.accountId)).filter((a) => a.status !== 'closed')];
   const judged = await mapLimit(accounts, CONCURRENCY, (account) => guardAccount(account, levels, now));

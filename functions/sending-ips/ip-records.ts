@@ -1,5 +1,5 @@
 import { keys } from '../data/db';
-import { getItem, queryAll } from '../data/store';
+import { queryAll } from '../data/store';
 import { boundedList, MAX_LENGTH } from '../platform/http/params';
 
 /**
@@ -30,10 +30,6 @@ export function compareIps(a: string, b: string): number {
   return a.localeCompare(b);
 }
 
-/** The region's primary account: it holds the dedicated IPs SES leases (subaccounts use them through delegated pools). */
-export async function primaryAccountId(): Promise<string | undefined> {
-  return (await getItem<{ value: string }>(keys.primaryAccount()))?.value;
-}
 
 /** The recorded IPs, without asking SES (the send path: an address provisioned is one SES can send from). */
 export async function provisionedIps(): Promise<Map<string, DedicatedIpItem>> {

@@ -3,7 +3,8 @@ import { keys } from '../data/db';
 import { deleteItem, putItem, queryAll } from '../data/store';
 import { reverseLookup } from '../platform/dns';
 import { logger } from '../platform/logger';
-import { compareIps, primaryAccountId, type DedicatedIpItem } from './ip-records';
+import { primaryAccountId } from '../accounts/account-store';
+import { compareIps, type DedicatedIpItem } from './ip-records';
 import { provisionIp, sesDedicatedIps } from './ses-resources';
 
 export { compareIps, type DedicatedIpItem } from './ip-records';

@@ -1,7 +1,8 @@
 import { keys } from '../data/db';
 import { getItem, queryAll } from '../data/store';
 import { BadRequest } from '../platform/errors';
-import { primaryAccountId, provisionedIps } from './ip-records';
+import { primaryAccountId } from '../accounts/account-store';
+import { provisionedIps } from './ip-records';
 
 /**
  * `o:sending-ip` and `o:sending-ip-pool` (X-Mailgun-Sending-Ip and -Ip-Pool over SMTP): one

@@ -1,7 +1,7 @@
 import { accountsCovered } from '../accounts/subaccount-list';
 import { tagMetrics } from './tag-metrics';
-import { keys, type AccountItem } from '../data/db';
-import { getItem, queryAll } from '../data/store';
+import { keys } from '../data/db';
+import { queryAll } from '../data/store';
 import { requireDomain } from '../domains/domain-store';
 import { env } from '../platform/env';
 import { BadRequest, NotFound } from '../platform/errors';
@@ -12,6 +12,7 @@ import { accountTagJson, domainTagJson } from './present';
 import { tagRoutes } from './routes';
 import { accountTagInput, domainInput, domainTagInput, listAccountTagsInput, listDomainTagsInput, noInput, type TagSort } from './schemas';
 import { deleteTag, describeTag, getTag, normaliseTag, tagCount, tagsByName, tagsBySighting, tagsPage, type TagItem, type TagScope } from './tag-store';
+import { findAccount } from '../accounts/account-store';
 
 /** The tag a request names, as the registry keys it; a name that cannot be a tag is simply not found. */
 function tagKeyOf(raw: string): string {
@@ -78,7 +79,7 @@ export const handler = areaHandler(tagRoutes, {
     const owners = await accountsCovered(req.accountId, input.include_subaccounts);
     const pages = await Promise.all(owners.map((id) => accountTagPage(id, sort, prefix, owners.length > 1 ? 0 : skip, owners.length > 1 ? skip + limit : limit)));
     const items = owners.length > 1 ? pages.flat().sort(tagOrder(sort)).slice(skip, skip + limit) : pages[0]!;
-    const accounts = new Map(await Promise.all(owners.map(async (id) => [id, await getItem<AccountItem>(keys.account(id))] as const)));
+    const accounts = new Map(await Promise.all(owners.map(async (id) => [id, await findAccount(id)] as const)));
     const metrics = new Map<string, Record<string, number | string> | undefined>();
     if (input.include_metrics) {
       for (const id of owners) {

@@ -1,6 +1,6 @@
-import type { AccountItem } from '../data/db';
 import { rfc3339 } from '../platform/dates';
 import type { TagItem } from './tag-store';
+import type { AccountItem } from '../accounts/account-store';
 
 /** A tag of POST /v1/analytics/tags (contract §7.4): snake_case, RFC 3339 dates, account named. */
 export function accountTagJson(item: TagItem, account: AccountItem | undefined) {

@@ -1,7 +1,6 @@
-import { keys, type AccountItem } from '../data/db';
-import { getItem } from '../data/store';
 import type { EventData } from '../events/event-store';
 import { TtlCache } from './ttl-cache';
+import { findAccount } from '../accounts/account-store';
 
 /**
  * The account feature `webhooks_redact_pii` (PUT /v5/accounts/features): webhook payloads leave
@@ -33,7 +32,7 @@ const settings = new TtlCache<boolean>();
 
 /** Whether the account's webhook payloads are redacted (cached like the webhook configuration). */
 export function redactsPii(accountId: string): Promise<boolean> {
-  return settings.get(`redact|${accountId}`, async () => (await getItem<AccountItem>(keys.account(accountId)))?.features?.['webhooks_redact_pii']?.enabled === true);
+  return settings.get(`redact|${accountId}`, async () => (await findAccount(accountId))?.features?.['webhooks_redact_pii']?.enabled === true);
 }
 
 export const forgetRedaction = (accountId: string) => settings.forget(`redact|${accountId}`);

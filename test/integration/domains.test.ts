@@ -1,10 +1,10 @@
-import { keys } from '../../functions/data/db';
 import { getItem, putItem, updateItem } from '../../functions/data/store';
 import { deleteIdentity } from '../../functions/domains/ses-identity';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, primaryAccountId, sdk, sdkError, startTestPlatform } from '../support/platform';
 import { scanTable } from '../support/table';
 import { domainKeys, type DomainClaimItem } from '../../functions/domains/domain-store';
+import { accountKeys } from '../../functions/accounts/account-store';
 
 // Domain management through the official SDK, as contract §3.1 describes it.
 let platform: LocalPlatform;
@@ -269,7 +269,7 @@ describe('X-Mailgun-On-Behalf-Of', () => {
     const subaccountId = 'a1b2c3d4e5f6a1b2c3d4e5f6';
     const parentId = await primaryAccountId(platform.us);
     await platform.us.run(async () => {
-      await putItem(keys.account(subaccountId), { accountId: subaccountId, name: 'sub', parentId, status: 'open', createdAt: new Date().toISOString() });
+      await putItem(accountKeys.account(subaccountId), { accountId: subaccountId, name: 'sub', parentId, status: 'open', createdAt: new Date().toISOString() });
     });
     const asSub = { headers: { 'X-Mailgun-On-Behalf-Of': subaccountId } };
     const empty = await call(`${platform.us.url}/v4/domains`, asSub);

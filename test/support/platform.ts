@@ -1,10 +1,10 @@
 import { request } from 'node:http';
 import Mailgun from 'mailgun.js';
-import { keys } from '../../functions/data/db';
 import { getItem } from '../../functions/data/store';
 import type { EventData } from '../../functions/events/event-store';
 import { startLocal, type LocalOptions, type LocalPlatform } from '../../lib/local/platform';
 import type { RegionHost } from '../../lib/local/region-host';
+import { accountKeys } from '../../functions/accounts/account-store';
 
 export { eventually } from './eventually';
 
@@ -102,5 +102,5 @@ export function sesSendsOf(region: RegionHost, messageId: string) {
 
 /** The id of a region's primary account (the one the admin key belongs to), as stored at bootstrap. */
 export function primaryAccountId(region: RegionHost): Promise<string> {
-  return region.run(async () => (await getItem<{ value: string }>(keys.primaryAccount()))!.value);
+  return region.run(async () => (await getItem<{ value: string }>(accountKeys.primaryAccount()))!.value);
 }

@@ -1,12 +1,11 @@
 import { z } from 'zod/v3';
-import { keys, type AccountItem } from '../../data/db';
-import { getItem, updateItem } from '../../data/store';
 import { BadRequest } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
 import { boundedText, integer, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { accountRoutes } from './routes';
 import { featureChanges } from '../../accounts/features';
 import { forgetRedaction } from '../../webhooks/redact-pii';
+import { findAccount, patchAccount, type AccountItem } from '../../accounts/account-store';
 
 /** The account's own features PUT /v5/accounts/features sets. */
 const ACCOUNT_FEATURES = ['webhooks_redact_pii'] as const;
@@ -42,11 +41,11 @@ export const handler = areaHandler(accountRoutes, {
     if (typeof input.name === 'string') changes.name = input.name.trim();
     const session = { inactiveTimeout: input.inactive_session_timeout, absoluteTimeout: input.absolute_session_timeout, logoutRedirectUrl: input.logout_redirect_url };
     if (Object.values(session).some((v) => v !== undefined)) {
-      const current = (await getItem<AccountItem>(keys.account(req.accountId)))?.session ?? {};
+      const current = (await findAccount(req.accountId))?.session ?? {};
       changes.session = { ...current, ...Object.fromEntries(Object.entries(session).filter(([, v]) => v !== undefined)) };
     }
     if (!Object.keys(changes).length) throw new BadRequest("Nothing to update: give 'name', 'inactive_session_timeout', 'absolute_session_timeout' or 'logout_redirect_url'");
-    await updateItem(keys.account(req.accountId), { ...changes, updatedAt: new Date().toISOString() });
+    await patchAccount(req.accountId, { ...changes, updatedAt: new Date().toISOString() });
     return { message: 'Account info has been updated' };
   }),
 
@@ -59,8 +58,8 @@ export const handler = areaHandler(accountRoutes, {
     if (source['ai_insights'] !== undefined) throw new BadRequest('ai_insights is not available on this platform');
     const changes = featureChanges(req, ACCOUNT_FEATURES);
     if (!Object.keys(changes).length) throw new BadRequest('No valid updates provided');
-    const account = await getItem<AccountItem>(keys.account(req.accountId));
-    await updateItem(keys.account(req.accountId), { features: { ...account?.features, ...changes }, updatedAt: new Date().toISOString() });
+    const account = await findAccount(req.accountId);
+    await patchAccount(req.accountId, { features: { ...account?.features, ...changes }, updatedAt: new Date().toISOString() });
     forgetRedaction(req.accountId);
     return { success: true };
   }),

@@ -30,7 +30,7 @@ import {
 import { ipAddressList } from '../../sending-ips/ip-records';
 import { accountIps, compareIps } from '../../sending-ips/ip-store';
 import { cancelWarmup, findWarmup, listWarmups, sentThisHour, startWarmup, warmupDetails, warmupListItem } from '../../sending-ips/warmup';
-import { findSubaccount } from '../subaccounts/subaccount-store';
+import { findSubaccount } from '../../accounts/subaccount-store';
 import { ipRoutes } from './routes';
 
 const SUCCESS = { message: 'success' };

@@ -3,7 +3,7 @@ import { enableMonthlyLimit, getMonthlyLimit, MIN_MONTHLY_LIMIT, monthlyCount, r
 import { BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
 import { integer, schema } from '../../platform/http/params';
-import { findSubaccount } from '../subaccounts/subaccount-store';
+import { findSubaccount } from '../../accounts/subaccount-store';
 import { limitRoutes } from './routes';
 import { seedMonthlyCount } from './seed-count';
 

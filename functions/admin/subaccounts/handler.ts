@@ -1,14 +1,14 @@
 import { z } from 'zod/v3';
 import { featureChanges } from '../../accounts/features';
-import { keys, type AccountItem } from '../../data/db';
-import { getItem } from '../../data/store';
 import { BadRequest, Forbidden, NotFound } from '../../platform/errors';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
 import { boundedText, flag, MAX_LENGTH, oneOfValues, schema, text } from '../../platform/http/params';
 import { skipLimitInput } from '../../platform/http/paging';
 import { subaccountRoutes } from './routes';
 import { listSubaccounts } from '../../accounts/subaccount-list';
-import { createSubaccount, findSubaccount, setFeatures, setSubaccountStatus, SUBACCOUNT_FEATURES, subaccountJson } from './subaccount-store';
+import { createSubaccount, findSubaccount, setFeatures, setSubaccountStatus, SUBACCOUNT_FEATURES } from '../../accounts/subaccount-store';
+import { subaccountJson } from './present';
+import { findAccount, type AccountItem } from '../../accounts/account-store';
 
 const listInput = schema(() =>
   z.object({
@@ -26,7 +26,7 @@ const featuresInput = schema(() => z.object({ subaccount_id: z.string() }).passt
 
 /** Only a primary account has subaccounts: a subaccount's keys (or a parent acting on one) manage none. */
 async function requireParent(req: ApiRequest): Promise<string> {
-  const account = await getItem<AccountItem>(keys.account(req.accountId));
+  const account = await findAccount(req.accountId);
   if (account?.parentId) throw new Forbidden('A subaccount cannot have subaccounts');
   return req.accountId;
 }

@@ -1,7 +1,8 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { env } from '../../platform/env';
 import { poolOfIp } from '../../sending-ips/ip-pools';
-import { primaryAccountId, provisionedIps } from '../../sending-ips/ip-records';
+import { primaryAccountId } from '../../accounts/account-store';
+import { provisionedIps } from '../../sending-ips/ip-records';
 import { startChecks } from './start-checks';
 import { addSubject, allSubjects, type MonitoredSubject } from './subjects';
 

@@ -3,7 +3,7 @@ import { Forbidden, NotFound } from '../../platform/errors';
 import { atMost, boundedDocument, boundedList, boundedText, flag, integer, list, MAX_LENGTH, oneOfValues, schema, text } from '../../platform/http/params';
 import { absoluteUrl } from '../../platform/http/paging';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
-import { primaryAccountId } from '../../sending-ips/ip-records';
+import { primaryAccountId } from '../../accounts/account-store';
 import { byTime, offsetPage, pageInput, sortInput, timeBound } from './paging';
 import { runPlacementTest, testMailingList } from './placement-test';
 import { providersJson, resultJson, seedListJson, seedMailboxJson, sharingJson } from './present';

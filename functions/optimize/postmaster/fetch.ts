@@ -1,6 +1,5 @@
 import { accountsCovered } from '../../accounts/subaccount-list';
-import { keys } from '../../data/db';
-import { getItem } from '../../data/store';
+import { primaryAccountId } from '../../accounts/account-store';
 import { chunksOf, mapLimit } from '../../platform/concurrency';
 import { env } from '../../platform/env';
 import { logger } from '../../platform/logger';
@@ -30,8 +29,8 @@ const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The region's accounts: the primary one and its subaccounts not closed (a subaccount has none of its own). */
 async function accounts(): Promise<string[]> {
-  const primary = await getItem<{ value: string }>(keys.primaryAccount());
-  return primary ? accountsCovered(primary.value, true) : [];
+  const primary = await primaryAccountId();
+  return primary ? accountsCovered(primary, true) : [];
 }
 
 /** A refusal Google gives for a domain it does not share with this identity is a fact about the domain, not a failure. */

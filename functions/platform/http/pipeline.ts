@@ -4,8 +4,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { z } from 'zod/v3';
-import { keys, type AccountItem } from '../../data/db';
-import { getItem } from '../../data/store';
+import { findAccount } from '../../accounts/account-store';
 import { roleAllows } from '../access';
 import { ApiError, Forbidden, NotFound, TooManyRequests, Unauthorized, type ErrorField } from '../errors';
 import { logger } from '../logger';
@@ -111,7 +110,7 @@ async function effectiveAccount(principal: Principal, headers: Record<string, st
   const target = headers['x-mailgun-on-behalf-of']?.trim();
   if (!target || target === principal.accountId) return principal.accountId;
   if (principal.kind !== 'user') throw new Forbidden('Only user keys may act on behalf of a subaccount');
-  const account = await getItem<AccountItem>(keys.account(target));
+  const account = await findAccount(target);
   if (!account || account.parentId !== principal.accountId || account.status === 'closed') throw new NotFound('Subaccount not found');
   if (account.status !== 'open' && !route.onBehalfOfAnyStatus) throw new Forbidden('Subaccount is disabled');
   return account.accountId;

@@ -1,18 +1,18 @@
-import { forgetCaps } from '../../accounts/monthly-limit';
-import { auditSending, sendingChanges } from '../../accounts/sending';
-import { keys, type AccountItem } from '../../data/db';
-import { getItem, putItem, updateItem, updateItemIf } from '../../data/store';
-import { ensureMasterUser } from '../../accounts/bootstrap';
-import { createSandboxDomain } from '../../domains/sandbox-domain';
-import { listKeys } from '../../keys/api-keys';
-import { objectId } from '../../platform/ids';
-import { apiKeyKeys, type ApiKeyItem } from '../../keys/key-store';
+import { updateItem } from '../data/store';
+import { createSandboxDomain } from '../domains/sandbox-domain';
+import { listKeys } from '../keys/api-keys';
+import { apiKeyKeys, type ApiKeyItem } from '../keys/key-store';
+import { objectId } from '../platform/ids';
+import { addSubaccount, findAccount, patchAccount, patchAccountIf, saveAccount, type AccountItem } from './account-store';
+import { ensureMasterUser } from './bootstrap';
+import { forgetCaps } from './monthly-limit';
+import { auditSending, sendingChanges } from './sending';
 
 /** The features a subaccount has (contract 12.3), and what a new one starts with. */
 export const SUBACCOUNT_FEATURES = ['email_preview', 'inbox_placement', 'sending', 'validations', 'validations_bulk'] as const;
 export type SubaccountFeature = (typeof SUBACCOUNT_FEATURES)[number];
 
-const DEFAULT_FEATURES: Record<SubaccountFeature, { enabled: boolean }> = {
+export const DEFAULT_FEATURES: Record<SubaccountFeature, { enabled: boolean }> = {
   email_preview: { enabled: true },
   inbox_placement: { enabled: true },
   sending: { enabled: true },
@@ -20,44 +20,24 @@ const DEFAULT_FEATURES: Record<SubaccountFeature, { enabled: boolean }> = {
   validations_bulk: { enabled: false },
 };
 
-/** Mailgun's dates on subaccounts: RFC 1123 (`Wed, 06 Nov 2024 19:48:29 GMT`). */
-const rfc1123 = (iso: string) => new Date(iso).toUTCString();
-
-export function subaccountJson(account: AccountItem) {
-  return {
-    id: account.accountId,
-    name: account.name,
-    status: account.status,
-    created_at: rfc1123(account.createdAt),
-    updated_at: rfc1123(account.updatedAt ?? account.createdAt),
-    features: { ...DEFAULT_FEATURES, ...account.features, ...sendingWithReason(account) },
-  };
-}
-
-/** `sending` turned off by the reputation guard says why (and since when) beside `enabled`. */
-function sendingWithReason(account: AccountItem) {
-  const pause = account.sendingPause;
-  return pause && account.features?.['sending']?.enabled === false ? { sending: { enabled: false, reason: pause.reason, paused_by: pause.by, paused_at: rfc1123(pause.at) } } : {};
-}
-
 /**
  * A child account with its own sandbox domain, keys and data (a parent's user key acts on it with
  * X-Mailgun-On-Behalf-Of). Subaccounts have no subaccounts of their own.
  */
 export async function createSubaccount(parentId: string, name: string, now = new Date()): Promise<AccountItem> {
   const account: AccountItem = { accountId: objectId(now.getTime()), name, parentId, status: 'open', createdAt: now.toISOString(), updatedAt: now.toISOString(), features: { ...DEFAULT_FEATURES } };
-  await putItem(keys.account(account.accountId), account);
+  await saveAccount(account);
   await createSandboxDomain(account.accountId);
   await ensureMasterUser(account.accountId, name);
   // Listed once it exists whole: a list never shows a subaccount without its sandbox domain.
-  await putItem(keys.subaccount(parentId, account.accountId), { accountId: account.accountId });
+  await addSubaccount(parentId, account.accountId);
   return account;
 }
 
 /** The parent's subaccount with this id, or undefined (another account's is never found). */
 export async function findSubaccount(parentId: string, subaccountId: string): Promise<AccountItem | undefined> {
   if (!/^[0-9a-f]{24}$/.test(subaccountId)) return undefined;
-  const account = await getItem<AccountItem>(keys.account(subaccountId), { consistent: true });
+  const account = await findAccount(subaccountId, { consistent: true });
   return account?.parentId === parentId ? account : undefined;
 }
 
@@ -71,7 +51,7 @@ export async function findSubaccount(parentId: string, subaccountId: string): Pr
 export async function setSubaccountStatus(account: AccountItem, to: AccountItem['status'], details: { reason?: string; note?: string } = {}, now = new Date()): Promise<AccountItem | undefined> {
   if (account.status === to) return undefined;
   const changes = { status: to, updatedAt: now.toISOString(), disabledReason: to === 'open' ? undefined : details.reason, disabledNote: to === 'open' ? undefined : details.note };
-  if (!(await updateItemIf(keys.account(account.accountId), { status: account.status }, changes))) return undefined;
+  if (!(await patchAccountIf(account.accountId, { status: account.status }, changes))) return undefined;
   await applyToKeys(account.accountId, to === 'open');
   return { ...account, ...changes };
 }
@@ -94,7 +74,7 @@ async function applyToKeys(accountId: string, open: boolean): Promise<void> {
 export async function setFeatures(account: AccountItem, changes: Partial<Record<SubaccountFeature, { enabled: boolean }>>, now = new Date()): Promise<AccountItem> {
   const features = { ...DEFAULT_FEATURES, ...account.features, ...changes };
   const sending = changes.sending ? sendingChanges(account, changes.sending.enabled, now) : {};
-  const updated = await updateItem<AccountItem>(keys.account(account.accountId), { features, ...sending, updatedAt: now.toISOString() });
+  const updated = await patchAccount(account.accountId, { features, ...sending, updatedAt: now.toISOString() });
   if (Object.keys(sending).length) auditSending(account, changes.sending!.enabled, 'parent account');
   forgetCaps();
   return updated;
