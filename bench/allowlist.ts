@@ -6,7 +6,7 @@
  *
  *   npx tsx bench/allowlist.ts     (or as part of `npm run bench`)
  */
-import { readAllowlist, saveAllowlist, type AllowedAddress } from '../functions/admin/allowlist/ip-allowlist';
+import { readAllowlist, saveAllowlist, type AllowedAddress } from '../functions/accounts/ip-allowlist';
 import { authenticate } from '../functions/authorizer/authenticate';
 import { basicAuth } from './lib/principal';
 import { BENCH_KEY, withLocalMode } from './lib/local';

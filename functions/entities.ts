@@ -5,6 +5,10 @@
  * listed here (a test holds that).
  */
 import './accounts/account-store';
+import './accounts/ip-allowlist';
+import './accounts/monthly-limit';
+import './accounts/sandbox-recipients';
+import './accounts/user-store';
 import './analytics/counter-store';
 import './analytics/unique-marks';
 import './credentials/credential-store';

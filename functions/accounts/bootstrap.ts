@@ -1,6 +1,6 @@
 import { getItem, updateItem } from '../data/store';
 import { primaryAccountId, recordPrimaryAccount, saveAccount, type AccountItem } from './account-store';
-import { ensureUser } from '../admin/users/user-store';
+import { ensureUser } from './user-store';
 import { createSandboxDomain } from '../domains/sandbox-domain';
 import { objectId } from '../platform/ids';
 import { sha256Hex } from '../platform/secrets';

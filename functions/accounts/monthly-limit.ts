@@ -1,10 +1,26 @@
-import { keys } from '../data/db';
 import { randomInt } from 'node:crypto';
-import { addToCounter, deleteItem, getItem, getItems, moveAttribute, putItem, updateItem } from '../data/store';
+import { defineEntity } from '../data/key-registry';
+import { addToCounter, deleteItem, getItem, getItems, moveAttribute, putItem, updateItem, type Key } from '../data/store';
 import { ApiError, Forbidden } from '../platform/errors';
 import { env } from '../platform/env';
 import { sendingRefusal } from './sending';
 import { findAccount } from './account-store';
+
+export const monthlyLimitKeys = defineEntity('monthly limit', {
+  monthlyLimit: { what: "an account's custom monthly message limit (`/v5/accounts/limit/custom/monthly`)", pk: 'ACCT#<account>', sk: 'LIMIT#MONTHLY', key: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'LIMIT#MONTHLY' }) },
+  monthlyCount: {
+    what: 'recipients accepted in one calendar month (UTC, `2026-11`) while a monthly limit is set: its shard 0',
+    pk: 'ACCT#<account>',
+    sk: 'LIMIT#MONTHLY#<month>',
+    key: (accountId: string, month: string): Key => ({ pk: `ACCT#${accountId}`, sk: `LIMIT#MONTHLY#${month}` }),
+  },
+  monthlyCountShard: {
+    what: "the month's other shards (1 to MONTHLY_LIMIT_SHARDS - 1), each a partition of its own: one item takes about 1,000 writes a second",
+    pk: 'ACCT#<account>#MONTHLYCOUNT#<month>#<shard>',
+    sk: 'COUNT',
+    key: (accountId: string, month: string, shard: number): Key => ({ pk: `ACCT#${accountId}#MONTHLYCOUNT#${month}#${shard}`, sk: 'COUNT' }),
+  },
+});
 
 /** An account's custom monthly message limit: a hard cap on recipients accepted per calendar month (UTC). */
 export interface MonthlyLimit {
@@ -30,24 +46,24 @@ export class MonthlyLimitReached extends ApiError {
 }
 
 export function getMonthlyLimit(accountId: string): Promise<MonthlyLimit | undefined> {
-  return getItem<MonthlyLimit>(keys.monthlyLimit(accountId), { consistent: true });
+  return getItem<MonthlyLimit>(monthlyLimitKeys.monthlyLimit(accountId), { consistent: true });
 }
 
 export async function setMonthlyLimit(accountId: string, limit: number): Promise<void> {
-  await putItem(keys.monthlyLimit(accountId), { limit, enabled: true } satisfies MonthlyLimit);
+  await putItem(monthlyLimitKeys.monthlyLimit(accountId), { limit, enabled: true } satisfies MonthlyLimit);
   // A subaccount's cached caps name its parent's too: any change clears them all (in this container; others within MONTHLY_LIMIT_CACHE_SECONDS).
   forgetCaps();
 }
 
 export async function enableMonthlyLimit(accountId: string): Promise<boolean> {
   if (!(await getMonthlyLimit(accountId))) return false;
-  await updateItem(keys.monthlyLimit(accountId), { enabled: true });
+  await updateItem(monthlyLimitKeys.monthlyLimit(accountId), { enabled: true });
   forgetCaps();
   return true;
 }
 
 export async function removeMonthlyLimit(accountId: string): Promise<void> {
-  await deleteItem(keys.monthlyLimit(accountId));
+  await deleteItem(monthlyLimitKeys.monthlyLimit(accountId));
   forgetCaps();
 }
 
@@ -60,7 +76,7 @@ export async function removeMonthlyLimit(accountId: string): Promise<void> {
  */
 const MAX_SHARDS = 32;
 
-const shardKey = (accountId: string, month: string, shard: number) => (shard === 0 ? keys.monthlyCount(accountId, month) : keys.monthlyCountShard(accountId, month, shard));
+const shardKey = (accountId: string, month: string, shard: number) => (shard === 0 ? monthlyLimitKeys.monthlyCount(accountId, month) : monthlyLimitKeys.monthlyCountShard(accountId, month, shard));
 
 /** Each shard's share of `total`: equal, the remainder one each to the first, summing to `total`. */
 export function shardShares(total: number, shards: number): number[] {
@@ -176,7 +192,7 @@ async function capsOf(accountId: string): Promise<Caps> {
   if (cached && now - cached.at < env().MONTHLY_LIMIT_CACHE_SECONDS * 1000) return cached;
   const account = await findAccount(accountId);
   const owners = [accountId, ...(account?.parentId ? [account.parentId] : [])];
-  const limits = await Promise.all(owners.map((id) => getItem<MonthlyLimit>(keys.monthlyLimit(id))));
+  const limits = await Promise.all(owners.map((id) => getItem<MonthlyLimit>(monthlyLimitKeys.monthlyLimit(id))));
   const caps: Caps = {
     at: now,
     chain: owners.flatMap((id, i) => (limits[i]?.enabled ? [{ accountId: id, limit: limits[i]!.limit }] : [])),

@@ -4,7 +4,7 @@ import { lockedUntil, recordFailure, subjectsOf } from '../platform/auth-throttl
 import { logger } from '../platform/logger';
 import type { AuthorizerContext } from '../platform/principal';
 import { sha256Hex } from '../platform/secrets';
-import { accountAllowsSource } from '../admin/allowlist/ip-allowlist';
+import { accountAllowsSource } from '../accounts/ip-allowlist';
 import { namedKeyId } from '../keys/api-keys';
 import { apiKeyKeys, type ApiKeyItem } from '../keys/key-store';
 

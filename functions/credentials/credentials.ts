@@ -1,5 +1,5 @@
 import { accountIsOpen } from '../accounts/account-status';
-import { accountAllowsSource } from '../admin/allowlist/ip-allowlist';
+import { accountAllowsSource } from '../accounts/ip-allowlist';
 import { randomBytes } from 'node:crypto';
 import { byteLength, MAX_DOMAIN_NAME_BYTES } from '../data/key-limits';
 import { claimAttempt, forgiveAttempt, slowdown, subjectsOf } from '../platform/auth-throttle';

@@ -21,12 +21,6 @@ export const keys = {
   ipPool: (accountId: string, poolId = ''): Key => ({ pk: `ACCT#${accountId}#IPPOOLS`, sk: poolId }),
   /** What a parent delegated to a subaccount: `POOL#<poolId>` (a DIPP it may link domains to) or `IP#<ip>`. */
   ipDelegation: (subaccountId: string, what = ''): Key => ({ pk: `ACCT#${subaccountId}#IPDELEGATIONS`, sk: what }),
-  /** The sandbox domain's authorized recipients (`/v5/sandbox/auth_recipients`), at most five. */
-  sandboxRecipient: (accountId: string, email = ''): Key => ({ pk: `ACCT#${accountId}#SANDBOXRCPT`, sk: email }),
-  /** How many the account has, against the five allowed. */
-  sandboxRecipientCount: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'SANDBOXRCPTCOUNT' }),
-  /** A confirmation link's token, by its hash: all a recipient's click carries. */
-  sandboxActivation: (tokenHash: string): Key => ({ pk: `SANDBOXACTIVATION#${tokenHash}`, sk: 'TOKEN' }),
   /** A DMARC report ingested, by `<org>#<report id>` (its duplicate guard). */
   dmarcReport: (accountId: string, reportKey = ''): Key => ({ pk: `ACCT#${accountId}#DMARCREPORTS`, sk: reportKey }),
   /** A DMARC report file refused (unreadable, not a report), kept with its reason. */
@@ -76,19 +70,6 @@ export const keys = {
   blocklistEvent: (accountId: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#BLOCKLISTEVENTS`, sk }),
   /** An address a receiver said does not exist (a hard "user unknown" bounce): one that later accepts mail may be a recycled trap. */
   unknownUser: (accountId: string, address: string): Key => ({ pk: `ACCT#${accountId}#UNKNOWNUSERS`, sk: address }),
-  /** A user of an account (`/v5/users`), in a partition per account. */
-  user: (accountId: string, userId = ''): Key => ({ pk: `ACCT#${accountId}#USERS`, sk: userId }),
-  /** The addresses and CIDRs an account's keys and SMTP logins may be used from (`/v2/ip_whitelist`). */
-  ipAllowlist: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'IPALLOWLIST' }),
-  /** An account's custom monthly message limit (`/v5/accounts/limit/custom/monthly`). */
-  monthlyLimit: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'LIMIT#MONTHLY' }),
-  /** Recipients accepted in one calendar month (UTC, `2026-11`) while a monthly limit is set: its shard 0. */
-  monthlyCount: (accountId: string, month: string): Key => ({ pk: `ACCT#${accountId}`, sk: `LIMIT#MONTHLY#${month}` }),
-  /**
-   * The month's other shards (1 to MONTHLY_LIMIT_SHARDS - 1, functions/accounts/monthly-limit.ts),
-   * each a partition of its own: one item takes about 1,000 writes a second.
-   */
-  monthlyCountShard: (accountId: string, month: string, shard: number): Key => ({ pk: `ACCT#${accountId}#MONTHLYCOUNT#${month}#${shard}`, sk: 'COUNT' }),
   /** What the reputation guard last found of an account (functions/reputation): its state, since when, and the figures. */
   reputationState: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'REPUTATION' }),
   /** An event-stream consumer has finished a batch (functions/event-stream): read before, written after. */

@@ -6,7 +6,7 @@ import { boundedText, flag, integer, MAX_LENGTH, oneOfValues, schema } from '../
 import { areaHandler, operation } from '../platform/http/pipeline';
 import { deleteKey, findKey, issueKey, keyJson, listKeys, WEB_KEY_MAX_SECONDS } from './api-keys';
 import { keyRoutes } from './routes';
-import { ensureUser } from '../admin/users/user-store';
+import { ensureUser } from '../accounts/user-store';
 
 const kindParam = () => z.preprocess(
   (v) => (Array.isArray(v) ? v.at(-1) : v),

@@ -1,6 +1,6 @@
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { configurationSetOf, routeFor, sendingAddressesOf, type SendingRoute } from '../sending-ips/sending-route';
-import { authorizedRecipients } from '../admin/sandbox/auth-recipients';
+import { authorizedRecipients } from '../accounts/sandbox-recipients';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';

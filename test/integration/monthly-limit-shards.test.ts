@@ -1,6 +1,5 @@
-import { keys } from '../../functions/data/db';
 import { getItem } from '../../functions/data/store';
-import { monthOf } from '../../functions/accounts/monthly-limit';
+import { monthOf, monthlyLimitKeys } from '../../functions/accounts/monthly-limit';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, sandboxOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 
@@ -48,7 +47,7 @@ test('concurrent sends spread over the shards, never pass the limit together, an
   // Every shard took some of it, none more than its share, and together they are what was accepted.
   const month = monthOf(Date.now());
   const shards = await platform.us.run(() =>
-    Promise.all([0, 1, 2, 3].map(async (k) => (await getItem<{ count: number }>(k === 0 ? keys.monthlyCount(sub.id, month) : keys.monthlyCountShard(sub.id, month, k)))?.count ?? 0)),
+    Promise.all([0, 1, 2, 3].map(async (k) => (await getItem<{ count: number }>(k === 0 ? monthlyLimitKeys.monthlyCount(sub.id, month) : monthlyLimitKeys.monthlyCountShard(sub.id, month, k)))?.count ?? 0)),
   );
   for (const count of shards) {
     expect(count).toBeGreaterThan(0);

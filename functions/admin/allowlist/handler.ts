@@ -2,7 +2,7 @@ import { z } from 'zod/v3';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
 import { boundedText, MAX_LENGTH, schema } from '../../platform/http/params';
-import { allowlistOf, canonicalEntry, readAllowlist, saveAllowlist } from './ip-allowlist';
+import { allowlistOf, canonicalEntry, readAllowlist, saveAllowlist } from '../../accounts/ip-allowlist';
 import { allowlistRoutes } from './routes';
 
 const entryInput = schema(() => z.object({ address: boundedText(MAX_LENGTH.ip), description: boundedText(MAX_LENGTH.name).optional() }));

@@ -5,7 +5,7 @@ import { areaHandler, operation, type ApiRequest } from '../../platform/http/pip
 import { integer, schema } from '../../platform/http/params';
 import { findSubaccount } from '../../accounts/subaccount-store';
 import { limitRoutes } from './routes';
-import { seedMonthlyCount } from './seed-count';
+import { seedMonthlyCount } from '../../accounts/monthly-count-seed';
 
 const limitInput = () =>
   integer().refine((n) => n >= MIN_MONTHLY_LIMIT, { message: `The limit parameter minumum is ${MIN_MONTHLY_LIMIT}` });

@@ -6,8 +6,9 @@ import { isAddress } from '../../messages/recipients';
 import { boundedText, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { areaHandler, operation } from '../../platform/http/pipeline';
 import { noticePage } from '../../platform/http/public-page';
-import { activateSandboxRecipient, addSandboxRecipient, listSandboxRecipients, removeSandboxRecipient, sandboxRecipientJson } from './auth-recipients';
-import { mailConfirmation } from './confirmation-mail';
+import { activateSandboxRecipient, addSandboxRecipient, listSandboxRecipients, removeSandboxRecipient } from '../../accounts/sandbox-recipients';
+import { mailConfirmation } from '../../accounts/sandbox-confirmation';
+import { sandboxRecipientJson } from './present';
 import { sandboxRoutes } from './routes';
 
 export const handler = areaHandler(sandboxRoutes, {

@@ -6,7 +6,8 @@ import { areaHandler, operation } from '../../platform/http/pipeline';
 import { oneOfValues, schema } from '../../platform/http/params';
 import { skipLimitInput } from '../../platform/http/paging';
 import { userRoutes } from './routes';
-import { findUser, listUsers, userJson } from './user-store';
+import { findUser, listUsers } from '../../accounts/user-store';
+import { userJson } from './present';
 
 const listInput = schema(() =>
   z.object({

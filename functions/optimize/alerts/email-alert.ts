@@ -1,4 +1,4 @@
-import { authorizedRecipients } from '../../admin/sandbox/auth-recipients';
+import { authorizedRecipients } from '../../accounts/sandbox-recipients';
 import { getItem } from '../../data/store';
 import { findDomain, domainKeys, type DomainClaimItem, type DomainItem } from '../../domains/domain-store';
 import { sandboxDomainOf } from '../../domains/sandbox-domain';

@@ -1,7 +1,11 @@
 import { BlockList, isIP } from 'node:net';
-import { keys } from '../../data/db';
-import { getItem, putItem, updateItemIf } from '../../data/store';
-import { BadRequest, Conflict } from '../../platform/errors';
+import { defineEntity } from '../data/key-registry';
+import { getItem, putItem, updateItemIf, type Key } from '../data/store';
+import { BadRequest, Conflict } from '../platform/errors';
+
+export const allowlistKeys = defineEntity('ip allowlist', {
+  ipAllowlist: { what: "the addresses and CIDRs an account's keys and SMTP logins may be used from (`/v2/ip_whitelist`)", pk: 'ACCT#<account>', sk: 'IPALLOWLIST', key: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'IPALLOWLIST' }) },
+});
 
 /** One entry of `/v2/ip_whitelist`: an address or a CIDR range, IPv4 or IPv6. */
 export interface AllowedAddress {
@@ -36,7 +40,7 @@ export function canonicalEntry(raw: string): string {
 }
 
 export async function readAllowlist(accountId: string): Promise<Allowlist> {
-  const item = await getItem<AllowlistItem>(keys.ipAllowlist(accountId), { consistent: true });
+  const item = await getItem<AllowlistItem>(allowlistKeys.ipAllowlist(accountId), { consistent: true });
   return { addresses: item?.addresses ?? [], version: item?.version ?? 0 };
 }
 
@@ -48,7 +52,7 @@ export async function allowlistOf(accountId: string): Promise<AllowedAddress[]> 
 export async function saveAllowlist(accountId: string, read: Allowlist, addresses: AllowedAddress[]): Promise<AllowedAddress[]> {
   if (addresses.length > MAX_ALLOWLIST_ENTRIES) throw new BadRequest(`At most ${MAX_ALLOWLIST_ENTRIES} addresses may be allowed`);
   const item: AllowlistItem = { addresses, version: read.version + 1 };
-  const saved = read.version === 0 ? await putItem(keys.ipAllowlist(accountId), item, { ifAbsent: true }) : await updateItemIf(keys.ipAllowlist(accountId), { version: read.version }, { ...item });
+  const saved = read.version === 0 ? await putItem(allowlistKeys.ipAllowlist(accountId), item, { ifAbsent: true }) : await updateItemIf(allowlistKeys.ipAllowlist(accountId), { version: read.version }, { ...item });
   if (!saved) throw new Conflict('The allowlist changed meanwhile: read it and try again');
   return addresses;
 }

@@ -1,7 +1,7 @@
-import { accountsCovered } from '../../accounts/subaccount-list';
-import { bucketStart } from '../../analytics/buckets';
-import { getCounters } from '../../analytics/counter-store';
-import { raiseMonthlyCount } from '../../accounts/monthly-limit';
+import { accountsCovered } from './subaccount-list';
+import { bucketStart } from '../analytics/buckets';
+import { getCounters } from '../analytics/counter-store';
+import { raiseMonthlyCount } from './monthly-limit';
 
 /**
  * A limit set mid-month starts from what the month has already accepted: the accepted recipients

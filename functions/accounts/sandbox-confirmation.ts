@@ -1,7 +1,7 @@
-import { canSend } from '../../messages/accept';
-import { sendPlatformMail } from '../../messages/platform-mail';
-import { escapeHtml } from '../../platform/html-escape';
-import type { DomainItem } from '../../domains/domain-store';
+import { canSend } from '../messages/accept';
+import { sendPlatformMail } from '../messages/platform-mail';
+import { escapeHtml } from '../platform/html-escape';
+import type { DomainItem } from '../domains/domain-store';
 
 /**
  * The confirmation an authorized recipient gets, sent through the platform's own pipeline from the
