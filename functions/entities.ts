@@ -20,6 +20,10 @@ import './lists/list-store';
 import './mailroutes/route-store';
 import './messages/message-store';
 import './platform/auth-throttle';
+import './sending-ips/dynamic-pools';
+import './sending-ips/ip-records';
+import './sending-ips/pool-records';
+import './sending-ips/warmup';
 import './suppressions/suppression-store';
 import './templates/template-store';
 

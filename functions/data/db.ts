@@ -5,22 +5,6 @@ import type { IndexKey, Key } from './store';
  * patterns they serve (see table.ts); nothing else spells a key.
  */
 export const keys = {
-  /** The region's dedicated IPs as SES leases them, one item each in one partition (they are few). */
-  dedicatedIp: (ip = ''): Key => ({ pk: 'SYSTEM#dedicated-ips', sk: ip }),
-  /** A dedicated IP's warm-up plan (functions/sending-ips/warmup.ts), region-wide like the IPs. */
-  ipWarmup: (ip = ''): Key => ({ pk: 'SYSTEM#ip-warmups', sk: ip }),
-  /** How many recipients a warming IP was given in one hour (`2026-11-26T09:00:00.000Z`). */
-  ipHourlySends: (ip: string, hour: string): Key => ({ pk: `SYSTEM#ip-sends#${ip}`, sk: hour }),
-  /** An account's dynamic IP pools: the IPs of each reputation band, in one item. */
-  dynamicPools: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'DYNAMICPOOLS' }),
-  /** Which accounts have dynamic pools (few): the daily reassessment walks them. */
-  dynamicPoolOwners: (accountId = ''): Key => ({ pk: 'SYSTEM#dynamic-pool-owners', sk: accountId }),
-  /** Moves of domains between bands, per owning account, by `<ISO time>#<domain>`. */
-  dynamicPoolHistory: (ownerId: string, sk = ''): Key => ({ pk: `ACCT#${ownerId}#DYNPOOLHISTORY`, sk }),
-  /** A dedicated IP pool (DIPP) of an account; ids are objectIds, so the partition is in creation order. */
-  ipPool: (accountId: string, poolId = ''): Key => ({ pk: `ACCT#${accountId}#IPPOOLS`, sk: poolId }),
-  /** What a parent delegated to a subaccount: `POOL#<poolId>` (a DIPP it may link domains to) or `IP#<ip>`. */
-  ipDelegation: (subaccountId: string, what = ''): Key => ({ pk: `ACCT#${subaccountId}#IPDELEGATIONS`, sk: what }),
   /** A DMARC report ingested, by `<org>#<report id>` (its duplicate guard). */
   dmarcReport: (accountId: string, reportKey = ''): Key => ({ pk: `ACCT#${accountId}#DMARCREPORTS`, sk: reportKey }),
   /** A DMARC report file refused (unreadable, not a report), kept with its reason. */

@@ -1,8 +1,8 @@
 import { bucketsBetween } from '../analytics/buckets';
 import { getCounters } from '../analytics/counter-store';
-import { keys } from '../data/db';
-import { getItem, putItem, queryAll, queryPage, updateItem } from '../data/store';
-import { listDomainItems, patchDomain, domainKeys, type DomainItem } from '../domains/domain-store';
+import { defineEntity } from '../data/key-registry';
+import { deleteItem, getItem, putItem, queryAll, queryPage, type Key } from '../data/store';
+import { listDomainItems, patchDomain, type DomainItem } from '../domains/domain-store';
 import { listSubaccounts } from '../accounts/subaccount-list';
 import { BadRequest } from '../platform/errors';
 import { objectId } from '../platform/ids';
@@ -36,6 +36,24 @@ export const POOR_BOUNCE_RATE = 0.05;
 export const POOR_COMPLAINT_RATE = 0.001;
 const REASSESS_EVERY_MS = 24 * 3600_000;
 
+export const dynamicPoolKeys = defineEntity(
+  'dynamic ip pools',
+  {
+    dynamicPools: { what: "an account's dynamic IP pools: the IPs of each reputation band, in one item", pk: 'ACCT#<account>', sk: 'DYNAMICPOOLS', key: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'DYNAMICPOOLS' }) },
+    dynamicPoolOwners: { what: 'an account that has dynamic pools (few): the daily reassessment walks them', pk: 'SYSTEM#dynamic-pool-owners', sk: '<account>', key: (accountId = ''): Key => ({ pk: 'SYSTEM#dynamic-pool-owners', sk: accountId }) },
+    dynamicPoolHistory: {
+      what: 'a move of a domain between bands, per owning account, by `<ISO time>#<domain>`',
+      pk: 'ACCT#<owner>#DYNPOOLHISTORY',
+      sk: '<ISO time>#<domain>',
+      key: (ownerId: string, at = '', domain = ''): Key => ({ pk: `ACCT#${ownerId}#DYNPOOLHISTORY`, sk: at && `${at}#${domain}` }),
+    },
+  },
+  [
+    { what: 'the accounts with dynamic pools', pk: 'SYSTEM#dynamic-pool-owners' },
+    { what: "an owner's band history, newest first (pages)", pk: 'ACCT#<owner>#DYNPOOLHISTORY' },
+  ],
+);
+
 export interface DynamicPoolsItem {
   accountId: string;
   bands: Record<Band, { id: string; ips: string[] }>;
@@ -58,16 +76,16 @@ export interface HistoryItem {
 
 export const isBand = (value: string): value is Band => (BANDS as readonly string[]).includes(value);
 /** The account's bands, read consistently: what the routes show and change. */
-export const getDynamicPools = (accountId: string) => getItem<DynamicPoolsItem>(keys.dynamicPools(accountId), { consistent: true });
+export const getDynamicPools = (accountId: string) => getItem<DynamicPoolsItem>(dynamicPoolKeys.dynamicPools(accountId), { consistent: true });
 
 /** The same, read eventually consistently: the send path's, on every message of an enrolled domain, as its DIPP is read. */
-export const dynamicPoolsForSending = (accountId: string) => getItem<DynamicPoolsItem>(keys.dynamicPools(accountId));
+export const dynamicPoolsForSending = (accountId: string) => getItem<DynamicPoolsItem>(dynamicPoolKeys.dynamicPools(accountId));
 
 export async function saveDynamicPools(accountId: string, ips: Record<Band, string[]>): Promise<DynamicPoolsItem> {
   const existing = await getDynamicPools(accountId);
   const bands = Object.fromEntries(BANDS.map((band) => [band, { id: existing?.bands[band].id ?? objectId(), ips: ips[band] }])) as DynamicPoolsItem['bands'];
   const item: DynamicPoolsItem = { accountId, bands };
-  await putItem(keys.dynamicPools(accountId), item);
+  await putItem(dynamicPoolKeys.dynamicPools(accountId), item);
   return item;
 }
 
@@ -118,7 +136,7 @@ async function recordMove(domain: DomainItem, ownerId: string, prev: Band | '', 
     ...metrics,
     timestamp: at,
   };
-  await putItem(keys.dynamicPoolHistory(ownerId, `${at}#${domain.name}`), item);
+  await putItem(dynamicPoolKeys.dynamicPoolHistory(ownerId, at, domain.name), item);
 }
 
 /** Enrolls a domain into `ownerId`'s pools at the band its record earns now (or its override). */
@@ -144,7 +162,7 @@ export async function reassess(ownerId: string, now = Date.now()): Promise<numbe
     if (now - Date.parse(enrollment.assessedAt) < REASSESS_EVERY_MS) continue;
     const metrics = await metricsOf(domain, now);
     const { band, reason } = bandOf(metrics);
-    await updateItem(domainKeys.domain(domain.accountId, domain.name), { dynamicPool: { ...enrollment, band, metrics, assessedAt: new Date(now).toISOString() } });
+    await patchDomain(domain, { dynamicPool: { ...enrollment, band, metrics, assessedAt: new Date(now).toISOString() } });
     if (band !== enrollment.band) {
       moved++;
       await recordMove(domain, ownerId, enrollment.band, band, reason, metrics, now);
@@ -155,9 +173,20 @@ export async function reassess(ownerId: string, now = Date.now()): Promise<numbe
 }
 
 /** Accounts that have dynamic pools set up (the sweep's list). */
-export const accountsWithDynamicPools = async () => (await queryAll<{ accountId: string }>(keys.dynamicPoolOwners(), '')).map((item) => item.accountId);
-export const markDynamicPoolOwner = (accountId: string) => putItem(keys.dynamicPoolOwners(accountId), { accountId });
+export const accountsWithDynamicPools = async () => (await queryAll<{ accountId: string }>(dynamicPoolKeys.dynamicPoolOwners(), '')).map((item) => item.accountId);
+export const markDynamicPoolOwner = (accountId: string) => putItem(dynamicPoolKeys.dynamicPoolOwners(accountId), { accountId });
+
+/** Removes an account's dynamic pools (none of its domains, nor its subaccounts', may still be enrolled). */
+export async function deleteDynamicPools(accountId: string): Promise<void> {
+  await deleteItem(dynamicPoolKeys.dynamicPools(accountId));
+  await deleteItem(dynamicPoolKeys.dynamicPoolOwners(accountId));
+}
+
+/** Pins an enrolled domain to a band, or (undefined) lets its record decide again. */
+export async function setBandOverride(domain: DomainItem & { dynamicPool: DynamicEnrollment }, band: Band | undefined): Promise<void> {
+  await patchDomain(domain, { dynamicPool: { ...domain.dynamicPool, override: band } });
+}
 
 export async function historyOf(ownerId: string, options: { limit: number; after?: string; before?: string }): Promise<HistoryItem[]> {
-  return queryPage<HistoryItem>(keys.dynamicPoolHistory(ownerId).pk, { prefix: '', ascending: false, after: options.after, before: options.before, limit: options.limit });
+  return queryPage<HistoryItem>(dynamicPoolKeys.dynamicPoolHistory(ownerId).pk, { prefix: '', ascending: false, after: options.after, before: options.before, limit: options.limit });
 }

@@ -1,14 +1,14 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { keys } from '../data/db';
-import { deleteItem, getItem, putItem } from '../data/store';
+import { getItem } from '../data/store';
 import { listDomainItems, type DomainItem } from '../domains/domain-store';
 import { sqsClient } from '../platform/aws-clients';
 import { accountsCovered } from '../accounts/subaccount-list';
 import { enroll } from './dynamic-pools';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
-import { assignDomain, changeDelegates, linkedDomains, removePool, type DomainAssignment, type IpDelegationItem, type IpPoolItem } from './ip-pools';
+import { assignDomain, changeDelegates, linkedDomains, removePool, removePoolDelegation, savePoolDelegation, type DomainAssignment, type IpPoolItem } from './ip-pools';
+import { ipPoolKeys } from './pool-records';
 
 /**
  * Work the IP routes answer `started` for and finish after the reply (Mailgun's rule 6): every
@@ -38,7 +38,7 @@ export const canHaveIps = (domain: DomainItem) => domain.type !== 'sandbox';
 export async function runIpJob(job: IpJob): Promise<void> {
   switch (job.kind) {
     case 'delete-pool': {
-      const pool = await getItem<IpPoolItem>(keys.ipPool(job.ownerId, job.poolId), { consistent: true });
+      const pool = await getItem<IpPoolItem>(ipPoolKeys.ipPool(job.ownerId, job.poolId), { consistent: true });
       if (!pool?.deleting) return;
       const replacement = pool.deleting.replacement;
       // Rule 6: a pool delegated to subaccounts hands them its replacement pool too.
@@ -50,7 +50,7 @@ export async function runIpJob(job: IpJob): Promise<void> {
         const forDomain: DomainAssignment = domain.accountId === pool.accountId || replacement === 'shared' || 'poolId' in replacement ? replacement : 'shared';
         await assignDomain(domain, forDomain);
       }
-      for (const subaccountId of pool.delegatedTo ?? []) await deleteItem(keys.ipDelegation(subaccountId, `POOL#${pool.poolId}`));
+      for (const subaccountId of pool.delegatedTo ?? []) await removePoolDelegation(subaccountId, pool.poolId);
       await removePool(pool);
       return;
     }
@@ -76,7 +76,7 @@ export async function runIpJob(job: IpJob): Promise<void> {
     case 'revoke-pool': {
       const domains = await listDomainItems(job.subaccountId);
       for (const domain of domains.filter((d) => d.ipPoolId === job.poolId && d.ipPoolOwnerId === job.ownerId)) await assignDomain(domain, 'shared');
-      await deleteItem(keys.ipDelegation(job.subaccountId, `POOL#${job.poolId}`));
+      await removePoolDelegation(job.subaccountId, job.poolId);
       await changeDelegates({ accountId: job.ownerId, poolId: job.poolId }, (delegates) => delegates.filter((id) => id !== job.subaccountId));
       return;
     }
@@ -87,8 +87,7 @@ export async function runIpJob(job: IpJob): Promise<void> {
 export async function delegatePool(pool: Pick<IpPoolItem, 'accountId' | 'poolId'>, subaccountId: string): Promise<void> {
   // The pool's list first: a delegation item without it would outlive a deletion that never saw the delegate.
   if (!(await changeDelegates(pool, (delegates) => (delegates.includes(subaccountId) ? delegates : [...delegates, subaccountId])))) return;
-  const delegation: IpDelegationItem = { subaccountId, parentId: pool.accountId, poolId: pool.poolId, delegatedAt: new Date().toISOString() };
-  await putItem(keys.ipDelegation(subaccountId, `POOL#${pool.poolId}`), delegation);
+  await savePoolDelegation(pool, subaccountId);
 }
 
 /** The IP job queue's worker: each message one job; a failed one comes back, and is safe to run again. */

@@ -1,52 +1,25 @@
-import { keys } from '../data/db';
 import { deleteItem, getItem, putItem, queryAll, updateItem, updateItemIf } from '../data/store';
 import { listDomainItems, patchDomain, type DomainItem } from '../domains/domain-store';
 import { BadRequest, NotFound } from '../platform/errors';
 import { objectId } from '../platform/ids';
 import { accountIps, compareIps, type DedicatedIpItem } from './ip-store';
+import { delegationsOf, ipPoolKeys, type DomainAssignment, type IpDelegationItem, type IpPoolItem, type VisiblePool } from './pool-records';
 
-/** A dedicated IP pool (DIPP): a named set of the account's dedicated IPs that domains are linked to. */
-export interface IpPoolItem {
-  poolId: string;
-  accountId: string;
-  name: string;
-  description: string;
-  ips: string[];
-  createdAt: string;
-  /** Subaccounts it is delegated to: they may link their domains to it, not change it. */
-  delegatedTo?: string[];
-  /** Set by DELETE: its domains are being moved to the replacement, then it goes (ip-jobs.ts). */
-  deleting?: { replacement: DomainAssignment; requestedAt: string };
-}
-
-/** A pool as an account sees it: its own, or one its parent delegated to it. */
-export type VisiblePool = IpPoolItem & { inherited: boolean };
-
-/** What a domain sends from: a DIPP (the parent's, for a delegated one), its own dedicated IPs, or SES's shared addresses. */
-export type DomainAssignment = { poolId: string; ownerId?: string } | { ips: string[] } | 'shared';
-
-/** A delegation of a parent's pool or IP to a subaccount. */
-export interface IpDelegationItem {
-  subaccountId: string;
-  parentId: string;
-  poolId?: string;
-  ip?: string;
-  delegatedAt: string;
-}
+export type { DomainAssignment, IpDelegationItem, IpPoolItem, VisiblePool } from './pool-records';
 
 const live = (pool: IpPoolItem | undefined) => (pool && !pool.deleting ? pool : undefined);
 
 /** The account's own pools, without those being deleted. */
 export async function ownPools(accountId: string): Promise<IpPoolItem[]> {
-  return (await queryAll<IpPoolItem>(keys.ipPool(accountId), '')).filter((pool) => !pool.deleting);
+  return (await queryAll<IpPoolItem>(ipPoolKeys.ipPool(accountId), '')).filter((pool) => !pool.deleting);
 }
 
-export const delegationsTo = (subaccountId: string) => queryAll<IpDelegationItem>(keys.ipDelegation(subaccountId), '');
+export const delegationsTo = (subaccountId: string) => queryAll<IpDelegationItem>(delegationsOf(subaccountId), '');
 
 /** The pools delegated to a subaccount by its parent. */
 async function inheritedPools(accountId: string): Promise<IpPoolItem[]> {
   const delegated = (await delegationsTo(accountId)).filter((d) => d.poolId);
-  const pools = await Promise.all(delegated.map((d) => getItem<IpPoolItem>(keys.ipPool(d.parentId, d.poolId!))));
+  const pools = await Promise.all(delegated.map((d) => getItem<IpPoolItem>(ipPoolKeys.ipPool(d.parentId, d.poolId!))));
   return pools.map(live).filter((pool): pool is IpPoolItem => Boolean(pool));
 }
 
@@ -68,10 +41,10 @@ export async function poolParameter(accountId: string, poolId: string): Promise<
 
 export async function requirePool(accountId: string, poolId: string): Promise<VisiblePool> {
   if (!/^[0-9a-f]{24}$/.test(poolId)) throw new NotFound('IP pool not found');
-  const own = live(await getItem<IpPoolItem>(keys.ipPool(accountId, poolId), { consistent: true }));
+  const own = live(await getItem<IpPoolItem>(ipPoolKeys.ipPool(accountId, poolId), { consistent: true }));
   if (own) return { ...own, inherited: false };
-  const delegation = await getItem<IpDelegationItem>(keys.ipDelegation(accountId, `POOL#${poolId}`), { consistent: true });
-  const inherited = delegation && live(await getItem<IpPoolItem>(keys.ipPool(delegation.parentId, poolId), { consistent: true }));
+  const delegation = await getItem<IpDelegationItem>(ipPoolKeys.poolDelegation(accountId, poolId), { consistent: true });
+  const inherited = delegation && live(await getItem<IpPoolItem>(ipPoolKeys.ipPool(delegation.parentId, poolId), { consistent: true }));
   if (inherited) return { ...inherited, inherited: true };
   throw new NotFound('IP pool not found');
 }
@@ -106,19 +79,19 @@ export async function createPool(accountId: string, input: { name: string; descr
   const ips = [...new Set(input.ips)].sort(compareIps);
   for (const ip of ips) await requireAccountIp(accountId, ip, {});
   const pool: IpPoolItem = { poolId: objectId(), accountId, name: input.name, description: input.description, ips, createdAt: new Date().toISOString(), delegatedTo: [] };
-  await putItem(keys.ipPool(accountId, pool.poolId), pool, { ifAbsent: true });
+  await putItem(ipPoolKeys.ipPool(accountId, pool.poolId), pool, { ifAbsent: true });
   return pool;
 }
 
 export const savePoolChanges = (pool: Pick<IpPoolItem, 'accountId' | 'poolId'>, changes: Partial<Omit<IpPoolItem, 'poolId' | 'accountId'>>) =>
-  updateItem<IpPoolItem>(keys.ipPool(pool.accountId, pool.poolId), changes);
+  updateItem<IpPoolItem>(ipPoolKeys.ipPool(pool.accountId, pool.poolId), changes);
 
 /**
  * Adds or removes a delegate with a compare-and-set on the list, so two delegations at once both
  * land. False when the pool is gone.
  */
 export async function changeDelegates(which: Pick<IpPoolItem, 'accountId' | 'poolId'>, change: (delegates: string[]) => string[]): Promise<boolean> {
-  const key = keys.ipPool(which.accountId, which.poolId);
+  const key = ipPoolKeys.ipPool(which.accountId, which.poolId);
   for (let round = 0; round < 5; round++) {
     const pool = await getItem<IpPoolItem>(key, { consistent: true });
     if (!pool) return false;
@@ -130,7 +103,7 @@ export async function changeDelegates(which: Pick<IpPoolItem, 'accountId' | 'poo
   throw new Error(`could not change the delegates of IP pool ${which.poolId}: too many concurrent changes`);
 }
 
-export const removePool = (pool: Pick<IpPoolItem, 'accountId' | 'poolId'>) => deleteItem(keys.ipPool(pool.accountId, pool.poolId));
+export const removePool = (pool: Pick<IpPoolItem, 'accountId' | 'poolId'>) => deleteItem(ipPoolKeys.ipPool(pool.accountId, pool.poolId));
 
 /** Is this domain linked to that pool (its own account's, or a delegated one)? */
 export const isLinkedTo = (domain: DomainItem, pool: Pick<IpPoolItem, 'accountId' | 'poolId'>) =>
@@ -182,11 +155,28 @@ export async function replacementOf(accountId: string, ip: string | undefined, p
 /** The pool a domain is linked to, as stored (also while it is being deleted: its domains keep sending from it until moved). */
 export async function poolOfDomain(domain: Pick<DomainItem, 'accountId' | 'ipPoolId' | 'ipPoolOwnerId'>): Promise<IpPoolItem | undefined> {
   if (!domain.ipPoolId) return undefined;
-  return getItem<IpPoolItem>(keys.ipPool(domain.ipPoolOwnerId ?? domain.accountId, domain.ipPoolId));
+  return getItem<IpPoolItem>(ipPoolKeys.ipPool(domain.ipPoolOwnerId ?? domain.accountId, domain.ipPoolId));
 }
 
 /** The IPs a domain may send from (empty: the shared addresses). */
 export async function domainIps(domain: DomainItem): Promise<string[]> {
   if (domain.ipPoolId) return (await poolOfDomain(domain))?.ips ?? [];
   return domain.ips ?? [];
+}
+
+/** Delegates one of a parent's dedicated IPs to a subaccount. */
+export async function delegateIp(parentId: string, subaccountId: string, ip: string): Promise<void> {
+  const delegation: IpDelegationItem = { subaccountId, parentId, ip, delegatedAt: new Date().toISOString() };
+  await putItem(ipPoolKeys.ipDelegation(subaccountId, ip), delegation);
+}
+
+/** Writes the subaccount's side of a pool's delegation (ip-jobs.ts keeps the pool's list of delegates first). */
+export async function savePoolDelegation(pool: Pick<IpPoolItem, 'accountId' | 'poolId'>, subaccountId: string): Promise<void> {
+  const delegation: IpDelegationItem = { subaccountId, parentId: pool.accountId, poolId: pool.poolId, delegatedAt: new Date().toISOString() };
+  await putItem(ipPoolKeys.poolDelegation(subaccountId, pool.poolId), delegation);
+}
+
+/** Takes back a pool's delegation from a subaccount: it can no longer link domains to it. */
+export async function removePoolDelegation(subaccountId: string, poolId: string): Promise<void> {
+  await deleteItem(ipPoolKeys.poolDelegation(subaccountId, poolId));
 }

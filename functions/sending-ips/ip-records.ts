@@ -1,5 +1,5 @@
-import { keys } from '../data/db';
-import { queryAll } from '../data/store';
+import { defineEntity } from '../data/key-registry';
+import { queryAll, type Key } from '../data/store';
 import { boundedList, MAX_LENGTH } from '../platform/http/params';
 
 /**
@@ -7,6 +7,14 @@ import { boundedList, MAX_LENGTH } from '../platform/http/params';
  * need to know what exists (accepting a message, choosing its address); ip-store.ts keeps the
  * records in step with SES.
  */
+
+export const dedicatedIpKeys = defineEntity(
+  'dedicated ips',
+  {
+    dedicatedIp: { what: 'a dedicated IP of the region as SES leases it: one partition (they are few)', pk: 'SYSTEM#dedicated-ips', sk: '<ip>', key: (ip = ''): Key => ({ pk: 'SYSTEM#dedicated-ips', sk: ip }) },
+  },
+  [{ what: "the region's dedicated IPs", pk: 'SYSTEM#dedicated-ips' }],
+);
 
 /** A dedicated IP of the region, as SES leases it, once its SES pool and configuration sets exist. */
 export interface DedicatedIpItem {
@@ -33,7 +41,7 @@ export function compareIps(a: string, b: string): number {
 
 /** The recorded IPs, without asking SES (the send path: an address provisioned is one SES can send from). */
 export async function provisionedIps(): Promise<Map<string, DedicatedIpItem>> {
-  return new Map((await queryAll<DedicatedIpItem>(keys.dedicatedIp(), '')).map((item) => [item.ip, item]));
+  return new Map((await queryAll<DedicatedIpItem>(dedicatedIpKeys.dedicatedIp(), '')).map((item) => [item.ip, item]));
 }
 
 /** More IP addresses than one request names (a domain's, a pool's, a band's): the items keep them. */

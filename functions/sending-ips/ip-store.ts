@@ -1,10 +1,10 @@
 import type { DedicatedIp } from '@aws-sdk/client-sesv2';
-import { keys } from '../data/db';
 import { deleteItem, putItem, queryAll } from '../data/store';
 import { reverseLookup } from '../platform/dns';
 import { logger } from '../platform/logger';
 import { primaryAccountId } from '../accounts/account-store';
-import { compareIps, type DedicatedIpItem } from './ip-records';
+import { compareIps, dedicatedIpKeys, type DedicatedIpItem } from './ip-records';
+import { delegationsOf } from './pool-records';
 import { provisionIp, sesDedicatedIps } from './ses-resources';
 
 export { compareIps, type DedicatedIpItem } from './ip-records';
@@ -20,7 +20,7 @@ let lastSync: { at: number; items: DedicatedIpItem[] } | undefined;
  */
 export async function dedicatedIps(options: { fresh?: boolean } = {}): Promise<DedicatedIpItem[]> {
   if (!options.fresh && lastSync && Date.now() - lastSync.at < SYNC_EVERY_MS) return lastSync.items;
-  const [leased, known] = await Promise.all([sesDedicatedIps(), queryAll<DedicatedIpItem>(keys.dedicatedIp(), '')]);
+  const [leased, known] = await Promise.all([sesDedicatedIps(), queryAll<DedicatedIpItem>(dedicatedIpKeys.dedicatedIp(), '')]);
   const byIp = new Map(known.map((item) => [item.ip, item]));
   const items: DedicatedIpItem[] = [];
   for (const ses of leased) {
@@ -30,7 +30,7 @@ export async function dedicatedIps(options: { fresh?: boolean } = {}): Promise<D
   const leasedIps = new Set(leased.map((ses) => ses.Ip));
   for (const gone of known.filter((item) => !leasedIps.has(item.ip))) {
     logger.info('a dedicated IP is no longer leased from SES', { ip: gone.ip });
-    await deleteItem(keys.dedicatedIp(gone.ip));
+    await deleteItem(dedicatedIpKeys.dedicatedIp(gone.ip));
   }
   items.sort((a, b) => compareIps(a.ip, b.ip));
   lastSync = { at: Date.now(), items };
@@ -46,7 +46,7 @@ async function recordIp(ses: DedicatedIp, existing: DedicatedIpItem | undefined)
     sesWarmupPercentage: ses.WarmupPercentage,
     provisionedAt: existing?.provisionedAt ?? new Date().toISOString(),
   };
-  await putItem(keys.dedicatedIp(item.ip), item);
+  await putItem(dedicatedIpKeys.dedicatedIp(item.ip), item);
   return item;
 }
 
@@ -56,7 +56,7 @@ async function recordIp(ses: DedicatedIp, existing: DedicatedIpItem | undefined)
  */
 export async function accountIps(accountId: string): Promise<DedicatedIpItem[]> {
   if (accountId === (await primaryAccountId())) return dedicatedIps();
-  const delegated = new Set((await queryAll<{ ip: string }>(keys.ipDelegation(accountId), 'IP#')).map((d) => d.ip));
+  const delegated = new Set((await queryAll<{ ip: string }>(delegationsOf(accountId), 'IP#')).map((d) => d.ip));
   if (!delegated.size) return [];
   return (await dedicatedIps()).filter((item) => delegated.has(item.ip));
 }

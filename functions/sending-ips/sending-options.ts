@@ -1,8 +1,8 @@
-import { keys } from '../data/db';
 import { getItem, queryAll } from '../data/store';
 import { BadRequest } from '../platform/errors';
 import { primaryAccountId } from '../accounts/account-store';
 import { provisionedIps } from './ip-records';
+import { delegationsOf, ipPoolKeys } from './pool-records';
 
 /**
  * `o:sending-ip` and `o:sending-ip-pool` (X-Mailgun-Sending-Ip and -Ip-Pool over SMTP): one
@@ -26,10 +26,10 @@ interface PoolRecord {
 /** A pool the account sees: its own, or one its parent delegated to it. */
 async function visiblePool(accountId: string, poolId: string): Promise<PoolRecord | undefined> {
   if (!/^[0-9a-f]{24}$/.test(poolId)) return undefined;
-  const own = await getItem<PoolRecord>(keys.ipPool(accountId, poolId));
+  const own = await getItem<PoolRecord>(ipPoolKeys.ipPool(accountId, poolId));
   if (own) return own.deleting ? undefined : own;
-  const delegation = await getItem<{ parentId: string }>(keys.ipDelegation(accountId, `POOL#${poolId}`));
-  const inherited = delegation && (await getItem<PoolRecord>(keys.ipPool(delegation.parentId, poolId)));
+  const delegation = await getItem<{ parentId: string }>(ipPoolKeys.poolDelegation(accountId, poolId));
+  const inherited = delegation && (await getItem<PoolRecord>(ipPoolKeys.ipPool(delegation.parentId, poolId)));
   return inherited && !inherited.deleting ? inherited : undefined;
 }
 
@@ -37,9 +37,9 @@ async function visiblePool(accountId: string, poolId: string): Promise<PoolRecor
 async function mayUseIp(accountId: string, ip: string): Promise<boolean> {
   if (!(await provisionedIps()).has(ip)) return false;
   if (accountId === (await primaryAccountId())) return true;
-  const delegated = await queryAll<{ ip?: string; poolId?: string; parentId: string }>(keys.ipDelegation(accountId), '');
+  const delegated = await queryAll<{ ip?: string; poolId?: string; parentId: string }>(delegationsOf(accountId), '');
   if (delegated.some((d) => d.ip === ip)) return true;
-  const pools = await Promise.all(delegated.filter((d) => d.poolId).map((d) => getItem<PoolRecord>(keys.ipPool(d.parentId, d.poolId!))));
+  const pools = await Promise.all(delegated.filter((d) => d.poolId).map((d) => getItem<PoolRecord>(ipPoolKeys.ipPool(d.parentId, d.poolId!))));
   return pools.some((pool) => pool?.ips.includes(ip));
 }
 

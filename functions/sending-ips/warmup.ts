@@ -1,5 +1,5 @@
-import { keys } from '../data/db';
-import { addToCounter, deleteItem, getItem, putItem, queryAll, updateItem } from '../data/store';
+import { defineEntity } from '../data/key-registry';
+import { addToCounter, deleteItem, getItem, putItem, queryAll, updateItem, type Key } from '../data/store';
 import { logger } from '../platform/logger';
 import { setSesWarmup } from './ses-resources';
 
@@ -18,6 +18,20 @@ export const WARMUP_PLAN: readonly number[] = [200, 500, 1_000, 2_000, 5_000, 10
 export const MIN_STAGE_MS = 24 * 3600_000;
 const HOURLY_SHARE = 10;
 const HOUR_MS = 3600_000;
+
+export const warmupKeys = defineEntity(
+  'ip warmups',
+  {
+    ipWarmup: { what: "a dedicated IP's warm-up plan, region-wide like the IPs", pk: 'SYSTEM#ip-warmups', sk: '<ip>', key: (ip = ''): Key => ({ pk: 'SYSTEM#ip-warmups', sk: ip }) },
+    ipHourlySends: {
+      what: 'how many recipients a warming IP was given in one hour (`2026-11-26T09:00:00.000Z`)',
+      pk: 'SYSTEM#ip-sends#<ip>',
+      sk: '<hour>',
+      key: (ip: string, hour: string): Key => ({ pk: `SYSTEM#ip-sends#${ip}`, sk: hour }),
+    },
+  },
+  [{ what: 'the warming IPs', pk: 'SYSTEM#ip-warmups' }],
+);
 
 export interface WarmupItem {
   ip: string;
@@ -40,25 +54,25 @@ const hourOf = (at: number) => new Date(Math.floor(at / HOUR_MS) * HOUR_MS).toIS
 /** SES's warm-up percentage for a plan at this stage: the share of the plan's stages completed. */
 const sesPercentage = (stage: number) => Math.max(1, Math.round((100 * (stage - 1)) / WARMUP_PLAN.length));
 
-export const findWarmup = (ip: string) => getItem<WarmupItem>(keys.ipWarmup(ip), { consistent: true });
-export const listWarmups = () => queryAll<WarmupItem>(keys.ipWarmup(), '');
+export const findWarmup = (ip: string) => getItem<WarmupItem>(warmupKeys.ipWarmup(ip), { consistent: true });
+export const listWarmups = () => queryAll<WarmupItem>(warmupKeys.ipWarmup(), '');
 
 export async function startWarmup(ip: string, accountId: string, now = new Date()): Promise<WarmupItem | undefined> {
   const at = now.toISOString();
   const item: WarmupItem = { ip, accountId, stage: 1, stageStartedAt: at, sentInStage: 0, sentBeforeStage: 0, planStartedAt: at, planUpdatedAt: at, history: [] };
-  if (!(await putItem(keys.ipWarmup(ip), item, { ifAbsent: true }))) return undefined;
+  if (!(await putItem(warmupKeys.ipWarmup(ip), item, { ifAbsent: true }))) return undefined;
   await setSesWarmup(ip, sesPercentage(1));
   return item;
 }
 
 export async function cancelWarmup(ip: string): Promise<void> {
-  await deleteItem(keys.ipWarmup(ip));
+  await deleteItem(warmupKeys.ipWarmup(ip));
   await setSesWarmup(ip, 100);
 }
 
 /** What this hour has sent from the address so far. */
 export async function sentThisHour(ip: string, now = Date.now()): Promise<number> {
-  return (await getItem<{ count?: number }>(keys.ipHourlySends(ip, hourOf(now)), { consistent: true }))?.count ?? 0;
+  return (await getItem<{ count?: number }>(warmupKeys.ipHourlySends(ip, hourOf(now)), { consistent: true }))?.count ?? 0;
 }
 
 /** When the next hour starts: when held-back mail may go. */
@@ -71,7 +85,7 @@ export const nextHourAt = (now = Date.now()) => Math.floor(now / HOUR_MS) * HOUR
  */
 export async function reserveWarmupSends(warmup: WarmupItem, wanted: number, now = Date.now()): Promise<number> {
   const limit = hourlyLimit(warmup.stage);
-  const key = keys.ipHourlySends(warmup.ip, hourOf(now));
+  const key = warmupKeys.ipHourlySends(warmup.ip, hourOf(now));
   for (let round = 0; round < 5; round++) {
     const have = (await getItem<{ count?: number }>(key, { consistent: true }))?.count ?? 0;
     const granted = Math.min(wanted, limit - have);
@@ -79,7 +93,7 @@ export async function reserveWarmupSends(warmup: WarmupItem, wanted: number, now
     if ((await addToCounter(key, 'count', granted, { atMost: limit })) !== undefined) {
       // The hour's counter outlives its hour by a day, for GET /v3/ip_warmups' figures; then it goes.
       await updateItem(key, { ttl: Math.floor(now / 1000) + 2 * 24 * 3600 });
-      await addToCounter(keys.ipWarmup(warmup.ip), 'sentInStage', granted, { ifExists: true });
+      await addToCounter(warmupKeys.ipWarmup(warmup.ip), 'sentInStage', granted, { ifExists: true });
       return granted;
     }
   }
@@ -102,7 +116,7 @@ export async function advanceWarmups(now = new Date()): Promise<void> {
       continue;
     }
     const next = warmup.stage + 1;
-    await updateItem(keys.ipWarmup(warmup.ip), { stage: next, stageStartedAt: at, sentInStage: 0, sentBeforeStage: warmup.sentBeforeStage + sent, planUpdatedAt: at, history: [...warmup.history, done] });
+    await updateItem(warmupKeys.ipWarmup(warmup.ip), { stage: next, stageStartedAt: at, sentInStage: 0, sentBeforeStage: warmup.sentBeforeStage + sent, planUpdatedAt: at, history: [...warmup.history, done] });
     await setSesWarmup(warmup.ip, sesPercentage(next));
   }
 }

@@ -1,9 +1,8 @@
 import Mailgun from 'mailgun.js';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { keys } from '../../functions/data/db';
 import { addToCounter } from '../../functions/data/store';
 import { sesDedicatedIps } from '../../functions/sending-ips/ses-resources';
-import { advanceWarmups, MIN_STAGE_MS, startWarmup } from '../../functions/sending-ips/warmup';
+import { advanceWarmups, MIN_STAGE_MS, startWarmup, warmupKeys } from '../../functions/sending-ips/warmup';
 import { ADMIN_KEY, call, eventsOf, eventually, primaryAccountId, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
 
 // Dedicated IPs, DIPPs, delegation and warm-up as an account meets them with mailgun.js (its ips
@@ -244,7 +243,7 @@ test('the periodic job moves a warming IP on once a stage has lasted a day and s
   // A day without the stage's volume sent: it stays.
   await platform.us.run(() => advanceWarmups());
   expect((await call(`${url()}/v3/ip_warmups/${IP_B}`)).json.details).toMatchObject({ stage_number: 1 });
-  await platform.us.run(() => addToCounter(keys.ipWarmup(IP_B), 'sentInStage', 200));
+  await platform.us.run(() => addToCounter(warmupKeys.ipWarmup(IP_B), 'sentInStage', 200));
   await platform.us.run(() => advanceWarmups());
   const details = (await call(`${url()}/v3/ip_warmups/${IP_B}`)).json.details as Record<string, unknown>;
   expect(details).toMatchObject({ stage_number: 2, stage_volume_limit: 500, hourly_limit: 50, stage_start_volume: 200, sent_within_stage: '0%' });

@@ -1,8 +1,6 @@
 import { z } from 'zod/v3';
 import { listSubaccounts } from '../../accounts/subaccount-list';
-import { keys } from '../../data/db';
-import { deleteItem, updateItem } from '../../data/store';
-import { listDomainItems, requireDomain, domainKeys, type DomainItem } from '../../domains/domain-store';
+import { listDomainItems, requireDomain, type DomainItem } from '../../domains/domain-store';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { boundedText, flag, integer, list, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
@@ -15,6 +13,7 @@ import {
   BAND_FIELDS,
   BANDS,
   bandOf,
+  deleteDynamicPools,
   effectiveBand,
   enroll,
   enrolledDomains,
@@ -24,6 +23,7 @@ import {
   markDynamicPoolOwner,
   metricsOf,
   saveDynamicPools,
+  setBandOverride,
   type Band,
   type DynamicPoolsItem,
 } from '../../sending-ips/dynamic-pools';
@@ -113,8 +113,7 @@ export const handler = areaHandler(dynamicPoolRoutes, {
   deleteDynamicPools: operation(() => z.object({}).passthrough(), async (req) => {
     await requirePools(req.accountId);
     if ((await enrolledDomains(req.accountId)).length) throw new BadRequest('Remove every domain (and every subaccount domain) from the dynamic IP pools first');
-    await deleteItem(keys.dynamicPools(req.accountId));
-    await deleteItem(keys.dynamicPoolOwners(req.accountId));
+    await deleteDynamicPools(req.accountId);
     return SUCCESS;
   }),
 
@@ -218,13 +217,13 @@ export const handler = areaHandler(dynamicPoolRoutes, {
 
   overrideDomainBand: operation(schema(() => z.object({ name: z.string(), pool: boundedText(MAX_LENGTH.word) })), async (req, input) => {
     const domain = await enrolledDomain(req, input.name);
-    await updateItem(domainKeys.domain(domain.accountId, domain.name), { dynamicPool: { ...domain.dynamicPool, override: requireBand(input.pool) } });
+    await setBandOverride(domain, requireBand(input.pool));
     return SUCCESS;
   }),
 
   clearDomainBandOverride: operation(schema(() => z.object({ name: z.string() })), async (req, input) => {
     const domain = await enrolledDomain(req, input.name);
-    await updateItem(domainKeys.domain(domain.accountId, domain.name), { dynamicPool: { ...domain.dynamicPool, override: undefined } });
+    await setBandOverride(domain, undefined);
     return SUCCESS;
   }),
 

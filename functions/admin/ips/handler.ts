@@ -1,6 +1,4 @@
 import { z } from 'zod/v3';
-import { keys } from '../../data/db';
-import { deleteItem, putItem } from '../../data/store';
 import { listDomainItems, type DomainItem } from '../../domains/domain-store';
 import { BadRequest, Forbidden, NotFound } from '../../platform/errors';
 import { absoluteUrl } from '../../platform/http/paging';
@@ -13,18 +11,19 @@ import { canHaveIps, delegatePool, queueIpJob, type IpJob } from '../../sending-
 import {
   assignDomain,
   createPool,
+  delegateIp,
   domainIps,
   linkedDomains,
   ownPools,
   poolAssignment,
   poolOfIp,
+  removePoolDelegation,
   replacementOf,
   requireAccountIp,
   requireOwnPool,
   requirePool,
   savePoolChanges,
   visiblePools,
-  type IpDelegationItem,
   type IpPoolItem,
 } from '../../sending-ips/ip-pools';
 import { ipAddressList } from '../../sending-ips/ip-records';
@@ -325,8 +324,7 @@ export const handler = areaHandler(ipRoutes, {
   delegateIpToSubaccount: operation(schema(() => z.object({ subaccount_id: z.string(), ip: boundedText(MAX_LENGTH.ip) })), async (req, input) => {
     await requireSubaccount(req.accountId, input.subaccount_id);
     await requireAccountIp(req.accountId, input.ip);
-    const delegation: IpDelegationItem = { subaccountId: input.subaccount_id, parentId: req.accountId, ip: input.ip, delegatedAt: new Date().toISOString() };
-    await putItem(keys.ipDelegation(input.subaccount_id, `IP#${input.ip}`), delegation);
+    await delegateIp(req.accountId, input.subaccount_id, input.ip);
     return SUCCESS;
   }),
 });
@@ -357,6 +355,6 @@ async function revokeFrom(parentId: string, poolId: string, subaccountId: string
   const pool = await requirePool(parentId, poolId);
   requireOwnPool(pool, 'edited');
   if (!pool.delegatedTo?.includes(subaccountId)) throw new BadRequest('The IP pool is not delegated to this subaccount');
-  await deleteItem(keys.ipDelegation(subaccountId, `POOL#${pool.poolId}`));
+  await removePoolDelegation(subaccountId, pool.poolId);
   return started({ kind: 'revoke-pool', ownerId: parentId, poolId: pool.poolId, subaccountId });
 }
