@@ -5,22 +5,6 @@ import type { IndexKey, Key } from './store';
  * patterns they serve (see table.ts); nothing else spells a key.
  */
 export const keys = {
-  /** A DMARC report ingested, by `<org>#<report id>` (its duplicate guard). */
-  dmarcReport: (accountId: string, reportKey = ''): Key => ({ pk: `ACCT#${accountId}#DMARCREPORTS`, sk: reportKey }),
-  /** A DMARC report file refused (unreadable, not a report), kept with its reason. */
-  dmarcFailure: (accountId: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#DMARCFAILED`, sk }),
-  /** A domain DMARC reports were received for: its policy and latest report. */
-  dmarcDomain: (accountId: string, domain = ''): Key => ({ pk: `ACCT#${accountId}#DMARCDOMAINS`, sk: domain }),
-  /** A domain's DMARC counts per `<UTC day>#<source IP>`. */
-  dmarcRow: (accountId: string, domain: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#DMARC#${domain}`, sk }),
-  /** The account's DMARC setup: its report-routing token (the rua local part). */
-  dmarcSetup: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'DMARCSETUP' }),
-  /** Whose a report-routing token is, for reports mailed to the rua address. */
-  dmarcInstance: (instanceId: string): Key => ({ pk: `DMARCINSTANCE#${instanceId}`, sk: 'OWNER' }),
-  /** A managed domain's Google Postmaster figures for one UTC day (`2026-11-24`), as the daily fetch stored them. */
-  postmasterDay: (accountId: string, domain: string, day = ''): Key => ({ pk: `ACCT#${accountId}#GPT#${domain}`, sk: day }),
-  /** What Google answered for a managed domain at the last fetch (known, not found, denied) and its compliance status. */
-  postmasterDomain: (accountId: string, domain = ''): Key => ({ pk: `ACCT#${accountId}#GPTDOMAINS`, sk: domain }),
   /** An alert setting (event type, channel) of the account (`/v1/alerts/settings/events`), by its UUID. */
   alertSetting: (accountId: string, id = ''): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: `SETTING#${id}` }),
   /** Which setting holds an (event type, channel) pair: the pair's uniqueness, claimed by conditional put. */
@@ -37,8 +21,6 @@ export const keys = {
   alertRaised: (accountId: string, transitionHash: string): Key => ({ pk: `ACCT#${accountId}#ALERTSRAISED`, sk: transitionHash }),
   /** The claim of one delivery attempt of an alert to one setting, by the queue message that holds it. */
   alertDelivery: (accountId: string, alertId: string, settingId: string, attempt: number): Key => ({ pk: `ACCT#${accountId}#ALERTDELIVERY#${alertId}`, sk: `${settingId}#${attempt}` }),
-  /** A domain the optimization product manages (`/v1/inboxready/domains`), by name. */
-  managedDomain: (accountId: string, name = ''): Key => ({ pk: `ACCT#${accountId}#MANAGEDDOMAINS`, sk: name }),
   /**
    * An IP or domain under blocklist monitoring, with its state per list: region-wide in one
    * partition, as the check sweep reads all of them, keyed so one account's are one prefix.
@@ -52,12 +34,6 @@ export const keys = {
   blocklistConfirmation: (accountId = '', kind = '', suffix = ''): Key => ({ pk: 'SYSTEM#blocklist-confirmations', sk: accountId ? `${accountId}#${kind}#${suffix}` : '' }),
   /** A blocklist transition (listed, delisted) of one of the account's subjects, by `<time>#<kind>#<subject>#<list>`. */
   blocklistEvent: (accountId: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#BLOCKLISTEVENTS`, sk }),
-  /** An address a receiver said does not exist (a hard "user unknown" bounce): one that later accepts mail may be a recycled trap. */
-  unknownUser: (accountId: string, address: string): Key => ({ pk: `ACCT#${accountId}#UNKNOWNUSERS`, sk: address }),
-  /** What the reputation guard last found of an account (functions/reputation): its state, since when, and the figures. */
-  reputationState: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'REPUTATION' }),
-  /** An event-stream consumer has finished a batch (functions/event-stream): read before, written after. */
-  streamProgress: (consumer: string, batchId: string): Key => ({ pk: `SYSTEM#stream-progress#${consumer}`, sk: batchId }),
   /** An account's tags by name (lower case: tags are case-insensitive); their own partition, as they are many. */
   accountTag: (accountId: string, tagKey = ''): Key => ({ pk: `ACCT#${accountId}#TAG`, sk: tagKey }),
   /** The same tags by last sighting, for `sort: lastseen`; the item's index key moves as it is seen again. */

@@ -1,9 +1,13 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { getItem, putItem } from '../data/store';
-import { keys } from '../data/db';
+import { getItem, putItem, type Key } from '../data/store';
 import type { RecordedEvent } from '../events/event-store';
 import { logger } from '../platform/logger';
 import { recordedEventOf } from './records';
+import { defineEntity } from '../data/key-registry';
+
+export const streamProgressKeys = defineEntity('stream progress', {
+  streamProgress: { what: 'an event-stream consumer has finished a batch (functions/event-stream): read before, written after', pk: 'SYSTEM#stream-progress#<consumer>', sk: '<batch id>', key: (consumer: string, batchId: string): Key => ({ pk: `SYSTEM#stream-progress#${consumer}`, sk: batchId }) },
+});
 
 /** Something that acts on every newly recorded event: analytics counters, the tag registry, webhooks. */
 export interface EventConsumer {
@@ -64,7 +68,7 @@ interface StreamedRecord {
 }
 
 async function runOnce(consumer: EventConsumer, batch: StreamedRecord[]): Promise<void> {
-  const mark = keys.streamProgress(consumer.name, batch[0]!.sequence);
+  const mark = streamProgressKeys.streamProgress(consumer.name, batch[0]!.sequence);
   const done = await getItem<ProgressMark>(mark, { consistent: true });
   const remaining = done ? batch.filter((record) => compareSequence(record.sequence, done.through) > 0) : batch;
   if (!remaining.length) return;

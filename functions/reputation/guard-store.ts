@@ -1,7 +1,11 @@
-import { keys } from '../data/db';
-import { getItem, putItem } from '../data/store';
+import { getItem, putItem, type Key } from '../data/store';
 import type { Figures } from './figures';
 import type { Level } from './verdict';
+import { defineEntity } from '../data/key-registry';
+
+export const reputationKeys = defineEntity('reputation guard', {
+  reputationState: { what: 'what the reputation guard last found of an account (functions/reputation): its state, since when, and the figures', pk: 'ACCT#<account>', sk: 'REPUTATION', key: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'REPUTATION' }) },
+});
 
 /**
  * What the guard last found of an account, one item each beside the account's (ACCT#<id>,
@@ -26,8 +30,8 @@ export interface GuardState {
   checkedAt: string;
 }
 
-export const getGuardState = (accountId: string) => getItem<GuardState>(keys.reputationState(accountId), { consistent: true });
+export const getGuardState = (accountId: string) => getItem<GuardState>(reputationKeys.reputationState(accountId), { consistent: true });
 
 export async function saveGuardState(state: GuardState): Promise<void> {
-  await putItem(keys.reputationState(state.accountId), state);
+  await putItem(reputationKeys.reputationState(state.accountId), state);
 }

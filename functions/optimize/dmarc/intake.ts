@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { keys } from '../../data/db';
 import { getItem, putItem } from '../../data/store';
 import { logger } from '../../platform/logger';
+import { dmarcKeys } from './report-store';
 
 export interface DmarcSetupItem {
   instanceId: string;
@@ -12,13 +12,13 @@ export interface DmarcSetupItem {
 
 /** The account's report-routing token, made on first use: reports mailed to `<token>@<reports domain>` are its. */
 export async function dmarcSetup(accountId: string, create: boolean): Promise<DmarcSetupItem | undefined> {
-  const existing = await getItem<DmarcSetupItem>(keys.dmarcSetup(accountId), { consistent: true });
+  const existing = await getItem<DmarcSetupItem>(dmarcKeys.dmarcSetup(accountId), { consistent: true });
   if (existing || !create) return existing;
   const now = new Date().toISOString();
   const setup: DmarcSetupItem = { instanceId: randomBytes(10).toString('hex'), createdAt: now, updatedAt: now, lastAccessed: now };
-  await putItem(keys.dmarcInstance(setup.instanceId), { accountId });
-  if (await putItem(keys.dmarcSetup(accountId), setup, { ifAbsent: true })) return setup;
-  return getItem<DmarcSetupItem>(keys.dmarcSetup(accountId), { consistent: true });
+  await putItem(dmarcKeys.dmarcInstance(setup.instanceId), { accountId });
+  if (await putItem(dmarcKeys.dmarcSetup(accountId), setup, { ifAbsent: true })) return setup;
+  return getItem<DmarcSetupItem>(dmarcKeys.dmarcSetup(accountId), { consistent: true });
 }
 
 /**
@@ -31,7 +31,7 @@ export async function receiveDmarcMail(recipients: readonly string[], mime: Buff
   const parsed = await simpleParser(mime, { skipHtmlToText: true, skipImageLinks: true, skipTextLinks: true });
   const files = parsed.attachments.length ? parsed.attachments.map((a) => ({ name: a.filename ?? 'report', bytes: a.content })) : [{ name: 'body', bytes: Buffer.from(parsed.text ?? '') }];
   for (const recipient of recipients) {
-    const owner = await getItem<{ accountId: string }>(keys.dmarcInstance(recipient.split('@')[0] ?? ''));
+    const owner = await getItem<{ accountId: string }>(dmarcKeys.dmarcInstance(recipient.split('@')[0] ?? ''));
     if (!owner) {
       logger.info('DMARC report for an unknown rua address, dropped', { recipient });
       continue;

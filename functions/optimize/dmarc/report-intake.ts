@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { keys } from '../../data/db';
 import { putItem } from '../../data/store';
 import { logger } from '../../platform/logger';
 import { parseReport, ReportError, reportXml } from './parse-report';
-import { ingestReport, type IngestOutcome } from './report-store';
+import { ingestReport, type IngestOutcome, dmarcKeys } from './report-store';
 
 /** What became of one report file: counted, already counted, or refused and why. */
 export type FileOutcome = { file: string; status: 'ingested' | 'duplicate'; domain: string; report_id: string; org_name: string; records: number } | { file: string; status: 'refused'; reason: string };
@@ -20,7 +19,7 @@ export async function ingestFile(accountId: string, file: string, bytes: Buffer)
   } catch (error) {
     if (!(error instanceof ReportError)) throw error;
     const at = new Date().toISOString();
-    await putItem(keys.dmarcFailure(accountId, `${at}#${randomBytes(4).toString('hex')}`), { file, reason: error.message, at });
+    await putItem(dmarcKeys.dmarcFailure(accountId, at, randomBytes(4).toString('hex')), { file, reason: error.message, at });
     logger.info('DMARC report refused', { accountId, file, reason: error.message });
     return { file, status: 'refused', reason: error.message };
   }

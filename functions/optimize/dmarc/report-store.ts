@@ -1,12 +1,28 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../data/db';
-import { getItem, putItem, queryAll } from '../../data/store';
+import { getItem, putItem, queryAll, type Key } from '../../data/store';
 import { documentClient } from '../../platform/aws-clients';
 import { mapLimit } from '../../platform/concurrency';
 import { env } from '../../platform/env';
 import type { DmarcReport, ReportRecord } from './parse-report';
 import { sourcesOf, type SourceOf } from './sources';
+import { defineEntity } from '../../data/key-registry';
+
+export const dmarcKeys = defineEntity(
+  'dmarc',
+  {
+  dmarcReport: { what: 'a DMARC report ingested, by `<org>#<report id>` (its duplicate guard)', pk: 'ACCT#<account>#DMARCREPORTS', sk: '<org*>#<report id*>', key: (accountId: string, report?: Pick<DmarcReport, 'orgName' | 'reportId'>): Key => ({ pk: `ACCT#${accountId}#DMARCREPORTS`, sk: report ? reportKeyOf(report) : '' }) },
+  dmarcFailure: { what: 'a DMARC report file refused (unreadable, not a report), kept with its reason', pk: 'ACCT#<account>#DMARCFAILED', sk: '<ISO time>#<nonce>', key: (accountId: string, at = '', nonce = ''): Key => ({ pk: `ACCT#${accountId}#DMARCFAILED`, sk: at && `${at}#${nonce}` }) },
+  dmarcDomain: { what: 'a domain DMARC reports were received for: its policy and latest report', pk: 'ACCT#<account>#DMARCDOMAINS', sk: '<domain>', key: (accountId: string, domain = ''): Key => ({ pk: `ACCT#${accountId}#DMARCDOMAINS`, sk: domain }) },
+  dmarcRow: { what: "a domain's DMARC counts per `<UTC day>#<source IP>`", pk: 'ACCT#<account>#DMARC#<domain>', sk: '<UTC day>#<source ip>', key: (accountId: string, domain: string, day = '', ip = ''): Key => ({ pk: `ACCT#${accountId}#DMARC#${domain}`, sk: day && `${day}#${ip}` }) },
+  dmarcSetup: { what: "the account's DMARC setup: its report-routing token (the rua local part)", pk: 'ACCT#<account>', sk: 'DMARCSETUP', key: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'DMARCSETUP' }) },
+  dmarcInstance: { what: 'whose a report-routing token is, for reports mailed to the rua address', pk: 'DMARCINSTANCE#<instance id>', sk: 'OWNER', key: (instanceId: string): Key => ({ pk: `DMARCINSTANCE#${instanceId}`, sk: 'OWNER' }) },
+  },
+  [
+    { what: 'the domains DMARC reports were received for', pk: 'ACCT#<account>#DMARCDOMAINS' },
+    { what: "a domain's DMARC rows", pk: 'ACCT#<account>#DMARC#<domain>' },
+  ],
+);
 
 /**
  * A DMARC report's counts, rolled up per (domain, UTC day of the report's start, source IP): one
@@ -109,7 +125,7 @@ async function addRow(accountId: string, report: DmarcReport, ip: string, source
     await documentClient().send(
       new UpdateCommand({
         TableName: env().TABLE_NAME,
-        Key: keys.dmarcRow(accountId, report.domain, `${day}#${ip}`),
+        Key: dmarcKeys.dmarcRow(accountId, report.domain, day, ip),
         UpdateExpression: `SET #domain = :domain, #day = :day, #ip = :ip, #source = :source, #name = :name, #type = :type, #host = :host, #events = list_append(if_not_exists(#events, :empty), :events) ADD #reports :report${counters.map((_, i) => `, #c${i} :c${i}`).join('')}`,
         ConditionExpression: 'attribute_not_exists(#reports) OR NOT contains(#reports, :reportKey)',
         ExpressionAttributeNames: {
@@ -132,7 +148,7 @@ async function addRow(accountId: string, report: DmarcReport, ip: string, source
 export type IngestOutcome = { status: 'ingested' | 'duplicate'; report: ReportItem };
 
 export async function ingestReport(accountId: string, report: DmarcReport): Promise<IngestOutcome> {
-  const reportKey = keys.dmarcReport(accountId, reportKeyOf(report));
+  const reportKey = dmarcKeys.dmarcReport(accountId, report);
   const existing = await getItem<ReportItem>(reportKey, { consistent: true });
   if (existing) return { status: 'duplicate', report: existing };
   const rolled = rollUp(report);
@@ -148,17 +164,17 @@ export async function ingestReport(accountId: string, report: DmarcReport): Prom
     messages: report.records.reduce((sum, r) => sum + r.count, 0),
     ingestedAt: new Date().toISOString(),
   };
-  const domain = await getItem<DmarcDomainItem>(keys.dmarcDomain(accountId, report.domain));
-  if (!domain || domain.lastReportAt <= report.end) await putItem(keys.dmarcDomain(accountId, report.domain), { domain: report.domain, policy: report.policy.p, lastReportAt: report.end } satisfies DmarcDomainItem);
+  const domain = await getItem<DmarcDomainItem>(dmarcKeys.dmarcDomain(accountId, report.domain));
+  if (!domain || domain.lastReportAt <= report.end) await putItem(dmarcKeys.dmarcDomain(accountId, report.domain), { domain: report.domain, policy: report.policy.p, lastReportAt: report.end } satisfies DmarcDomainItem);
   // Last: its presence says the whole report is counted.
   return (await putItem(reportKey, item, { ifAbsent: true })) ? { status: 'ingested', report: item } : { status: 'duplicate', report: item };
 }
 
-export const dmarcDomains = (accountId: string) => queryAll<DmarcDomainItem>(keys.dmarcDomain(accountId), '');
+export const dmarcDomains = (accountId: string) => queryAll<DmarcDomainItem>(dmarcKeys.dmarcDomain(accountId), '');
 
 /** A domain's rows whose day lies within [from, to] (epoch seconds; either may be absent). */
 export async function rowsOf(accountId: string, domain: string, from?: number, to?: number): Promise<DmarcRow[]> {
-  const rows = await queryAll<DmarcRow>(keys.dmarcRow(accountId, domain), '');
+  const rows = await queryAll<DmarcRow>(dmarcKeys.dmarcRow(accountId, domain), '');
   const first = from === undefined ? '' : dayOf(from);
   const last = to === undefined ? '\uffff' : dayOf(to);
   return rows.filter((row) => row.day >= first && row.day <= last);

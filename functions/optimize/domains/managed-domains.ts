@@ -1,8 +1,12 @@
-import { keys } from '../../data/db';
-import { deleteIfPresent, getItem, putItem, queryAll, updateItem } from '../../data/store';
+import { deleteIfPresent, getItem, putItem, queryAll, updateItem, type Key } from '../../data/store';
 import { findDomain } from '../../domains/domain-store';
 import { lookup } from '../../platform/dns';
 import { randomHex } from '../../platform/ids';
+import { defineEntity } from '../../data/key-registry';
+
+export const managedDomainKeys = defineEntity('managed domains', {
+  managedDomain: { what: 'a domain the optimization product manages (`/v1/inboxready/domains`), by name', pk: 'ACCT#<account>#MANAGEDDOMAINS', sk: '<name>', key: (accountId: string, name = ''): Key => ({ pk: `ACCT#${accountId}#MANAGEDDOMAINS`, sk: name }) },
+});
 
 /**
  * Managed domains (`/v1/inboxready/domains`): the domains the optimization product watches (DMARC
@@ -40,8 +44,8 @@ export function managedDomainJson(domain: ManagedDomainItem) {
   };
 }
 
-export const listManagedDomains = (accountId: string) => queryAll<ManagedDomainItem>(keys.managedDomain(accountId), '');
-export const findManagedDomain = (accountId: string, name: string) => getItem<ManagedDomainItem>(keys.managedDomain(accountId, name), { consistent: true });
+export const listManagedDomains = (accountId: string) => queryAll<ManagedDomainItem>(managedDomainKeys.managedDomain(accountId), '');
+export const findManagedDomain = (accountId: string, name: string) => getItem<ManagedDomainItem>(managedDomainKeys.managedDomain(accountId, name), { consistent: true });
 
 /** A sending domain of the account that is active proves the name is the account's. */
 async function isActiveSendingDomain(accountId: string, name: string): Promise<boolean> {
@@ -53,7 +57,7 @@ export async function addManagedDomain(accountId: string, name: string, now = Da
   const sending = await isActiveSendingDomain(accountId, name);
   const at = Math.floor(now / 1000);
   const domain: ManagedDomainItem = { accountId, name, createdAt: at, txtRecord: `mailplane-verification=${randomHex(16)}`, status: sending ? 'sending' : 'pending', verifiedAt: sending ? at : 0 };
-  return (await putItem(keys.managedDomain(accountId, name), domain, { ifAbsent: true })) ? domain : undefined;
+  return (await putItem(managedDomainKeys.managedDomain(accountId, name), domain, { ifAbsent: true })) ? domain : undefined;
 }
 
 /**
@@ -66,7 +70,7 @@ export async function verifyManagedDomain(domain: ManagedDomainItem, now = Date.
   if (await isActiveSendingDomain(domain.accountId, domain.name)) status = 'sending';
   else if ((await lookup('TXT', domain.name))?.includes(domain.txtRecord)) status = 'inbox_ready';
   if (status === 'pending') return domain;
-  return updateItem<ManagedDomainItem>(keys.managedDomain(domain.accountId, domain.name), { status, verifiedAt: Math.floor(now / 1000) });
+  return updateItem<ManagedDomainItem>(managedDomainKeys.managedDomain(domain.accountId, domain.name), { status, verifiedAt: Math.floor(now / 1000) });
 }
 
-export const removeManagedDomain = (accountId: string, name: string) => deleteIfPresent(keys.managedDomain(accountId, name));
+export const removeManagedDomain = (accountId: string, name: string) => deleteIfPresent(managedDomainKeys.managedDomain(accountId, name));

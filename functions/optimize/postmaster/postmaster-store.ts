@@ -1,14 +1,18 @@
-import { keys } from '../../data/db';
-import { getItem, putItem, putItems, queryPage } from '../../data/store';
+import { getItem, putItem, putItems, queryPage, type Key } from '../../data/store';
 import type { PostmasterDay } from './metrics';
+import { defineEntity } from '../../data/key-registry';
+
+export const postmasterKeys = defineEntity(
+  'postmaster',
+  {
+  postmasterDay: { what: "a managed domain's Google Postmaster figures for one UTC day (`2026-11-24`), as the daily fetch stored them", pk: 'ACCT#<account>#GPT#<domain>', sk: '<day>', key: (accountId: string, domain: string, day = ''): Key => ({ pk: `ACCT#${accountId}#GPT#${domain}`, sk: day }) },
+  postmasterDomain: { what: 'what Google answered for a managed domain at the last fetch (known, not found, denied) and its compliance status', pk: 'ACCT#<account>#GPTDOMAINS', sk: '<domain>', key: (accountId: string, domain = ''): Key => ({ pk: `ACCT#${accountId}#GPTDOMAINS`, sk: domain }) },
+  },
+  [{ what: "a domain's days (a time range)", pk: 'ACCT#<account>#GPT#<domain>' }],
+);
 
 /**
- * Google Postmaster figures in the single table. Access patterns:
- *
- * | pattern                                      | key condition                                  |
- * |----------------------------------------------|------------------------------------------------|
- * | a domain's days (a time range)               | pk = ACCT#<a>#GPT#<domain>, sk = <yyyy-mm-dd>  |
- * | what Google said about an account's domains  | pk = ACCT#<a>#GPTDOMAINS (sk = domain)         |
+ * Google Postmaster figures in the single table.
  *
  * One item per (account, domain, day), overwritten by each fetch that sees the day again (Google
  * revises recent days), so a fetch run twice stores the same thing once.
@@ -43,7 +47,7 @@ export interface PostmasterDomainItem {
 }
 
 export async function putDays(items: readonly PostmasterDayItem[]): Promise<void> {
-  await putItems(items.map((item) => ({ key: keys.postmasterDay(item.accountId, item.domain, item.day), item })));
+  await putItems(items.map((item) => ({ key: postmasterKeys.postmasterDay(item.accountId, item.domain, item.day), item })));
 }
 
 /** A domain's days from `fromDay` to `toDay` (inclusive, `yyyy-mm-dd`), oldest first. */
@@ -51,14 +55,14 @@ export async function daysOf(accountId: string, domain: string, fromDay: string,
   // The days are the sort keys: the range is read, not the domain's whole history. queryPage's
   // bounds are exclusive, so they are the day before and the day after.
   const shift = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-  return queryPage<PostmasterDayItem>(keys.postmasterDay(accountId, domain).pk, { prefix: '', ascending: true, after: shift(fromDay, -1), before: shift(toDay, 1), limit: MAX_DAYS_READ });
+  return queryPage<PostmasterDayItem>(postmasterKeys.postmasterDay(accountId, domain).pk, { prefix: '', ascending: true, after: shift(fromDay, -1), before: shift(toDay, 1), limit: MAX_DAYS_READ });
 }
 
 /** Days one read returns at most (27 years of daily figures). */
 const MAX_DAYS_READ = 10_000;
 
-export const getDomainState = (accountId: string, domain: string) => getItem<PostmasterDomainItem>(keys.postmasterDomain(accountId, domain));
+export const getDomainState = (accountId: string, domain: string) => getItem<PostmasterDomainItem>(postmasterKeys.postmasterDomain(accountId, domain));
 
 export async function putDomainState(item: PostmasterDomainItem): Promise<void> {
-  await putItem(keys.postmasterDomain(item.accountId, item.domain), item);
+  await putItem(postmasterKeys.postmasterDomain(item.accountId, item.domain), item);
 }

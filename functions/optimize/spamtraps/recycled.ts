@@ -1,6 +1,10 @@
-import { keys } from '../../data/db';
-import { getItems, putItem } from '../../data/store';
+import { getItems, putItem, type Key } from '../../data/store';
 import type { EventData } from '../../events/event-store';
+import { defineEntity } from '../../data/key-registry';
+
+export const unknownUserKeys = defineEntity('unknown users', {
+  unknownUser: { what: 'an address a receiver said does not exist (a hard "user unknown" bounce): one that later accepts mail may be a recycled trap', pk: 'ACCT#<account>#UNKNOWNUSERS', sk: '<address*>', key: (accountId: string, address: string): Key => ({ pk: `ACCT#${accountId}#UNKNOWNUSERS`, sk: address }) },
+});
 
 /**
  * Suspected recycled traps (optimize contract 2.4): mailbox providers turn abandoned addresses into
@@ -19,7 +23,7 @@ export function isUnknownUserBounce(data: EventData): boolean {
 
 export async function rememberUnknownUser(accountId: string, address: string, at: number): Promise<void> {
   // The first bounce is the one that dates it; later ones change nothing.
-  await putItem(keys.unknownUser(accountId, address.toLowerCase()), { accountId, address: address.toLowerCase(), bouncedAt: at }, { ifAbsent: true });
+  await putItem(unknownUserKeys.unknownUser(accountId, address.toLowerCase()), { accountId, address: address.toLowerCase(), bouncedAt: at }, { ifAbsent: true });
 }
 
 export const unknownUserKey = (accountId: string, address: string) => `${accountId}\n${address.toLowerCase()}`;
@@ -27,6 +31,6 @@ export const unknownUserKey = (accountId: string, address: string) => `${account
 /** When each of these (account, address) pairs first bounced as an unknown user, in one batched read. */
 export async function unknownSince(pairs: ReadonlyArray<{ accountId: string; address: string }>): Promise<Map<string, number>> {
   if (!pairs.length) return new Map();
-  const found = await getItems<{ accountId: string; address: string; bouncedAt: number }>(pairs.map((p) => keys.unknownUser(p.accountId, p.address.toLowerCase())));
+  const found = await getItems<{ accountId: string; address: string; bouncedAt: number }>(pairs.map((p) => unknownUserKeys.unknownUser(p.accountId, p.address.toLowerCase())));
   return new Map(found.map((item) => [unknownUserKey(item.accountId, item.address), item.bouncedAt]));
 }
