@@ -20,6 +20,7 @@ import './keys/key-store';
 import './lists/list-store';
 import './mailroutes/route-store';
 import './messages/message-store';
+import './optimize/alerts/settings-store';
 import './optimize/dmarc/report-store';
 import './optimize/domains/managed-domains';
 import './optimize/postmaster/postmaster-store';

@@ -5,22 +5,6 @@ import type { IndexKey, Key } from './store';
  * patterns they serve (see table.ts); nothing else spells a key.
  */
 export const keys = {
-  /** An alert setting (event type, channel) of the account (`/v1/alerts/settings/events`), by its UUID. */
-  alertSetting: (accountId: string, id = ''): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: `SETTING#${id}` }),
-  /** Which setting holds an (event type, channel) pair: the pair's uniqueness, claimed by conditional put. */
-  alertPair: (accountId: string, eventType: string, channel: string): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: `PAIR#${eventType}#${channel}` }),
-  /** The account's alerts webhook signing key, sealed (apart from the send webhooks' key). */
-  alertSigningKey: (accountId: string): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: 'SIGNINGKEY' }),
-  /** The account's Slack connection: team, scope and its bot token, sealed. */
-  alertSlack: (accountId: string): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: 'SLACK' }),
-  /** The last alert delivered for a subject on a list (by their hash): the dedupe window's claim. */
-  alertWindow: (accountId: string, pairHash: string): Key => ({ pk: `ACCT#${accountId}#ALERTWINDOW`, sk: pairHash }),
-  /** Test alert emails an account sent in one UTC hour (`2026-11-26T12`), against their hourly quota. */
-  alertTestMails: (accountId: string, hour: string): Key => ({ pk: `ACCT#${accountId}#ALERTS`, sk: `TESTMAILS#${hour}` }),
-  /** An alert raised, by the hash of its transition (the at-most-once guard), with what it said. */
-  alertRaised: (accountId: string, transitionHash: string): Key => ({ pk: `ACCT#${accountId}#ALERTSRAISED`, sk: transitionHash }),
-  /** The claim of one delivery attempt of an alert to one setting, by the queue message that holds it. */
-  alertDelivery: (accountId: string, alertId: string, settingId: string, attempt: number): Key => ({ pk: `ACCT#${accountId}#ALERTDELIVERY#${alertId}`, sk: `${settingId}#${attempt}` }),
   /**
    * An IP or domain under blocklist monitoring, with its state per list: region-wide in one
    * partition, as the check sweep reads all of them, keyed so one account's are one prefix.

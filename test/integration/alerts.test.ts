@@ -2,12 +2,12 @@ import { createHmac } from 'node:crypto';
 import type { LocalPlatform } from '../../lib/local/platform';
 import type { AlertEvent } from '../../functions/optimize/alerts/alert-event';
 import { raiseAlert } from '../../functions/optimize/alerts/raise';
-import { keys } from '../../functions/data/db';
 import { updateItem } from '../../functions/data/store';
 import { call, eventually, primaryAccountId, startTestPlatform } from '../support/platform';
 import { scanTable } from '../support/table';
 import { SlackStandIn } from '../support/slack-standin';
 import { WebhookReceiver, type ReceivedPost } from '../support/webhook-receiver';
+import { alertKeys } from '../../functions/optimize/alerts/settings-store';
 
 // Alerts end to end on one local host: settings (with mailgun-go's aliases), the webhook URL's GET
 // check, signed test deliveries, the Slack connection against a loopback Slack stand-in, and
@@ -254,7 +254,7 @@ describe('raiseAlert', () => {
     await platform.us.run(() => raiseAlert(transition({ firstSeen: '2026-11-27T08:00:00.000Z' })));
     await settle(1000);
     expect(receiver.on('/raised').filter((p) => p.method === 'POST')).toHaveLength(1);
-    const windowPk = keys.alertWindow(accountId, '').pk;
+    const windowPk = alertKeys.alertWindow(accountId, '').pk;
     const windows = (await scanTable(platform.us)).filter((item) => item['pk'] === windowPk);
     expect(windows).toHaveLength(1);
     await platform.us.run(() => updateItem({ pk: windowPk, sk: windows[0]!['sk'] as string }, { until: Date.now() - 1 }));

@@ -1,5 +1,4 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { keys } from '../../data/db';
 import { getItem, putItem, updateItemIf } from '../../data/store';
 import { TABLE_KEYS } from '../../data/table';
 import { env } from '../../platform/env';
@@ -7,7 +6,7 @@ import { logger } from '../../platform/logger';
 import { enqueueAlertJob } from './alert-queue';
 import { deliverTo, type Attempt } from './channels';
 import { alertRetryDelayMs, type AlertJob } from './delivery-job';
-import { disableAlertSetting, disableSlackChannels, findAlertSetting, type AlertSettingItem } from './settings-store';
+import { disableAlertSetting, disableSlackChannels, findAlertSetting, type AlertSettingItem, alertKeys } from './settings-store';
 
 /**
  * Consumes the alerts queue: each message is one attempt at one alert for one setting (webhook,
@@ -22,7 +21,7 @@ const CLAIM_SECONDS = 2 * 86_400;
 /** The claim's owner once its message has handled the attempt: a redelivery then does nothing. */
 const HANDLED = 'handled';
 
-const claimKey = (job: AlertJob) => keys.alertDelivery(job.alert.accountId, job.alert.id, job.settingId, job.attempt);
+const claimKey = (job: AlertJob) => alertKeys.alertDelivery(job.alert.accountId, job.alert.id, job.settingId, job.attempt);
 
 /**
  * Each attempt is claimed for the queue message carrying it: a copy of the message (a second

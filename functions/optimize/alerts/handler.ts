@@ -1,5 +1,4 @@
 import { z } from 'zod/v3';
-import { keys } from '../../data/db';
 import { addToCounter } from '../../data/store';
 import { ApiError, BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
@@ -12,7 +11,7 @@ import { alertRoutes } from './routes';
 import { sampleAlert } from './sample-alert';
 import { alertSettingInput, channelsInput, emailTestInput, replaceSettingInput, idInput, slackSettingsInput, slackTestInput, webhookTestInput } from './schemas';
 import { checkChannelIds, checkEmails, reachable, settingInput } from './settings-input';
-import { createAlertSetting, deleteAlertSetting, deleteChannelSettings, listAlertSettings, replaceAlertSetting } from './settings-store';
+import { createAlertSetting, deleteAlertSetting, deleteChannelSettings, listAlertSettings, replaceAlertSetting, alertKeys } from './settings-store';
 import { alertSigningKey, rotateAlertSigningKey } from './signing-key';
 import { channelInfo, listChannels, postMessage, revokeToken, SlackRefusal, SlackUnavailable, tokenTeam } from './slack-api';
 import { deleteSlackConnection, requireSlackToken, saveSlackConnection, slackConnection, slackToken } from './slack-store';
@@ -149,7 +148,7 @@ export const handler = areaHandler(alertRoutes, {
     // Test mail goes out from a domain of the platform's (ALERTS_EMAIL_DOMAIN) or the sandbox: a
     // quota keeps the route from being a way to send mail at will in its name.
     const hour = new Date().toISOString().slice(0, 13);
-    if ((await addToCounter(keys.alertTestMails(req.accountId, hour), 'sent', 1, { atMost: TEST_MAILS_PER_HOUR })) === undefined) {
+    if ((await addToCounter(alertKeys.alertTestMails(req.accountId, hour), 'sent', 1, { atMost: TEST_MAILS_PER_HOUR })) === undefined) {
       throw new ApiError(429, `Too many test alert emails: at most ${TEST_MAILS_PER_HOUR} an hour`);
     }
     try {

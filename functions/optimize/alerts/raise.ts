@@ -1,11 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { keys } from '../../data/db';
 import { getItem, putItem, updateItem, updateItemIf } from '../../data/store';
 import { env } from '../../platform/env';
 import { ALERT_EVENT_TYPES, type AlertEvent } from './alert-event';
 import { enqueueAlertJob } from './alert-queue';
 import type { RaisedAlert } from './alert-message';
-import { activeSettingsFor } from './settings-store';
+import { activeSettingsFor, alertKeys } from './settings-store';
 
 /** The alert as stored under its transition's hash: what was raised, and whether its deliveries are queued. */
 interface RaisedItem extends RaisedAlert {
@@ -39,7 +38,7 @@ async function claimWindow(event: AlertEvent, hash: string, now: number): Promis
   const windowMs = env().ALERT_DEDUPE_WINDOW_SECONDS * 1000;
   if (!windowMs) return true;
   const pair = createHash('sha256').update([event.subject, event.list].join('|')).digest('hex');
-  const key = keys.alertWindow(event.accountId, pair);
+  const key = alertKeys.alertWindow(event.accountId, pair);
   const claim: WindowItem = { hash, event: event.event, until: now + windowMs };
   for (let attempt = 0; attempt < 3; attempt++) {
     if (await putItem(key, claim, { ifAbsent: true })) return true;
@@ -65,7 +64,7 @@ async function claimWindow(event: AlertEvent, hash: string, now: number): Promis
 export async function raiseAlert(event: AlertEvent): Promise<void> {
   if (!(ALERT_EVENT_TYPES as readonly string[]).includes(event.event)) throw new Error(`raiseAlert: unknown alert event ${String(event.event)}`);
   const hash = transitionHash(event);
-  const key = keys.alertRaised(event.accountId, hash);
+  const key = alertKeys.alertRaised(event.accountId, hash);
   const fresh: RaisedItem = { ...event, id: randomUUID(), queued: false, raisedAt: new Date().toISOString() };
   let raised: RaisedItem = fresh;
   if (!(await putItem(key, fresh, { ifAbsent: true }))) {

@@ -1,7 +1,7 @@
-import { keys } from '../../data/db';
 import { deleteItem, getItem, putItem } from '../../data/store';
 import { BadRequest } from '../../platform/errors';
 import { decryptSecret, encryptSecret } from '../../platform/secrets';
+import { alertKeys } from './settings-store';
 
 /**
  * The account's Slack connection. The bot token is a credential to the customer's workspace: it is
@@ -23,18 +23,18 @@ export interface SlackConnection {
 }
 
 export async function slackConnection(accountId: string): Promise<SlackConnection | undefined> {
-  const item = await getItem<SlackItem>(keys.alertSlack(accountId), { consistent: true });
+  const item = await getItem<SlackItem>(alertKeys.alertSlack(accountId), { consistent: true });
   return item && { teamId: item.teamId, teamName: item.teamName, scope: item.scope };
 }
 
 export async function saveSlackConnection(accountId: string, connection: SlackConnection, token: string): Promise<void> {
   const item: SlackItem = { ...connection, sealedToken: await encryptSecret(token), savedAt: new Date().toISOString() };
-  await putItem(keys.alertSlack(accountId), item);
+  await putItem(alertKeys.alertSlack(accountId), item);
 }
 
 /** The stored token, or undefined when Slack is not connected. */
 export async function slackToken(accountId: string): Promise<string | undefined> {
-  const item = await getItem<SlackItem>(keys.alertSlack(accountId), { consistent: true });
+  const item = await getItem<SlackItem>(alertKeys.alertSlack(accountId), { consistent: true });
   return item ? decryptSecret(item.sealedToken) : undefined;
 }
 
@@ -46,5 +46,5 @@ export async function requireSlackToken(accountId: string): Promise<string> {
 }
 
 export async function deleteSlackConnection(accountId: string): Promise<void> {
-  await deleteItem(keys.alertSlack(accountId));
+  await deleteItem(alertKeys.alertSlack(accountId));
 }
