@@ -5,19 +5,6 @@ import type { IndexKey, Key } from './store';
  * patterns they serve (see table.ts); nothing else spells a key.
  */
 export const keys = {
-  /**
-   * An IP or domain under blocklist monitoring, with its state per list: region-wide in one
-   * partition, as the check sweep reads all of them, keyed so one account's are one prefix.
-   */
-  blocklistSubject: (accountId = '', kind = '', subject = ''): Key => ({ pk: 'SYSTEM#blocklist-subjects', sk: accountId ? `${accountId}#${kind}${kind ? '#' : ''}${subject}` : '' }),
-  /**
-   * A check task's word that it found these subjects of an account as they were, by
-   * `<account>#<kind>#<time>#<id>` (functions/optimize/blocklists/confirmations.ts): region-wide in
-   * one partition, as the sweep reads all of them.
-   */
-  blocklistConfirmation: (accountId = '', kind = '', suffix = ''): Key => ({ pk: 'SYSTEM#blocklist-confirmations', sk: accountId ? `${accountId}#${kind}#${suffix}` : '' }),
-  /** A blocklist transition (listed, delisted) of one of the account's subjects, by `<time>#<kind>#<subject>#<list>`. */
-  blocklistEvent: (accountId: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#BLOCKLISTEVENTS`, sk }),
   /** An account's tags by name (lower case: tags are case-insensitive); their own partition, as they are many. */
   accountTag: (accountId: string, tagKey = ''): Key => ({ pk: `ACCT#${accountId}#TAG`, sk: tagKey }),
   /** The same tags by last sighting, for `sort: lastseen`; the item's index key moves as it is seen again. */

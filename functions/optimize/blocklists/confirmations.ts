@@ -1,10 +1,23 @@
-import { keys } from '../../data/db';
 import { TABLE_KEYS } from '../../data/table';
-import { isLive, putItem, queryAll } from '../../data/store';
+import { isLive, putItem, queryAll, type Key } from '../../data/store';
 import { randomHex } from '../../platform/ids';
 import type { SubjectKind } from './catalogue';
 import { staleAfterMs, type ListState } from './list-state';
 import type { MonitoredSubject } from './subjects';
+import { defineEntity } from '../../data/key-registry';
+
+export const blocklistConfirmationKeys = defineEntity(
+  'blocklist confirmations',
+  {
+    blocklistConfirmation: {
+      what: "a check task's word that it found these subjects of an account as they were: region-wide in one partition, as the sweep reads all of them",
+      pk: 'SYSTEM#blocklist-confirmations',
+      sk: '<account>#<kind>#<ISO time>#<nonce>',
+      key: (accountId = '', kind = '', at = '', nonce = ''): Key => ({ pk: 'SYSTEM#blocklist-confirmations', sk: accountId ? `${accountId}#${kind}#${at && `${at}#${nonce}`}` : '' }),
+    },
+  },
+  [{ what: "live confirmations: every account's (the sweep), or an account's of a kind (<account>#<kind>#)", pk: 'SYSTEM#blocklist-confirmations' }],
+);
 
 /**
  * A check that finds a subject as it was (every list answered, none changed) does not rewrite the
@@ -39,12 +52,12 @@ export async function confirmChecks(accountId: string, kind: SubjectKind, confir
     entries: confirmed.map((c) => `${c.subject} ${c.version}`).join('\n'),
     [TABLE_KEYS.ttl]: Math.ceil((Date.parse(at) + staleAfterMs()) / 1000),
   } as ConfirmationItem;
-  await putItem(keys.blocklistConfirmation(accountId, kind, `${at}#${randomHex(4)}`), item);
+  await putItem(blocklistConfirmationKeys.blocklistConfirmation(accountId, kind, at, randomHex(4)), item);
 }
 
 /** The live confirmations of an account's subjects of a kind, or of every account's (no arguments). */
 export async function readConfirmations(accountId?: string, kind?: SubjectKind): Promise<Confirmations> {
-  const { pk, sk } = keys.blocklistConfirmation(accountId, kind);
+  const { pk, sk } = blocklistConfirmationKeys.blocklistConfirmation(accountId, kind);
   const items = await queryAll<ConfirmationItem & { sk: string }>({ pk }, sk, { withSortKey: true });
   const found: Confirmations = new Map();
   const now = Date.now();

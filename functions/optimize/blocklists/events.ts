@@ -1,7 +1,20 @@
-import { keys } from '../../data/db';
-import { putItem, queryPage } from '../../data/store';
+import { putItem, queryPage, type Key } from '../../data/store';
 import type { AlertEventType } from '../alerts/alert-event';
 import type { SubjectKind } from './catalogue';
+import { defineEntity } from '../../data/key-registry';
+
+export const blocklistEventKeys = defineEntity(
+  'blocklist events',
+  {
+    blocklistEvent: {
+      what: "a blocklist transition (listed, delisted) of one of the account's subjects",
+      pk: 'ACCT#<account>#BLOCKLISTEVENTS',
+      sk: '<time>#<kind>#<subject>#<list>',
+      key: (accountId: string, event?: Pick<BlocklistEventItem, 'timestamp' | 'kind' | 'subject' | 'list'>): Key => ({ pk: `ACCT#${accountId}#BLOCKLISTEVENTS`, sk: event ? sortKeyOf(event) : '' }),
+    },
+  },
+  [{ what: "an account's blocklist events, newest first (pages)", pk: 'ACCT#<account>#BLOCKLISTEVENTS' }],
+);
 
 /** A transition of one subject on one list, as the events routes list it. */
 export interface BlocklistEventItem {
@@ -21,7 +34,7 @@ const sortKeyOf = (e: Pick<BlocklistEventItem, 'timestamp' | 'kind' | 'subject' 
 
 /** Records a transition once (a retried check that already recorded it writes nothing). */
 export async function recordEvent(event: BlocklistEventItem): Promise<void> {
-  await putItem(keys.blocklistEvent(event.accountId, sortKeyOf(event)), event, { ifAbsent: true });
+  await putItem(blocklistEventKeys.blocklistEvent(event.accountId, event), event, { ifAbsent: true });
 }
 
 export interface EventQuery {
@@ -48,7 +61,7 @@ const earlier = (a?: string, b?: string) => (a === undefined ? b : b === undefin
  * own size; `after` being exclusive, a key `<from>#...` still counts from `from` on.
  */
 export async function eventsPage(accountId: string, q: EventQuery): Promise<Array<BlocklistEventItem & { sk: string }>> {
-  return queryPage<BlocklistEventItem & { sk: string }>(keys.blocklistEvent(accountId).pk, {
+  return queryPage<BlocklistEventItem & { sk: string }>(blocklistEventKeys.blocklistEvent(accountId).pk, {
     prefix: '',
     ascending: q.ascending,
     after: later(q.after, q.from),

@@ -1,9 +1,22 @@
-import { keys } from '../../data/db';
-import { deleteIfPresent, getItem, getItems, putItem, queryAll, updateItem, updateItemIf } from '../../data/store';
+import { deleteIfPresent, getItem, getItems, putItem, queryAll, updateItem, updateItemIf, type Key } from '../../data/store';
 import type { SubjectKind } from './catalogue';
 import { applyConfirmation, readConfirmations } from './confirmations';
 import type { BlocklistEventItem } from './events';
 import type { ListState } from './list-state';
+import { defineEntity } from '../../data/key-registry';
+
+export const blocklistSubjectKeys = defineEntity(
+  'blocklist subjects',
+  {
+    blocklistSubject: {
+      what: "an IP or domain under blocklist monitoring, with its state per list: region-wide in one partition, as the check sweep reads all of them, keyed so one account's are one prefix",
+      pk: 'SYSTEM#blocklist-subjects',
+      sk: '<account>#<kind>#<subject>',
+      key: (accountId = '', kind = '', subject = ''): Key => ({ pk: 'SYSTEM#blocklist-subjects', sk: accountId ? `${accountId}#${kind}${kind ? '#' : ''}${subject}` : '' }),
+    },
+  },
+  [{ what: "monitored subjects: every account's (the sweep), or an account's of a kind (<account>#<kind>#)", pk: 'SYSTEM#blocklist-subjects' }],
+);
 
 /** Why a subject is monitored: the user added it, it is one of the account's dedicated IPs, or a verified managed domain. */
 export type SubjectSource = 'user' | 'dedicated' | 'managed-domain';
@@ -33,10 +46,10 @@ export interface MonitoredSubject {
   outbox?: BlocklistEventItem[];
 }
 
-const keyOf = (s: Pick<MonitoredSubject, 'accountId' | 'kind' | 'subject'>) => keys.blocklistSubject(s.accountId, s.kind, s.subject);
+const keyOf = (s: Pick<MonitoredSubject, 'accountId' | 'kind' | 'subject'>) => blocklistSubjectKeys.blocklistSubject(s.accountId, s.kind, s.subject);
 
 export async function findSubject(accountId: string, kind: SubjectKind, subject: string): Promise<MonitoredSubject | undefined> {
-  const [item, confirmations] = await Promise.all([getItem<MonitoredSubject>(keys.blocklistSubject(accountId, kind, subject), { consistent: true }), readConfirmations(accountId, kind)]);
+  const [item, confirmations] = await Promise.all([getItem<MonitoredSubject>(blocklistSubjectKeys.blocklistSubject(accountId, kind, subject), { consistent: true }), readConfirmations(accountId, kind)]);
   return item && applyConfirmation(item, confirmations);
 }
 
@@ -54,14 +67,14 @@ export const subjectKeyOf = (s: Pick<MonitoredSubject, 'accountId' | 'kind' | 's
 
 /** The account's monitored subjects of a kind (removed dedicated IPs left out), in key order. */
 export async function accountSubjects(accountId: string, kind: SubjectKind): Promise<MonitoredSubject[]> {
-  const { pk, sk } = keys.blocklistSubject(accountId, kind);
+  const { pk, sk } = blocklistSubjectKeys.blocklistSubject(accountId, kind);
   const [subjects, confirmations] = await Promise.all([queryAll<MonitoredSubject>({ pk }, sk), readConfirmations(accountId, kind)]);
   return subjects.filter((s) => !s.removed).map((s) => applyConfirmation(s, confirmations));
 }
 
 /** Every monitored subject of the region: what the sweep looks at. */
 export async function allSubjects(): Promise<MonitoredSubject[]> {
-  const [subjects, confirmations] = await Promise.all([queryAll<MonitoredSubject>(keys.blocklistSubject(), ''), readConfirmations()]);
+  const [subjects, confirmations] = await Promise.all([queryAll<MonitoredSubject>(blocklistSubjectKeys.blocklistSubject(), ''), readConfirmations()]);
   return subjects.filter((s) => !s.removed).map((s) => applyConfirmation(s, confirmations));
 }
 
