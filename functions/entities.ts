@@ -35,6 +35,7 @@ import './sending-ips/ip-records';
 import './sending-ips/pool-records';
 import './sending-ips/warmup';
 import './suppressions/suppression-store';
+import './tags/tag-store';
 import './templates/template-store';
 
 export { accessPatternTable, keyCollisions, queryIntrusions, registeredItems, registeredQueries } from './data/key-registry';

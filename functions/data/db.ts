@@ -1,21 +1,10 @@
-import type { IndexKey, Key } from './store';
+import type { Key } from './store';
 
 /**
  * The entities of the single table and their keys. Key builders live here, next to the access
  * patterns they serve (see table.ts); nothing else spells a key.
  */
 export const keys = {
-  /** An account's tags by name (lower case: tags are case-insensitive); their own partition, as they are many. */
-  accountTag: (accountId: string, tagKey = ''): Key => ({ pk: `ACCT#${accountId}#TAG`, sk: tagKey }),
-  /** The same tags by last sighting, for `sort: lastseen`; the item's index key moves as it is seen again. */
-  accountTagSeen: (accountId: string, lastSeenMs: number, tagKey: string): IndexKey => ({
-    gsi1pk: `ACCT#${accountId}#TAGSEEN`,
-    gsi1sk: `${String(lastSeenMs).padStart(13, '0')}#${tagKey}`,
-  }),
-  /** A domain's tags by name (the legacy /v3/{domain}/tags). */
-  domainTag: (accountId: string, domain: string, tagKey = ''): Key => ({ pk: `ACCT#${accountId}#DTAG#${domain}`, sk: tagKey }),
-  /** How many distinct tags the account (no domain) or a domain holds, against its limit. */
-  tagCount: (accountId: string, domain?: string): Key => ({ pk: `ACCT#${accountId}`, sk: domain === undefined ? 'TAGCOUNT' : `TAGCOUNT#${domain}` }),
   /** A domain's v3/v4 webhooks, every type in one item (functions/webhooks/webhook-store.ts). */
   domainWebhooks: (accountId: string, domain: string): Key => ({ pk: `ACCT#${accountId}`, sk: `WEBHOOKS#${domain}` }),
   /** An account's /v1/webhooks, all in one item: the 3-URLs-per-type limit is checked in one write. */

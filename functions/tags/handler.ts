@@ -1,6 +1,5 @@
 import { accountsCovered } from '../accounts/subaccount-list';
 import { tagMetrics } from './tag-metrics';
-import { keys } from '../data/db';
 import { queryAll } from '../data/store';
 import { requireDomain } from '../domains/domain-store';
 import { env } from '../platform/env';
@@ -11,7 +10,7 @@ import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeli
 import { accountTagJson, domainTagJson } from './present';
 import { tagRoutes } from './routes';
 import { accountTagInput, domainInput, domainTagInput, listAccountTagsInput, listDomainTagsInput, noInput, type TagSort } from './schemas';
-import { deleteTag, describeTag, getTag, normaliseTag, tagCount, tagsByName, tagsBySighting, tagsPage, type TagItem, type TagScope } from './tag-store';
+import { deleteTag, describeTag, getTag, normaliseTag, tagCount, tagsByName, tagsBySighting, tagsPage, type TagItem, type TagScope, tagKeys } from './tag-store';
 import { findAccount } from '../accounts/account-store';
 
 /** The tag a request names, as the registry keys it; a name that cannot be a tag is simply not found. */
@@ -62,7 +61,7 @@ async function accountTagPage(accountId: string, sort: TagSort, prefix: string, 
 /** Distinct tags matching the prefix: the counter for all of them, else the prefix's key range. */
 async function accountTagTotal(accountId: string, prefix: string): Promise<number> {
   if (!prefix) return tagCount({ accountId });
-  return (await queryAll<unknown>({ pk: keys.accountTag(accountId).pk }, prefix)).length;
+  return (await queryAll<unknown>({ pk: tagKeys.accountTag(accountId).pk }, prefix)).length;
 }
 
 export const handler = areaHandler(tagRoutes, {

@@ -1,15 +1,44 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { keys } from '../data/db';
-import { addToCounter, deleteIfPresent, deleteItem, getItem, moveAttribute, putItem, queryAll, queryPage, updateItem, type Key } from '../data/store';
+import { addToCounter, deleteIfPresent, deleteItem, getItem, moveAttribute, putItem, queryAll, queryPage, updateItem, type Key, type IndexKey } from '../data/store';
 import { readPivotPage } from '../data/pivot-page';
 import { mapLimit } from '../platform/concurrency';
 import type { PivotPage } from '../platform/http/paging';
+import { defineEntity } from '../data/key-registry';
+
+export const tagKeys = defineEntity(
+  'tags',
+  {
+    accountTag: { what: "an account's tag by name (lower case: tags are case-insensitive); their own partition, as they are many", pk: 'ACCT#<account>#TAG', sk: '<tag*>', key: (accountId: string, tagKey = ''): Key => ({ pk: `ACCT#${accountId}#TAG`, sk: tagKey }) },
+    accountTagSeen: {
+      what: "the same tag by last sighting, on gsi1, for `sort: lastseen`; the item's index key moves as it is seen again",
+      gsi1pk: 'ACCT#<account>#TAGSEEN',
+      gsi1sk: '<13-digit ms>#<tag*>',
+      key: (accountId: string, lastSeenMs: number, tagKey: string): IndexKey => ({
+        gsi1pk: `ACCT#${accountId}#TAGSEEN`,
+        gsi1sk: `${String(lastSeenMs).padStart(13, '0')}#${tagKey}`,
+      }),
+    },
+    domainTag: { what: "a domain's tag by name (the legacy /v3/{domain}/tags)", pk: 'ACCT#<account>#DTAG#<domain>', sk: '<tag*>', key: (accountId: string, domain: string, tagKey = ''): Key => ({ pk: `ACCT#${accountId}#DTAG#${domain}`, sk: tagKey }) },
+    tagCount: {
+      what: 'how many distinct tags a domain (or, without one, the account: sk TAGCOUNT) holds, against its limit',
+      pk: 'ACCT#<account>',
+      sk: 'TAGCOUNT#<domain>',
+      key: (accountId: string, domain?: string): Key => ({ pk: `ACCT#${accountId}`, sk: domain === undefined ? 'TAGCOUNT' : `TAGCOUNT#${domain}` }),
+    },
+    accountTagCount: { what: 'how many distinct tags the account holds (tagCount without a domain)', pk: 'ACCT#<account>', sk: 'TAGCOUNT' },
+  },
+  [
+    { what: "an account's tags by name (or prefix)", pk: 'ACCT#<account>#TAG' },
+    { what: "an account's tags by last sighting", index: 'gsi1', pk: 'ACCT#<account>#TAGSEEN' },
+    { what: "a domain's tags by name (or prefix)", pk: 'ACCT#<account>#DTAG#<domain>' },
+  ],
+);
 
 /**
  * The tag registry: one item per tag per account (the /v1/analytics/tags view) and one per tag per
  * domain (the legacy /v3/{domain}/tags view), each with its first and last sighting and the
  * user's description, plus a distinct-tag counter per account and per domain for the limits.
- * Key design and access patterns: functions/data/db.ts and table.ts.
+ * Keys and access patterns: tagKeys above (docs/access-patterns.md).
  */
 
 /** Where a tag lives: the account-wide registry, or one domain's. */
@@ -37,12 +66,12 @@ export function normaliseTag(raw: string): { tag: string; tagKey: string } | und
 }
 
 function tagKeyOf(scope: TagScope, tagKey: string): Key {
-  return scope.domain === undefined ? keys.accountTag(scope.accountId, tagKey) : keys.domainTag(scope.accountId, scope.domain, tagKey);
+  return scope.domain === undefined ? tagKeys.accountTag(scope.accountId, tagKey) : tagKeys.domainTag(scope.accountId, scope.domain, tagKey);
 }
 
 /** Only the account registry is indexed by last sighting (the legacy view lists by name alone). */
 function seenIndex(scope: TagScope, lastSeen: number, tagKey: string) {
-  return scope.domain === undefined ? keys.accountTagSeen(scope.accountId, lastSeen, tagKey) : {};
+  return scope.domain === undefined ? tagKeys.accountTagSeen(scope.accountId, lastSeen, tagKey) : {};
 }
 
 export function getTag(scope: TagScope, tagKey: string): Promise<TagItem | undefined> {
@@ -82,15 +111,15 @@ export async function deleteTag(scope: TagScope, tagKey: string): Promise<boolea
 
 /** Takes one place under the limit for a new tag; false when the limit is reached. */
 export async function reservePlace(scope: TagScope, limit: number): Promise<boolean> {
-  return (await addToCounter(keys.tagCount(scope.accountId, scope.domain), 'count', 1, { atMost: limit })) !== undefined;
+  return (await addToCounter(tagKeys.tagCount(scope.accountId, scope.domain), 'count', 1, { atMost: limit })) !== undefined;
 }
 
 export async function releasePlace(scope: TagScope): Promise<void> {
-  await addToCounter(keys.tagCount(scope.accountId, scope.domain), 'count', -1);
+  await addToCounter(tagKeys.tagCount(scope.accountId, scope.domain), 'count', -1);
 }
 
 export async function tagCount(scope: TagScope): Promise<number> {
-  const item = await getItem<{ count?: number }>(keys.tagCount(scope.accountId, scope.domain));
+  const item = await getItem<{ count?: number }>(tagKeys.tagCount(scope.accountId, scope.domain));
   return Math.max(0, item?.count ?? 0);
 }
 
@@ -112,7 +141,7 @@ export function tagsPage(scope: TagScope, page: PivotPage, prefix: string): Prom
 
 /** An account's tags by last sighting (gsi1), optionally only those whose key starts with `prefix`. */
 export function tagsBySighting(accountId: string, options: { ascending: boolean; limit: number; prefix: string }): Promise<TagItem[]> {
-  const { gsi1pk } = keys.accountTagSeen(accountId, 0, '');
+  const { gsi1pk } = tagKeys.accountTagSeen(accountId, 0, '');
   return queryPage<TagItem>(gsi1pk, {
     prefix: '',
     ascending: options.ascending,
@@ -125,7 +154,7 @@ export function tagsBySighting(accountId: string, options: { ascending: boolean;
 /** Forgets a domain's tags and their count (when the domain is deleted); the account's stay. */
 export async function clearDomainTags(accountId: string, domain: string): Promise<void> {
   const scope = { accountId, domain };
-  const items = await queryAll<TagItem>({ pk: keys.domainTag(accountId, domain).pk }, '');
+  const items = await queryAll<TagItem>({ pk: tagKeys.domainTag(accountId, domain).pk }, '');
   await mapLimit(items, 8, (item) => deleteIfPresent(tagKeyOf(scope, item.tagKey)));
-  await deleteItem(keys.tagCount(accountId, domain));
+  await deleteItem(tagKeys.tagCount(accountId, domain));
 }
