@@ -37,5 +37,9 @@ import './sending-ips/warmup';
 import './suppressions/suppression-store';
 import './tags/tag-store';
 import './templates/template-store';
+import './webhooks/delivery-worker';
+import './webhooks/failed-deliveries';
+import './webhooks/signing-key';
+import './webhooks/webhook-store';
 
 export { accessPatternTable, keyCollisions, queryIntrusions, registeredItems, registeredQueries } from './data/key-registry';

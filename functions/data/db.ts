@@ -5,17 +5,6 @@ import type { Key } from './store';
  * patterns they serve (see table.ts); nothing else spells a key.
  */
 export const keys = {
-  /** A domain's v3/v4 webhooks, every type in one item (functions/webhooks/webhook-store.ts). */
-  domainWebhooks: (accountId: string, domain: string): Key => ({ pk: `ACCT#${accountId}`, sk: `WEBHOOKS#${domain}` }),
-  /** An account's /v1/webhooks, all in one item: the 3-URLs-per-type limit is checked in one write. */
-  accountWebhooks: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNTWEBHOOKS' }),
-  /** The account's webhook signing key, sealed with the platform key. */
-  httpSigningKey: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'HTTPSIGNINGKEY' }),
-  /**
-   * Which queue message owns each delivery (one per URL) of one attempt at an event's webhooks, one
-   * attribute per delivery: a retried stream batch enqueues them twice.
-   */
-  webhookDeliveries: (accountId: string, eventId: string, attempt: number): Key => ({ pk: `ACCT#${accountId}#WHDELIVERY#${eventId}#${attempt}`, sk: 'CLAIMS' }),
   /**
    * An inspection test (links, images, accessibility, code analysis) of an account, in a partition
    * per kind; ids start with their creation second (objectId), so the partition is in creation order.
@@ -35,8 +24,6 @@ export const keys = {
   previewAddressOwner: (localPart: string): Key => ({ pk: `PREVIEWADDRESS#${localPart}`, sk: 'OWNER' }),
   /** A share by its public uuid, which is all a visitor of the share page has. */
   previewShareUuid: (uuid: string): Key => ({ pk: `PREVIEWSHARE#${uuid}`, sk: 'SHARE' }),
-  /** Deliveries given up (retries exhausted, or 406), per account and UTC day, newest last. */
-  webhookFailure: (accountId: string, day: string, sk = ''): Key => ({ pk: `ACCT#${accountId}#WHFAILED#${day}`, sk }),
   /** The operator's seed mailboxes for inbox placement (region-wide, few): one item each, by address. */
   seedMailbox: (email = ''): Key => ({ pk: 'SYSTEM#seed-mailboxes', sk: email }),
   /** An account's seed lists, by target address (`/v4/inbox/seedlists/{address}`). */

@@ -1,6 +1,5 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { keys } from '../data/db';
 import { getItem, putItem, setAbsentAttributes, updateItemIf, type Key } from '../data/store';
 import { TABLE_KEYS } from '../data/table';
 import type { EventData } from '../events/event-store';
@@ -14,6 +13,11 @@ import { withStorageUrl } from '../messages/storage-url';
 import { payloadOf } from './signature';
 import { signingKeyForDelivery } from './signing-key';
 import { webhookAddressPolicy } from './url-policy';
+import { defineEntity } from '../data/key-registry';
+
+export const deliveryClaimKeys = defineEntity('webhook delivery claims', {
+  webhookDeliveries: { what: "which queue message owns each delivery (one per URL) of one attempt at an event's webhooks, one attribute per delivery: a retried stream batch enqueues them twice", pk: 'ACCT#<account>#WHDELIVERY#<event id>#<attempt>', sk: 'CLAIMS', key: (accountId: string, eventId: string, attempt: number): Key => ({ pk: `ACCT#${accountId}#WHDELIVERY#${eventId}#${attempt}`, sk: 'CLAIMS' }) },
+});
 
 /**
  * Consumes the webhook delivery queue: POSTs each job's event, signed, to its URL. The records of a
@@ -68,7 +72,7 @@ function claim(dues: Due[]): Map<Due, Promise<boolean>> {
   return outcomes;
 }
 
-const claimKey = (job: DeliveryJob) => keys.webhookDeliveries(job.accountId, job.event.id, job.attempt);
+const claimKey = (job: DeliveryJob) => deliveryClaimKeys.webhookDeliveries(job.accountId, job.event.id, job.attempt);
 const claimAttribute = (job: DeliveryJob) => `d_${job.deliveryId}`;
 
 async function claimGroup(key: Key, group: Due[]): Promise<Due[]> {

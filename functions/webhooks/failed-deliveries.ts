@@ -1,9 +1,22 @@
-import { keys } from '../data/db';
-import { putItem, queryAll, isLive } from '../data/store';
+import { putItem, queryAll, isLive, type Key } from '../data/store';
 import { dayOf, eventSortKey } from '../events/event-store';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
 import type { DeliveryJob } from './delivery-job';
+import { defineEntity } from '../data/key-registry';
+
+export const failedDeliveryKeys = defineEntity(
+  'failed webhook deliveries',
+  {
+    webhookFailure: {
+      what: 'a delivery given up (retries exhausted, or 406), per account and UTC day, newest last',
+      pk: 'ACCT#<account>#WHFAILED#<yyyymmdd>',
+      sk: '<13-digit ms>#<delivery id>',
+      key: (accountId: string, day: string, at?: number, deliveryId = ''): Key => ({ pk: `ACCT#${accountId}#WHFAILED#${day}`, sk: at === undefined ? '' : eventSortKey(at, deliveryId) }),
+    },
+  },
+  [{ what: 'failed webhook deliveries of a day', pk: 'ACCT#<account>#WHFAILED#<yyyymmdd>' }],
+);
 
 /**
  * Deliveries given up on: every retry failed, the receiver answered 406, or its address is one
@@ -42,7 +55,7 @@ export async function recordFailedDelivery(job: DeliveryJob, reason: FailedDeliv
     failedAt: new Date(now).toISOString(),
     ttl: Math.ceil(now / 1000) + env().EVENT_TTL_DAYS * 86_400,
   };
-  await putItem(keys.webhookFailure(job.accountId, dayOf(now), eventSortKey(now, job.deliveryId)), item);
+  await putItem(failedDeliveryKeys.webhookFailure(job.accountId, dayOf(now), now, job.deliveryId), item);
   logger.error('webhook delivery given up', {
     accountId: job.accountId,
     domain: job.domain,
@@ -57,6 +70,6 @@ export async function recordFailedDelivery(job: DeliveryJob, reason: FailedDeliv
 
 /** The deliveries given up on one UTC day (yyyymmdd), in time order. */
 export async function failedDeliveries(accountId: string, day: string, now = Date.now()): Promise<FailedDelivery[]> {
-  const partition = keys.webhookFailure(accountId, day);
+  const partition = failedDeliveryKeys.webhookFailure(accountId, day);
   return (await queryAll<FailedDelivery>({ pk: partition.pk }, '')).filter((item) => isLive(item, now));
 }

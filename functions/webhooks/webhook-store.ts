@@ -1,11 +1,16 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../data/db';
 import { deleteItem, getItem, type Key } from '../data/store';
 import { documentClient } from '../platform/aws-clients';
 import { Conflict } from '../platform/errors';
 import { env } from '../platform/env';
 import type { WebhookName } from './names';
+import { defineEntity } from '../data/key-registry';
+
+export const webhookKeys = defineEntity('webhooks', {
+  domainWebhooks: { what: "a domain's v3/v4 webhooks, every type in one item", pk: 'ACCT#<account>', sk: 'WEBHOOKS#<domain>', key: (accountId: string, domain: string): Key => ({ pk: `ACCT#${accountId}`, sk: `WEBHOOKS#${domain}` }) },
+  accountWebhooks: { what: "an account's /v1/webhooks, all in one item: the 3-URLs-per-type limit is checked in one write", pk: 'ACCT#<account>', sk: 'ACCOUNTWEBHOOKS', key: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNTWEBHOOKS' }) },
+});
 
 /**
  * Webhook configuration. Each level is one item, so the rules that span types and URLs (three URLs
@@ -70,13 +75,13 @@ async function modify<T extends object, R>(key: Key, empty: () => T, change: (cu
 }
 
 export async function readDomainHooks(accountId: string, domain: string, consistent = true): Promise<DomainHooks> {
-  return (await getItem<DomainHooksItem>(keys.domainWebhooks(accountId, domain), { consistent }))?.hooks ?? {};
+  return (await getItem<DomainHooksItem>(webhookKeys.domainWebhooks(accountId, domain), { consistent }))?.hooks ?? {};
 }
 
 /** Changes a domain's webhooks; `change` returns the new map (types with no URL are dropped) and a result. */
 export function changeDomainHooks<R>(accountId: string, domain: string, change: (hooks: DomainHooks) => { hooks: DomainHooks; result: R }): Promise<R> {
   return modify<DomainHooksItem, R>(
-    keys.domainWebhooks(accountId, domain),
+    webhookKeys.domainWebhooks(accountId, domain),
     () => ({ accountId, domain, hooks: {}, version: 0 }),
     (current) => {
       const { hooks, result } = change(structuredClone(current.hooks));
@@ -88,11 +93,11 @@ export function changeDomainHooks<R>(accountId: string, domain: string, change: 
 
 /** Forgets a domain's webhooks (when the domain is deleted). */
 export async function clearDomainHooks(accountId: string, domain: string): Promise<void> {
-  await deleteItem(keys.domainWebhooks(accountId, domain));
+  await deleteItem(webhookKeys.domainWebhooks(accountId, domain));
 }
 
 export async function readAccountHooks(accountId: string, consistent = true): Promise<Record<string, AccountWebhook>> {
-  return (await getItem<AccountHooksItem>(keys.accountWebhooks(accountId), { consistent }))?.webhooks ?? {};
+  return (await getItem<AccountHooksItem>(webhookKeys.accountWebhooks(accountId), { consistent }))?.webhooks ?? {};
 }
 
 export function changeAccountHooks<R>(
@@ -100,7 +105,7 @@ export function changeAccountHooks<R>(
   change: (webhooks: Record<string, AccountWebhook>) => { webhooks: Record<string, AccountWebhook>; result: R },
 ): Promise<R> {
   return modify<AccountHooksItem, R>(
-    keys.accountWebhooks(accountId),
+    webhookKeys.accountWebhooks(accountId),
     () => ({ accountId, webhooks: {}, version: 0 }),
     (current) => {
       const { webhooks, result } = change(structuredClone(current.webhooks));

@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { keys } from '../../functions/data/db';
 import { getItem } from '../../functions/data/store';
 import { dayOf, type EventData, type RecordedEvent } from '../../functions/events/event-store';
 import { failedDeliveries } from '../../functions/webhooks/failed-deliveries';
@@ -7,6 +6,7 @@ import { fanOutWebhooks } from '../../functions/webhooks/fan-out';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, eventually, primaryAccountId, sandboxOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { signingKeyKeys } from '../../functions/webhooks/signing-key';
 
 // Webhooks from configuration to signed deliveries: domain level (v3 through mailgun.js, v4),
 // account level (/v1/webhooks), the signing key, and delivery with Mailgun's retry rules against
@@ -201,7 +201,7 @@ describe('the HTTP signing key', () => {
     expect((await mg.accountManagement.getWebhookSigningKey()).http_signing_key).toBe(rotated.http_signing_key);
     expect((await call(`${base}/v4/domains`, { key: rotated.http_signing_key })).status).toBe(401);
     // Stored sealed: the key's text is nowhere in its item.
-    const item = await platform.us.run(() => getItem<Record<string, unknown>>(keys.httpSigningKey(accountId)));
+    const item = await platform.us.run(() => getItem<Record<string, unknown>>(signingKeyKeys.httpSigningKey(accountId)));
     expect(JSON.stringify(item)).not.toContain(rotated.http_signing_key.slice(4));
   });
 });
