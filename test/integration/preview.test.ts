@@ -6,9 +6,9 @@ import sharp from 'sharp';
 import packagedChromium from '@sparticuz/chromium';
 import { chromium, type Browser } from 'playwright-core';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { keys } from '../../functions/data/db';
 import { updateItem } from '../../functions/data/store';
 import { call, eventually, primaryAccountId, startTestPlatform } from '../support/platform';
+import { previewKeys } from '../../functions/inspect/preview/preview-store';
 
 // Email previews as a user meets them: JSON over HTTP against the local host, rendered for real in
 // the Chromium `npm ci` installed, polled from processing to completed, the screenshots fetched
@@ -223,7 +223,7 @@ test('a client left processing over 3 minutes (its execution lost) is re-queued 
   const accountId = await primaryAccountId(platform.us);
   const stale = Math.floor(Date.now() / 1000) - 200;
   // As if the execution rendering appmail14 had died in its first attempt, 200 s ago.
-  await platform.us.run(() => updateItem(keys.previewClient(accountId, testId, 'appmail14'), { status: 'Processing', submitted: stale, attempts: 1 }));
+  await platform.us.run(() => updateItem(previewKeys.previewClient(accountId, testId, 'appmail14'), { status: 'Processing', submitted: stale, attempts: 1 }));
   const requeued = (await send('GET', `/v2/preview/tests/${testId}/results/appmail14`)).json['appmail14'] as { status: string; status_details: { attempts: number } };
   expect(requeued.status).toBe('Processing');
   const after = await eventually(async () => {
@@ -232,7 +232,7 @@ test('a client left processing over 3 minutes (its execution lost) is re-queued 
   });
   // The re-queue is the second attempt.
   expect(after.status_details.attempts).toBe(2);
-  await platform.us.run(() => updateItem(keys.previewClient(accountId, testId, 'appmail14'), { status: 'Processing', submitted: stale, attempts: 3 }));
+  await platform.us.run(() => updateItem(previewKeys.previewClient(accountId, testId, 'appmail14'), { status: 'Processing', submitted: stale, attempts: 3 }));
   const info = (await send('GET', `/v2/preview/tests/${testId}`)).json as unknown as Info;
   expect(info.bounced).toEqual(['appmail14']);
   const bounced = (await send('GET', `/v2/preview/tests/${testId}/results/appmail14`)).json['appmail14'] as { status_details: { bounce_code: string } };

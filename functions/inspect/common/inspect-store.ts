@@ -1,10 +1,18 @@
 import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { keys } from '../../data/db';
-import { deleteItem, getItem, isLive, putItem, queryAll, updateItem, updateItemIf } from '../../data/store';
+import { deleteItem, getItem, isLive, putItem, queryAll, updateItem, updateItemIf, type Key } from '../../data/store';
 import { s3Client, sqsClient } from '../../platform/aws-clients';
 import { env } from '../../platform/env';
 import { objectId } from '../../platform/ids';
+import { defineEntity } from '../../data/key-registry';
+
+export const inspectKeys = defineEntity(
+  'inspect tests',
+  {
+    inspectTest: { what: 'an inspection test (links, images, accessibility, code analysis) of an account, in a partition per kind; ids start with their creation second (objectId), so the partition is in creation order', pk: 'ACCT#<account>#INSPECT#<kind>', sk: '<id>', key: (accountId: string, kind: string, id = ''): Key => ({ pk: `ACCT#${accountId}#INSPECT#${kind}`, sk: id }) },
+  },
+  [{ what: "an account's tests of a kind, newest first", pk: 'ACCT#<account>#INSPECT#<kind>' }],
+);
 
 export type InspectKind = 'links' | 'images' | 'accessibility' | 'analyze';
 
@@ -83,7 +91,7 @@ export async function createTest(accountId: string, kind: InspectKind, input: un
   const at = new Date(now).toISOString();
   const test: InspectTest = { accountId, kind, id, status: PROCESSING, run: 1, createdAt: at, updatedAt: at, ttl: ttlFrom(now), ...(meta ? { meta } : {}) };
   await putJson(inputKey(test, 1), input);
-  await putItem(keys.inspectTest(accountId, kind, id), test);
+  await putItem(inspectKeys.inspectTest(accountId, kind, id), test);
   await queueJob({ accountId, kind, id, run: 1 });
   return test;
 }
@@ -94,7 +102,7 @@ export async function recordFinishedTest(accountId: string, kind: InspectKind, s
   const at = new Date(now).toISOString();
   const test: InspectTest = { accountId, kind, id, status, run: 1, createdAt: at, updatedAt: at, ttl: ttlFrom(now), ...(summary ? { summary } : {}) };
   await putJson(resultKey(test, 1), result);
-  await putItem(keys.inspectTest(accountId, kind, id), test);
+  await putItem(inspectKeys.inspectTest(accountId, kind, id), test);
   return test;
 }
 
@@ -118,7 +126,7 @@ export async function getBytes(key: string): Promise<{ bytes: Buffer; contentTyp
 /** A live test of the account, or undefined (never another account's: the key holds the account). */
 export async function findTest(accountId: string, kind: InspectKind, id: string): Promise<InspectTest | undefined> {
   if (!/^[0-9a-f]{24}$/i.test(id)) return undefined;
-  const test = await getItem<InspectTest>(keys.inspectTest(accountId, kind, id.toLowerCase()), { consistent: true });
+  const test = await getItem<InspectTest>(inspectKeys.inspectTest(accountId, kind, id.toLowerCase()), { consistent: true });
   return test && isLive(test) ? test : undefined;
 }
 
@@ -127,7 +135,7 @@ export async function findTest(accountId: string, kind: InspectKind, id: string)
  * the second), then by id, so the order is total and the same on every read.
  */
 export async function listTests(accountId: string, kind: InspectKind, now = Date.now()): Promise<InspectTest[]> {
-  const tests = await queryAll<InspectTest>({ pk: keys.inspectTest(accountId, kind).pk }, '', { ascending: false });
+  const tests = await queryAll<InspectTest>({ pk: inspectKeys.inspectTest(accountId, kind).pk }, '', { ascending: false });
   return tests.filter((test) => isLive(test, now)).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 }
 
@@ -142,7 +150,7 @@ export async function rerunTest(test: InspectTest, input?: unknown, meta?: Recor
   const changes: Record<string, unknown> = { run, status: PROCESSING, updatedAt: at, ttl: ttlFrom(now), error: undefined };
   // `meta` changes merge into the test's own; an undefined value removes that entry.
   if (meta) changes['meta'] = Object.fromEntries(Object.entries({ ...test.meta, ...meta }).filter(([, value]) => value !== undefined));
-  const moved = await updateItemIf(keys.inspectTest(test.accountId, test.kind, test.id), { run: test.run }, changes);
+  const moved = await updateItemIf(inspectKeys.inspectTest(test.accountId, test.kind, test.id), { run: test.run }, changes);
   // Another reprocess won the race: that run is the current one, and answers for both.
   if (!moved) return (await findTest(test.accountId, test.kind, test.id)) ?? test;
   await queueJob({ accountId: test.accountId, kind: test.kind, id: test.id, run });
@@ -158,12 +166,12 @@ export async function finishRun(job: InspectJob, outcome: { status: string; resu
   const changes: Record<string, unknown> = { status: outcome.status, updatedAt: new Date(now).toISOString(), summary: outcome.summary, error: outcome.error };
   if (outcome.meta) changes['meta'] = outcome.meta;
   // Only a run still in progress ends: a repeated message must not turn a finished test into a failed one.
-  return updateItemIf(keys.inspectTest(job.accountId, job.kind, job.id), { run: job.run, status: PROCESSING }, changes);
+  return updateItemIf(inspectKeys.inspectTest(job.accountId, job.kind, job.id), { run: job.run, status: PROCESSING }, changes);
 }
 
 /** Replaces attributes of a test without touching its run (code analysis's resolved flags live in its result). */
 export async function updateTestMeta(test: InspectTest, meta: Record<string, unknown>): Promise<void> {
-  await updateItem(keys.inspectTest(test.accountId, test.kind, test.id), { meta });
+  await updateItem(inspectKeys.inspectTest(test.accountId, test.kind, test.id), { meta });
 }
 
 export function readInput<T>(test: Pick<InspectTest, 'accountId' | 'kind' | 'id'>, run: number): Promise<T | undefined> {
@@ -176,7 +184,7 @@ export function readResult<T>(test: Pick<InspectTest, 'accountId' | 'kind' | 'id
 
 /** Deletes the test and every object of its runs (the bucket's lifecycle would, but 90 days later). */
 export async function deleteTest(test: InspectTest, extraKeys: string[] = []): Promise<void> {
-  await deleteItem(keys.inspectTest(test.accountId, test.kind, test.id));
+  await deleteItem(inspectKeys.inspectTest(test.accountId, test.kind, test.id));
   const objects: string[] = [...extraKeys];
   for (let run = 1; run <= test.run; run++) objects.push(inputKey(test, run), resultKey(test, run));
   for (let i = 0; i < objects.length; i += 1000) {

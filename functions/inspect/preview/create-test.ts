@@ -1,11 +1,10 @@
-import { keys } from '../../data/db';
 import { putItem, putItems } from '../../data/store';
 import { putBytes } from '../common/inspect-store';
 import { logger } from '../../platform/logger';
 import type { ClientInfo } from './catalog';
 import { DEFAULT_CLIENT_IDS } from './clients';
 import { startContentChecks } from './content-checks';
-import { bounceClient, contentKey, PREVIEW_RETENTION_SECONDS, previewTestId, REPROCESS_BUDGET, startRenders, type CheckKind, type PreviewClientState, type PreviewTest } from './preview-store';
+import { bounceClient, contentKey, PREVIEW_RETENTION_SECONDS, previewTestId, REPROCESS_BUDGET, startRenders, type CheckKind, type PreviewClientState, type PreviewTest, previewKeys } from './preview-store';
 import { realClientTier } from './real-clients/real-client-tier';
 
 export interface NewPreviewTest {
@@ -67,11 +66,11 @@ export async function createPreviewTest(spec: NewPreviewTest, now = Date.now()):
   };
   const states: PreviewClientState[] = spec.clients.map((c) => ({ accountId: spec.accountId, testId: id, clientId: c.id, status: 'Processing', run: 1, attempts: 0, submitted: test.date, reprocessesLeft: REPROCESS_BUDGET, ttl, ...(c.service ? { real: c } : {}) }));
   // Claimed first: a second delivery of the same message stops here, before it touches anything.
-  if (!(await putItem(keys.previewTest(spec.accountId, id), test, { ifAbsent: true }))) return undefined;
-  await putItems(states.map((state) => ({ key: keys.previewClient(spec.accountId, id, state.clientId), item: state })));
+  if (!(await putItem(previewKeys.previewTest(spec.accountId, id), test, { ifAbsent: true }))) return undefined;
+  await putItems(states.map((state) => ({ key: previewKeys.previewClient(spec.accountId, id, state.clientId), item: state })));
   await startRealTest(test, spec, states, now);
   test.contentChecking = await startContentChecks(spec.accountId, spec.html, spec.checks);
-  if (Object.values(test.contentChecking).some(Boolean)) await putItem(keys.previewTest(spec.accountId, id), test);
+  if (Object.values(test.contentChecking).some(Boolean)) await putItem(previewKeys.previewTest(spec.accountId, id), test);
   // A start that fails leaves the clients processing: the 3-minute rule re-queues them on the next read.
   await startRenders(states);
   return { test, spamKey };
@@ -89,7 +88,7 @@ async function startRealTest(test: PreviewTest, spec: NewPreviewTest, states: Pr
     if (!tier) throw new Error('The real-client service is no longer configured');
     const remoteId = await tier.createTest({ subject: spec.subject, html: spec.html, clients: real.map((state) => state.clientId), imageBlocking: spec.imageBlocking });
     test.realTest = { service: tier.name, remoteId };
-    await putItem(keys.previewTest(spec.accountId, test.id), test);
+    await putItem(previewKeys.previewTest(spec.accountId, test.id), test);
   } catch (error) {
     logger.warn('the real-client service did not take the test', { testId: test.id, error: (error as Error).message });
     for (const state of real) await bounceClient(state, 'service_error', (error as Error).message, now);

@@ -3,12 +3,11 @@ import { PassThrough, type Readable } from 'node:stream';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import archiver from 'archiver';
-import { keys } from '../../data/db';
 import { getItem, updateItemIf } from '../../data/store';
 import { s3Client } from '../../platform/aws-clients';
 import { env } from '../../platform/env';
 import { clientState, exportKey, screenshotKey, type PreviewClientState } from './preview-store';
-import type { ExportJob } from './export-store';
+import { type ExportJob, exportKeys } from './export-store';
 import { caughtMessage, type CaughtError } from './workflow-error';
 
 /**
@@ -21,7 +20,7 @@ import { caughtMessage, type CaughtError } from './workflow-error';
 
 export type ExportTaskEvent = { step: 'export'; job: Pick<ExportJob, 'accountId' | 'testId' | 'jobId'> } | { step: 'fail'; job: Pick<ExportJob, 'accountId' | 'testId' | 'jobId'>; error?: CaughtError };
 
-const jobKey = (job: Pick<ExportJob, 'accountId' | 'testId' | 'jobId'>) => keys.previewExport(job.accountId, job.testId, job.jobId);
+const jobKey = (job: Pick<ExportJob, 'accountId' | 'testId' | 'jobId'>) => exportKeys.previewExport(job.accountId, job.testId, job.jobId);
 
 async function objectStream(key: string): Promise<Readable> {
   const out = await s3Client().send(new GetObjectCommand({ Bucket: env().INSPECT_BUCKET, Key: key }));

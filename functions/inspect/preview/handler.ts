@@ -1,5 +1,4 @@
 import { z } from 'zod/v3';
-import { keys } from '../../data/db';
 import { deleteItems } from '../../data/store';
 import { ApiError } from '../../platform/errors';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
@@ -13,8 +12,8 @@ import { deleteContentChecks } from './content-checks';
 import { asList, chooseClients, createPreviewTest } from './create-test';
 import { contentAs } from './content-variants';
 import { exportJson, requireExport } from './export-json';
-import { exportKey } from './preview-store';
-import { exportsOf, latestExport, startExport } from './export-store';
+import { exportKey, previewKeys } from './preview-store';
+import { exportsOf, latestExport, startExport, exportKeys } from './export-store';
 import { deliverObject } from './object-delivery';
 import { previewAddressOf } from './preview-address';
 import { PreviewError, testNotFound } from './preview-error';
@@ -176,7 +175,7 @@ async function deleteTest(req: ApiRequest, testId: string) {
   if (share) await deleteShare(share);
   await deleteContentChecks(req.accountId, test.contentChecking);
   const jobs = await exportsOf(req.accountId, test.id);
-  await deleteItems([...jobs.map((job) => keys.previewExport(req.accountId, test.id, job.jobId)), ...test.clients.map((clientId) => keys.previewClient(req.accountId, test.id, clientId)), keys.previewTest(req.accountId, test.id)]);
+  await deleteItems([...jobs.map((job) => exportKeys.previewExport(req.accountId, test.id, job.jobId)), ...test.clients.map((clientId) => previewKeys.previewClient(req.accountId, test.id, clientId)), previewKeys.previewTest(req.accountId, test.id)]);
   await deleteTestObjects(req.accountId, test.id);
   return { success: true };
 }

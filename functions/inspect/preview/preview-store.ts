@@ -1,13 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { keys } from '../../data/db';
-import { getItem, getItems, isLive, queryAll, updateItemIf } from '../../data/store';
+import { getItem, getItems, isLive, queryAll, updateItemIf, type Key } from '../../data/store';
 import { sfnClient } from '../../platform/aws-clients';
 import { env } from '../../platform/env';
 import { randomHex } from '../../platform/ids';
 import { getBytes, INSPECT_RETENTION_DAYS } from '../common/inspect-store';
 import { countUsage } from '../common/usage';
 import type { ClientInfo } from './catalog';
+import { defineEntity } from '../../data/key-registry';
+
+export const previewKeys = defineEntity(
+  'preview tests',
+  {
+    previewTest: { what: 'an email preview test of an account (ids are random, so the partition is listed and sorted by creation time)', pk: 'ACCT#<account>#PREVIEW', sk: '<id>', key: (accountId: string, id = ''): Key => ({ pk: `ACCT#${accountId}#PREVIEW`, sk: id }) },
+    previewClient: { what: 'one client of a preview test: its status, attempts and screenshots, updated on its own', pk: 'ACCT#<account>#PREVIEW#<test id>', sk: '<client id>', key: (accountId: string, testId: string, clientId = ''): Key => ({ pk: `ACCT#${accountId}#PREVIEW#${testId}`, sk: clientId }) },
+  },
+  [
+    { what: "an account's preview tests", pk: 'ACCT#<account>#PREVIEW' },
+    { what: "a preview test's clients", pk: 'ACCT#<account>#PREVIEW#<test id>' },
+  ],
+);
 
 /** Preview tests are kept 90 days (spec Limits), as inspection tests are. */
 export const PREVIEW_RETENTION_SECONDS = INSPECT_RETENTION_DAYS * 86_400;
@@ -90,20 +102,20 @@ export const testObjectsPrefix = (accountId: string, testId: string) => `${prefi
 
 export async function findPreviewTest(accountId: string, testId: string): Promise<PreviewTest | undefined> {
   if (!isPreviewTestId(testId)) return undefined;
-  const test = await getItem<PreviewTest>(keys.previewTest(accountId, testId), { consistent: true });
+  const test = await getItem<PreviewTest>(previewKeys.previewTest(accountId, testId), { consistent: true });
   return test && isLive(test) ? test : undefined;
 }
 
 /** Every live preview test of the account, newest first. */
 export async function listPreviewTests(accountId: string, now = Date.now()): Promise<PreviewTest[]> {
-  const tests = await queryAll<PreviewTest>({ pk: keys.previewTest(accountId).pk }, '');
+  const tests = await queryAll<PreviewTest>({ pk: previewKeys.previewTest(accountId).pk }, '');
   return tests.filter((test) => isLive(test, now)).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 }
 
 /** The test's clients' states, in the test's order. */
 export async function clientStates(test: Pick<PreviewTest, 'accountId' | 'id' | 'clients'>): Promise<PreviewClientState[]> {
   const states = await getItems<PreviewClientState>(
-    test.clients.map((clientId) => keys.previewClient(test.accountId, test.id, clientId)),
+    test.clients.map((clientId) => previewKeys.previewClient(test.accountId, test.id, clientId)),
     { consistent: true },
   );
   const byId = new Map(states.map((state) => [state.clientId, state]));
@@ -114,7 +126,7 @@ export async function clientStates(test: Pick<PreviewTest, 'accountId' | 'id' | 
 }
 
 export function clientState(accountId: string, testId: string, clientId: string): Promise<PreviewClientState | undefined> {
-  return getItem<PreviewClientState>(keys.previewClient(accountId, testId, clientId), { consistent: true });
+  return getItem<PreviewClientState>(previewKeys.previewClient(accountId, testId, clientId), { consistent: true });
 }
 
 /** Starts one execution of the preview workflow over the clients' current runs (lib/workflows/email-preview.asl.json). */
@@ -138,7 +150,7 @@ export async function readContent(accountId: string, testId: string): Promise<st
  */
 export async function nextRun(state: PreviewClientState, changes: Partial<PreviewClientState>, now = Date.now()): Promise<PreviewClientState | undefined> {
   const next = { ...changes, run: state.run + 1, status: 'Processing' as const, submitted: Math.floor(now / 1000), completed: undefined, bounceCode: undefined, bounceMessage: undefined };
-  const moved = await updateItemIf(keys.previewClient(state.accountId, state.testId, state.clientId), { run: state.run }, next);
+  const moved = await updateItemIf(previewKeys.previewClient(state.accountId, state.testId, state.clientId), { run: state.run }, next);
   return moved ? { ...state, ...next } : undefined;
 }
 
@@ -147,7 +159,7 @@ export const previewUsageRun = (item: RenderItem) => `preview:${item.testId}:${i
 
 /** Ends the current run of a client as Bounced, if it is still processing that run, and counts it under email_preview_failed. */
 export async function bounceClient(item: RenderItem, code: string, message: string, now = Date.now()): Promise<boolean> {
-  const bounced = await updateItemIf(keys.previewClient(item.accountId, item.testId, item.clientId), { run: item.run, status: 'Processing' }, { status: 'Bounced', completed: Math.floor(now / 1000), bounceCode: code, bounceMessage: message.slice(0, 500) });
+  const bounced = await updateItemIf(previewKeys.previewClient(item.accountId, item.testId, item.clientId), { run: item.run, status: 'Processing' }, { status: 'Bounced', completed: Math.floor(now / 1000), bounceCode: code, bounceMessage: message.slice(0, 500) });
   if (bounced) await countUsage(item.accountId, 'email_preview', true, previewUsageRun(item), now);
   return bounced;
 }

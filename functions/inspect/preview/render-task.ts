@@ -1,11 +1,10 @@
-import { keys } from '../../data/db';
 import { updateItemIf } from '../../data/store';
 import { logger } from '../../platform/logger';
 import { putBytes } from '../common/inspect-store';
 import { countUsage } from '../common/usage';
 import { PREVIEW_CLIENTS } from './clients';
 import { env } from '../../platform/env';
-import { bounceClient, clientState, findPreviewTest, MAX_ATTEMPTS, previewUsageRun, readContent, screenshotKey, type PreviewClientState, type PreviewTest, type RenderItem } from './preview-store';
+import { bounceClient, clientState, findPreviewTest, MAX_ATTEMPTS, previewUsageRun, readContent, screenshotKey, type PreviewClientState, type PreviewTest, type RenderItem, previewKeys } from './preview-store';
 import { realClientTier } from './real-clients/real-client-tier';
 import { renderEmail } from './renderer';
 import { rendersFor } from './screenshots';
@@ -36,7 +35,7 @@ async function render(item: RenderItem): Promise<{ status: string }> {
   const test = await findPreviewTest(item.accountId, item.testId);
   if (!test) return { status: 'superseded' };
   // Each try counts as an attempt and restarts the 3-minute clock (contract §5.4).
-  const started = await updateItemIf(keys.previewClient(item.accountId, item.testId, item.clientId), { run: item.run, attempts: state.attempts }, { attempts: state.attempts + 1, submitted: Math.floor(Date.now() / 1000) });
+  const started = await updateItemIf(previewKeys.previewClient(item.accountId, item.testId, item.clientId), { run: item.run, attempts: state.attempts }, { attempts: state.attempts + 1, submitted: Math.floor(Date.now() / 1000) });
   if (!started) return { status: 'superseded' };
   const outcome = state.real ? await fromRealClient(test, state) : await renderEmulated(test, item);
   if (outcome.bounced) {
@@ -44,7 +43,7 @@ async function render(item: RenderItem): Promise<{ status: string }> {
     return { status: bounced ? 'Bounced' : 'superseded' };
   }
   const done = await updateItemIf(
-    keys.previewClient(item.accountId, item.testId, item.clientId),
+    previewKeys.previewClient(item.accountId, item.testId, item.clientId),
     { run: item.run, status: 'Processing' },
     { status: 'Complete', completed: Math.floor(Date.now() / 1000), applied: outcome.applied, screenshots: outcome.screenshots },
   );
