@@ -1,10 +1,10 @@
 import packagedChromium from '@sparticuz/chromium';
 import { chromium, type Browser } from 'playwright-core';
-import { keys } from '../../functions/data/db';
 import { updateItem } from '../../functions/data/store';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, eventually, primaryAccountId, sandboxOf, sdk, sdkError, sesSendsOf, startTestPlatform } from '../support/platform';
 import { startSeedImap, type SeedImap } from '../support/seed-imap';
+import { resultKeys } from '../../functions/optimize/inbox/results';
 
 // Inbox placement as a user meets it: the operator adds three seed mailboxes on real IMAP servers
 // (hoodiecrow, one per mailbox, each with INBOX and a special-use Junk folder; the first shaped as
@@ -45,7 +45,7 @@ async function deadlineNow(resultId: string, found: string[]): Promise<void> {
     return seeds.length === found.length && seeds.every((s) => s.state !== 'pending');
   });
   const accountId = await primaryAccountId(platform.us);
-  await platform.us.run(() => updateItem(keys.placementResult(accountId, resultId), { deadline: new Date().toISOString() }));
+  await platform.us.run(() => updateItem(resultKeys.placementResult(accountId, resultId), { deadline: new Date().toISOString() }));
 }
 const send = (method: string, path: string, body?: unknown, key?: string | null) => call(url(path), { method, contentType: 'application/json', body: body === undefined ? undefined : JSON.stringify(body), key });
 const client = () => sdk(platform.us.url);

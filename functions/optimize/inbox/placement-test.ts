@@ -1,5 +1,4 @@
 import { withinMonthlyLimit } from '../../accounts/monthly-limit';
-import { keys } from '../../data/db';
 import { putItem } from '../../data/store';
 import { sendingDomain } from '../../messages/accept';
 import { acceptCopy, copyContext, type Copy, type MessagePlan } from '../../messages/copies';
@@ -12,7 +11,7 @@ import { messageId as newMessageId, objectId } from '../../platform/ids';
 import { sendingChoiceOf } from '../../sending-ips/sending-options';
 import { chooseSeeds, configuredSeeds, createSeedList, mailingList, requireSeedList, type SeedListItem } from './seed-lists';
 import type { SeedMailboxItem } from './seed-mailboxes';
-import type { PlacementSend } from './target-mail';
+import { placementSendKeys, type PlacementSend } from './target-mail';
 
 /**
  * POST /v4/inbox/tests: one placement test sent through the platform's own pipeline (accepted,
@@ -89,7 +88,7 @@ export async function runPlacementTest(accountId: string, input: PlacementTestIn
   const resultId = objectId();
   const send: PlacementSend = { accountId, resultId, targetEmail: list.targetEmail, seeds: seeds.map((s) => ({ email: s.email, provider: s.provider })) };
   // Recorded before anything is sent: the target's copy may arrive before this request ends.
-  await putItem(keys.placementSend(plan.messageId), send);
+  await putItem(placementSendKeys.placementSend(plan.messageId), send);
   const copies: Copy[] = [
     { to: [{ name: '', address: list.targetEmail }], cc: [], all: [list.targetEmail], values: {} },
     ...seeds.map((seed) => ({ to: [{ name: [seed.firstName, seed.lastName].filter(Boolean).join(' '), address: seed.email }], cc: [], all: [seed.email], values: { first_name: seed.firstName, last_name: seed.lastName } })),

@@ -1,10 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { keys } from '../../data/db';
-import { deleteIfPresent, getItem, putItem, queryAll, updateItem } from '../../data/store';
+import { deleteIfPresent, getItem, putItem, queryAll, updateItem, type Key } from '../../data/store';
 import { NotFound } from '../../platform/errors';
 import type { AuthVerdict, MsSpam } from './auth-results';
 import type { ContentScore } from './content-score';
+import { defineEntity } from '../../data/key-registry';
+
+export const resultKeys = defineEntity(
+  'placement results',
+  {
+    placementResult: { what: "an account's placement results, by id (objectIds: creation order)", pk: 'ACCT#<account>#PLACEMENT', sk: '<id>', key: (accountId: string, id = ''): Key => ({ pk: `ACCT#${accountId}#PLACEMENT`, sk: id }) },
+    placementShare: { what: 'a shared result, by its share id (the unguessable part of the public link)', pk: 'PLACEMENTSHARE#<share id>', sk: 'SHARE', key: (shareId: string): Key => ({ pk: `PLACEMENTSHARE#${shareId}`, sk: 'SHARE' }) },
+  },
+  [{ what: "an account's placement results", pk: 'ACCT#<account>#PLACEMENT' }],
+);
 
 /**
  * Placement results (optimize contract 1.3): one per message that reached a seed list's target,
@@ -68,11 +77,11 @@ export const pendingSeed = (email: string, provider: string): SeedOutcome => ({ 
 
 /** Creates the result once: a copy delivered twice to the target (a retried receipt) finds it there. */
 export async function createResult(result: ResultItem): Promise<boolean> {
-  return putItem(keys.placementResult(result.accountId, result.id), result, { ifAbsent: true });
+  return putItem(resultKeys.placementResult(result.accountId, result.id), result, { ifAbsent: true });
 }
 
 export async function findResult(accountId: string, id: string): Promise<ResultItem | undefined> {
-  return getItem<ResultItem>(keys.placementResult(accountId, id), { consistent: true });
+  return getItem<ResultItem>(resultKeys.placementResult(accountId, id), { consistent: true });
 }
 
 export async function requireResult(accountId: string, id: string): Promise<ResultItem> {
@@ -82,13 +91,13 @@ export async function requireResult(accountId: string, id: string): Promise<Resu
 }
 
 export async function accountResults(accountId: string): Promise<ResultItem[]> {
-  return queryAll<ResultItem>(keys.placementResult(accountId), '');
+  return queryAll<ResultItem>(resultKeys.placementResult(accountId), '');
 }
 
 /** Records a poll's outcome; false when the result was deleted meanwhile. */
 export async function saveOutcome(result: ResultItem, seeds: SeedOutcome[], status: ResultItem['status']): Promise<boolean> {
   try {
-    await updateItem(keys.placementResult(result.accountId, result.id), { seeds, status, updatedAt: new Date().toISOString() });
+    await updateItem(resultKeys.placementResult(result.accountId, result.id), { seeds, status, updatedAt: new Date().toISOString() });
     return true;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;
@@ -97,8 +106,8 @@ export async function saveOutcome(result: ResultItem, seeds: SeedOutcome[], stat
 }
 
 export async function deleteResult(result: ResultItem): Promise<void> {
-  if (result.sharing) await deleteIfPresent(keys.placementShare(result.sharing.id));
-  await deleteIfPresent(keys.placementResult(result.accountId, result.id));
+  if (result.sharing) await deleteIfPresent(resultKeys.placementShare(result.sharing.id));
+  await deleteIfPresent(resultKeys.placementResult(result.accountId, result.id));
 }
 
 /** Turns sharing on (a fresh link, valid SHARE_DAYS) or off (the link stops answering). */
@@ -107,16 +116,16 @@ export async function setSharing(result: ResultItem, enabled: boolean): Promise<
   const sharing: Sharing = enabled
     ? { id: result.sharing?.enabled && Date.parse(result.sharing.expiresAt) > now ? result.sharing.id : randomUUID(), enabled: true, expiresAt: new Date(now + SHARE_DAYS * 86_400_000).toISOString() }
     : { id: result.sharing?.id ?? randomUUID(), enabled: false, expiresAt: result.sharing?.expiresAt ?? new Date(now).toISOString() };
-  if (result.sharing && result.sharing.id !== sharing.id) await deleteIfPresent(keys.placementShare(result.sharing.id));
-  if (enabled) await putItem(keys.placementShare(sharing.id), { accountId: result.accountId, resultId: result.id });
-  else await deleteIfPresent(keys.placementShare(sharing.id));
-  await updateItem(keys.placementResult(result.accountId, result.id), { sharing });
+  if (result.sharing && result.sharing.id !== sharing.id) await deleteIfPresent(resultKeys.placementShare(result.sharing.id));
+  if (enabled) await putItem(resultKeys.placementShare(sharing.id), { accountId: result.accountId, resultId: result.id });
+  else await deleteIfPresent(resultKeys.placementShare(sharing.id));
+  await updateItem(resultKeys.placementResult(result.accountId, result.id), { sharing });
   return sharing;
 }
 
 /** The result a share id opens, while its sharing is on and unexpired. */
 export async function sharedResult(shareId: string): Promise<ResultItem> {
-  const owner = await getItem<{ accountId: string; resultId: string }>(keys.placementShare(shareId));
+  const owner = await getItem<{ accountId: string; resultId: string }>(resultKeys.placementShare(shareId));
   const result = owner && (await findResult(owner.accountId, owner.resultId));
   if (!result?.sharing?.enabled || result.sharing.id !== shareId || Date.parse(result.sharing.expiresAt) <= Date.now()) throw new NotFound('shared result not found');
   return result;

@@ -1,9 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { keys } from '../../data/db';
-import { deleteIfPresent, getItem, putItem, queryAll, updateItemIf } from '../../data/store';
+import { deleteIfPresent, getItem, putItem, queryAll, updateItemIf, type Key } from '../../data/store';
 import { env } from '../../platform/env';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { seedMailboxes, type SeedMailboxItem } from './seed-mailboxes';
+import { defineEntity } from '../../data/key-registry';
+
+export const seedListKeys = defineEntity(
+  'seed lists',
+  {
+    seedList: { what: "an account's seed lists, by target address (`/v4/inbox/seedlists/{address}`)", pk: 'ACCT#<account>#SEEDLISTS', sk: '<target*>', key: (accountId: string, target = ''): Key => ({ pk: `ACCT#${accountId}#SEEDLISTS`, sk: target }) },
+    seedTarget: { what: "which account a seed list's target address belongs to: what the inbound path looks up", pk: 'SEEDTARGET#<target*>', sk: 'OWNER', key: (target: string): Key => ({ pk: `SEEDTARGET#${target}`, sk: 'OWNER' }) },
+  },
+  [{ what: "an account's seed lists", pk: 'ACCT#<account>#SEEDLISTS' }],
+);
 
 /**
  * Seed lists (optimize contract 1.3, 2.3): a choice of the operator's seed mailboxes plus a target
@@ -92,11 +101,11 @@ function newTarget(): string {
 export const mailingList = (list: Pick<SeedListItem, 'targetEmail' | 'seeds'>) => [list.targetEmail, ...list.seeds].join(',');
 
 export async function seedLists(accountId: string): Promise<SeedListItem[]> {
-  return queryAll<SeedListItem>(keys.seedList(accountId), '');
+  return queryAll<SeedListItem>(seedListKeys.seedList(accountId), '');
 }
 
 export async function findSeedList(accountId: string, target: string): Promise<SeedListItem | undefined> {
-  return getItem<SeedListItem>(keys.seedList(accountId, target.toLowerCase()), { consistent: true });
+  return getItem<SeedListItem>(seedListKeys.seedList(accountId, target.toLowerCase()), { consistent: true });
 }
 
 export async function requireSeedList(accountId: string, target: string): Promise<SeedListItem> {
@@ -107,8 +116,8 @@ export async function requireSeedList(accountId: string, target: string): Promis
 
 async function storeList(list: SeedListItem): Promise<void> {
   // The owner first: the inbound path must know whose a target is before a copy can reach it.
-  await putItem(keys.seedTarget(list.targetEmail), { accountId: list.accountId });
-  await putItem(keys.seedList(list.accountId, list.targetEmail), list);
+  await putItem(seedListKeys.seedTarget(list.targetEmail), { accountId: list.accountId });
+  await putItem(seedListKeys.seedList(list.accountId, list.targetEmail), list);
 }
 
 export async function createSeedList(accountId: string, fields: { name: string; remoteId: string } & SeedChoice): Promise<SeedListItem> {
@@ -142,22 +151,22 @@ export async function updateSeedList(list: SeedListItem, changes: { name?: strin
   };
   await storeList(updated);
   if (changes.regen) {
-    await deleteIfPresent(keys.seedList(list.accountId, list.targetEmail));
-    await deleteIfPresent(keys.seedTarget(list.targetEmail));
+    await deleteIfPresent(seedListKeys.seedList(list.accountId, list.targetEmail));
+    await deleteIfPresent(seedListKeys.seedTarget(list.targetEmail));
   }
   return updated;
 }
 
 export async function deleteSeedList(list: SeedListItem): Promise<void> {
-  await deleteIfPresent(keys.seedList(list.accountId, list.targetEmail));
-  await deleteIfPresent(keys.seedTarget(list.targetEmail));
+  await deleteIfPresent(seedListKeys.seedList(list.accountId, list.targetEmail));
+  await deleteIfPresent(seedListKeys.seedTarget(list.targetEmail));
 }
 
 export async function seedListOwner(target: string): Promise<string | undefined> {
-  return (await getItem<{ accountId: string }>(keys.seedTarget(target.toLowerCase())))?.accountId;
+  return (await getItem<{ accountId: string }>(seedListKeys.seedTarget(target.toLowerCase())))?.accountId;
 }
 
 export async function markListResult(list: SeedListItem, at: string): Promise<void> {
   // Only this field, and only while the list is there: a rename or regen since is not undone.
-  await updateItemIf(keys.seedList(list.accountId, list.targetEmail), { targetEmail: list.targetEmail }, { lastResultAt: at });
+  await updateItemIf(seedListKeys.seedList(list.accountId, list.targetEmail), { targetEmail: list.targetEmail }, { lastResultAt: at });
 }

@@ -1,8 +1,16 @@
-import { keys } from '../../data/db';
-import { deleteIfPresent, getItem, putItem, queryAll } from '../../data/store';
+import { deleteIfPresent, getItem, putItem, queryAll, type Key } from '../../data/store';
 import { BadRequest } from '../../platform/errors';
 import { decryptSecret, encryptSecret } from '../../platform/secrets';
 import { hostRefusal, webhookAddressPolicy } from '../../webhooks/url-policy';
+import { defineEntity } from '../../data/key-registry';
+
+export const seedMailboxKeys = defineEntity(
+  'seed mailboxes',
+  {
+    seedMailbox: { what: "the operator's seed mailboxes for inbox placement (region-wide, few): one item each, by address", pk: 'SYSTEM#seed-mailboxes', sk: '<email*>', key: (email = ''): Key => ({ pk: 'SYSTEM#seed-mailboxes', sk: email }) },
+  },
+  [{ what: "the operator's seed mailboxes", pk: 'SYSTEM#seed-mailboxes' }],
+);
 
 /**
  * The operator's seed mailboxes: real mailboxes at mailbox providers that placement tests send
@@ -45,11 +53,11 @@ export interface SeedLogin {
 }
 
 export async function seedMailboxes(): Promise<SeedMailboxItem[]> {
-  return queryAll<SeedMailboxItem>(keys.seedMailbox(), '');
+  return queryAll<SeedMailboxItem>(seedMailboxKeys.seedMailbox(), '');
 }
 
 export async function findSeedMailbox(email: string): Promise<SeedMailboxItem | undefined> {
-  return getItem<SeedMailboxItem>(keys.seedMailbox(email.toLowerCase()), { consistent: true });
+  return getItem<SeedMailboxItem>(seedMailboxKeys.seedMailbox(email.toLowerCase()), { consistent: true });
 }
 
 /** Seed mailboxes are reached over IMAP under the policy every user-given address follows. */
@@ -73,12 +81,12 @@ export async function putSeedMailbox(input: SeedMailboxInput): Promise<SeedMailb
   const now = new Date().toISOString();
   const { secret, ...fields } = input;
   const item: SeedMailboxItem = { ...fields, email, provider: input.provider.toLowerCase(), secretSealed: await encryptSecret(secret), createdAt: existing?.createdAt ?? now, updatedAt: now };
-  await putItem(keys.seedMailbox(email), item);
+  await putItem(seedMailboxKeys.seedMailbox(email), item);
   return item;
 }
 
 export async function removeSeedMailbox(email: string): Promise<boolean> {
-  return deleteIfPresent(keys.seedMailbox(email.toLowerCase()));
+  return deleteIfPresent(seedMailboxKeys.seedMailbox(email.toLowerCase()));
 }
 
 export async function seedLogin(seed: SeedMailboxItem): Promise<SeedLogin> {

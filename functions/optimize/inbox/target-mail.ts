@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { RESOLUTIONS, bucketStart } from '../../analytics/buckets';
 import { addToCounters } from '../../analytics/counter-store';
-import { keys } from '../../data/db';
-import { getItem } from '../../data/store';
+import { defineEntity } from '../../data/key-registry';
+import { getItem, type Key } from '../../data/store';
 import { sfnClient } from '../../platform/aws-clients';
 import { env } from '../../platform/env';
 import { logger } from '../../platform/logger';
@@ -12,6 +12,15 @@ import { headerList } from './imap-search';
 import { createResult, MAX_BODY_CHARS, pendingSeed, type ResultItem } from './results';
 import { findSeedList, markListResult, seedListOwner, type SeedListItem } from './seed-lists';
 import { seedMailboxes } from './seed-mailboxes';
+
+export const placementSendKeys = defineEntity('placement sends', {
+  placementSend: {
+    what: 'a placement test sent by POST /v4/inbox/tests, by its Message-ID, until its copy reaches the target',
+    pk: 'PLACEMENTSEND#<message id*>',
+    sk: 'SEND',
+    key: (messageId: string): Key => ({ pk: `PLACEMENTSEND#${messageId}`, sk: 'SEND' }),
+  },
+});
 
 /** What POST /v4/inbox/tests left for its copy's arrival at the target: the result's id and the seeds sent to. */
 export interface PlacementSend {
@@ -99,7 +108,7 @@ async function receiveAtTarget(target: string, { mime, parsed, score }: Received
     logger.info('mail at a seed list target without a Message-ID cannot be found in the seeds, dropped', { target });
     return;
   }
-  const send = await getItem<PlacementSend>(keys.placementSend(messageId));
+  const send = await getItem<PlacementSend>(placementSendKeys.placementSend(messageId));
   const sentHere = send && send.accountId === accountId && send.targetEmail === target ? send : undefined;
   const now = Date.now();
   const id = sentHere?.resultId ?? resultIdFor(messageId, target, now);
