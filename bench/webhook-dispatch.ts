@@ -25,6 +25,7 @@ import { newEvent, type EventData, type RecordedEvent } from '../functions/event
 import { messageId } from '../functions/platform/ids';
 import { createAccountWebhook } from '../functions/webhooks/account-webhooks';
 import { deliveryIdOf } from '../functions/webhooks/delivery-job';
+import { deliveryClaimKeys } from '../functions/webhooks/delivery-worker';
 import { createHook } from '../functions/webhooks/domain-webhooks';
 import { fanOutWebhooks } from '../functions/webhooks/fan-out';
 import { signingKey } from '../functions/webhooks/signing-key';
@@ -32,6 +33,9 @@ import { documentClient, sqsClient } from '../functions/platform/aws-clients';
 import { describeCalls, perUnit, watchCalls } from './lib/aws-calls';
 import { withLocalMode } from './lib/local';
 import { fixed, median, note, print, ratio, table, type TargetCheck } from './lib/report';
+import type { Key } from '../functions/data/store';
+
+const marshalledKey = (key: Key) => ({ pk: { S: key.pk }, sk: { S: key.sk } });
 
 const EVENTS = 1000;
 const STREAM_BATCH = 100;
@@ -200,7 +204,7 @@ export async function webhookDispatch(): Promise<WebhookDispatchResult> {
       atClose(() => raw.destroy());
       const tableName = us.env.TABLE_NAME!;
       const guardedPeer = async (events: RecordedEvent[]): Promise<Round> => {
-        const guards = events.map((e) => ({ pk: { S: `ACCT#${accountId}#WHDELIVERY#${e.data.id}#0` }, sk: { S: 'CLAIMS' }, ...Object.fromEntries(PATHS.map((path) => [`d_${deliveryIdOf(e.data.id, path)}`, { S: randomUUID() }])) }));
+        const guards = events.map((e) => ({ ...marshalledKey(deliveryClaimKeys.webhookDeliveries(accountId, e.data.id, 0)), ...Object.fromEntries(PATHS.map((path) => [`d_${deliveryIdOf(e.data.id, path)}`, { S: randomUUID() }])) }));
         const c0 = process.cpuUsage();
         const t0 = performance.now();
         let next = 0;

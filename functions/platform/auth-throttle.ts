@@ -24,12 +24,15 @@ import { sha256Hex } from './secrets';
  *   can overshoot the limit by those in flight; API keys are 128 random bits, so what the count
  *   stops there is scanning, not a guess that could succeed.
  */
+/** Where every failure count's partition key starts: the authorizer's IAM policy is limited to these (lib/constructs/area-permissions.ts). */
+export const AUTH_FAILURES_PREFIX = 'AUTHFAIL#';
+
 export const authFailureKeys = defineEntity('auth failures', {
   authFailures: {
     what: 'recent failed sign-ins of one subject (an SMTP login, an API key id, a source address: `scope` says which), by the hash of its name: region-wide, as the caller is not known yet',
     pk: 'AUTHFAIL#<scope>#<sha256 of the subject>',
     sk: 'FAILURES',
-    key: (scope: string, subjectHash: string): Key => ({ pk: `AUTHFAIL#${scope}#${subjectHash}`, sk: 'FAILURES' }),
+    key: (scope: string, subjectHash: string): Key => ({ pk: `${AUTH_FAILURES_PREFIX}${scope}#${subjectHash}`, sk: 'FAILURES' }),
   },
 });
 

@@ -9,6 +9,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
+import { AUTH_FAILURES_PREFIX } from '../../functions/platform/auth-throttle';
 import { grantReadTrackingCertificates, grantStartCertificateJobs } from './tracking-certificates';
 
 /** What an area's Lambda (or a queue worker) may be granted access to. */
@@ -220,14 +221,14 @@ export function grantKeyLookup(grantee: AreaGrantee, table: dynamodb.ITable): vo
 
 /**
  * The authorizer's failed sign-in counts (functions/platform/auth-throttle.ts): read, and changed
- * one item at a time, on those items only (their partition keys start AUTHFAIL#).
+ * one item at a time, on those items only (their partition keys start AUTH_FAILURES_PREFIX).
  */
 export function grantAuthFailureCounts(grantee: AreaGrantee, table: dynamodb.ITable): void {
   grantee.role.addToPrincipalPolicy(
     new iam.PolicyStatement({
       actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       resources: [table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUTHFAIL#*'] } },
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${AUTH_FAILURES_PREFIX}*`] } },
     }),
   );
 }
