@@ -1,5 +1,4 @@
-import { updateItemWhere } from '../data/store';
-import { domainKeys, type DomainItem, type TrackingCertificate } from '../domains/domain-store';
+import { patchDomainWhere, type DomainItem, type TrackingCertificate } from '../domains/domain-store';
 
 type DomainRef = Pick<DomainItem, 'accountId' | 'name'>;
 
@@ -12,5 +11,5 @@ const JOB = ['trackingCertificate', 'jobId'] as const;
  * attributes of the domain in the same write.
  */
 export async function replaceCertificate(domain: DomainRef, expectedJobId: string | undefined, cert: TrackingCertificate | undefined, also: Partial<DomainItem> = {}): Promise<boolean> {
-  return updateItemWhere(domainKeys.domain(domain.accountId, domain.name), JOB, expectedJobId, { ...also, trackingCertificate: cert });
+  return patchDomainWhere(domain, JOB, expectedJobId, { ...also, trackingCertificate: cert });
 }

@@ -1,6 +1,6 @@
 import { byteLength, MAX_DOMAIN_NAME_BYTES } from '../data/key-limits';
 import { defineEntity } from '../data/key-registry';
-import { deleteItem, getItem, getItems, putItem, queryAll, updateItem, type Key } from '../data/store';
+import { deleteItem, getItem, getItems, putItem, queryAll, updateItem, updateItemWhere, type Key } from '../data/store';
 import { NotFound } from '../platform/errors';
 import type { DynamicEnrollment } from '../sending-ips/enrollment';
 
@@ -191,6 +191,11 @@ export async function saveNewDomain(domain: DomainItem): Promise<void> {
 
 export async function patchDomain(domain: Pick<DomainItem, 'accountId' | 'name'>, changes: Partial<DomainItem>): Promise<DomainItem> {
   return updateItem<DomainItem>(domainKeys.domain(domain.accountId, domain.name), changes);
+}
+
+/** Changes a domain only while the attribute at `path` is still `expected` (undefined: absent); false when it is not, or the domain is gone. */
+export function patchDomainWhere(domain: Pick<DomainItem, 'accountId' | 'name'>, path: readonly string[], expected: string | undefined, changes: Partial<DomainItem>): Promise<boolean> {
+  return updateItemWhere(domainKeys.domain(domain.accountId, domain.name), path, expected, changes);
 }
 
 export async function removeDomainItem(domain: Pick<DomainItem, 'accountId' | 'name'>): Promise<void> {
