@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { defineEntity } from '../data/key-registry';
 import { deleteItem, getItem, putItem, queryAll, updateItem, type Key } from '../data/store';
-import { domainKeys, type DomainClaimItem } from '../domains/domain-store';
+import { nameHolder } from '../domains/domain-store';
 
 /**
  * SMTP credentials: one item per login in the account's partition, beside the domain it belongs
@@ -70,5 +70,5 @@ export async function removeCredential(credential: Pick<CredentialItem, 'account
 
 /** The account holding a domain name in this region, whoever asks: SMTP AUTH knows only the login. */
 export async function domainHolder(domain: string): Promise<string | undefined> {
-  return (await getItem<DomainClaimItem>(domainKeys.domainClaim(domain)))?.accountId;
+  return nameHolder(domain);
 }

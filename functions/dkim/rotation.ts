@@ -1,6 +1,5 @@
-import { deleteItem, putItem, queryAll } from '../data/store';
 import { dkimKeyRecord } from '../domains/dns-records';
-import { dkimKeysOf, findDkimKey, findDomain, patchDomain, domainKeys, type DkimRotation, type DkimRotationDueItem, type DomainItem } from '../domains/domain-store';
+import { dkimKeysOf, findDkimKey, findDomain, patchDomain, removeRotationDue, rotationsDue, saveRotationDue, type DkimRotation, type DkimRotationDueItem, type DomainItem } from '../domains/domain-store';
 import { BadRequest } from '../platform/errors';
 import { logger } from '../platform/logger';
 import { activateKey, deactivateKey } from './key-states';
@@ -36,8 +35,7 @@ export function checkRotatable(domain: DomainItem): void {
 }
 
 async function scheduleNext(domain: DomainItem, rotation: DkimRotation): Promise<void> {
-  const key = domainKeys.dkimRotationDue(domain.accountId, domain.name);
-  if (!rotation.enabled && !rotation.pendingSelector) return deleteItem(key);
+  if (!rotation.enabled && !rotation.pendingSelector) return removeRotationDue(domain.accountId, domain.name);
   const from = rotation.lastRotatedAt ? Date.parse(rotation.lastRotatedAt) : Date.now();
   const item: DkimRotationDueItem = {
     accountId: domain.accountId,
@@ -45,7 +43,7 @@ async function scheduleNext(domain: DomainItem, rotation: DkimRotation): Promise
     pending: rotation.pendingSelector !== undefined,
     ...(rotation.enabled && !rotation.pendingSelector ? { dueAt: new Date(from + rotation.intervalSeconds * 1000).toISOString() } : {}),
   };
-  await putItem(key, item);
+  await saveRotationDue(item);
 }
 
 export async function setRotation(domain: DomainItem, enabled: boolean, intervalSeconds: number | undefined): Promise<DomainItem> {
@@ -132,13 +130,13 @@ export function rotationJson(domain: DomainItem) {
  * retried at the next sweep; it does not hold up the others.
  */
 export async function sweepRotations(now = new Date()): Promise<{ started: number; completed: number; failed: number }> {
-  const due = await queryAll<DkimRotationDueItem>(domainKeys.dkimRotationDue(), '');
+  const due = await rotationsDue();
   const counts = { started: 0, completed: 0, failed: 0 };
   for (const item of due) {
     try {
       const domain = await findDomain(item.accountId, item.domain);
       if (!domain) {
-        await deleteItem(domainKeys.dkimRotationDue(item.accountId, item.domain));
+        await removeRotationDue(item.accountId, item.domain);
         continue;
       }
       if (domain.dkimRotation?.pendingSelector) {

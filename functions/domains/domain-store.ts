@@ -216,8 +216,27 @@ export async function nameHolders(names: readonly string[]): Promise<Map<string,
   return new Map(claims.map((claim) => [claim.name, claim.accountId]));
 }
 
+/** Which account holds a name region-wide (read eventually consistent), if any. */
+export async function nameHolder(name: string): Promise<string | undefined> {
+  return (await getItem<DomainClaimItem>(domainKeys.domainClaim(name)))?.accountId;
+}
+
 export async function releaseName(name: string): Promise<void> {
   await deleteItem(domainKeys.domainClaim(name));
+}
+
+/** Puts a domain on the rotation sweep's list (or updates its entry). */
+export async function saveRotationDue(item: DkimRotationDueItem): Promise<void> {
+  await putItem(domainKeys.dkimRotationDue(item.accountId, item.domain), item);
+}
+
+export async function removeRotationDue(accountId: string, domain: string): Promise<void> {
+  await deleteItem(domainKeys.dkimRotationDue(accountId, domain));
+}
+
+/** The domains with rotation work ahead, region-wide (few: one partition). */
+export function rotationsDue(): Promise<DkimRotationDueItem[]> {
+  return queryAll<DkimRotationDueItem>(domainKeys.dkimRotationDue(), '');
 }
 
 /** Saves a key; with `ifAbsent`, only if no key has that selector yet (false when one has). */

@@ -1,4 +1,3 @@
-import { deleteItem } from '../data/store';
 import { env } from '../platform/env';
 import { BadRequest } from '../platform/errors';
 import { lookup, sameHost } from '../platform/dns';
@@ -6,7 +5,7 @@ import { objectId } from '../platform/ids';
 import { decryptSecret, encryptSecret } from '../platform/secrets';
 import { generateDkimKey, pemBody } from './dkim';
 import { checkRecords, expectedRecords } from './dns-records';
-import { activeDkimKey, claimName, dkimKeysOf, listDomainItems, patchDomain, releaseName, removeDkimKey, removeDomainItem, saveDkimKey, saveNewDomain, domainKeys, type DkimKeyItem, type DomainItem, type TrackingCertificate } from './domain-store';
+import { activeDkimKey, claimName, dkimKeysOf, listDomainItems, patchDomain, releaseName, removeDkimKey, removeDomainItem, saveDkimKey, saveNewDomain, removeRotationDue, type DkimKeyItem, type DomainItem, type TrackingCertificate } from './domain-store';
 import { removeDomainCredentials, setPostmasterPassword } from '../credentials/credentials';
 import { clearDomainLists } from '../suppressions/sending';
 import { clearDomainTags } from '../tags/tag-store';
@@ -279,7 +278,7 @@ export async function deleteDomain(domain: DomainItem): Promise<void> {
   await clearDomainHooks(accountId, name);
   for (const key of await dkimKeysOf(accountId, name)) await removeDkimKey(key);
   await removeDomainCredentials(accountId, name);
-  await deleteItem(domainKeys.dkimRotationDue(accountId, name));
+  await removeRotationDue(accountId, name);
   await removeDomainItem(domain);
   await releaseName(name);
   // Its tracking certificate's custom domain name counts against a regional quota: take it down.

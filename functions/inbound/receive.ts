@@ -1,7 +1,6 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { simpleParser } from 'mailparser';
-import { getItem } from '../data/store';
-import { findDomain, domainKeys, type DomainClaimItem, type DomainItem } from '../domains/domain-store';
+import { findDomain, nameHolder, type DomainItem } from '../domains/domain-store';
 import { eventWrites, type EventData } from '../events/event-store';
 import { evaluateRoutes, type RouteMatch } from '../mailroutes/mailroutes';
 import { routesOf } from '../mailroutes/route-store';
@@ -58,9 +57,9 @@ async function readObject(bucket: string, key: string): Promise<Buffer> {
 
 /** The account and domain that receive mail for a domain name in this region, if any. */
 export async function receivingDomain(name: string): Promise<{ accountId: string; domain: DomainItem } | undefined> {
-  const claim = await getItem<DomainClaimItem>(domainKeys.domainClaim(name.toLowerCase()));
-  const domain = claim && (await findDomain(claim.accountId, name.toLowerCase()));
-  return domain && !domain.isDisabled ? { accountId: claim.accountId, domain } : undefined;
+  const holder = await nameHolder(name.toLowerCase());
+  const domain = holder && (await findDomain(holder, name.toLowerCase()));
+  return domain && !domain.isDisabled ? { accountId: holder, domain } : undefined;
 }
 
 type PlatformReceiver = (recipients: string[], mime: Buffer, objectKey: string) => Promise<void>;

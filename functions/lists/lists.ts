@@ -1,4 +1,4 @@
-import { deleteItems, getItem } from '../data/store';
+import { deleteItems } from '../data/store';
 import { mapLimit } from '../platform/concurrency';
 import { logger } from '../platform/logger';
 import { queueListJob } from './jobs';
@@ -21,7 +21,7 @@ import {
   type MemberItem,
   type ReplyPreference,
 } from './list-store';
-import { domainKeys, type DomainClaimItem } from '../domains/domain-store';
+import { nameHolder } from '../domains/domain-store';
 
 /** The rules of mailing lists and their members (contract §10); no HTTP here. */
 
@@ -74,8 +74,8 @@ export interface ListFields {
  */
 async function checkListDomain(accountId: string, address: string): Promise<void> {
   const domain = address.slice(address.lastIndexOf('@') + 1);
-  const claim = await getItem<DomainClaimItem>(domainKeys.domainClaim(domain));
-  if (claim && claim.accountId !== accountId) throw new BadRequest(`The domain ${domain} of ${address} belongs to another account`);
+  const holder = await nameHolder(domain);
+  if (holder && holder !== accountId) throw new BadRequest(`The domain ${domain} of ${address} belongs to another account`);
 }
 
 export async function createList(accountId: string, input: ListFields & { address: string }): Promise<ListItem> {

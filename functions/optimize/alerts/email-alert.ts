@@ -1,6 +1,5 @@
 import { authorizedRecipients } from '../../accounts/sandbox-recipients';
-import { getItem } from '../../data/store';
-import { findDomain, domainKeys, type DomainClaimItem, type DomainItem } from '../../domains/domain-store';
+import { findDomain, nameHolder, type DomainItem } from '../../domains/domain-store';
 import { sandboxDomainOf } from '../../domains/sandbox-domain';
 import { canSend } from '../../messages/accept';
 import { sendPlatformMail } from '../../messages/platform-mail';
@@ -24,8 +23,8 @@ async function senderDomain(accountId: string): Promise<DomainItem> {
   const configured = env().ALERTS_EMAIL_DOMAIN?.toLowerCase();
   let domain: DomainItem | undefined;
   if (configured) {
-    const claim = await getItem<DomainClaimItem>(domainKeys.domainClaim(configured));
-    domain = claim && (await findDomain(claim.accountId, configured));
+    const holder = await nameHolder(configured);
+    domain = holder ? await findDomain(holder, configured) : undefined;
     if (!domain) throw new NoAlertSender(`ALERTS_EMAIL_DOMAIN ${configured} is not a domain of this region`);
   } else {
     domain = await sandboxDomainOf(accountId);
