@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod/v3';
-import { parseTrapList } from '../optimize/spamtraps/trap-list-syntax';
 
 // Variables of the same kind share one schema (zod schemas are immutable): every Lambda builds this
 // contract at cold start, and each zod object binds two dozen methods; built field by field, its 83
@@ -135,17 +134,10 @@ export const PLATFORM_SETTINGS = {
     { fallback: "each account's own sandbox domain" },
   ),
   SLACK_API_URL: setting(z.string().url().default('https://slack.com/api'), "Slack's Web API, for alerts' Slack channel (tests point it at a loopback stand-in)."),
+  // Its syntax is the spam-traps area's (functions/optimize/spamtraps/trap-list-syntax.ts), checked by
+  // the hosts at start and at synth (lib/setting-checks.ts).
   SPAM_TRAP_LIST: setting(
-    z
-      .string()
-      .superRefine((value, ctx) => {
-        try {
-          parseTrapList(value);
-        } catch (error) {
-          ctx.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
-        }
-      })
-      .optional(),
+    optionalString,
     'Your spam traps, `type:address-or-domain` separated by commas or new lines, `type` one of pristine, recycled, typo, harvested. On AWS `-c spamTrapList=...`.',
     { accepts: '`type:entry` items, `type` pristine, recycled, typo or harvested, `entry` an address or a domain' },
   ),

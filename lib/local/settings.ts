@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod/v3';
 import { PLATFORM_SETTINGS, setting, shapeOf, type Setting, type ShapeOf } from '../../functions/platform/env';
+import { withAreaChecks } from '../setting-checks';
 import { acceptedValues } from '../setting-values';
 import type { PlatformRegion } from '../regions';
 import type { LocalOptions } from './platform';
@@ -122,7 +123,7 @@ function parseSettings<T extends Record<string, Setting>>(settings: T, environme
 export function readLocalSettings(environment: Environment, fromDotEnv = new Set<string>()): LocalOptions & { dataDir: string } {
   const host = parseSettings(LOCAL_HOST_SETTINGS, environment, fromDotEnv);
   const passed: Record<string, Setting> = Object.fromEntries(PASSED_SETTINGS.map((name) => [name, PLATFORM_SETTINGS[name]]));
-  parseSettings(passed, environment, fromDotEnv);
+  parseSettings(withAreaChecks(passed), environment, fromDotEnv);
   return {
     port: host.PORT,
     euPort: host.EU_PORT,
