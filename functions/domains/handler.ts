@@ -3,6 +3,7 @@ import { BadRequest, NotFound } from '../platform/errors';
 import { boundedText, flag, MAX_LENGTH } from '../platform/http/params';
 import { trackingJson, trackingOf } from '../tracking/settings';
 import { areaHandler, operation, shadowedParam, type ApiRequest } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { assignDomain, domainIps, poolAssignment, replacementOf, requireAccountIp, poolParameter, type DomainAssignment } from '../sending-ips/ip-pools';
 import { patchDomain, requireDomain } from './domain-store';
 import { createDomain, deleteDomain, listDomains, updateDomain, verifyDomain, type DomainSettings } from './domains';
@@ -211,4 +212,4 @@ export const handler = areaHandler(domainRoutes, {
     await deleteDomain(await requireDomain(req.accountId, input.name));
     return { message: 'Domain has been deleted' };
   }),
-});
+}, { onBehalfOf });
