@@ -111,7 +111,7 @@ export const PLATFORM_SETTINGS = {
   RSPAMD_URL: setting(optionalUrl, "rspamd's base URL (`POST /checkv2`), used when `SPAMD_ADDRESS` is unset. On AWS `-c rspamdUrl`."),
   BLOCKLIST_RESOLVERS: setting(
     optionalString,
-    'The resolvers blocklist lookups go through, comma-separated `ip` or `ip:port`: your own recursive resolvers, since Spamhaus and URIBL refuse queries from shared ones. Unset, every list is `unknown`. On AWS `-c blocklistResolvers`.',
+    'The resolvers blocklist lookups go through, comma-separated `ip` or `ip:port`: your own recursive resolvers, since Spamhaus and URIBL refuse queries from shared ones. Unset, no list is asked, and each reads `unknown` with that reason once its last answer is three check periods old (a listing stays shown). On AWS `-c blocklistResolvers`.',
   ),
   SPAMHAUS_DQS_KEY: setting(
     z.string().regex(/^[a-z0-9]{26}$/, 'a Spamhaus DQS key: 26 lower-case letters and digits').optional(),
