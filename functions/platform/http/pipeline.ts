@@ -58,8 +58,8 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
  *
  * `input` is a function returning the schema, not the schema: it is called on the operation's
  * first request and its schema kept for the next ones. A Lambda loads every operation of its area
- * and a request reaches one, so a handler builds no schema at load (building them all, up to 270
- * zod objects in an area, was cold-start time spent on operations the request never reaches):
+ * and a request reaches one, so a handler builds no schema at load (building them all would spend
+ * cold-start time on operations the request never reaches):
  *
  *   operation(() => z.object({ id: z.string() }), async (req, input) => ...)
  *   operation(createDomainInput, ...)   // schemas.ts: createDomainInput = schema(() => z.object({ ... }))
