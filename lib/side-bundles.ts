@@ -72,13 +72,13 @@ const OWN_SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
     { importPath: './image-upload', entry: 'functions/inspect/images/image-upload.ts' },
     { importPath: './image-optimizer', entry: 'functions/inspect/images/image-optimizer.ts' },
   ],
-  // caniemail's data set (about 1 MB of JSON), for presenting results and the dictionary.
   // Previews: juice for `content/inlinecss` and html-to-text for `content/textonly`, only there.
   'inspect/preview': [
     { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
     { importPath: './css-inliner', entry: 'functions/inspect/preview/css-inliner.ts' },
     { importPath: './html-to-text-engine', entry: 'functions/templates/html-to-text-engine.ts' },
   ],
+  // Code analysis: caniemail's data set (about 1 MB of JSON), for presenting results and the dictionary.
   'inspect/analyze': [
     { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
     { importPath: './code-data', entry: 'functions/inspect/analyze/code-data.ts' },

@@ -1,6 +1,5 @@
 import type { KeyKind, Role } from '../platform/access';
 import type { IndexKey, Key } from './store';
-import type { DynamicEnrollment } from '../sending-ips/dynamic-pools';
 
 /**
  * The entities of the single table and their keys. Key builders live here, next to the access
@@ -275,8 +274,7 @@ export interface DomainItem {
   ipPoolOwnerId?: string;
   /** Dedicated IPs assigned to the domain itself; none and no pool: SES's shared addresses. */
   ips?: string[];
-  /** Enrolled in dynamic IP pools (functions/sending-ips/dynamic-pools.ts): its band's IPs send its mail. */
-  dynamicPool?: DynamicEnrollment;
+  // `dynamicPool`, its place in the dynamic IP pools, is declared by functions/sending-ips/dynamic-pools.ts.
   /**
    * The tracking host's TLS certificate (POST /v2/x509/{host}), kept on the domain so that its
    * records, its web_scheme rule and its tracking links read it with the domain in one GetItem.

@@ -19,11 +19,7 @@ import {
   saveDkimKey,
   saveNewDomain,
 } from './domain-store';
-import { removeDomainCredentials, setPostmasterPassword } from '../credentials/credentials';
-import { clearDomainLists } from '../suppressions/sending';
-import { clearDomainTags } from '../tags/tag-store';
-import { clearDomainHooks } from '../webhooks/webhook-store';
-import { deleteAllTemplates } from '../templates/templates';
+import { setPostmasterPassword } from '../credentials/credentials';
 import { deleteIdentity, identityStatus, registerIdentity, setMailFrom, type DkimSigning } from './ses-identity';
 import { servesHttps } from '../certificates/status';
 import { logger } from '../platform/logger';
@@ -277,7 +273,15 @@ export async function verifyDomain(domain: DomainItem): Promise<DomainItem> {
   });
 }
 
-export async function deleteDomain(domain: DomainItem): Promise<void> {
+/** What an area keeps of a domain, removed when the domain is deleted. */
+export interface DomainCleanup {
+  /** The area whose items these are. */
+  name: string;
+  clean(accountId: string, domain: string): Promise<unknown>;
+}
+
+/** Deletes a domain with what it owns: `cleanups` remove what other areas keep of it (DOMAIN_CLEANUPS, cleanups.ts). */
+export async function deleteDomain(domain: DomainItem, cleanups: readonly DomainCleanup[]): Promise<void> {
   if (domain.type === 'sandbox') throw new BadRequest('The sandbox domain cannot be deleted');
   if (domain.isDisabled) throw new BadRequest('A disabled domain cannot be deleted');
   const dependants = (await listDomainItems(domain.accountId)).filter((d) => d.name !== domain.name && d.dkimAuthority === domain.name);
@@ -285,12 +289,8 @@ export async function deleteDomain(domain: DomainItem): Promise<void> {
   const { accountId, name } = domain;
   await deleteIdentity(name);
   // What the domain owns goes with it; its events expire on their own.
-  await deleteAllTemplates(accountId, name);
-  await clearDomainLists(accountId, name);
-  await clearDomainTags(accountId, name);
-  await clearDomainHooks(accountId, name);
+  for (const cleanup of cleanups) await cleanup.clean(accountId, name);
   for (const key of await dkimKeysOf(accountId, name)) await removeDkimKey(key);
-  await removeDomainCredentials(accountId, name);
   await deleteItem(keys.dkimRotationDue(accountId, name));
   await removeDomainItem(domain);
   await releaseName(name);

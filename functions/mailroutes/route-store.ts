@@ -11,7 +11,7 @@ import { deleteIfPresent, getItem, putItem, queryAll, updateItem, type Key } fro
  * Every inbound message is routed against all of its account's routes, so they are read whole
  * (one Query) and ordered in memory; lists page the same ordering with skip/limit.
  */
-export const routeKey = (accountId: string, id = ''): Key => ({ pk: `ACCT#${accountId}#ROUTES`, sk: id });
+export const mailRouteKey = (accountId: string, id = ''): Key => ({ pk: `ACCT#${accountId}#ROUTES`, sk: id });
 
 export interface RouteItem {
   accountId: string;
@@ -30,21 +30,21 @@ export function byEvaluationOrder(a: RouteItem, b: RouteItem): number {
 }
 
 export async function routesOf(accountId: string): Promise<RouteItem[]> {
-  return (await queryAll<RouteItem>(routeKey(accountId), '')).sort(byEvaluationOrder);
+  return (await queryAll<RouteItem>(mailRouteKey(accountId), '')).sort(byEvaluationOrder);
 }
 
 export async function findRoute(accountId: string, id: string): Promise<RouteItem | undefined> {
-  return getItem<RouteItem>(routeKey(accountId, id), { consistent: true });
+  return getItem<RouteItem>(mailRouteKey(accountId, id), { consistent: true });
 }
 
 export async function insertRoute(route: RouteItem): Promise<void> {
-  await putItem(routeKey(route.accountId, route.id), route, { ifAbsent: true });
+  await putItem(mailRouteKey(route.accountId, route.id), route, { ifAbsent: true });
 }
 
 export async function patchRoute(route: RouteItem, changes: Partial<Pick<RouteItem, 'priority' | 'description' | 'expression' | 'actions'>>): Promise<RouteItem> {
-  return updateItem<RouteItem>(routeKey(route.accountId, route.id), changes);
+  return updateItem<RouteItem>(mailRouteKey(route.accountId, route.id), changes);
 }
 
 export async function removeRoute(route: RouteItem): Promise<boolean> {
-  return deleteIfPresent(routeKey(route.accountId, route.id));
+  return deleteIfPresent(mailRouteKey(route.accountId, route.id));
 }

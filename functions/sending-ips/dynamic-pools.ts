@@ -51,6 +51,15 @@ export interface DynamicEnrollment {
   metrics: Metrics;
 }
 
+// The domain item carries its enrollment; the type is this module's, added to the item here so that
+// the data layer imports no area.
+declare module '../data/db' {
+  interface DomainItem {
+    /** Enrolled in dynamic IP pools: its band's IPs send its mail (sending-route.ts). */
+    dynamicPool?: DynamicEnrollment;
+  }
+}
+
 export interface Metrics {
   bounce_rate: number;
   complaint_rate: number;

@@ -21,8 +21,8 @@ let loaded: { engine: Engine; refuseUnsupported: () => Handlebars.Visitor } | un
 
 /**
  * The engine, set up on first use: the areas that bundle it mostly answer requests that never
- * render or check a template (sends without one, template reads), and evaluating handlebars is
- * about a tenth of their cold start. The templates Lambda also keeps it out of its index.js
+ * render or check a template (sends without one, template reads), and evaluating handlebars is a
+ * large part of their cold start. The templates Lambda also keeps it out of its index.js
  * (handlebars-engine.ts).
  */
 function handlebars(): NonNullable<typeof loaded> {

@@ -3,6 +3,7 @@ import { keys, type AccountItem } from '../../data/db';
 import { getItem, updateItem } from '../../data/store';
 import { BadRequest } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { boundedText, integer, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { accountRoutes } from './routes';
 import { featureChanges } from '../../accounts/features';
@@ -64,4 +65,4 @@ export const handler = areaHandler(accountRoutes, {
     forgetRedaction(req.accountId);
     return { success: true };
   }),
-});
+}, { onBehalfOf });

@@ -7,6 +7,7 @@ import { absoluteUrl } from '../../platform/http/paging';
 import { offsetOfPage, offsetPaging } from '../../platform/http/offset-pages';
 import { atMost, boundedList, boundedText, integer, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { areaHandler, operation, shadowedParam, type ApiRequest } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { objectId } from '../../platform/ids';
 import { logger } from '../../platform/logger';
 import { canHaveIps, delegatePool, queueIpJob, type IpJob } from '../../sending-ips/ip-jobs';
@@ -329,7 +330,7 @@ export const handler = areaHandler(ipRoutes, {
     await putItem(keys.ipDelegation(input.subaccount_id, `IP#${input.ip}`), delegation);
     return SUCCESS;
   }),
-});
+}, { onBehalfOf });
 
 async function addIps(accountId: string, poolId: string, add: string[]) {
   await requireDipps(accountId);
