@@ -110,7 +110,7 @@ function authorize(route: RouteSpec, principal: Principal, path: Record<string, 
 async function effectiveAccount(principal: Principal, headers: Record<string, string>, route: RouteSpec): Promise<string> {
   const target = headers['x-mailgun-on-behalf-of']?.trim();
   if (!target || target === principal.accountId) return principal.accountId;
-  if (principal.kind !== 'user') throw new Forbidden('Only user keys may act on behalf of a subaccount');
+  if (principal.kind === 'domain') throw new Forbidden('Only user and web keys may act on behalf of a subaccount');
   const account = await getItem<AccountItem>(keys.account(target));
   if (!account || account.parentId !== principal.accountId || account.status === 'closed') throw new NotFound('Subaccount not found');
   if (account.status !== 'open' && !route.onBehalfOfAnyStatus) throw new Forbidden('Subaccount is disabled');
