@@ -213,7 +213,7 @@ export default function Logs() {
       {page.loading && !page.data ? <Loading what="events" /> : null}
       {page.data ? (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table aria-busy={page.loading}>
               <caption class="muted">{filters.from ? 'Events, newest first' : 'Events of the last 24 hours, newest first (give dates for older ones)'}</caption>
               <Head columns={['Time', 'Event', 'Recipient', 'Subject', 'Domain', 'Details']} />
