@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, call, p } from '../api';
 import { can, credentials, currentActing, useAppState } from '../session';
 import { FieldError, invalidProps, placeError, type PlacedError } from '../ui/field-errors';
-import { errorText, useAction, useLoad } from '../ui/load';
+import { useAction, useLoad } from '../ui/load';
 import { ErrorText, fieldsOf, Head, Loading, Notice, Page } from '../ui/widgets';
 
 interface MonthlyLimit {
@@ -31,7 +31,7 @@ function useFieldAction(place: (message: string) => string | undefined = () => u
     setError(undefined);
     return work().then(
       () => (setBusy(false), true),
-      (e: unknown) => (setBusy(false), setError(placeError(errorText(e), place)), false),
+      (e: unknown) => (setBusy(false), setError(placeError(e, place)), false),
     );
   };
   return { error, busy, run };

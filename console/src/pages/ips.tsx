@@ -124,7 +124,7 @@ function CreatePool({ assignable, onCreated }: { assignable: string[]; onCreated
         setError(undefined);
         call(credentials(), 'POST', '/v3/ip_pools', { form: { name: f.name, description: f.description, ip: valuesOf(form, 'ip') } }).then(
           () => (setBusy(false), form.reset(), onCreated()),
-          (e: unknown) => (setBusy(false), setError(placeError(errorText(e), poolField))),
+          (e: unknown) => (setBusy(false), setError(placeError(e, poolField))),
         );
       }}
     >
@@ -191,7 +191,7 @@ function EditPool({ pool, assignable, onDone }: { pool: Pool; assignable: string
               },
             }).then(
               () => (setBusy(false), onDone(true)),
-              (e: unknown) => (setBusy(false), setError(placeError(errorText(e), poolField))),
+              (e: unknown) => (setBusy(false), setError(placeError(e, poolField))),
             );
           }}
         >
@@ -253,7 +253,7 @@ function DeletePool({ pool, pools, dedicated, onDone }: { pool: Pool; pools: Poo
             query: kind === 'pool' ? { pool_id: f.replacement_pool } : kind === 'ip' ? { ip: f.replacement_ip } : {},
           }).then(
             () => (setBusy(false), onDone(true)),
-            (e: unknown) => (setBusy(false), setError(placeError(errorText(e), poolField))),
+            (e: unknown) => (setBusy(false), setError(placeError(e, poolField))),
           );
         }}
       >
@@ -417,7 +417,7 @@ function Dynamic() {
             setError(undefined);
             call(credentials(), 'POST', '/v3/dynamic_pools/all', { form: { good_reputation: split(f.good_reputation), poor_reputation: split(f.poor_reputation), new_senders: split(f.new_senders) } }).then(
               () => (setBusy(false), pools.reload()),
-              (e: unknown) => (setBusy(false), setError(placeError(errorText(e), bandField))),
+              (e: unknown) => (setBusy(false), setError(placeError(e, bandField))),
             );
           }}
         >

@@ -1,4 +1,7 @@
 import type { ComponentChildren } from 'preact';
+import { ApiError } from '../api';
+import { handleAuthFailure } from '../session';
+import { errorText } from './load';
 
 /**
  * An API error shown beside the field it is about, rather than at the top of a form: the platform's
@@ -10,8 +13,11 @@ export interface PlacedError {
   message: string;
 }
 
-export function placeError(message: string | undefined, place: (message: string) => string | undefined): PlacedError | undefined {
-  if (!message) return undefined;
+export function placeError(error: unknown, place: (message: string) => string | undefined): PlacedError | undefined {
+  if (!error) return undefined;
+  handleAuthFailure(error);
+  // The platform's own words beside a field; anything else (the API unreachable) as load shows it.
+  const message = error instanceof ApiError ? error.message : errorText(error);
   const param = /parameter '([\w.]+)'/.exec(message)?.[1];
   return { field: place(message) ?? param ?? 'form', message };
 }
