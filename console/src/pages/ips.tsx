@@ -4,7 +4,7 @@ import { can, credentials, serviceHeaders, useAppState } from '../session';
 import { listDomains } from '../ui/domain-picker';
 import { Checkboxes, FieldError, invalidProps, placeError, valuesOf, type PlacedError } from '../ui/field-errors';
 import { errorText, useLoad } from '../ui/load';
-import { ErrorText, fieldsOf, Head, Loading, Notice, Page } from '../ui/widgets';
+import { ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
 
 interface IpList {
   items: string[];
@@ -512,7 +512,7 @@ function Warmups({ list, reload }: { list: IpList; reload: () => void }) {
                       {w.sent_this_hour ?? 0} / {w.hourly_limit ?? w.throttle} this hour
                     </td>
                     <td>{w.stage_volume_limit}</td>
-                    <td>{w.stage_started_at ?? ''}</td>
+                    <td>{formatDate(w.stage_started_at)}</td>
                     {can('admin') ? (
                       <td>
                         <button type="button" class="small danger" aria-label={`Cancel warm-up of ${w.ip}`} onClick={() => void change(call(credentials(), 'DELETE', p`/v3/ip_warmups/${w.ip}`))}>
