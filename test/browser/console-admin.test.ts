@@ -145,6 +145,13 @@ describe('the console\'s administration pages', () => {
     await row.waitFor();
     const details = (await call(`${platform.us.url}/v3/ip_warmups/192.0.2.11`)).json.details as { stage_number: number; total_stages: number };
     expect(await row.getByRole('cell').nth(1).textContent()).toBe(`${details.stage_number} of ${details.total_stages}`);
+
+    // Dynamic pools: an address the account does not have, refused under the band that names it.
+    const bands = page.getByRole('form', { name: 'Set dynamic IP pools' });
+    await bands.getByLabel('Good reputation IPs (separated by commas)').fill('203.0.113.9');
+    await bands.getByRole('button', { name: 'Save bands' }).click();
+    await bands.getByRole('alert').filter({ hasText: 'IP 203.0.113.9 is not a dedicated IP of this account' }).waitFor();
+    expect(await describedError(bands.getByLabel('Good reputation IPs (separated by commas)'))).toBe('IP 203.0.113.9 is not a dedicated IP of this account');
     await expectAccessible('IPs');
   });
 

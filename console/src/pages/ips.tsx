@@ -371,24 +371,41 @@ const BANDS = [
   ['new_senders', 'New senders'],
 ] as const;
 
-function bandField(message: string): string | undefined {
-  if (/dynamic_good/.test(message)) return 'good_reputation';
-  if (/dynamic_poor/.test(message)) return 'poor_reputation';
-  if (/dynamic_new/.test(message)) return 'new_senders';
-  return undefined;
+/** The band field an error is about: the band it names (`dynamic_good` …), or the field holding the IP it names. */
+function bandField(given: Record<string, string[]>) {
+  return (message: string): string | undefined => {
+    if (/^dynamic_good/.test(message)) return 'good_reputation';
+    if (/^dynamic_poor/.test(message)) return 'poor_reputation';
+    if (/^dynamic_new/.test(message)) return 'new_senders';
+    const ip = /^IP (\S+)/.exec(message)?.[1];
+    return ip ? Object.keys(given).find((band) => given[band]!.includes(ip)) : undefined;
+  };
 }
 
 function Dynamic() {
   const { region } = useAppState();
   const pools = useLoad((signal) => call<DynamicPools>(credentials(), 'GET', '/v3/dynamic_pools', { signal }), [region]);
   const enrolled = useLoad((signal) => call<{ items: EnrolledDomain[] }>(credentials(), 'GET', '/v1/dynamic_pools/domains', { query: { limit: 100 }, signal }), [region]);
+  const domains = useLoad((signal) => listDomains(signal), [region]);
   const [error, setError] = useState<PlacedError>();
   const [busy, setBusy] = useState(false);
+  const [enrollError, setEnrollError] = useState<string>();
   const split = (value: string | undefined) => (value ?? '').split(/[\s,]+/).filter(Boolean);
+  const enrolledNames = new Set(enrolled.data?.items.map((d) => d.name));
+  const enrollable = (domains.data ?? []).filter((d) => d.type !== 'sandbox' && !enrolledNames.has(d.name)).map((d) => d.name);
+  const enrollment = (work: Promise<unknown>) =>
+    work.then(
+      () => (setEnrollError(undefined), enrolled.reload()),
+      (e: unknown) => setEnrollError(errorText(e)),
+    );
   return (
     <section aria-labelledby="dynamic-h">
       <h2 id="dynamic-h">Dynamic IP pools</h2>
       <p class="muted">Enrolled domains move between reputation bands by their bounce and complaint rates; each band sends from its IPs.</p>
+      <ul class="rules muted">
+        <li>A band's IPs are dedicated IPs of the account, in no IP pool and no other band.</li>
+        <li>Every band keeps at least one IP that is not warming up.</li>
+      </ul>
       <ErrorText error={pools.error} />
       {pools.data ? (
         <div class="table-wrap" tabIndex={0}>
@@ -413,11 +430,12 @@ function Dynamic() {
           onSubmit={(e) => {
             e.preventDefault();
             const f = fieldsOf(e.currentTarget);
+            const given = { good_reputation: split(f.good_reputation), poor_reputation: split(f.poor_reputation), new_senders: split(f.new_senders) };
             setBusy(true);
             setError(undefined);
-            call(credentials(), 'POST', '/v3/dynamic_pools/all', { form: { good_reputation: split(f.good_reputation), poor_reputation: split(f.poor_reputation), new_senders: split(f.new_senders) } }).then(
+            call(credentials(), 'POST', '/v3/dynamic_pools/all', { form: given }).then(
               () => (setBusy(false), pools.reload()),
-              (e: unknown) => (setBusy(false), setError(placeError(e, bandField))),
+              (e: unknown) => (setBusy(false), setError(placeError(e, bandField(given)))),
             );
           }}
         >
@@ -443,7 +461,7 @@ function Dynamic() {
         enrolled.data.items.length ? (
           <div class="table-wrap" tabIndex={0}>
             <table>
-              <Head columns={['Domain', 'Band', 'Override', 'Bounce rate', 'Complaint rate']} />
+              <Head columns={['Domain', 'Band', 'Override', 'Bounce rate', 'Complaint rate', can('write') && 'Actions']} />
               <tbody>
                 {enrolled.data.items.map((d) => (
                   <tr key={d.name}>
@@ -452,6 +470,13 @@ function Dynamic() {
                     <td>{d.override ?? ''}</td>
                     <td>{d.bounce_rate ?? ''}</td>
                     <td>{d.complaint_rate ?? ''}</td>
+                    {can('write') ? (
+                      <td>
+                        <button type="button" class="small danger" aria-label={`Move ${d.name} to the shared IPs`} onClick={() => void enrollment(call(credentials(), 'DELETE', p`/v3/domains/${d.name}/dynamic_pools`, { query: { replacement_ip: 'shared' } }))}>
+                          Move to shared IPs
+                        </button>
+                      </td>
+                    ) : null}
                   </tr>
                 ))}
               </tbody>
@@ -460,6 +485,31 @@ function Dynamic() {
         ) : (
           <p class="muted">No domain is enrolled in dynamic IP pools.</p>
         )
+      ) : null}
+      <ErrorText error={enrollError} />
+      {can('write') && pools.data?.pools.length && enrollable.length ? (
+        <form
+          class="panel row"
+          aria-label="Enroll domain in dynamic IP pools"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void enrollment(call(credentials(), 'POST', p`/v3/domains/${fieldsOf(e.currentTarget).domain!}/dynamic_pools`));
+          }}
+        >
+          <div class="field">
+            <label for="enroll-domain">Domain to enroll</label>
+            <select id="enroll-domain" name="domain">
+              {enrollable.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" class="primary">
+            Enroll domain
+          </button>
+        </form>
       ) : null}
     </section>
   );
