@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { horizontalOverflow, launchBrowser, newContext, seriousViolations } from '../support/browser';
-import { ADMIN_KEY, call, sdk, startTestPlatform } from '../support/platform';
+import { ADMIN_KEY, apiKeys, call, sdk, startTestPlatform } from '../support/platform';
 
 // The console's administration pages (issue 30) as a user meets them: subaccounts and the header's
 // account switcher (every page then acts on behalf of the subaccount), IPs and pools (the
@@ -173,6 +173,25 @@ describe('the console\'s administration pages', () => {
     await page.getByRole('button', { name: 'Add recipient' }).click();
     await page.getByRole('row').filter({ hasText: 'tester@example.net' }).getByText('awaiting confirmation').waitFor();
     await expectAccessible('account settings');
+  });
+
+  it('shows a read-only key the administration pages without their buttons', async () => {
+    const basic = await apiKeys(sdk(platform.us.url)).create({ role: 'basic', kind: 'user', description: 'read only' });
+    const reader = await context.newPage();
+    await reader.goto(`${platform.us.url}/`);
+    await reader.getByLabel('API key').fill(basic.secret);
+    await reader.getByRole('button', { name: 'Sign in' }).click();
+    await reader.getByRole('link', { name: 'Subaccounts', exact: true }).click();
+    await reader.getByRole('cell', { name: 'Agency <b>One</b>', exact: true }).waitFor();
+    expect(await reader.getByRole('button', { name: 'Create subaccount' }).count()).toBe(0);
+    expect(await reader.getByRole('button', { name: /^Disable / }).count()).toBe(0);
+    await reader.getByRole('link', { name: 'IPs', exact: true }).click();
+    await reader.getByRole('heading', { name: 'IP pools', exact: true }).waitFor();
+    expect(await reader.getByRole('button', { name: 'Create pool' }).count()).toBe(0);
+    await reader.getByRole('link', { name: 'Account settings', exact: true }).click();
+    await reader.getByRole('heading', { name: 'Monthly sending limit' }).waitFor();
+    expect(await reader.getByRole('button', { name: 'Set limit' }).count()).toBe(0);
+    await reader.close();
   });
 
   it('passes axe on each administration page at 1366x768 and 390x844, reached through the phone menu', async () => {
