@@ -81,7 +81,7 @@ export function printConsoleWeight(result: ConsoleWeightResult): void {
 }
 
 const LOG_EVENTS = 100_000;
-const LOG_ROUNDS = 9;
+const LOG_ROUNDS = 15;
 const MAX_LOGS_RATIO = 1.5;
 
 export interface ConsoleLogsResult {
