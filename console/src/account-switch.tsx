@@ -69,6 +69,7 @@ export function AccountSwitch() {
       <select
         id="account-switch"
         value={acting?.id ?? ''}
+        title={acting ? `Subaccount: ${acting.name}` : own}
         onChange={(e) => {
           const id = (e.target as HTMLSelectElement).value;
           const chosen = subaccounts.find((s) => s.id === id);
