@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { Link, Route, Router, Switch, useLocation } from 'wouter-preact';
 import { useHashLocation } from 'wouter-preact/use-hash-location';
 import { loadConfig } from './config';
+import { AccountSwitch } from './account-switch';
 import { can, currentRegion, currentSession, initState, setRegion, signIn, signOut, useAppState } from './session';
 import { ErrorText, Loading } from './ui/widgets';
 import './styles.css';
@@ -19,11 +20,16 @@ const Templates = lazy(() => import('./pages/templates'));
 const Routes = lazy(() => import('./pages/routes'));
 const Lists = lazy(() => import('./pages/lists'));
 const ApiKeys = lazy(() => import('./pages/keys'));
+const Subaccounts = lazy(() => import('./pages/subaccounts'));
+const Ips = lazy(() => import('./pages/ips'));
+const Account = lazy(() => import('./pages/account'));
 
 interface NavItem {
   href: string;
   name: string;
   shown?: () => boolean;
+  /** The heading the link is listed under; none for the sending and receiving pages. */
+  group?: string;
 }
 
 function navItems(outbox: boolean): NavItem[] {
@@ -37,7 +43,42 @@ function navItems(outbox: boolean): NavItem[] {
     { href: '/lists', name: 'Mailing lists' },
     { href: '/keys', name: 'API keys', shown: () => can('admin') },
     ...(outbox ? [{ href: '/outbox', name: 'Outbox' }] : []),
+    { href: '/subaccounts', name: 'Subaccounts', group: 'Account' },
+    { href: '/ips', name: 'IPs', group: 'Account' },
+    { href: '/account', name: 'Account settings', group: 'Account' },
   ];
+}
+
+/** The nav's links, those without a group first, then each group under its heading. */
+function NavLists({ items, location, onPick }: { items: NavItem[]; location: string; onPick: () => void }) {
+  const groups = [...new Set(items.map((item) => item.group ?? ''))];
+  return (
+    <>
+      {groups.map((group) => {
+        const id = `nav-${group.toLowerCase().replace(/\W+/g, '-')}`;
+        return (
+          <div key={group}>
+            {group ? (
+              <p class="nav-group" id={id}>
+                {group}
+              </p>
+            ) : null}
+            <ul aria-labelledby={group ? id : undefined}>
+              {items
+                .filter((item) => (item.group ?? '') === group)
+                .map((item) => (
+                  <li key={item.href}>
+                    <Link href={item.href} aria-current={location === item.href || location.startsWith(`${item.href}/`) ? 'page' : undefined} onClick={onPick}>
+                      {item.name}
+                    </Link>
+                  </li>
+                ))}
+            </ul>
+          </div>
+        );
+      })}
+    </>
+  );
 }
 
 function RegionSwitch() {
@@ -96,7 +137,8 @@ function SignIn() {
 }
 
 function Shell() {
-  const { config } = useAppState();
+  // A new account acted on remounts the pages, so each loads again as that account.
+  const { config, acting } = useAppState();
   const session = currentSession()!;
   const [location] = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
@@ -112,6 +154,7 @@ function Shell() {
           Menu
         </button>
         <div class="top-right">
+          <AccountSwitch />
           <RegionSwitch />
           <span class="who" title={session.email}>
             {session.role}
@@ -123,17 +166,9 @@ function Shell() {
         </div>
       </header>
       <nav id="nav" aria-label="Console" class={menuOpen ? 'open' : ''}>
-        <ul>
-          {items.map((item) => (
-            <li key={item.href}>
-              <Link href={item.href} aria-current={location === item.href || location.startsWith(`${item.href}/`) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
-                {item.name}
-              </Link>
-            </li>
-          ))}
-        </ul>
+        <NavLists items={items} location={location} onPick={() => setMenuOpen(false)} />
       </nav>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} key={acting?.id ?? ''}>
         <Suspense fallback={<Loading what="page" />}>
           <Switch>
             <Route path="/overview" component={Overview} />
@@ -146,6 +181,9 @@ function Shell() {
             <Route path="/lists" component={Lists} />
             <Route path="/keys" component={ApiKeys} />
             {config!.outbox ? <Route path="/outbox" component={Outbox} /> : null}
+            <Route path="/subaccounts" component={Subaccounts} />
+            <Route path="/ips" component={Ips} />
+            <Route path="/account" component={Account} />
             <Route>
               <Overview />
             </Route>

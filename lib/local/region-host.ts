@@ -126,6 +126,11 @@ export interface RegionHost {
   region: PlatformRegion;
   url: string;
   env: Record<string, string | undefined>;
+  /**
+   * The table's own endpoint (dynalite), behind the stream stand-in the handlers use: a write made
+   * there reaches no stream consumer. Benchmarks seed data through it.
+   */
+  tableEndpoint: string;
   ses: SesStandIn;
   sqs: SqsStandIn;
   /** Step Functions: scheduled deliveries and tracking-certificate jobs. */
@@ -622,6 +627,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     region,
     url,
     env,
+    tableEndpoint: dynamo.endpoint,
     ses,
     sqs,
     sfn,

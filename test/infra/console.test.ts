@@ -55,7 +55,7 @@ describe('the console hosting of the us stack', () => {
   test("gives the API CORS for the console's origin only, and outputs the console's URL", () => {
     const apis = Object.values(platform.template.findResources('AWS::ApiGatewayV2::Api')).filter((api) => api.Properties.CorsConfiguration);
     expect(apis).toHaveLength(1);
-    expect(apis[0]!.Properties.CorsConfiguration).toMatchObject({ AllowOrigins: [consoleOrigin()], AllowHeaders: ['authorization', 'content-type', 'accept'] });
+    expect(apis[0]!.Properties.CorsConfiguration).toMatchObject({ AllowOrigins: [consoleOrigin()], AllowHeaders: ['authorization', 'content-type', 'accept', 'x-mailgun-on-behalf-of', 'x-service-account-id', 'x-service-requestor', 'x-service-requestor-client'] });
     expect(apis[0]!.Properties.CorsConfiguration.AllowCredentials).toBeUndefined();
     platform.template.hasOutput('ConsoleUrl', { Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/']] } });
   });
