@@ -19,6 +19,9 @@ const Templates = lazy(() => import('./pages/templates'));
 const Routes = lazy(() => import('./pages/routes'));
 const Lists = lazy(() => import('./pages/lists'));
 const ApiKeys = lazy(() => import('./pages/keys'));
+const Reporting = lazy(() => import('./pages/reporting'));
+const Inspect = lazy(() => import('./pages/inspect'));
+const Previews = lazy(() => import('./pages/previews'));
 
 interface NavItem {
   href: string;
@@ -36,6 +39,9 @@ function navItems(outbox: boolean): NavItem[] {
     { href: '/routes', name: 'Routes' },
     { href: '/lists', name: 'Mailing lists' },
     { href: '/keys', name: 'API keys', shown: () => can('admin') },
+    { href: '/reporting', name: 'Reporting' },
+    { href: '/inspect', name: 'Inspect' },
+    { href: '/previews', name: 'Previews' },
     ...(outbox ? [{ href: '/outbox', name: 'Outbox' }] : []),
   ];
 }
@@ -145,6 +151,9 @@ function Shell() {
             <Route path="/routes" component={Routes} />
             <Route path="/lists" component={Lists} />
             <Route path="/keys" component={ApiKeys} />
+            <Route path="/reporting" component={Reporting} />
+            <Route path="/inspect" component={Inspect} />
+            <Route path="/previews" component={Previews} />
             {config!.outbox ? <Route path="/outbox" component={Outbox} /> : null}
             <Route>
               <Overview />
