@@ -23,8 +23,8 @@ interface Job {
   error?: string;
 }
 
-/** Mailgun's own clients read these words by prefix: anything else is a finished job. */
-const running = (status: string) => /^(process|pending|queu|run)/i.test(status);
+/** Mailgun's own clients read these words by prefix: anything else is a finished job ("Starting" is the page's own, before the API answers). */
+const running = (status: string) => /^(process|pending|queu|run|start)/i.test(status);
 
 interface ApiFinding {
   id: string;

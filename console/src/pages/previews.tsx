@@ -170,7 +170,7 @@ function LargeView({ result, subject, onClose }: { result: ClientResult; subject
       ) : (
         <p class="muted">The client's transforms changed nothing.</p>
       )}
-      <div class="large-shot">
+      <div class="large-shot" tabIndex={0} role="region" aria-label={`${SHOT_NAMES[name] ?? name} screenshot, scrollable`}>
         <Screenshot url={result.screenshots[name]} version={String(result.status_details.completed)} alt={`${SHOT_NAMES[name] ?? name} screenshot of “${subject}” in ${result.display_name}`} />
       </div>
     </section>
