@@ -85,7 +85,8 @@ describe('the console, part 2', () => {
       '<head><title>Check me</title></head>',
       '<body>',
       '<div lang="en" dir="ltr">',
-      `<p>Read <a href="${platform.us.url}/no-such-page">the broken page</a>.</p>`,
+      // Far down the rendered email, on line 6 all the same.
+      `<div style="height: 1500px">Top</div><p>Read <a href="${platform.us.url}/no-such-page">the broken page</a>.</p>`,
       `<img src="${pngDataUri(400, 300)}" width="100" height="75">`,
       '</div>',
       '</body>',
@@ -111,6 +112,8 @@ describe('the console, part 2', () => {
     await marked.waitFor();
     expect(await marked.evaluate((el) => el.tagName)).toBe('A');
     expect(await marked.textContent()).toBe('the broken page');
+    // The frame opens scrolled to it (the console cannot scroll a sandboxed frame; CSS does).
+    expect(await marked.evaluate((el) => el.ownerDocument.defaultView!.scrollY)).toBeGreaterThan(1000);
     expect(await page.locator('ol.source li.hit').textContent()).toContain('no-such-page');
 
     // The image without alt text: found by accessibility (critical) and by image validation.

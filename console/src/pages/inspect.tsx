@@ -204,7 +204,12 @@ export function markElement(html: string, offset: number | undefined): string | 
   return `${html.slice(0, at)} data-mp-finding${html.slice(at)}`;
 }
 
-const HIGHLIGHT = '<style>[data-mp-finding]{outline:3px solid #d0021b !important;outline-offset:2px !important;box-shadow:0 0 0 7px rgba(208,2,27,.28) !important;scroll-margin:40px}</style>';
+/**
+ * The frame's own stylesheet for the marked element: an outline, and, where the browser supports
+ * it (Chromium 133 and later), the frame opens scrolled to it (`scroll-initial-target`), since no
+ * script may run in the frame to scroll it and the console cannot reach into a sandboxed frame.
+ */
+const HIGHLIGHT = '<style>[data-mp-finding]{outline:3px solid #d0021b !important;outline-offset:2px !important;box-shadow:0 0 0 7px rgba(208,2,27,.28) !important;scroll-initial-target:nearest}</style>';
 
 /** The email rendered in a sandboxed frame (no scripts), the selected finding's element outlined. */
 function RenderedView({ html, finding }: { html: string; finding?: Finding }) {
