@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { horizontalOverflow, launchBrowser, newContext, seriousViolations } from '../support/browser';
-import { ADMIN_KEY, call, eventually, sandboxOf, sdk, startTestPlatform } from '../support/platform';
+import { ADMIN_KEY, apiKeys, call, eventually, sandboxOf, sdk, startTestPlatform } from '../support/platform';
 
 // The console's Reporting, Inspect and Previews pages (issue 30) as a user meets them, on
 // `npm start`'s host in the Chromium `npm ci` installed: run the four inspection checks and see a
@@ -285,6 +285,28 @@ describe('the console, part 2', () => {
     await page.getByRole('cell', { name: 'news', exact: true }).waitFor({ state: 'detached' });
     const after = (await call(`${platform.us.url}/v1/analytics/tags`, { method: 'POST', body: '{}', contentType: 'application/json' })).json as { items: Array<{ tag: string }> };
     expect(after.items.map((t) => t.tag)).toEqual(['promo']);
+  });
+
+  it('shows a read-only key no buttons that would fail on these pages', async () => {
+    const basic = await apiKeys(sdk(platform.us.url)).create({ role: 'basic', kind: 'user', description: 'read only' });
+    const reader = await context.browser()!.newContext({ locale: 'en-US', timezoneId: 'UTC' });
+    const tab = await reader.newPage();
+    await tab.goto(`${platform.us.url}/`);
+    await tab.getByLabel('API key').fill(basic.secret);
+    await tab.getByRole('button', { name: 'Sign in' }).click();
+    const nav = tab.getByRole('navigation', { name: 'Console' });
+    await nav.getByRole('link', { name: 'Inspect', exact: true }).click();
+    await tab.getByText(/This key is read-only/).waitFor();
+    expect(await tab.getByRole('button', { name: 'Run checks' }).count()).toBe(0);
+    await nav.getByRole('link', { name: 'Previews', exact: true }).click();
+    await tab.getByRole('heading', { name: 'Tests' }).waitFor();
+    expect(await tab.getByRole('button', { name: 'Create test' }).count()).toBe(0);
+    await nav.getByRole('link', { name: 'Reporting', exact: true }).click();
+    await tab.getByRole('heading', { name: 'Results' }).waitFor();
+    await tab.getByRole('tab', { name: 'Tags' }).click();
+    await tab.getByRole('cell', { name: 'promo', exact: true }).waitFor();
+    expect(await tab.getByRole('button', { name: /^(Edit description|Delete) / }).count()).toBe(0);
+    await reader.close();
   });
 
   it('passes axe on each new page and scrolls none sideways on a phone', async () => {

@@ -1,7 +1,7 @@
 import './part2.css';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call, download, p } from '../api';
-import { credentials, handleAuthFailure, useAppState } from '../session';
+import { can, credentials, handleAuthFailure, useAppState } from '../session';
 import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { errorText, useAction, useLoad } from '../ui/load';
 import { frameDocument } from '../ui/message-view';
@@ -314,10 +314,12 @@ function Optimize({ testId }: { testId: string }) {
   return (
     <section aria-labelledby="optimize-h">
       <h3 id="optimize-h">Optimized images</h3>
-      {!result ? (
+      {!result && can('write') ? (
         <button type="button" disabled={act.busy} onClick={() => void act.run(async () => setResult((await call<{ items: ImageOptimization[] }>(credentials(), 'POST', p`/v1/inspect/images/${testId}/optimize`)).items))}>
           Optimize images
         </button>
+      ) : !result ? (
+        <p class="muted">Optimizing takes a key that can write.</p>
       ) : (
         <>
           <p role="status">Saves {formatBytes(saved)} in all.</p>
@@ -520,12 +522,16 @@ export default function Inspect() {
           {from ? <p class="muted">Loaded from {from}.</p> : null}
         </div>
         <SourcePickers onHtml={(value, source) => (setHtml(value), setFrom(source))} />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={!html.trim() || (checked !== undefined && !done)}>
-            Run checks
-          </button>
-          <span class="muted">Link validation, image validation, accessibility and code analysis, together.</span>
-        </div>
+        {can('write') ? (
+          <div class="actions">
+            <button type="submit" class="primary" disabled={!html.trim() || (checked !== undefined && !done)}>
+              Run checks
+            </button>
+            <span class="muted">Link validation, image validation, accessibility and code analysis, together.</span>
+          </div>
+        ) : (
+          <p class="notice">This key is read-only: running checks creates inspection tests, which takes a key that can write.</p>
+        )}
       </form>
       {checked !== undefined ? (
         <section aria-labelledby="checks-h">

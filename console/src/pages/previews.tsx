@@ -373,7 +373,7 @@ function TestDetail({ testId, onDeleted, onClose }: { testId: string; onDeleted:
           <span class="muted"> created {formatDate(info.data.date)}</span>
         </div>
       ) : null}
-      {info.data ? <Export testId={testId} clients={info.data.completed} /> : null}
+      {info.data && writable ? <Export testId={testId} clients={info.data.completed} /> : null}
       {openResult ? <LargeView key={openResult.id} result={openResult} subject={subject} onClose={() => setOpen(undefined)} /> : null}
       {results.loading && !results.data ? <Loading what="screenshots" /> : null}
       <ul class="client-grid" aria-label="Clients">
