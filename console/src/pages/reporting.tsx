@@ -119,13 +119,28 @@ export function metricsBody(e: Explorer) {
 const dimensionOf = (item: MetricsItem, name: string) => item.dimensions.find((d) => d.dimension === name)?.value ?? '';
 const numberOf = (value: number | string | undefined) => (value === undefined ? null : Number(value));
 
+/** Every bucket start (ms) of the reply's range at its resolution, in UTC as the API counts them, with any listed ones. */
+function bucketsOf(reply: MetricsReply, listed: number[]): number[] {
+  const end = Date.parse(reply.end);
+  const start = new Date(Date.parse(reply.start));
+  if (reply.resolution === 'month') start.setUTCDate(1);
+  if (reply.resolution !== 'hour') start.setUTCHours(0);
+  start.setUTCMinutes(0, 0, 0);
+  const out = new Set<number>();
+  for (const at = start; at.getTime() < end && out.size < 1500; reply.resolution === 'month' ? at.setUTCMonth(at.getUTCMonth() + 1) : at.setTime(at.getTime() + (reply.resolution === 'hour' ? 3_600_000 : 86_400_000))) out.add(at.getTime());
+  for (const ms of listed) out.add(ms);
+  return [...out].sort((a, b) => a - b);
+}
+
 /** The chart's series: one per metric, or, broken down, one per value of the breakdown for the first metric. */
 function chartOf(reply: MetricsReply, e: Explorer): { x: number[] | string[]; series: ChartSeries[]; title: string } {
   const first = e.metrics[0]!;
   if (e.overTime) {
-    const times = [...new Set(reply.items.map((item) => dimensionOf(item, 'time')))];
-    const index = new Map(times.map((t, i) => [t, i]));
-    const x = times.map((t) => Date.parse(t) / 1000);
+    // Broken down, the API lists only the buckets a group has figures in: the chart's axis has every
+    // bucket of the range, so groups line up and quiet hours show as zeros.
+    const listed = reply.items.map((item) => Date.parse(dimensionOf(item, 'time')));
+    const x = (e.breakdown ? bucketsOf(reply, listed) : [...new Set(listed)]).map((ms) => ms / 1000);
+    const index = new Map(x.map((t, i) => [t * 1000, i]));
     if (!e.breakdown) {
       const series = e.metrics.map((m) => ({ label: METRIC_LABEL.get(m) ?? m, values: reply.items.map((item) => numberOf(item.metrics[m])) }));
       return { x, series, title: `${e.metrics.map((m) => METRIC_LABEL.get(m) ?? m).join(', ')} per ${e.resolution}` };
@@ -133,8 +148,9 @@ function chartOf(reply: MetricsReply, e: Explorer): { x: number[] | string[]; se
     const groups = new Map<string, Array<number | null>>();
     for (const item of reply.items) {
       const key = dimensionOf(item, e.breakdown);
-      if (!groups.has(key)) groups.set(key, times.map(() => 0));
-      groups.get(key)![index.get(dimensionOf(item, 'time'))!] = numberOf(item.metrics[first]);
+      if (!groups.has(key)) groups.set(key, x.map(() => 0));
+      const at = index.get(Date.parse(dimensionOf(item, 'time')));
+      if (at !== undefined) groups.get(key)![at] = numberOf(item.metrics[first]);
     }
     // The ten largest groups: more lines than that no one can tell apart (the table has them all).
     const series = [...groups.entries()]
