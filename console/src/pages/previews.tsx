@@ -344,10 +344,15 @@ function TestDetail({ testId, onDeleted, onClose }: { testId: string; onDeleted:
   const done = info.data ? info.data.completed.length + info.data.bounced.length : 0;
   const subject = info.data?.subject ?? '';
   const openResult = list.find((r) => r.id === open);
+  // Opened (or just created): the test is where the reader's attention goes, also on a phone.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [testId]);
   return (
     <section aria-labelledby="test-h" class="test-detail">
       <div class="page-head">
-        <h2 id="test-h" class="break">Test “{subject}”</h2>
+        <h2 id="test-h" class="break" ref={heading} tabIndex={-1}>
+          Test “{subject}”
+        </h2>
         <div class="actions">
           <button type="button" onClick={onClose}>
             Close test
@@ -449,7 +454,9 @@ function CreateTest({ catalog, onCreated }: { catalog: Record<string, CatalogCli
                 {inCategory.map((c) => (
                   <label class="check" key={c.id}>
                     <input type="checkbox" checked={chosen.has(c.id)} onChange={(e) => toggle(c.id, (e.target as HTMLInputElement).checked)} />
-                    {c.client} ({c.os}){c.fidelity ? <span class="muted"> · {FIDELITY[c.fidelity] ?? c.fidelity}</span> : null}
+                    <span>
+                      {c.client} ({c.os}){c.fidelity ? <span class="muted"> · {FIDELITY[c.fidelity] ?? c.fidelity}</span> : null}
+                    </span>
                   </label>
                 ))}
               </fieldset>
