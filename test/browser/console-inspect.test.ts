@@ -138,6 +138,20 @@ describe('the console, part 2', () => {
     const saved = await downloading;
     expect(saved.suggestedFilename()).toMatch(/^optimized-1\.png$/);
     await expectAccessible('inspect with findings');
+
+    // The other two sources: a template version, and an uploaded .eml (its HTML part).
+    const domain = await sandboxOf(sdk(platform.us.url));
+    await sdk(platform.us.url).domains.domainTemplates.create(domain, { name: 'inspect-me', description: 'for Inspect', template: '<p>Template body {{name}}</p>', tag: 'v1' });
+    await page.getByLabel('Template domain').selectOption(domain);
+    await page.getByLabel('Template', { exact: true }).selectOption('inspect-me');
+    await page.getByLabel('Version').selectOption('v1');
+    await page.getByRole('button', { name: 'Use this version' }).click();
+    await page.getByText('Loaded from template inspect-me, version v1.').waitFor();
+    expect(await page.getByLabel('Email HTML').inputValue()).toBe('<p>Template body {{name}}</p>');
+    const eml = ['From: a@example.com', 'To: b@example.net', 'Subject: Uploaded', 'MIME-Version: 1.0', 'Content-Type: multipart/alternative; boundary="b1"', '', '--b1', 'Content-Type: text/plain', '', 'Plain part', '--b1', 'Content-Type: text/html; charset=utf-8', 'Content-Transfer-Encoding: quoted-printable', '', '<p>From the =', 'eml file</p>', '--b1--', ''].join('\r\n');
+    await page.getByLabel('Upload an .html or .eml file').setInputFiles({ name: 'message.eml', mimeType: 'message/rfc822', buffer: Buffer.from(eml) });
+    await page.getByText('Loaded from message.eml.').waitFor();
+    expect((await page.getByLabel('Email HTML').inputValue()).trim()).toBe('<p>From the eml file</p>');
   });
 
   it('creates a preview test, opens a client, exports, shares it (opened signed out), and deletes it', async () => {

@@ -242,7 +242,7 @@ function SourceView({ html, line }: { html: string; line?: number }) {
     if (item && box.current) box.current.scrollTop = item.offsetTop - box.current.clientHeight / 3;
   }, [line, html]);
   return (
-    <ol ref={box} class="source mono" tabIndex={0} aria-label="Email HTML source, by line">
+    <ol ref={box} class="source mono" tabIndex={0} aria-label="Source of the checked HTML, by line">
       {lines.map((text, i) => (
         <li key={i} class={i + 1 === line ? 'hit' : undefined} aria-current={i + 1 === line ? 'true' : undefined}>
           <span class="ln" aria-hidden="true">
