@@ -218,6 +218,11 @@ describe('the console, part 2', () => {
 
     await page.getByRole('button', { name: 'Reprocess iPhone 15 Mail (iOS 17)' }).click();
     await page.getByText('3 of 3 clients done').waitFor({ timeout: 150_000 });
+    // The console's reprocess used one of the client's 20: the next one leaves 18.
+    await eventually(async () => ((await call(`${platform.us.url}/v2/preview/tests/${testId}`)).json['processing'] as string[]).length === 0);
+    const again = await call(`${platform.us.url}/v1/preview/tests/${testId}/results/reprocess`, { method: 'PUT', body: JSON.stringify({ clients: ['iphone15_17'] }), contentType: 'application/json' });
+    expect(again.json).toEqual({ iphone15_17: { success: true, remaining_reprocesses: 18, regional: false } });
+    await eventually(async () => ((await call(`${platform.us.url}/v2/preview/tests/${testId}`)).json['processing'] as string[]).length === 0);
 
     await page.getByRole('button', { name: 'Delete test' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete test' }).click();
