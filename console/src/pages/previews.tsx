@@ -1,4 +1,4 @@
-import './part2.css';
+import './reporting-inspection.css';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, call, download, p } from '../api';
 import { can, credentials, useAppState } from '../session';

@@ -1,4 +1,4 @@
-import './part2.css';
+import './reporting-inspection.css';
 import { useMemo, useState } from 'preact/hooks';
 import { call } from '../api';
 import { toCsv } from '../csv';
