@@ -20,6 +20,9 @@ const Templates = lazy(() => import('./pages/templates'));
 const Routes = lazy(() => import('./pages/routes'));
 const Lists = lazy(() => import('./pages/lists'));
 const ApiKeys = lazy(() => import('./pages/keys'));
+const Reporting = lazy(() => import('./pages/reporting'));
+const Inspect = lazy(() => import('./pages/inspect'));
+const Previews = lazy(() => import('./pages/previews'));
 const Subaccounts = lazy(() => import('./pages/subaccounts'));
 const Ips = lazy(() => import('./pages/ips'));
 const Account = lazy(() => import('./pages/account'));
@@ -42,6 +45,9 @@ function navItems(outbox: boolean): NavItem[] {
     { href: '/routes', name: 'Routes' },
     { href: '/lists', name: 'Mailing lists' },
     { href: '/keys', name: 'API keys', shown: () => can('admin') },
+    { href: '/reporting', name: 'Reporting' },
+    { href: '/inspect', name: 'Inspect', group: 'Inspect' },
+    { href: '/previews', name: 'Previews', group: 'Inspect' },
     ...(outbox ? [{ href: '/outbox', name: 'Outbox' }] : []),
     { href: '/subaccounts', name: 'Subaccounts', group: 'Account' },
     { href: '/ips', name: 'IPs', group: 'Account' },
@@ -180,6 +186,9 @@ function Shell() {
             <Route path="/routes" component={Routes} />
             <Route path="/lists" component={Lists} />
             <Route path="/keys" component={ApiKeys} />
+            <Route path="/reporting" component={Reporting} />
+            <Route path="/inspect" component={Inspect} />
+            <Route path="/previews" component={Previews} />
             {config!.outbox ? <Route path="/outbox" component={Outbox} /> : null}
             <Route path="/subaccounts" component={Subaccounts} />
             <Route path="/ips" component={Ips} />
