@@ -66,6 +66,11 @@ export class Inspection extends Construct {
       // the lifecycle rule (and the test's record) promise.
       versioned: false,
       lifecycleRules: [{ expiration: Duration.days(INSPECT_RETENTION_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      // The console reads screenshots and export zips with fetch: the API answers with a redirect
+      // to a presigned URL, and after a cross-origin redirect the browser's Origin is "null", so
+      // no origin can be named. The presigned signature is the credential; CORS only lets the
+      // page read what it was already allowed to fetch.
+      cors: [{ allowedMethods: [s3.HttpMethods.GET, s3.HttpMethods.HEAD], allowedOrigins: ['*'], maxAge: 3000 }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.queue = new QueueWithDlq(this, 'Queue', {

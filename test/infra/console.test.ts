@@ -68,6 +68,9 @@ describe('the console hosting of the us stack', () => {
     expect(deployment.DistributionPaths).toEqual(['/index.html', '/console/config.json']);
     // The API's URL is a token until deploy time: BucketDeployment fills its markers in then.
     expect(deployment.SourceMarkers.filter((m) => Object.keys(m).length).length).toBe(2);
+    // The page may also read the inspection bucket, where screenshot and export redirects lead.
+    expect(JSON.stringify(deployment.SourceMarkers)).toMatch(/"InspectionResults[0-9A-F]{8}","RegionalDomainName"/);
+    platform.template.hasResourceProperties('AWS::S3::Bucket', { CorsConfiguration: { CorsRules: [Match.objectLike({ AllowedMethods: ['GET', 'HEAD'], AllowedOrigins: ['*'] })] } });
     const headers = Object.values(platform.template.findResources('AWS::CloudFront::ResponseHeadersPolicy'))[0]!;
     const policy = headers.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy as string;
     expect(policy).toContain("script-src 'self'");
