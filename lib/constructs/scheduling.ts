@@ -68,14 +68,14 @@ export class Scheduling extends Construct {
 
   /**
    * Adds the function the workflow invokes when a send job cannot be queued even after its
-   * retries (functions/messages/schedule-undelivered.ts): it gives the unsent recipients a final
+   * retries (functions/delivery/schedule-undelivered.ts): it gives the unsent recipients a final
    * event. Its environment is the platform's without the state machines' ARNs, which it does not
    * use and which would make the workflows and their task functions depend on each other.
    */
   handleUndelivered(environment: Record<string, string>, resources: AreaResources): PlatformFunction {
     const withoutMachine = withoutStateMachines(environment);
     this.undelivered = new PlatformFunction(this, 'Undelivered', {
-      entry: path.join(REPO_ROOT, 'functions', 'messages', 'schedule-undelivered.ts'),
+      entry: path.join(REPO_ROOT, 'functions', 'delivery', 'schedule-undelivered.ts'),
       description: 'Scheduled delivery: final failed events for a message whose send job could not be queued',
       environment: withoutMachine,
       timeout: Duration.seconds(30),

@@ -8,14 +8,14 @@ import { Construct } from 'constructs';
 import * as path from 'node:path';
 import { REPO_ROOT } from '../paths';
 import type { PlatformRegion } from '../regions';
-import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../functions/messages/send-timing';
+import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../functions/delivery/send-timing';
 import { type AreaResources, configurationSetArn, ipConfigurationSetArns, grantAbandonUnsent, grantNotificationsWorker, grantSendWorker } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
 import { QueueWithDlq } from './queue';
 import { queueWorker } from './queue-worker';
 
 /**
- * The send queue's clocks (functions/messages/send-timing.ts): the worker's timeout, the
+ * The send queue's clocks (functions/delivery/send-timing.ts): the worker's timeout, the
  * visibility timeout six times that, and the receive count, derived together so that a claim is
  * always dead by the time its job can be redelivered.
  */
@@ -26,7 +26,7 @@ const SEND_TIMING = sendQueueTiming();
  * cannot send before the timeout, so nothing is cut off mid-call.
  */
 export const SEND_WORKER_TIMEOUT = Duration.seconds(SEND_TIMING.workerTimeoutSeconds);
-/** The send dead-letter consumer's timeout (functions/messages/send-timing.ts). */
+/** The send dead-letter consumer's timeout (functions/delivery/send-timing.ts). */
 export const SEND_DEAD_LETTER_WORKER_TIMEOUT = Duration.seconds(SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS);
 /** The notifications worker's timeout: a batch is up to 10 notifications, a few table writes each. */
 export const NOTIFICATIONS_WORKER_TIMEOUT = Duration.seconds(30);
@@ -36,7 +36,7 @@ export const MAX_RECEIVE_COUNT = 5;
 export const SEND_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
 export const DEFAULT_SEND_CONCURRENCY = 2;
 
-/** The SES events that become Mailgun events (functions/events/ses-notifications.ts reads these). */
+/** The SES events that become Mailgun events (functions/delivery/ses-notifications.ts reads these). */
 export const NOTIFIED_EVENTS = [
   ses.EmailSendingEvent.DELIVERY,
   ses.EmailSendingEvent.BOUNCE,
@@ -191,7 +191,7 @@ export class SendingWorkers extends Construct {
     }
 
     this.sendWorker = queueWorker(this, 'SendWorker', {
-      entry: path.join(REPO_ROOT, 'functions', 'messages', 'send-worker.ts'),
+      entry: path.join(REPO_ROOT, 'functions', 'delivery', 'send-worker.ts'),
       description: 'Queue worker: sends accepted messages through SES',
       environment: props.environment,
       timeout: SEND_WORKER_TIMEOUT,
@@ -203,7 +203,7 @@ export class SendingWorkers extends Construct {
     });
 
     this.sendDeadLetterWorker = queueWorker(this, 'SendDeadLetterWorker', {
-      entry: path.join(REPO_ROOT, 'functions', 'messages', 'send-dead-letters.ts'),
+      entry: path.join(REPO_ROOT, 'functions', 'delivery', 'send-dead-letters.ts'),
       description: 'Queue worker: gives the unsent recipients of dead-lettered send jobs a final event',
       environment: props.environment,
       timeout: SEND_DEAD_LETTER_WORKER_TIMEOUT,
@@ -212,7 +212,7 @@ export class SendingWorkers extends Construct {
     });
 
     this.notificationsWorker = queueWorker(this, 'NotificationsWorker', {
-      entry: path.join(REPO_ROOT, 'functions', 'events', 'ses-notifications.ts'),
+      entry: path.join(REPO_ROOT, 'functions', 'delivery', 'ses-notifications.ts'),
       description: 'Queue worker: turns SES notifications into events',
       environment: props.environment,
       timeout: NOTIFICATIONS_WORKER_TIMEOUT,

@@ -9,11 +9,11 @@ import { sandboxDomainOf } from '../../functions/domains/sandbox-domain';
 import { handler as authorizer } from '../../functions/authorizer/handler';
 import { handler as eventStreamHandler } from '../../functions/event-stream/handler';
 import { EVENT_STREAM_BATCH_SIZE } from '../../functions/event-stream/process-batch';
-import { handler as notificationsWorker } from '../../functions/events/ses-notifications';
-import { handler as sendDeadLetters } from '../../functions/messages/send-dead-letters';
-import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../functions/messages/send-timing';
-import { handler as sendWorker } from '../../functions/messages/send-worker';
-import { handler as scheduleUndelivered } from '../../functions/messages/schedule-undelivered';
+import { handler as notificationsWorker } from '../../functions/delivery/ses-notifications';
+import { handler as sendDeadLetters } from '../../functions/delivery/send-dead-letters';
+import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../functions/delivery/send-timing';
+import { handler as sendWorker } from '../../functions/delivery/send-worker';
+import { handler as scheduleUndelivered } from '../../functions/delivery/schedule-undelivered';
 import { handler as webhookWorker } from '../../functions/webhooks/delivery-worker';
 import { handler as listWorker } from '../../functions/lists/expansion-worker';
 import { EXPANSION_WORKER_TIMEOUT_SECONDS } from '../../functions/lists/list-timing';
@@ -94,7 +94,7 @@ export interface RegionHostOptions {
   authorizerCacheSeconds: number;
   /**
    * The send worker's timeout, from which the send queue's visibility timeout and the lifetime of
-   * a recipient's claim follow (functions/messages/send-timing.ts); tests shorten it.
+   * a recipient's claim follow (functions/delivery/send-timing.ts); tests shorten it.
    */
   sendWorkerTimeoutSeconds?: number;
   /** How long a shutdown waits for requests in flight before cutting their connections. */

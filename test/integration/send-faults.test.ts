@@ -1,8 +1,8 @@
 import { putItem } from '../../functions/data/store';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { findMessage, objectKey } from '../../functions/messages/message-store';
-import { sendQueueTiming } from '../../functions/messages/send-timing';
-import { TAG_STORAGE } from '../../functions/messages/send-worker';
+import { TAG_STORAGE } from '../../functions/delivery/claims';
+import { sendQueueTiming } from '../../functions/delivery/send-timing';
 import { s3Client } from '../../functions/platform/aws-clients';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, eventsOf, eventually, sandboxOf, sdk, sesSendsOf, startTestPlatform } from '../support/platform';
