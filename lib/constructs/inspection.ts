@@ -2,13 +2,11 @@ import { Duration, Lazy, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import * as path from 'node:path';
 import { INSPECT_RETENTION_DAYS } from '../../functions/inspect/common/inspect-store';
 import { queueWorker } from '../../functions/workers';
-import { REPO_ROOT } from '../paths';
 import { type AreaGrantee, type AreaResources, grantInspectObjects, grantInspectWorker } from './area-permissions';
 import { PlatformFunction } from './platform-function';
-import { Workflow } from './workflows';
+import { Workflow, workflowTaskEntry } from './workflows';
 import type { QueueWithDlq } from './queue';
 import { workerOf, workerQueue, workerTimeout } from './queue-worker';
 
@@ -134,14 +132,14 @@ export class Inspection extends Construct {
   /** The preview workflows' task functions: rendering (Chromium, x86_64) and zipping exports; each workflow may invoke its own only. */
   private addPreviewTasks(scope: Construct, environment: Record<string, string>, resources: AreaResources, preview: Workflow, exportJobs: Workflow): void {
     this.renderTask = new PlatformFunction(scope, 'PreviewRenderTask', {
-      entry: path.join(REPO_ROOT, 'functions', 'inspect', 'preview', 'render-task.ts'),
+      entry: workflowTaskEntry('email-preview', 'RenderTaskFunctionArn'),
       description: 'Email previews: renders one client of a test in headless Chromium and stores its screenshots',
       environment,
       timeout: PREVIEW_RENDER_TIMEOUT,
       memorySize: PREVIEW_RENDER_MEMORY_MB,
     });
     this.exportTask = new PlatformFunction(scope, 'PreviewExportTask', {
-      entry: path.join(REPO_ROOT, 'functions', 'inspect', 'preview', 'export-task.ts'),
+      entry: workflowTaskEntry('preview-export', 'ExportTaskFunctionArn'),
       description: 'Email previews: zips a test\'s screenshots into S3 for an export job',
       environment,
       timeout: PREVIEW_EXPORT_TIMEOUT,

@@ -3,11 +3,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import * as path from 'node:path';
-import { REPO_ROOT } from '../paths';
 import { type AreaResources, grantAbandonUnsent, grantSendToQueue } from './area-permissions';
 import { PlatformFunction } from './platform-function';
-import { Workflow } from './workflows';
+import { Workflow, workflowTaskEntry } from './workflows';
 
 /**
  * The platform environment for a workflow's task function: without the state machines' ARNs. A
@@ -75,7 +73,7 @@ export class Scheduling extends Construct {
   handleUndelivered(environment: Record<string, string>, resources: AreaResources): PlatformFunction {
     const withoutMachine = withoutStateMachines(environment);
     this.undelivered = new PlatformFunction(this, 'Undelivered', {
-      entry: path.join(REPO_ROOT, 'functions', 'delivery', 'schedule-undelivered.ts'),
+      entry: workflowTaskEntry('scheduled-delivery', 'UndeliveredFunctionArn'),
       description: 'Scheduled delivery: final failed events for a message whose send job could not be queued',
       environment: withoutMachine,
       timeout: Duration.seconds(30),

@@ -9,9 +9,6 @@ import { sandboxDomainOf } from '../../functions/domains/sandbox-domain';
 import { handler as authorizer } from '../../functions/authorizer/handler';
 import { handler as eventStreamHandler } from '../../functions/event-stream/handler';
 import { EVENT_STREAM_BATCH_SIZE } from '../../functions/event-stream/process-batch';
-import { handler as scheduleUndelivered } from '../../functions/delivery/schedule-undelivered';
-import { handler as previewRenderTask } from '../../functions/inspect/preview/render-task';
-import { handler as previewExportTask } from '../../functions/inspect/preview/export-task';
 import { closeBrowser } from '../../functions/inspect/preview/renderer';
 import { signIn } from '../../functions/credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
@@ -22,9 +19,6 @@ import { submitMessage } from '../../functions/smtp/submit';
 import { routes } from '../../functions/routes';
 import { periodicJobs } from '../../functions/schedules';
 import { queueWorkers, type QueueName, type QueueWorker } from '../../functions/workers';
-import { handler as certificateTasks } from '../../functions/certificates/workflow-tasks';
-import { handler as blocklistCheckTask } from '../../functions/optimize/blocklists/check-task';
-import { handler as placementPollTask } from '../../functions/optimize/inbox/poll-task';
 import { lookup } from '../../functions/platform/dns';
 import { trackingRoutes } from '../../functions/tracking/routes';
 import { env as platformEnv, withEnv } from '../../functions/platform/env';
@@ -49,7 +43,7 @@ import { SesStandIn, type DeliveryListener } from './ses-standin';
 import { SfnStandIn } from './sfn-standin';
 import { SqsStandIn } from './sqs-standin';
 import { createQueueWorkers } from './queue-workers';
-import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from './workflow-runner';
+import { createWorkflows } from './workflows';
 
 const MESSAGES_BUCKET = 'mailplane-messages';
 const INSPECT_BUCKET = 'mailplane-inspections';
@@ -411,55 +405,21 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   env.APIGATEWAY_ENDPOINT = await apiGateway.listen();
   opened.add(() => apiGateway.close());
   env.TRACKING_API_ID = LOCAL_TRACKING_API_ID;
-  // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.
+  // Step Functions: the stand-in, and the workflow table's state machines in it (below).
   const sfn = new SfnStandIn(dataDir, DEFAULT_AWS_REGIONS[region], (fn) => withEnv(env, fn));
   env.SFN_ENDPOINT = await sfn.listen();
   // Closed before the queues: an execution's last step may still be putting a job on one.
   opened.add(() => sfn.close());
-  const undeliveredFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:schedule-undelivered`;
-  const scheduledDelivery = new LocalWorkflow(
-    'scheduled-delivery',
-    { SendQueueUrl: sqs.queueUrl('send'), UndeliveredFunctionArn: undeliveredFunction },
-    {
-      [SQS_SEND_MESSAGE]: sqsSendMessageTask(async (queueUrl, body) => sqs.send(queueUrl, body)),
-      [LAMBDA_INVOKE]: lambdaInvokeTask({ [undeliveredFunction]: scheduleUndelivered }),
-    },
-    undefined,
-    options.workflowRetryIntervalMs,
-  );
-  env.SCHEDULE_STATE_MACHINE_ARN = sfn.createStateMachine(scheduledDelivery);
-
-  // Tracking certificates: one execution per job (and per release).
-  const certificateTasksFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:certificate-tasks`;
-  const trackingCertificate = new LocalWorkflow(
-    'tracking-certificate',
-    { CertificateTasksFunctionArn: certificateTasksFunction },
-    { [LAMBDA_INVOKE]: lambdaInvokeTask({ [certificateTasksFunction]: certificateTasks }) },
-    undefined,
-    options.workflowRetryIntervalMs,
-  );
-  env.CERTIFICATE_STATE_MACHINE_ARN = sfn.createStateMachine(trackingCertificate);
-
-  // Email previews: a Map over a test's clients, each one render in Chromium (the same task
-  // function as on AWS); exports zip the screenshots. Chromium is launched on the first render.
-  const renderTaskFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:preview-render`;
-  const exportTaskFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:preview-export`;
-  env.PREVIEW_STATE_MACHINE_ARN = sfn.createStateMachine(
-    new LocalWorkflow('email-preview', { RenderTaskFunctionArn: renderTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [renderTaskFunction]: previewRenderTask }) }, undefined, options.workflowRetryIntervalMs),
-  );
-  env.PREVIEW_EXPORT_STATE_MACHINE_ARN = sfn.createStateMachine(
-    new LocalWorkflow('preview-export', { ExportTaskFunctionArn: exportTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [exportTaskFunction]: previewExportTask }) }, undefined, options.workflowRetryIntervalMs),
-  );
-  // Blocklist checks: a self-test of every list, then a Map over the subjects (the same task function as on AWS).
-  const blocklistTaskFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:blocklist-check`;
-  env.BLOCKLIST_STATE_MACHINE_ARN = sfn.createStateMachine(
-    new LocalWorkflow('blocklist-check', { CheckTaskFunctionArn: blocklistTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [blocklistTaskFunction]: blocklistCheckTask }) }, undefined, options.workflowRetryIntervalMs),
-  );
-  // Inbox placement: each result's poll of its seeds over IMAP, in a Wait loop (the same task function as on AWS).
-  const placementTaskFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:placement-poll`;
-  env.PLACEMENT_STATE_MACHINE_ARN = sfn.createStateMachine(
-    new LocalWorkflow('placement-poll', { PollTaskFunctionArn: placementTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [placementTaskFunction]: placementPollTask }) }, undefined, options.workflowRetryIntervalMs),
-  );
+  // Every workflow of the table (functions/workflows.ts), on the same definitions and task
+  // handlers as on AWS: scheduled delivery, tracking certificates, previews (Chromium is launched
+  // on the first render) and their exports, blocklist checks, inbox placement polls.
+  const stateMachines = createWorkflows(sfn, {
+    awsRegion: DEFAULT_AWS_REGIONS[region],
+    queueUrl: (queue) => queues[queue],
+    send: async (queueUrl, body, delaySeconds) => sqs.send(queueUrl, body, delaySeconds),
+    retryIntervalMs: options.workflowRetryIntervalMs,
+  });
+  Object.assign(env, stateMachines);
   // The browser is closed on stop; a render cut short by it is tried again when its execution resumes.
   opened.add(() => closeBrowser(env.CHROMIUM_PATH));
 

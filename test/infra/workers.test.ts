@@ -1,17 +1,23 @@
 import { NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { queueWorkers, visibilityTimeoutOf, type QueueWorker } from '../../functions/workers';
-import { REPO_ROOT } from '../../lib/paths';
+import { workflows, type WorkflowRow } from '../../functions/workflows';
+import { REPO_ROOT, WORKFLOWS_DIR } from '../../lib/paths';
 import { createQueueWorkers, LOCAL_MAX_CONCURRENCY } from '../../lib/local/queue-workers';
+import { createWorkflows } from '../../lib/local/workflows';
+import type { LocalWorkflow } from '../../lib/local/workflow-runner';
 import type { QueueOptions } from '../../lib/local/sqs-standin';
 import { removeSynthOutput, synthPlatform } from './synth';
 
 // The worker table (functions/workers.ts) is what both hosts build: CDK's queues, Lambdas and
-// event sources, and local mode's queues in its SQS stand-in, row for row.
+// event sources, and local mode's queues in its SQS stand-in, row for row; so is the workflow
+// table (functions/workflows.ts): CDK's state machines and local mode's.
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const rows: readonly QueueWorker[] = queueWorkers;
+const workflowRows: readonly WorkflowRow[] = workflows;
+const placeholdersOf = (row: WorkflowRow) => [...Object.keys(row.tasks), ...Object.keys(row.queues ?? {})].sort();
 
 afterAll(removeSynthOutput);
 
@@ -61,9 +67,34 @@ describe('on AWS', () => {
       expect(queue.props['RedrivePolicy']['maxReceiveCount']).toBe(row.maxReceiveCount);
     }
   });
+
+  test("every state machine is a row of the workflow table, its definition the row's file, its substitutions the row's placeholders", () => {
+    const machines = [...templates.values()].flatMap((t) => Object.values(t['Resources'] as Record<string, Json>).filter((r) => r['Type'] === 'AWS::StepFunctions::StateMachine'));
+    expect(machines).toHaveLength(workflowRows.length);
+    for (const row of workflowRows) {
+      const definition = readFileSync(join(WORKFLOWS_DIR, `${row.name}.asl.json`), 'utf8');
+      const found = machines.filter((m) => m['Properties']['DefinitionString'] === definition);
+      expect(found).toHaveLength(1);
+      expect(Object.keys(found[0]!['Properties']['DefinitionSubstitutions']).sort()).toEqual(placeholdersOf(row));
+    }
+  });
 });
 
 describe('in local mode', () => {
+  test("the workflow table's state machines, every placeholder filled, tasks invoking the row's handlers", () => {
+    const made: LocalWorkflow[] = [];
+    const loaded: string[] = [];
+    const settings = createWorkflows(
+      { createStateMachine: (workflow) => (made.push(workflow), `arn:local:${workflow.name}`) },
+      { awsRegion: 'us-east-1', queueUrl: (queue) => `local/${queue}`, send: async () => undefined, load: (entry) => (loaded.push(entry), async () => undefined) },
+    );
+    expect(made.map((w) => w.name)).toEqual(workflowRows.map((row) => row.name));
+    expect(settings).toEqual(Object.fromEntries(workflowRows.map((row) => [row.arnSetting, `arn:local:${row.name}`])));
+    expect(loaded.sort()).toEqual(workflowRows.flatMap((row) => Object.values(row.tasks)).sort());
+    for (const entry of loaded) expect(existsSync(join(REPO_ROOT, 'functions', `${entry}.ts`))).toBe(true);
+    expect(JSON.stringify(made.map((w) => w.definition))).not.toMatch(/\$\{[A-Za-z0-9_]+\}/);
+  });
+
   const created = new Map<string, { options: QueueOptions; entry?: string }>();
   const load = (entry: string) => Object.assign(async () => undefined, { entry });
   createQueueWorkers({ createQueue: (name, options, worker) => (created.set(name, { options, entry: (worker as { entry?: string } | undefined)?.entry }), `local/${name}`) }, { load });
