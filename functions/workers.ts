@@ -41,7 +41,11 @@ export interface QueueWorker {
   deadLettersOf?: string;
 }
 
-/** AWS's guidance for a queue feeding a Lambda: a visibility timeout six times the function's timeout. */
+/**
+ * AWS's guidance for a queue feeding a Lambda: a visibility timeout of at least six times the
+ * function's timeout, so a batch whose invocation is retried (throttling, a cold start) is not
+ * handed to a second consumer while the first may still be working on it.
+ */
 export const visibilityTimeoutOf = (timeoutSeconds: number) => 6 * timeoutSeconds;
 
 /** Deliveries of a message before its queue parks it in the dead-letter queue. */

@@ -6,7 +6,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { PlatformRegion } from '../regions';
-import { DEFAULT_SEND_CONCURRENCY, MAX_RECEIVE_COUNT, queueWorker, visibilityTimeoutOf } from '../../functions/workers';
+import { DEFAULT_SEND_CONCURRENCY, MAX_RECEIVE_COUNT, queueWorker } from '../../functions/workers';
 import { type AreaResources, configurationSetArn, ipConfigurationSetArns, grantAbandonUnsent, grantNotificationsWorker, grantSendWorker } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
 import type { QueueWithDlq } from './queue';
@@ -39,15 +39,6 @@ export const NOTIFIED_EVENTS = [
   ses.EmailSendingEvent.REJECT,
   ses.EmailSendingEvent.DELIVERY_DELAY,
 ] as const;
-
-/**
- * AWS's guidance for a queue feeding a Lambda: a visibility timeout of at least six times the
- * function's timeout, so a batch whose invocation is retried (throttling, a cold start) is not
- * handed to a second consumer while the first may still be working on it.
- */
-export function visibilityTimeoutFor(timeout: Duration): Duration {
-  return Duration.seconds(visibilityTimeoutOf(timeout.toSeconds()));
-}
 
 export interface SendingProps {
   platformRegion: PlatformRegion;
