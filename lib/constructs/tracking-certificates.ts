@@ -3,13 +3,11 @@ import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import * as path from 'node:path';
 import { TRACKING_HOST_TAG } from '../../functions/certificates/acm';
-import { REPO_ROOT } from '../paths';
 import { acmCertificates, type AreaResources, grantTableReadWrite, PLATFORM_CERTIFICATES } from './area-permissions';
 import { PlatformFunction } from './platform-function';
 import { withoutStateMachines } from './scheduling';
-import { Workflow } from './workflows';
+import { Workflow, workflowTaskEntry } from './workflows';
 
 /** The API Gateway management ARN of a path under /domainnames, in the stack's region. */
 const domainNames = (suffix = '') => `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/domainnames${suffix}`;
@@ -54,7 +52,7 @@ export class TrackingCertificates extends Construct {
   addTasks(environment: Record<string, string>, resources: AreaResources, trackingApi: apigw.IHttpApi): PlatformFunction {
     const withoutMachine = withoutStateMachines(environment);
     const tasks = new PlatformFunction(this, 'Tasks', {
-      entry: path.join(REPO_ROOT, 'functions', 'certificates', 'workflow-tasks.ts'),
+      entry: workflowTaskEntry('tracking-certificate', 'CertificateTasksFunctionArn'),
       description: 'Tracking certificates: the workflow steps (ACM request and polling, API Gateway custom domain names)',
       environment: { ...withoutMachine, TRACKING_API_ID: trackingApi.apiId },
       timeout: Duration.seconds(60),
