@@ -19,6 +19,13 @@ const Templates = lazy(() => import('./pages/templates'));
 const Routes = lazy(() => import('./pages/routes'));
 const Lists = lazy(() => import('./pages/lists'));
 const ApiKeys = lazy(() => import('./pages/keys'));
+const Dmarc = lazy(() => import('./pages/dmarc'));
+const Blocklists = lazy(() => import('./pages/blocklists'));
+const Health = lazy(() => import('./pages/health'));
+const Placement = lazy(() => import('./pages/placement'));
+const SpamTraps = lazy(() => import('./pages/spamtraps'));
+const Postmaster = lazy(() => import('./pages/postmaster'));
+const Alerts = lazy(() => import('./pages/alerts'));
 
 interface NavItem {
   href: string;
@@ -36,6 +43,14 @@ function navItems(outbox: boolean): NavItem[] {
     { href: '/routes', name: 'Routes' },
     { href: '/lists', name: 'Mailing lists' },
     { href: '/keys', name: 'API keys', shown: () => can('admin') },
+    // Optimize
+    { href: '/dmarc', name: 'DMARC' },
+    { href: '/blocklists', name: 'Blocklists' },
+    { href: '/health', name: 'Health score' },
+    { href: '/placement', name: 'Inbox placement' },
+    { href: '/spamtraps', name: 'Spam traps' },
+    { href: '/postmaster', name: 'Postmaster' },
+    { href: '/alerts', name: 'Alerts' },
     ...(outbox ? [{ href: '/outbox', name: 'Outbox' }] : []),
   ];
 }
@@ -145,6 +160,13 @@ function Shell() {
             <Route path="/routes" component={Routes} />
             <Route path="/lists" component={Lists} />
             <Route path="/keys" component={ApiKeys} />
+            <Route path="/dmarc" component={Dmarc} />
+            <Route path="/blocklists" component={Blocklists} />
+            <Route path="/health" component={Health} />
+            <Route path="/placement" component={Placement} />
+            <Route path="/spamtraps" component={SpamTraps} />
+            <Route path="/postmaster" component={Postmaster} />
+            <Route path="/alerts" component={Alerts} />
             {config!.outbox ? <Route path="/outbox" component={Outbox} /> : null}
             <Route>
               <Overview />
