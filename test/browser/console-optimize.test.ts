@@ -35,10 +35,7 @@ beforeAll(async () => {
   dns = await startDnsServer();
   for (const [name, address] of TEST_POINTS) dns.set(name, { a: [address] });
   [seeds.inbox, seeds.junk] = await Promise.all([startSeedImap('ann@gmail.seed.test', undefined, { gmail: true }), startSeedImap('bob@outlook.seed.test')]);
-  [platform, browser] = await Promise.all([
-    startTestPlatform({ periodicJobEveryMs: 500, env: { BLOCKLIST_RESOLVERS: dns.address, BLOCKLIST_CHECK_INTERVAL: '1', PLACEMENT_POLL_SECONDS: '1', PLACEMENT_DEADLINE_SECONDS: '3600' } }),
-    launchBrowser(),
-  ]);
+  [platform, browser] = await Promise.all([startTestPlatform({ periodicJobEveryMs: 500, env: { BLOCKLIST_RESOLVERS: dns.address, BLOCKLIST_CHECK_INTERVAL: '1', PLACEMENT_POLL_SECONDS: '1', PLACEMENT_DEADLINE_SECONDS: '3600' } }), launchBrowser()]);
   page = await (await newContext(browser)).newPage();
   await page.goto(`${platform.us.url}/`);
   await page.getByLabel('API key').fill(ADMIN_KEY);
@@ -153,7 +150,11 @@ describe('the Optimize pages', () => {
     expect((await rowsOf(ipsTable)).map((r) => r.slice(0, 4))).toEqual(hostDetail.ip_addresses.map((i) => [i.ip, String(i.email_count), String(i.dmarc_pass), String(i.dmarc_fail)]));
     await ipsTable.getByRole('button', { name: '192.0.2.2' }).click();
     await page.getByRole('heading', { name: 'IP 192.0.2.2' }).waitFor();
-    await page.getByRole('table', { name: /auth events/ }).getByRole('cell', { name: 'quarantine' }).first().waitFor();
+    await page
+      .getByRole('table', { name: /auth events/ })
+      .getByRole('cell', { name: 'quarantine' })
+      .first()
+      .waitFor();
     await page.getByRole('navigation', { name: 'DMARC levels' }).getByRole('button', { name: DOMAIN }).click();
     await sourcesTable.waitFor();
     await snap('dmarc-domain');
@@ -247,8 +248,18 @@ describe('the Optimize pages', () => {
     await platform.us.run(() => updateItem(keys.placementResult(accountId, resultId), { deadline: new Date().toISOString() }));
 
     const matrix = page.getByRole('table', { name: 'Placement by provider' });
-    await page.getByRole('region', { name: /^Result:/ }).getByText('complete', { exact: true }).waitFor({ timeout: 60_000 });
-    const result = (await api<{ result: { delivery_stats: Record<string, { inbox: number; spam: number; missing: number; pending: number; total: number; categories: Record<string, number> }>; seed_results: Array<{ email: string; spf: string; dkim: string; dmarc: string }> } }>(`/v4/inbox/results/${resultId}`)).result;
+    await page
+      .getByRole('region', { name: /^Result:/ })
+      .getByText('complete', { exact: true })
+      .waitFor({ timeout: 60_000 });
+    const result = (
+      await api<{
+        result: {
+          delivery_stats: Record<string, { inbox: number; spam: number; missing: number; pending: number; total: number; categories: Record<string, number> }>;
+          seed_results: Array<{ email: string; spf: string; dkim: string; dmarc: string }>;
+        };
+      }>(`/v4/inbox/results/${resultId}`)
+    ).result;
     const expected = ['gmail.com', 'outlook.com', 'all'].map((provider) => {
       const s = result.delivery_stats[provider]!;
       return [provider === 'all' ? 'All providers' : provider, ...[s.inbox, s.spam, s.missing, s.pending, s.total, s.categories['promotions'] ?? 0].map(String)];
@@ -307,7 +318,10 @@ describe('the Optimize pages', () => {
   });
 
   it('passes axe on every Optimize page and scrolls none sideways at 1366x768 and 390x844', async () => {
-    for (const viewport of [{ width: 1366, height: 768 }, { width: 390, height: 844 }]) {
+    for (const viewport of [
+      { width: 1366, height: 768 },
+      { width: 390, height: 844 },
+    ]) {
       await page.setViewportSize(viewport);
       for (const name of PAGES) {
         if (viewport.width < 700) await page.getByRole('button', { name: 'Menu' }).click();

@@ -62,7 +62,11 @@ function SettingCell({ setting, onChange, act, setDone }: { setting?: EventSetti
       <div>{target(setting)}</div>
       {setting.disabled_at ? (
         <div>
-          <span class="badge bad">disabled</span> <span class="muted">since {formatDate(setting.disabled_at)}{setting.disabled_reason ? `: ${setting.disabled_reason}` : ''}</span>
+          <span class="badge bad">disabled</span>{' '}
+          <span class="muted">
+            since {formatDate(setting.disabled_at)}
+            {setting.disabled_reason ? `: ${setting.disabled_reason}` : ''}
+          </span>
         </div>
       ) : (
         <span class="badge ok">on</span>
@@ -89,7 +93,13 @@ function SettingCell({ setting, onChange, act, setDone }: { setting?: EventSetti
           >
             Test
           </button>
-          <ConfirmButton class="small danger" label={`Delete alert ${label}`} question={`Stop alerting ${setting.event_type} by ${setting.channel}?`} confirmLabel="Delete" onConfirm={() => void act.run(async () => (await call(credentials(), 'DELETE', p`/v1/alerts/settings/events/${setting.id}`), onChange()))} />
+          <ConfirmButton
+            class="small danger"
+            label={`Delete alert ${label}`}
+            question={`Stop alerting ${setting.event_type} by ${setting.channel}?`}
+            confirmLabel="Delete"
+            onConfirm={() => void act.run(async () => (await call(credentials(), 'DELETE', p`/v1/alerts/settings/events/${setting.id}`), onChange()))}
+          />
         </div>
       ) : null}
     </td>
@@ -160,7 +170,15 @@ function SlackConnection({ slack, onChange }: { slack: Settings['slack']; onChan
       {connected ? (
         <p>
           Connected to <strong class="break">{slack.team_name || slack.team_id}</strong>.{' '}
-          {can('write') ? <ConfirmButton class="small danger" label="Disconnect Slack" question="Forget the Slack connection and delete the Slack alerts?" confirmLabel="Disconnect" onConfirm={() => void act.run(async () => (await call(credentials(), 'DELETE', '/v1/alerts/settings/slack'), onChange()))} /> : null}
+          {can('write') ? (
+            <ConfirmButton
+              class="small danger"
+              label="Disconnect Slack"
+              question="Forget the Slack connection and delete the Slack alerts?"
+              confirmLabel="Disconnect"
+              onConfirm={() => void act.run(async () => (await call(credentials(), 'DELETE', '/v1/alerts/settings/slack'), onChange()))}
+            />
+          ) : null}
         </p>
       ) : (
         <p class="muted">Not connected.</p>
@@ -195,14 +213,17 @@ function SlackConnection({ slack, onChange }: { slack: Settings['slack']; onChan
 /** The transitions that raise blocklist alerts, newest first: what alerts were about. */
 function History() {
   const { region } = useAppState();
-  const history = useLoad(async (signal) => {
-    const [ips, domains] = await Promise.all([
-      call<{ items: Array<{ ip: string; timestamp: string; event: string; blocklist: string }> }>(credentials(), 'GET', '/v1/blocklist-monitoring/events', { query: { limit: 50 }, signal }),
-      call<{ events: Array<{ domain: string; timestamp: string; event: string; name: string }> }>(credentials(), 'GET', '/v1/monitoring/domains/events', { query: { limit: 50 }, signal }),
-    ]);
-    const all: HistoryItem[] = [...ips.items.map((e) => ({ timestamp: e.timestamp, event: e.event, subject: e.ip, list: e.blocklist })), ...domains.events.map((e) => ({ timestamp: e.timestamp, event: e.event, subject: e.domain, list: e.name }))];
-    return all.sort((a, b) => b.timestamp.localeCompare(a.timestamp));
-  }, [region]);
+  const history = useLoad(
+    async (signal) => {
+      const [ips, domains] = await Promise.all([
+        call<{ items: Array<{ ip: string; timestamp: string; event: string; blocklist: string }> }>(credentials(), 'GET', '/v1/blocklist-monitoring/events', { query: { limit: 50 }, signal }),
+        call<{ events: Array<{ domain: string; timestamp: string; event: string; name: string }> }>(credentials(), 'GET', '/v1/monitoring/domains/events', { query: { limit: 50 }, signal }),
+      ]);
+      const all: HistoryItem[] = [...ips.items.map((e) => ({ timestamp: e.timestamp, event: e.event, subject: e.ip, list: e.blocklist })), ...domains.events.map((e) => ({ timestamp: e.timestamp, event: e.event, subject: e.domain, list: e.name }))];
+      return all.sort((a, b) => b.timestamp.localeCompare(a.timestamp));
+    },
+    [region],
+  );
   return (
     <section aria-labelledby="history-h">
       <h2 id="history-h">Alert history</h2>
@@ -276,7 +297,15 @@ export default function Alerts() {
             <p class="muted">Webhook alerts carry X-Sign: the hex HMAC-SHA256 of the body with this key (apart from the sending webhooks' key).</p>
             <p class="secret-line">
               <code>{s.webhooks.signing_key}</code> <CopyButton value={s.webhooks.signing_key} label="Copy the alerts signing key" />
-              {can('write') ? <ConfirmButton class="small danger" label="Rotate signing key" question="Make a new signing key? The current one stops signing at once." confirmLabel="Rotate" onConfirm={() => void act.run(async () => (await call(credentials(), 'PUT', '/v1/alerts/settings/webhooks/signing_key'), settings.reload()))} /> : null}
+              {can('write') ? (
+                <ConfirmButton
+                  class="small danger"
+                  label="Rotate signing key"
+                  question="Make a new signing key? The current one stops signing at once."
+                  confirmLabel="Rotate"
+                  onConfirm={() => void act.run(async () => (await call(credentials(), 'PUT', '/v1/alerts/settings/webhooks/signing_key'), settings.reload()))}
+                />
+              ) : null}
             </p>
           </section>
           <SlackConnection slack={s.slack} onChange={settings.reload} />

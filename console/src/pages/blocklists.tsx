@@ -276,14 +276,20 @@ function DomainSection({ onChange }: { onChange: () => void }) {
 /** Listings and delistings per day, and each event, of IPs and domains. */
 function EventsSection({ version }: { version: number }) {
   const { region } = useAppState();
-  const events = useLoad(async (signal) => {
-    const [ips, domains] = await Promise.all([
-      call<{ items: Array<{ ip: string; timestamp: string; event: string; blocklist: string }> }>(credentials(), 'GET', '/v1/blocklist-monitoring/events', { query: { limit: 50 }, signal }),
-      call<{ events: Array<{ domain: string; timestamp: string; event: string; name: string }> }>(credentials(), 'GET', '/v1/monitoring/domains/events', { query: { limit: 100 }, signal }),
-    ]);
-    const all: BlocklistEvent[] = [...ips.items.map((e) => ({ timestamp: e.timestamp, event: e.event, subject: e.ip, list: e.blocklist })), ...domains.events.map((e) => ({ timestamp: e.timestamp, event: e.event, subject: e.domain, list: e.name }))];
-    return all.sort((a, b) => b.timestamp.localeCompare(a.timestamp));
-  }, [region, version]);
+  const events = useLoad(
+    async (signal) => {
+      const [ips, domains] = await Promise.all([
+        call<{ items: Array<{ ip: string; timestamp: string; event: string; blocklist: string }> }>(credentials(), 'GET', '/v1/blocklist-monitoring/events', { query: { limit: 50 }, signal }),
+        call<{ events: Array<{ domain: string; timestamp: string; event: string; name: string }> }>(credentials(), 'GET', '/v1/monitoring/domains/events', { query: { limit: 100 }, signal }),
+      ]);
+      const all: BlocklistEvent[] = [
+        ...ips.items.map((e) => ({ timestamp: e.timestamp, event: e.event, subject: e.ip, list: e.blocklist })),
+        ...domains.events.map((e) => ({ timestamp: e.timestamp, event: e.event, subject: e.domain, list: e.name })),
+      ];
+      return all.sort((a, b) => b.timestamp.localeCompare(a.timestamp));
+    },
+    [region, version],
+  );
   const days = [...new Set(events.data?.map((e) => e.timestamp.slice(0, 10)))].sort();
   const count = (day: string, kind: string) => events.data!.filter((e) => e.timestamp.startsWith(day) && e.event.endsWith(kind)).length;
   return (
@@ -296,8 +302,8 @@ function EventsSection({ version }: { version: number }) {
             title="Listings and delistings per day (the latest 50 IP events and 100 domain events)"
             x={days.map(daySeconds)}
             series={[
-              { label: 'Listed', values: days.map((d) => count(d, '_listed')) },
               { label: 'Delisted', values: days.map((d) => count(d, '_delisted')) },
+              { label: 'Listed', values: days.map((d) => count(d, '_listed')) },
             ]}
           />
           <div class="table-wrap">

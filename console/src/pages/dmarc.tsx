@@ -108,8 +108,24 @@ function PfqrCharts({ days, of }: { days: PfqrDay[]; of: string }) {
   const x = days.map((d) => daySeconds(d.date));
   return (
     <>
-      <Chart title={`Messages per day by DMARC result, ${of}`} x={x} stacked series={[{ label: 'DMARC pass', values: days.map((d) => d.pass) }, { label: 'DMARC fail', values: days.map((d) => d.fail) }]} />
-      <Chart title={`Messages quarantined or rejected by receivers per day, ${of}`} x={x} stacked series={[{ label: 'Quarantined', values: days.map((d) => d.quarantine) }, { label: 'Rejected', values: days.map((d) => d.reject) }]} />
+      <Chart
+        title={`Messages per day by DMARC result, ${of}`}
+        x={x}
+        stacked
+        series={[
+          { label: 'DMARC pass', values: days.map((d) => d.pass) },
+          { label: 'DMARC fail', values: days.map((d) => d.fail) },
+        ]}
+      />
+      <Chart
+        title={`Messages quarantined or rejected by receivers per day, ${of}`}
+        x={x}
+        stacked
+        series={[
+          { label: 'Quarantined', values: days.map((d) => d.quarantine) },
+          { label: 'Rejected', values: days.map((d) => d.reject) },
+        ]}
+      />
     </>
   );
 }
@@ -188,21 +204,23 @@ function DrillDown({ at, period, onOpen }: { at: Level; period: string; onOpen: 
   const d = detail.data;
   return (
     <section class="panel" aria-labelledby="drill-h">
-      <nav aria-label="DMARC levels" class="crumbs">
-        <ol>
-          {crumbs.map(([label, level], i) => (
-            <li key={label}>
-              {i < crumbs.length - 1 ? (
-                <button type="button" class="link" onClick={() => onOpen(level)}>
-                  {label}
-                </button>
-              ) : (
-                <span aria-current="location">{label}</span>
-              )}
-            </li>
-          ))}
-        </ol>
-      </nav>
+      {crumbs.length > 1 ? (
+        <div role="navigation" aria-label="DMARC levels" class="crumbs">
+          <ol>
+            {crumbs.map(([label, level], i) => (
+              <li key={label}>
+                {i < crumbs.length - 1 ? (
+                  <button type="button" class="link" onClick={() => onOpen(level)}>
+                    {label}
+                  </button>
+                ) : (
+                  <span aria-current="location">{label}</span>
+                )}
+              </li>
+            ))}
+          </ol>
+        </div>
+      ) : null}
       <h2 id="drill-h" class="break">
         {heading}
       </h2>
@@ -321,7 +339,15 @@ function RecordToPublish() {
           </dd>
           <dt>Live now</dt>
           <dd>
-            {r.configured ? <span class="badge ok">live: reports come here</span> : <span class="badge bad">not live: the published record does not name this account's address</span>}
+            {r.configured ? (
+              <>
+                <span class="badge ok">live</span> the published record sends reports here.
+              </>
+            ) : (
+              <>
+                <span class="badge bad">not live</span> the published record does not name this account's report address.
+              </>
+            )}
             <div class="break mono">{r.current ? r.current : '(no _dmarc record is published)'}</div>
           </dd>
           {r.external_destination ? (

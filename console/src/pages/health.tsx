@@ -71,7 +71,8 @@ export default function Health() {
   return (
     <Page title="Health score">
       <p class="muted">
-        100 minus five impacts over the last 30 days, from the platform's own counters: bounces, complaints, suspected spam-trap hits, full mailboxes, and refusals for content or reputation. With too little mail there is no score, never a guessed one.
+        100 minus five impacts over the last 30 days, from the platform's own counters: bounces, complaints, suspected spam-trap hits, full mailboxes, and refusals for content or reputation. With too little mail there is no score, never a guessed
+        one.
       </p>
       <ErrorText error={total.error} />
       {total.loading && !total.data ? <Loading what="the score" /> : null}
@@ -83,9 +84,7 @@ export default function Health() {
           {total.data.data.sources ? (
             <details>
               <summary>Where each figure comes from</summary>
-              <dl class="record">
-                {Object.entries(total.data.data.sources).flatMap(([name, source]) => [<dt key={`${name}-t`}>{name}</dt>, <dd key={`${name}-d`}>{source}</dd>])}
-              </dl>
+              <dl class="record">{Object.entries(total.data.data.sources).flatMap(([name, source]) => [<dt key={`${name}-t`}>{name}</dt>, <dd key={`${name}-d`}>{source}</dd>])}</dl>
             </details>
           ) : null}
         </section>
@@ -121,14 +120,12 @@ export default function Health() {
         <h2 id="days-h">Over time</h2>
         <p class="muted">The account's score per day (the API scores days, not a domain's days).</p>
         <ErrorText error={byDay.error} />
-        {byDay.data ? (
+        {byDay.data && !byDay.data.items.length ? <Notice>No day of the last 30 had enough mail to be scored.</Notice> : null}
+        {byDay.data?.items.length ? (
           <Chart
             title="Score per day over the last 30 days (no data: too little mail that day)"
             x={x}
-            series={[
-              { label: 'Score', values: x.map((t) => scored.get(t)?.score ?? null) },
-              ...PARTS.map(([name, label]) => ({ label: `${label} impact`, values: x.map((t) => scored.get(t)?.rates[name] ?? null) })),
-            ]}
+            series={[{ label: 'Score', values: x.map((t) => scored.get(t)?.score ?? null) }, ...PARTS.map(([name, label]) => ({ label: `${label} impact`, values: x.map((t) => scored.get(t)?.rates[name] ?? null) }))]}
           />
         ) : null}
       </section>

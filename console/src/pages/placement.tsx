@@ -106,17 +106,20 @@ function SharingPanel({ id }: { id: string }) {
 }
 
 /** One result: the provider-by-placement matrix, each seed with its authentication results, the content score and sharing. */
-function ResultView({ id, onClose, onDeleted }: { id: string; onClose: () => void; onDeleted: () => void }) {
+function ResultView({ id, onClose, onDeleted, onChanged }: { id: string; onClose: () => void; onDeleted: () => void; onChanged: () => void }) {
   const { region } = useAppState();
-  const result = useLoad(async (signal) => {
-    try {
-      return await call<{ result: PlacementResult }>(credentials(), 'GET', p`/v4/inbox/results/${id}`, { signal });
-    } catch (error) {
-      // The result is made when the test's copy reaches the target address: until then, 404.
-      if (error instanceof ApiError && error.status === 404) return undefined;
-      throw error;
-    }
-  }, [id, region]);
+  const result = useLoad(
+    async (signal) => {
+      try {
+        return await call<{ result: PlacementResult }>(credentials(), 'GET', p`/v4/inbox/results/${id}`, { signal });
+      } catch (error) {
+        // The result is made when the test's copy reaches the target address: until then, 404.
+        if (error instanceof ApiError && error.status === 404) return undefined;
+        throw error;
+      }
+    },
+    [id, region],
+  );
   const act = useAction();
   const r = result.data?.result;
   const done = r?.status === 'complete';
@@ -125,7 +128,15 @@ function ResultView({ id, onClose, onDeleted }: { id: string; onClose: () => voi
     const timer = setTimeout(result.reload, 2000);
     return () => clearTimeout(timer);
   }, [result.data, result.loading]);
-  const providers = r ? Object.keys(r.delivery_stats).filter((k) => k !== 'all').sort() : [];
+  // The list of results follows as this one is made and completes.
+  useEffect(() => {
+    if (r) onChanged();
+  }, [r?.status]);
+  const providers = r
+    ? Object.keys(r.delivery_stats)
+        .filter((k) => k !== 'all')
+        .sort()
+    : [];
   const tabs = r ? [...new Set(Object.keys(r.delivery_stats['all']?.categories ?? {}))].sort() : [];
   return (
     <section class="panel" aria-labelledby="result-h">
@@ -134,7 +145,9 @@ function ResultView({ id, onClose, onDeleted }: { id: string; onClose: () => voi
           Result: {r?.subject ?? id}
         </h2>
         <div class="actions">
-          {r && can('write') ? <ConfirmButton class="danger" label="Delete result" question="Delete this result?" confirmLabel="Delete" onConfirm={() => void act.run(async () => (await call(credentials(), 'DELETE', p`/v4/inbox/results/${id}`), onDeleted()))} /> : null}
+          {r && can('write') ? (
+            <ConfirmButton class="danger" label="Delete result" question="Delete this result?" confirmLabel="Delete" onConfirm={() => void act.run(async () => (await call(credentials(), 'DELETE', p`/v4/inbox/results/${id}`), onDeleted()))} />
+          ) : null}
           <button type="button" onClick={onClose}>
             Close result
           </button>
@@ -146,8 +159,7 @@ function ResultView({ id, onClose, onDeleted }: { id: string; onClose: () => voi
       {r ? (
         <>
           <p>
-            From <span class="break">{r.sender}</span>, seed list <span class="break">{r.seedlist_name}</span>, {formatDate(r.created_at)}.{' '}
-            <span class={`badge ${done ? 'ok' : 'wait'}`}>{r.status}</span>
+            From <span class="break">{r.sender}</span>, seed list <span class="break">{r.seedlist_name}</span>, {formatDate(r.created_at)}. <span class={`badge ${done ? 'ok' : 'wait'}`}>{r.status}</span>
             {!done && r.deadline ? <span class="muted"> Seeds not found by {formatDate(r.deadline)} count as missing.</span> : null}
           </p>
           <div class="table-wrap">
@@ -330,7 +342,13 @@ function SeedLists({ lists, onChange }: { lists: SeedList[]; onChange: () => voi
                 <td>{formatDate(l.created_at)}</td>
                 {can('write') ? (
                   <td class="actions">
-                    <ConfirmButton class="small danger" label={`Delete seed list ${l.name}`} question={`Delete the seed list ${l.name}? Its results stay.`} confirmLabel="Delete" onConfirm={() => void act.run(async () => (await call(credentials(), 'DELETE', p`/v4/inbox/seedlists/${l.target_email}`), onChange()))} />
+                    <ConfirmButton
+                      class="small danger"
+                      label={`Delete seed list ${l.name}`}
+                      question={`Delete the seed list ${l.name}? Its results stay.`}
+                      confirmLabel="Delete"
+                      onConfirm={() => void act.run(async () => (await call(credentials(), 'DELETE', p`/v4/inbox/seedlists/${l.target_email}`), onChange()))}
+                    />
                   </td>
                 ) : null}
               </tr>
@@ -358,10 +376,13 @@ export default function Placement() {
         configured ? (
           <p class="muted">Seed mailboxes at: {providers.data.items.map((i) => i.domain).join(', ')}.</p>
         ) : (
-          <Notice>No seed mailboxes are configured, so placement cannot be measured: tests and seed lists are refused. The operator adds mailboxes they own at each provider (POST /v1/inbox/seed-mailboxes with the primary account's admin key; see docs/optimization.md, "Inbox placement").</Notice>
+          <Notice>
+            No seed mailboxes are configured, so placement cannot be measured: tests and seed lists are refused. The operator adds mailboxes they own at each provider (POST /v1/inbox/seed-mailboxes with the primary account's admin key; see
+            docs/optimization.md, "Inbox placement").
+          </Notice>
         )
       ) : null}
-      {open ? <ResultView id={open} onClose={() => setOpen(undefined)} onDeleted={() => (setOpen(undefined), results.reload())} /> : null}
+      {open ? <ResultView id={open} onClose={() => setOpen(undefined)} onDeleted={() => (setOpen(undefined), results.reload())} onChanged={results.reload} /> : null}
       {configured && can('send') && lists.data ? <RunTest lists={lists.data.items} onStarted={(id) => (setOpen(id), results.reload())} /> : null}
       <section aria-labelledby="results-h">
         <div class="page-head">

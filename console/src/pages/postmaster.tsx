@@ -47,7 +47,9 @@ function SourceState({ source }: { source: Source }) {
       <p>
         <strong>{heading}.</strong> {source.source_reason ? `Why: ${source.source_reason}.` : ''}
       </p>
-      {source.source_status === 'not_configured' ? <p>Figures appear here after the daily fetch runs with a service account that may read your domains in Postmaster Tools (see docs/optimization.md, "Google Postmaster data"). Nothing is shown until then: no figure is made up.</p> : null}
+      {source.source_status === 'not_configured' ? (
+        <p>Figures appear here after the daily fetch runs with a service account that may read your domains in Postmaster Tools (see docs/optimization.md, "Google Postmaster data"). Nothing is shown until then: no figure is made up.</p>
+      ) : null}
     </div>
   );
 }

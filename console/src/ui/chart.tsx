@@ -54,16 +54,24 @@ export function Chart({ title, x, series, stacked }: ChartProps) {
             width: 2,
             ...(stacked ? { fill: `${COLOURS[i % COLOURS.length]}66` } : {}),
             // The legend shows the series' own figure, not the stacked height.
-            value: (_u: uPlot, _v: number | null, _s: number, idx: number | null) => (idx === null ? '' : String(s.values[idx] ?? '–')),
+            value: (_u: uPlot, _v: number | null, _s: number, idx: number | null) => {
+              const at = x.length === 1 ? (idx === 1 ? 0 : null) : idx;
+              return at === null ? '–' : String(s.values[at] ?? '–');
+            },
             points: { show: x.length <= 31 },
           })),
         ],
         // Stacked areas fill down to the series below, not to zero.
         ...(stacked ? { bands: series.slice(1).map((_, i) => ({ series: [i + 2, i + 1] as [number, number] })) } : {}),
         axes: [{}, { size: 50 }],
-        scales: { x: { time: true } },
+        scales: {
+          x: { time: true },
+          // Counts start at zero.
+          y: { range: (_u, min, max) => [Math.min(0, min ?? 0), max && max > 0 ? max * 1.1 : 1] },
+        },
       },
-      [x, ...drawn] as uPlot.AlignedData,
+      // One day alone is drawn with an empty day either side: uPlot would otherwise span years.
+      (x.length === 1 ? [[x[0]! - 86_400, x[0]!, x[0]! + 86_400], ...drawn.map((values) => [null, values[0] ?? null, null])] : [x, ...drawn]) as uPlot.AlignedData,
       el,
     );
     const resize = new ResizeObserver(() => plot.setSize({ width: width(), height: 240 }));
