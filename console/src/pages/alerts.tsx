@@ -3,6 +3,7 @@ import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
 import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Page } from '../ui/widgets';
+import './optimize.css';
 
 const CHANNELS = [
   ['email', 'Email'],

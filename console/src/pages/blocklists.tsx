@@ -4,6 +4,7 @@ import { can, credentials, useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
 import { useAction, useLoad } from '../ui/load';
 import { ConfirmButton, ErrorText, fieldsOf, formatDate, Head, Loading, Page } from '../ui/widgets';
+import './optimize.css';
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
 

@@ -5,6 +5,7 @@ import { Chart, daySeconds } from '../ui/chart';
 import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
 import { CopyButton, ErrorText, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
+import './optimize.css';
 
 interface PfqrDay {
   date: string;

@@ -3,6 +3,7 @@ import { credentials, useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
 import { useLoad } from '../ui/load';
 import { ErrorText, Head, Loading, Notice, Page } from '../ui/widgets';
+import './optimize.css';
 
 const PARTS = [
   ['bounce_rate', 'Bounces', 30],

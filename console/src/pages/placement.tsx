@@ -4,6 +4,7 @@ import { can, credentials, useAppState } from '../session';
 import { listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
 import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
+import './optimize.css';
 
 interface SeedList {
   Id: string;

@@ -4,6 +4,7 @@ import { credentials, useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
 import { useLoad } from '../ui/load';
 import { ErrorText, Head, Loading, Notice, Page } from '../ui/widgets';
+import './optimize.css';
 
 const TYPES = [
   ['pristine_count', 'Pristine'],
