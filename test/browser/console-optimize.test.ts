@@ -7,7 +7,9 @@ import type { LocalPlatform } from '../../lib/local/platform';
 import { horizontalOverflow, launchBrowser, newContext, seriousViolations } from '../support/browser';
 import { startDnsServer } from '../support/dns-server';
 import { ADMIN_KEY, call, eventually, primaryAccountId, sdk, startTestPlatform } from '../support/platform';
+import { fakeServiceAccount, PostmasterStandIn } from '../support/postmaster-standin';
 import { startSeedImap, type SeedImap } from '../support/seed-imap';
+import { handler as postmasterFetch } from '../../functions/optimize/postmaster/fetch-job';
 
 // The console's Optimize pages as a user meets them, against `npm start`'s host with the local
 // stand-ins the integration suites use: a loopback DNS server serving the blocklists' fixture zones
@@ -58,13 +60,13 @@ async function open(name: (typeof PAGES)[number]): Promise<void> {
 }
 
 /** With CONSOLE_SCREENSHOTS=<dir>, a full-page screenshot to look at; otherwise nothing. */
-async function snap(name: string): Promise<void> {
+async function snap(name: string, target: Page = page): Promise<void> {
   const dir = process.env['CONSOLE_SCREENSHOTS'];
-  if (dir) await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
+  if (dir) await target.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
 }
 
-async function expectAccessible(where: string): Promise<void> {
-  const violations = await seriousViolations(page);
+async function expectAccessible(where: string, target: Page = page): Promise<void> {
+  const violations = await seriousViolations(target);
   expect({ where, violations }).toEqual({ where, violations: [] });
 }
 
@@ -333,5 +335,70 @@ describe('the Optimize pages', () => {
       }
     }
     await page.setViewportSize({ width: 1366, height: 768 });
+  });
+
+  it('shows Google Postmaster figures per domain, as the API gives them, once a service account is configured', async () => {
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+    const account = fakeServiceAccount('placeholder');
+    const standIn = await new PostmasterStandIn({
+      clientEmail: account.key.client_email,
+      publicKey: account.publicKey,
+      domains: {
+        'mail.example.com': {
+          days: {
+            [yesterday]: {
+              SPAM_RATE: 0.0012,
+              'AUTH_SUCCESS_RATE auth_type = "spf"': 0.99,
+              'AUTH_SUCCESS_RATE auth_type = "dkim"': 1,
+              'AUTH_SUCCESS_RATE auth_type = "dmarc"': 0.98,
+              'TLS_ENCRYPTION_RATE traffic_direction = "inbound"': 0.995,
+              DELIVERY_ERROR_RATE: 0.004,
+            },
+            // A low-volume day: Google gives a spam rate and SPF only.
+            [twoDaysAgo]: { SPAM_RATE: 0.002, 'AUTH_SUCCESS_RATE auth_type = "spf"': 0.97 },
+          },
+          compliance: { rowData: [{ requirement: 'SPF', status: { status: 'COMPLIANT' } }] },
+        },
+      },
+    }).start();
+    const configured = await startTestPlatform({ env: { POSTMASTER_SERVICE_ACCOUNT_JSON: JSON.stringify({ ...account.key, token_uri: standIn.tokenUrl }), POSTMASTER_API_URL: standIn.url } });
+    const context = await newContext(browser);
+    try {
+      await sdk(configured.us.url).domains.create({ name: 'mail.example.com' });
+      await sdk(configured.us.url).domains.verify('mail.example.com');
+      expect((await call(`${configured.us.url}/v1/inboxready/domains?domain=mail.example.com`, { method: 'POST' })).status).toBe(200);
+      await configured.us.run(() => postmasterFetch());
+
+      const tab = await context.newPage();
+      await tab.goto(`${configured.us.url}/`);
+      await tab.getByLabel('API key').fill(ADMIN_KEY);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Postmaster', exact: true }).click();
+      const summaryTable = tab.getByRole('table', { name: /^Domains over the period/ });
+      await summaryTable.getByRole('button', { name: 'mail.example.com' }).waitFor();
+      const now = Math.floor(Date.now() / 1000);
+      const summary = (await call(`${configured.us.url}/v1/reputationanalytics/gpt/summary/domains?offset=0&limit=100&timeRangeStart=${now - 30 * 86_400}&timeRangeEnd=${now}`)).json as { summary: Array<Record<string, number | null | string>> };
+      const pct = (v: number | null | string | undefined) => (v === null || v === undefined ? 'no data' : `${(Number(v) * 100).toFixed(2)}%`);
+      const fields = ['user_reported_spam_ratio', 'spf_success_ratio', 'dkim_success_ratio', 'dmarc_success_ratio', 'inbound_encryption_ratio'];
+      expect(await rowsOf(summaryTable)).toEqual(summary.summary.map((d) => [String(d['name']), ...fields.map((f) => pct(d[f]))]));
+
+      // Per day, each figure as Google gave it; a day without one says so, never zero.
+      await summaryTable.getByRole('button', { name: 'mail.example.com' }).click();
+      const days = (await call(`${configured.us.url}/v1/reputationanalytics/gpt/domains/mail.example.com?offset=0&limit=100&timeRangeStart=${now - 30 * 86_400}&timeRangeEnd=${now}`)).json as { data: Array<Record<string, number | null | string>> };
+      const authTable = tab.getByRole('table', { name: 'Authentication and TLS per day, mail.example.com (percent)' });
+      await authTable.waitFor();
+      const num = (v: number | null | string | undefined) => (v === null || v === undefined ? 'no data' : String(Number((Number(v) * 100).toFixed(2))));
+      const byDate = [...days.data].sort((a, b) => String(a['date']).localeCompare(String(b['date'])));
+      expect((await rowsOf(authTable)).map((r) => r.slice(1))).toEqual(byDate.map((d) => fields.slice(1).map((f) => num(d[f]))));
+      expect((await rowsOf(authTable))[0]!.slice(1)).toEqual(['97', 'no data', 'no data', 'no data']);
+      await tab.getByRole('heading', { name: 'Compliance status' }).waitFor();
+      await expectAccessible('postmaster with data', tab);
+      await snap('postmaster-configured', tab);
+    } finally {
+      await context.close();
+      await configured.close();
+      await standIn.close();
+    }
   });
 });
