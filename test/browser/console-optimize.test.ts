@@ -393,6 +393,7 @@ describe('the Optimize pages', () => {
       expect((await rowsOf(authTable)).map((r) => r.slice(1))).toEqual(byDate.map((d) => fields.slice(1).map((f) => num(d[f]))));
       expect((await rowsOf(authTable))[0]!.slice(1)).toEqual(['97', 'no data', 'no data', 'no data']);
       await tab.getByRole('heading', { name: 'Compliance status' }).waitFor();
+      expect((await rowsOf(tab.getByRole('table', { name: 'Sender requirements, mail.example.com' })))[0]).toEqual(['SPF', 'COMPLIANT', '']);
       await expectAccessible('postmaster with data', tab);
       await snap('postmaster-configured', tab);
     } finally {

@@ -3,7 +3,7 @@ import { call, p } from '../api';
 import { credentials, useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
 import { useLoad } from '../ui/load';
-import { ErrorText, formatDate, Head, Json, Loading, Notice, Page } from '../ui/widgets';
+import { ErrorText, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
 import './optimize.css';
 
 interface Source {
@@ -29,6 +29,46 @@ interface DomainDay extends Record<Ratio, number | null> {
   delivery_error_ratio: number | null;
   delivery_errors: Array<{ error_class: string; error_type: string; error_ratio: number | null }>;
   feedback_loops: Array<{ id: string; spam_ratio: number | null }>;
+}
+
+interface Verdict {
+  status: string | null;
+  reason: string;
+}
+interface ComplianceData {
+  domain: string | null;
+  requirements: Array<{ requirement: string | null; status: string | null }>;
+  one_click_unsubscribe: Verdict | null;
+  honor_unsubscribe: Verdict | null;
+  subdomain?: ComplianceData;
+}
+
+/** Google's compliance status as a table: each requirement and the two unsubscribe verdicts; unknown where Google gave none. */
+function ComplianceTable({ data, of }: { data: ComplianceData; of: string }) {
+  const rows: Array<[string, string, string]> = [
+    ...data.requirements.map((r): [string, string, string] => [r.requirement ?? 'unknown', r.status ?? 'unknown', '']),
+    ['One-click unsubscribe', data.one_click_unsubscribe?.status ?? 'unknown', data.one_click_unsubscribe?.reason ?? ''],
+    ['Honours unsubscribe', data.honor_unsubscribe?.status ?? 'unknown', data.honor_unsubscribe?.reason ?? ''],
+  ];
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="muted">Sender requirements, {of}</caption>
+        <Head columns={['Requirement', 'Status', 'Reason']} />
+        <tbody>
+          {rows.map(([name, status, reason]) => (
+            <tr key={name}>
+              <th scope="row">{name}</th>
+              <td>
+                <span class={`badge ${status === 'COMPLIANT' ? 'ok' : status === 'unknown' ? 'wait' : 'bad'}`}>{status}</span>
+              </td>
+              <td class="break">{reason}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }
 
 const ratio = (value: number | null | undefined) => (value === null || value === undefined ? 'no data' : `${(value * 100).toFixed(2)}%`);
@@ -58,7 +98,7 @@ function SourceState({ source }: { source: Source }) {
 function DomainDays({ domain, days }: { domain: string; days: number }) {
   const { region } = useAppState();
   const data = useLoad((signal) => call<{ data: DomainDay[] } & Source>(credentials(), 'GET', p`/v1/reputationanalytics/gpt/domains/${domain}`, { query: range(days), signal }), [domain, days, region]);
-  const compliance = useLoad((signal) => call<{ compliance: unknown; fetched_at?: string } & Source>(credentials(), 'GET', p`/v1/reputationanalytics/gpt/domains/${domain}/compliance`, { signal }), [domain, region]);
+  const compliance = useLoad((signal) => call<{ compliance: ComplianceData | null; fetched_at?: string } & Source>(credentials(), 'GET', p`/v1/reputationanalytics/gpt/domains/${domain}/compliance`, { signal }), [domain, region]);
   const rows = [...(data.data?.data ?? [])].filter((d) => d.date).sort((a, b) => a.date!.localeCompare(b.date!));
   const x = rows.map((d) => daySeconds(d.date!));
   return (
@@ -87,8 +127,9 @@ function DomainDays({ domain, days }: { domain: string; days: number }) {
           <h3>Compliance status</h3>
           {compliance.data.compliance ? (
             <>
-              <p class="muted">As Google gave it{compliance.data.fetched_at ? ` on ${formatDate(compliance.data.fetched_at)}` : ''}:</p>
-              <Json value={compliance.data.compliance} label="Compliance status" />
+              <p class="muted">As Google gave it{compliance.data.fetched_at ? ` on ${formatDate(compliance.data.fetched_at)}` : ''}.</p>
+              <ComplianceTable data={compliance.data.compliance} of={domain} />
+              {compliance.data.compliance.subdomain ? <ComplianceTable data={compliance.data.compliance.subdomain} of={`subdomain ${compliance.data.compliance.subdomain.domain ?? ''}`} /> : null}
             </>
           ) : (
             <p class="muted">Unknown: {compliance.data.source_reason ?? 'Google has given no compliance status for this domain yet'}.</p>
