@@ -252,6 +252,8 @@ function RunTest({ lists, onStarted }: { lists: SeedList[]; onStarted: (id: stri
   const domains = useLoad((signal) => listDomains(signal), [region]);
   const act = useAction();
   const firstDomain = domains.data?.find((d) => d.state === 'active')?.name ?? domains.data?.[0]?.name;
+  // A sender on the first active domain, until the user types another.
+  const [from, setFrom] = useState<string>();
   return (
     <form
       class="panel stack"
@@ -268,7 +270,7 @@ function RunTest({ lists, onStarted }: { lists: SeedList[]; onStarted: (id: stri
       <h2 id="run-h">Run a test</h2>
       <p class="muted">One copy goes to each seed mailbox through the platform's own pipeline; the result follows as the seeds are read back.</p>
       <label for="pt-from">From</label>
-      <input id="pt-from" key={firstDomain} name="from" required autocomplete="off" defaultValue={firstDomain ? `test@${firstDomain}` : ''} />
+      <input id="pt-from" name="from" required autocomplete="off" value={from ?? (firstDomain ? `test@${firstDomain}` : '')} onInput={(e) => setFrom((e.target as HTMLInputElement).value)} />
       <label for="pt-subject">Subject</label>
       <input id="pt-subject" name="subject" required autocomplete="off" />
       <label for="pt-html">HTML body</label>

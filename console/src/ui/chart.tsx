@@ -18,12 +18,13 @@ export interface ChartProps {
   stacked?: boolean;
 }
 
-const COLOURS = ['#1e7b34', '#b3261e', '#b06a00', '#5b6270', '#1f5fbf', '#7a3fb0', '#0d7c86', '#8a5a00'];
+// Blue first, red second: in the two-series charts the second is the bad news (fail, listed, rejected).
+const COLOURS = ['#1f5fbf', '#b3261e', '#b06a00', '#1e7b34', '#5b6270', '#7a3fb0', '#0d7c86', '#8a5a00'];
 
 /**
  * A chart of series over time (uPlot), and the same figures as a table below it: the chart is
- * decoration for those who can see it, the table is what it says. A stacked chart draws each
- * series on top of the previous ones, its legend still showing each series' own value.
+ * decoration for those who can see it, the table is what it says. A stacked chart draws bars,
+ * each series on top of the previous ones, its legend still showing each series' own value.
  */
 export function Chart({ title, x, series, stacked }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
@@ -42,27 +43,32 @@ export function Chart({ title, x, series, stacked }: ChartProps) {
       below = top;
     }
     const width = () => Math.max(260, el.clientWidth);
+    // Stacked: bars, the whole stack drawn first and each lower part over it, so the legend reads top down.
+    const order = series.map((_, i) => i);
+    if (stacked) order.reverse();
+    const bars = uPlot.paths.bars!({ size: [0.6, 64] });
     const plot = new uPlot(
       {
         width: width(),
         height: 240,
         series: [
           {},
-          ...series.map((s, i) => ({
-            label: s.label,
-            stroke: COLOURS[i % COLOURS.length],
-            width: 2,
-            ...(stacked ? { fill: `${COLOURS[i % COLOURS.length]}66` } : {}),
-            // The legend shows the series' own figure, not the stacked height.
-            value: (_u: uPlot, _v: number | null, _s: number, idx: number | null) => {
-              const at = x.length === 1 ? (idx === 1 ? 0 : null) : idx;
-              return at === null ? '–' : String(s.values[at] ?? '–');
-            },
-            points: { show: x.length <= 31 },
-          })),
+          ...order.map((i) => {
+            const s = series[i]!;
+            const colour = COLOURS[i % COLOURS.length]!;
+            return {
+              label: s.label,
+              stroke: colour,
+              width: stacked ? 1 : 2,
+              ...(stacked ? { fill: colour, paths: bars, points: { show: false } } : { points: { show: x.length <= 31 } }),
+              // The legend shows the series' own figure, not the stacked height.
+              value: (_u: uPlot, _v: number | null, _s: number, idx: number | null) => {
+                const at = x.length === 1 ? (idx === 1 ? 0 : null) : idx;
+                return at === null ? '–' : String(s.values[at] ?? '–');
+              },
+            };
+          }),
         ],
-        // Stacked areas fill down to the series below, not to zero.
-        ...(stacked ? { bands: series.slice(1).map((_, i) => ({ series: [i + 2, i + 1] as [number, number] })) } : {}),
         axes: [{}, { size: 50 }],
         scales: {
           x: { time: true },
@@ -71,7 +77,7 @@ export function Chart({ title, x, series, stacked }: ChartProps) {
         },
       },
       // One day alone is drawn with an empty day either side: uPlot would otherwise span years.
-      (x.length === 1 ? [[x[0]! - 86_400, x[0]!, x[0]! + 86_400], ...drawn.map((values) => [null, values[0] ?? null, null])] : [x, ...drawn]) as uPlot.AlignedData,
+      (x.length === 1 ? [[x[0]! - 86_400, x[0]!, x[0]! + 86_400], ...order.map((i) => [null, drawn[i]![0] ?? null, null])] : [x, ...order.map((i) => drawn[i]!)]) as uPlot.AlignedData,
       el,
     );
     const resize = new ResizeObserver(() => plot.setSize({ width: width(), height: 240 }));
