@@ -302,6 +302,7 @@ function EventsSection({ version }: { version: number }) {
           <Chart
             title="Listings and delistings per day (the latest 50 IP events and 100 domain events)"
             x={days.map(daySeconds)}
+            stacked
             series={[
               { label: 'Delisted', values: days.map((d) => count(d, '_delisted')) },
               { label: 'Listed', values: days.map((d) => count(d, '_listed')) },
