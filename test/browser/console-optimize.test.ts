@@ -337,7 +337,7 @@ describe('the Optimize pages', () => {
     await page.setViewportSize({ width: 1366, height: 768 });
   });
 
-  it('shows Google Postmaster figures per domain, as the API gives them, once a service account is configured', async () => {
+  it('on a host with Google configured and a low score threshold: Postmaster figures and the health score as the API gives them', async () => {
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
     const account = fakeServiceAccount('placeholder');
@@ -362,7 +362,7 @@ describe('the Optimize pages', () => {
         },
       },
     }).start();
-    const configured = await startTestPlatform({ env: { POSTMASTER_SERVICE_ACCOUNT_JSON: JSON.stringify({ ...account.key, token_uri: standIn.tokenUrl }), POSTMASTER_API_URL: standIn.url } });
+    const configured = await startTestPlatform({ env: { POSTMASTER_SERVICE_ACCOUNT_JSON: JSON.stringify({ ...account.key, token_uri: standIn.tokenUrl }), POSTMASTER_API_URL: standIn.url, HEALTH_SCORE_MIN_VOLUME: '2' } });
     const context = await newContext(browser);
     try {
       await sdk(configured.us.url).domains.create({ name: 'mail.example.com' });
@@ -396,6 +396,28 @@ describe('the Optimize pages', () => {
       expect((await rowsOf(tab.getByRole('table', { name: 'Sender requirements, mail.example.com' })))[0]).toEqual(['SPF', 'COMPLIANT', '']);
       await expectAccessible('postmaster with data', tab);
       await snap('postmaster-configured', tab);
+
+      // Enough mail for a score here: the account's and the domain's parts, and today's, as the API gives them.
+      for (const to of ['a@example.net', 'b@example.net', 'c@example.net']) await sdk(configured.us.url).messages.create('mail.example.com', { from: 'news@mail.example.com', to, subject: 'Scored', text: 'Hello' });
+      type Score = { score: number; rates: Record<string, number>; counters: { delivered: number } };
+      const total = await eventually(async () => {
+        const res = await call(`${configured.us.url}/v1/maverick-score/total`);
+        return res.status === 200 && (res.json as unknown as Score).counters.delivered >= 3 && (res.json as unknown as Score);
+      });
+      await tab.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Health score', exact: true }).click();
+      const parts = tab.getByRole('definition');
+      await tab.getByRole('heading', { name: 'Account' }).waitFor();
+      const rates = ['bounce_rate', 'complaint_rate', 'trap_rate', 'full_mailbox_rate', 'bad_failure_rate'];
+      const impact = (n: number | undefined) => (n ? `−${n}` : '0');
+      expect(await parts.allTextContents()).toEqual(expect.arrayContaining([String(total.score), ...rates.map((r) => impact(total.rates[r])), String(total.counters.delivered)]));
+      const grouped = (await call(`${configured.us.url}/v1/maverick-score/grouped?group=domain&limit=100&sort=score:asc`)).json as { items: Array<Score & { group_key: string }> };
+      expect(await rowsOf(tab.getByRole('table', { name: /^Domains with enough mail to score/ }))).toEqual(grouped.items.map((g) => [g.group_key, String(g.score), ...rates.map((r) => impact(g.rates[r])), String(g.counters.delivered)]));
+      const today = (await call(`${configured.us.url}/v1/maverick-score/grouped?group=timestamp&limit=100&sort=timestamp:asc`)).json as { items: Array<Score & { group_key: string }> };
+      const dayRows = await rowsOf(tab.getByRole('table', { name: /^Score per day/ }));
+      const last = today.items.at(-1)!;
+      expect(dayRows.at(-1)!.slice(1)).toEqual([String(last.score), ...rates.map((r) => String(last.rates[r]))]);
+      await expectAccessible('health score with a score', tab);
+      await snap('health-scored', tab);
     } finally {
       await context.close();
       await configured.close();

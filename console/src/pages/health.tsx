@@ -13,6 +13,9 @@ const PARTS = [
   ['bad_failure_rate', 'Bad failures', 25],
 ] as const;
 
+/** An impact in points off the score: −5, or 0 when it takes nothing. */
+const impact = (points: number) => (points ? `−${points}` : '0');
+
 type Rates = Record<(typeof PARTS)[number][0], number>;
 
 interface Score {
@@ -49,7 +52,7 @@ function Parts({ score }: { score: Score }) {
           <dt class="muted">
             {label} (−{cap} at most)
           </dt>
-          <dd class="value">−{String(score.rates[name])}</dd>
+          <dd class="value">{impact(score.rates[name])}</dd>
         </div>
       ))}
       <div class="kpi">
@@ -65,10 +68,9 @@ export default function Health() {
   const total = useLoad((signal) => scoreOrReason(() => call<Score>(credentials(), 'GET', '/v1/maverick-score/total', { signal })), [region]);
   const byDomain = useLoad((signal) => call<Grouped>(credentials(), 'GET', '/v1/maverick-score/grouped', { query: { group: 'domain', limit: 100, sort: 'score:asc' }, signal }), [region]);
   const byDay = useLoad((signal) => call<Grouped>(credentials(), 'GET', '/v1/maverick-score/grouped', { query: { group: 'timestamp', limit: 100, sort: 'timestamp:asc' }, signal }), [region]);
-  // Every day of the window, with a gap where the day had too little mail to be scored.
-  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) / 1000;
-  const x = Array.from({ length: 30 }, (_, i) => today - (29 - i) * 86_400);
-  const scored = new Map(byDay.data?.items.map((item) => [daySeconds(item.group_key), item]));
+  // The days the API scored (a day with too little mail has none), oldest first.
+  const scoredDays = byDay.data?.items ?? [];
+  const x = scoredDays.map((item) => daySeconds(item.group_key));
   return (
     <Page title="Health score">
       <p class="muted">
@@ -106,7 +108,7 @@ export default function Health() {
                     </th>
                     <td>{String(item.score)}</td>
                     {PARTS.map(([name]) => (
-                      <td key={name}>−{String(item.rates[name])}</td>
+                      <td key={name}>{impact(item.rates[name])}</td>
                     ))}
                     <td>{String(item.counters.delivered)}</td>
                   </tr>
@@ -124,9 +126,9 @@ export default function Health() {
         {byDay.data && !byDay.data.items.length ? <Notice>No day of the last 30 had enough mail to be scored.</Notice> : null}
         {byDay.data?.items.length ? (
           <Chart
-            title="Score per day over the last 30 days (no data: too little mail that day)"
+            title="Score per day over the last 30 days (a day not listed had too little mail to be scored)"
             x={x}
-            series={[{ label: 'Score', values: x.map((t) => scored.get(t)?.score ?? null) }, ...PARTS.map(([name, label]) => ({ label: `${label} impact`, values: x.map((t) => scored.get(t)?.rates[name] ?? null) }))]}
+            series={[{ label: 'Score', values: scoredDays.map((item) => item.score) }, ...PARTS.map(([name, label]) => ({ label: `${label} impact`, values: scoredDays.map((item) => item.rates[name]) }))]}
           />
         ) : null}
       </section>
