@@ -3,7 +3,7 @@ import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
 import { useAction, useLoad } from '../ui/load';
-import { ConfirmButton, ErrorText, fieldsOf, formatDate, Head, Loading, Page } from '../ui/widgets';
+import { ConfirmButton, ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
 import './optimize.css';
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -54,7 +54,7 @@ export function StateBadge({ state }: { state: string }) {
 }
 
 /** One subject on one list: listed (with since when), not listed, or unknown with why. */
-function ListCell({ zone, subject }: { zone: string; subject: { listed: Listing[]; unknown_lists: UnknownList[]; checked: boolean } }) {
+function ListCell({ zone, subject, common }: { zone: string; subject: { listed: Listing[]; unknown_lists: UnknownList[]; checked: boolean }; common?: string }) {
   const listed = subject.listed.find((l) => l.list === zone);
   if (listed) {
     return (
@@ -72,7 +72,7 @@ function ListCell({ zone, subject }: { zone: string; subject: { listed: Listing[
   if (unknown || !subject.checked) {
     return (
       <td class="break">
-        <span class="badge wait">unknown</span> <span class="muted">{unknown?.reason ?? 'not checked yet'}</span>
+        <span class="badge wait">unknown</span> {unknown && unknown.reason === common ? null : <span class="muted">{unknown?.reason ?? 'not checked yet'}</span>}
       </td>
     );
   }
@@ -96,6 +96,9 @@ function IpSection({ onChange }: { onChange: () => void }) {
     return () => clearTimeout(timer);
   }, [ips.data]);
   const zones = lists.data?.items ?? [];
+  // One reason for every unknown list (no resolver, most often) is said once, above the table.
+  const reasons = new Set(ips.data?.items.flatMap((ip) => ip.unknown_lists.map((l) => l.reason)));
+  const common = reasons.size === 1 ? [...reasons][0] : undefined;
   const refresh = () => (ips.reload(), onChange());
   return (
     <section aria-labelledby="ips-h">
@@ -141,6 +144,7 @@ function IpSection({ onChange }: { onChange: () => void }) {
       ) : null}
       <ErrorText error={act.error ?? ips.error ?? lists.error} />
       {ips.loading && !ips.data ? <Loading what="monitored IP addresses" /> : null}
+      {common ? <Notice>Unknown lists below: {common}.</Notice> : null}
       {ips.data ? (
         <div class="table-wrap">
           <table aria-busy={ips.loading}>
@@ -156,7 +160,7 @@ function IpSection({ onChange }: { onChange: () => void }) {
                     <StateBadge state={ip.state} />
                   </td>
                   {zones.map((z) => (
-                    <ListCell key={z.blocklist} zone={z.blocklist} subject={{ ...ip, checked: ip.last_checked_at !== ZERO_TIME }} />
+                    <ListCell key={z.blocklist} zone={z.blocklist} common={common} subject={{ ...ip, checked: ip.last_checked_at !== ZERO_TIME }} />
                   ))}
                   <td class="break">{ip.ip_pool}</td>
                   <td class="break">{ip.description}</td>

@@ -294,12 +294,12 @@ function RunTest({ lists, onStarted }: { lists: SeedList[]; onStarted: (id: stri
   );
 }
 
-function SeedLists({ lists, onChange }: { lists: SeedList[]; onChange: () => void }) {
+function SeedLists({ lists, onChange, configured }: { lists: SeedList[]; onChange: () => void; configured: boolean }) {
   const act = useAction();
   return (
     <section aria-labelledby="lists-h">
       <h2 id="lists-h">Seed lists</h2>
-      {can('write') ? (
+      {can('write') && configured ? (
         <form
           class="panel row"
           aria-label="Create a seed list"
@@ -424,7 +424,7 @@ export default function Placement() {
           </div>
         ) : null}
       </section>
-      {lists.data ? <SeedLists lists={lists.data.items} onChange={lists.reload} /> : null}
+      {lists.data ? <SeedLists lists={lists.data.items} onChange={lists.reload} configured={configured} /> : null}
     </Page>
   );
 }
