@@ -6,7 +6,7 @@ import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { horizontalOverflow, launchBrowser, newContext, seriousViolations } from '../support/browser';
 import { startDnsServer } from '../support/dns-server';
-import { ADMIN_KEY, call, eventually, primaryAccountId, sdk, startTestPlatform } from '../support/platform';
+import { ADMIN_KEY, apiKeys, call, eventually, primaryAccountId, sdk, startTestPlatform } from '../support/platform';
 import { fakeServiceAccount, PostmasterStandIn } from '../support/postmaster-standin';
 import { startSeedImap, type SeedImap } from '../support/seed-imap';
 import { handler as postmasterFetch } from '../../functions/optimize/postmaster/fetch-job';
@@ -335,6 +335,35 @@ describe('the Optimize pages', () => {
       }
     }
     await page.setViewportSize({ width: 1366, height: 768 });
+  });
+
+  it('shows a read-only key the Optimize pages without their write buttons', async () => {
+    const basic = await apiKeys(sdk(platform.us.url)).create({ role: 'basic', kind: 'user', description: 'optimize read only' });
+    const context = await newContext(browser);
+    try {
+      const reader = await context.newPage();
+      await reader.goto(`${platform.us.url}/`);
+      await reader.getByLabel('API key').fill(basic.secret);
+      await reader.getByRole('button', { name: 'Sign in' }).click();
+      const nav = reader.getByRole('navigation', { name: 'Console' });
+      const checks: Array<[string, string]> = [
+        ['DMARC', 'Upload'],
+        ['Blocklists', 'Add IP address'],
+        ['Inbox placement', 'Run test'],
+        ['Alerts', 'Add alert'],
+      ];
+      for (const [name, button] of checks) {
+        await nav.getByRole('link', { name, exact: true }).click();
+        await reader.getByRole('heading', { level: 1, name }).waitFor();
+        await reader.waitForLoadState('networkidle');
+        expect({ name, buttons: await reader.getByRole('button', { name: button, exact: true }).count() }).toEqual({ name, buttons: 0 });
+      }
+      // What a reader may see is there: the monitored IPs and the DMARC domain of the journeys above.
+      await nav.getByRole('link', { name: 'DMARC', exact: true }).click();
+      await reader.getByRole('button', { name: DOMAIN }).waitFor();
+    } finally {
+      await context.close();
+    }
   });
 
   it('on a host with Google configured and a low score threshold: Postmaster figures and the health score as the API gives them', async () => {
