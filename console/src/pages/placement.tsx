@@ -81,9 +81,13 @@ function SharingPanel({ id }: { id: string }) {
         s.enabled ? (
           <p class="secret-line">
             <span>Anyone with this link sees where each copy landed (not the message body), until {formatDate(s.expires_at)}:</span>
-            <a href={s.url} target="_blank" rel="noopener noreferrer" class="break">
-              {s.url}
-            </a>
+            {/^https?:\/\//.test(s.url) ? (
+              <a href={s.url} target="_blank" rel="noopener noreferrer" class="break">
+                {s.url}
+              </a>
+            ) : (
+              <code class="break">{s.url}</code>
+            )}
             <CopyButton value={s.url} label="Copy the share link" />
             {can('write') ? (
               <button type="button" class="small danger" onClick={() => set(false)} disabled={act.busy}>
