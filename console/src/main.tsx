@@ -26,6 +26,13 @@ const Previews = lazy(() => import('./pages/previews'));
 const Subaccounts = lazy(() => import('./pages/subaccounts'));
 const Ips = lazy(() => import('./pages/ips'));
 const Account = lazy(() => import('./pages/account'));
+const Dmarc = lazy(() => import('./pages/dmarc'));
+const Blocklists = lazy(() => import('./pages/blocklists'));
+const Health = lazy(() => import('./pages/health'));
+const Placement = lazy(() => import('./pages/placement'));
+const SpamTraps = lazy(() => import('./pages/spamtraps'));
+const Postmaster = lazy(() => import('./pages/postmaster'));
+const Alerts = lazy(() => import('./pages/alerts'));
 
 interface NavItem {
   href: string;
@@ -48,6 +55,13 @@ function navItems(outbox: boolean): NavItem[] {
     { href: '/reporting', name: 'Reporting' },
     { href: '/inspect', name: 'Inspect', group: 'Inspect' },
     { href: '/previews', name: 'Previews', group: 'Inspect' },
+    { href: '/dmarc', name: 'DMARC', group: 'Optimize' },
+    { href: '/blocklists', name: 'Blocklists', group: 'Optimize' },
+    { href: '/health', name: 'Health score', group: 'Optimize' },
+    { href: '/placement', name: 'Inbox placement', group: 'Optimize' },
+    { href: '/spamtraps', name: 'Spam traps', group: 'Optimize' },
+    { href: '/postmaster', name: 'Postmaster', group: 'Optimize' },
+    { href: '/alerts', name: 'Alerts', group: 'Optimize' },
     ...(outbox ? [{ href: '/outbox', name: 'Outbox' }] : []),
     { href: '/subaccounts', name: 'Subaccounts', group: 'Account' },
     { href: '/ips', name: 'IPs', group: 'Account' },
@@ -189,6 +203,13 @@ function Shell() {
             <Route path="/reporting" component={Reporting} />
             <Route path="/inspect" component={Inspect} />
             <Route path="/previews" component={Previews} />
+            <Route path="/dmarc" component={Dmarc} />
+            <Route path="/blocklists" component={Blocklists} />
+            <Route path="/health" component={Health} />
+            <Route path="/placement" component={Placement} />
+            <Route path="/spamtraps" component={SpamTraps} />
+            <Route path="/postmaster" component={Postmaster} />
+            <Route path="/alerts" component={Alerts} />
             {config!.outbox ? <Route path="/outbox" component={Outbox} /> : null}
             <Route path="/subaccounts" component={Subaccounts} />
             <Route path="/ips" component={Ips} />

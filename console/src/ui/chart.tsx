@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import './chart.css';
+import { formatDate } from './widgets';
 
 /** One line (or bar) of a chart: its name and a value per x. */
 export interface ChartSeries {
@@ -17,8 +18,10 @@ export interface ChartProps {
   title: string;
   /** The x values: unix seconds for a time axis, or category names (domains, countries…). */
   x: ReadonlyArray<number> | ReadonlyArray<string>;
-  /** The x column's header in the table. */
-  xLabel: string;
+  /** Each x is a day (UTC midnight, daySeconds): the table reads it as a date, a gap as "no data". */
+  days?: boolean;
+  /** The x column's header in the table ("Day" for days, "Time" otherwise). */
+  xLabel?: string;
   series: ReadonlyArray<ChartSeries>;
   /** Lines over time (the default when x is numbers), bars per category (the default for names). */
   kind?: 'lines' | 'bars';
@@ -72,7 +75,8 @@ function stack(series: ReadonlyArray<ChartSeries>): Array<Array<number | null>> 
  * axes take unix seconds; category axes take names and draw bars. Stacked charts draw running
  * totals and list each series' own figures in the table.
  */
-export function Chart({ title, x, xLabel, series, kind, stacked, height = 260, formatX = defaultFormat, table = true, tableCaption, collapsible }: ChartProps) {
+export function Chart({ title, x, days, xLabel = days ? 'Day' : 'Time', series, kind, stacked, height = 260, formatX = days ? (v) => formatDate(v, true) : defaultFormat, table = true, tableCaption, collapsible }: ChartProps) {
+  const missing = days ? 'no data' : '';
   const box = useRef<HTMLDivElement>(null);
   const categorical = typeof x[0] === 'string';
   const bars = (kind ?? (categorical ? 'bars' : 'lines')) === 'bars';
@@ -84,6 +88,8 @@ export function Chart({ title, x, xLabel, series, kind, stacked, height = 260, f
     // Stacked series are drawn last to first, so each lower total shows in front of the one above it.
     const order = stacked ? [...series.keys()].reverse() : [...series.keys()];
     const names = x as ReadonlyArray<number | string>;
+    const single = !categorical && xs.length === 1;
+    const step = days ? 86_400 : 3_600;
     const width = () => Math.max(260, el.clientWidth);
     const barSize = (i: number) => (stacked ? 0.7 : Math.max(0.2, 0.8 - (0.6 * i) / Math.max(1, series.length)));
     const plot = new uPlot(
@@ -101,13 +107,20 @@ export function Chart({ title, x, xLabel, series, kind, stacked, height = 260, f
               width: bars ? 1 : 2,
               ...(bars || stacked ? { fill: `${color}${bars ? 'cc' : '55'}` } : {}),
               ...(bars ? { paths: uPlot.paths.bars!({ size: [barSize(i), 80] }), points: { show: false } } : { points: { show: xs.length <= 31 } }),
+              // The legend gives the series' own figure, not the stacked height it is drawn at.
+              value: (_u: uPlot, _v: number | null, _s: number, at: number | null) => (at === null ? '–' : String(s.values[single ? at - 1 : at] ?? '–')),
             };
           }),
         ],
         axes: [categorical ? { values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(names[v] ?? '') : '')) } : {}, { size: 56 }],
-        scales: categorical ? { x: { time: false, range: [-0.6, xs.length - 0.4] } } : { x: { time: true } },
+        scales: {
+          x: categorical ? { time: false, range: [-0.6, xs.length - 0.4] } : { time: true },
+          // Counts start at zero.
+          y: { range: (_u, min, max) => [Math.min(0, min ?? 0), max && max > 0 ? max * 1.1 : 1] },
+        },
       },
-      [xs, ...order.map((i) => ys[i]!)] as uPlot.AlignedData,
+      // One instant alone is drawn with an empty step either side: uPlot would otherwise span years.
+      (single ? [[xs[0]! - step, xs[0]!, xs[0]! + step], ...order.map((i) => [null, ys[i]![0] ?? null, null])] : [xs, ...order.map((i) => ys[i]!)]) as uPlot.AlignedData,
       el,
     );
     const resize = new ResizeObserver(() => plot.setSize({ width: width(), height }));
@@ -116,7 +129,7 @@ export function Chart({ title, x, xLabel, series, kind, stacked, height = 260, f
       resize.disconnect();
       plot.destroy();
     };
-  }, [x, series, kind, stacked, height]);
+  }, [x, series, kind, stacked, height, days]);
   if (!x.length || !series.length) return <p class="muted">Nothing to chart: no figures for this choice.</p>;
   return (
     <figure class="chart-figure">
@@ -141,7 +154,7 @@ export function Chart({ title, x, xLabel, series, kind, stacked, height = 260, f
                   <tr key={String(value)}>
                     <th scope="row">{formatX(value)}</th>
                     {series.map((s) => (
-                      <td key={s.label}>{s.values[i] === null || s.values[i] === undefined ? '' : String(s.values[i])}</td>
+                      <td key={s.label}>{s.values[i] === null || s.values[i] === undefined ? missing : String(s.values[i])}</td>
                     ))}
                   </tr>
                 ))}
@@ -152,4 +165,9 @@ export function Chart({ title, x, xLabel, series, kind, stacked, height = 260, f
       ) : null}
     </figure>
   );
+}
+
+/** A `YYYY-MM-DD` day as Unix seconds at its UTC midnight. */
+export function daySeconds(day: string): number {
+  return Date.parse(`${day.slice(0, 10)}T00:00:00Z`) / 1000;
 }
