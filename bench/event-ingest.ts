@@ -1,5 +1,5 @@
 /**
- * Throughput of the SES notifications worker (functions/events/ses-notifications.ts): SQS batches
+ * Throughput of the SES notifications worker (functions/delivery/ses-notifications.ts): SQS batches
  * of 10 SNS envelopes, each an SES Delivery event naming one recipient of a stored message, handed
  * to the worker's `handler` directly inside the region's scope (`platform.us.run`), one batch after
  * the other, as a Lambda event source mapping with one poller would.
@@ -23,10 +23,10 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVENT_STREAM_BATCHING_WINDOW_SECONDS } from '../functions/event-stream/process-batch';
-import { handler as ingestWorker } from '../functions/events/ses-notifications';
+import { handler as ingestWorker } from '../functions/delivery/ses-notifications';
 import { mapLimit } from '../functions/platform/concurrency';
 import { messageKey, newStorageKey, storeMime, storeRecord, type MessageRecord } from '../functions/messages/message-store';
-import { TAG_ACCOUNT, TAG_STORAGE } from '../functions/messages/send-worker';
+import { TAG_ACCOUNT, TAG_STORAGE } from '../functions/delivery/claims';
 import { documentClient } from '../functions/platform/aws-clients';
 import { messageId as newMessageId } from '../functions/platform/ids';
 import type { RegionHost } from '../lib/local/region-host';
@@ -401,7 +401,7 @@ export async function eventIngest(options: { profile?: boolean } = {}): Promise<
       };
     }
 
-    const o = variant('ours', 'functions/events/ses-notifications.ts handler (SQS event in, platform.us.run)', phases.ours, oursCalls);
+    const o = variant('ours', 'functions/delivery/ses-notifications.ts handler (SQS event in, platform.us.run)', phases.ours, oursCalls);
     const f = variant('floor', 'raw PutItem per event (DynamoDBClient, pre-marshalled item of the same size)', phases.floor, { PutItemCommand: 1 });
     const pe = variant('peer', 'raw GetItem (message record) + PutItem per event', phases.peer, { GetItemCommand: 1, PutItemCommand: 1 });
     const r = f.eventsPerSecond / o.eventsPerSecond;

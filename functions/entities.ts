@@ -12,6 +12,7 @@ import './accounts/user-store';
 import './analytics/counter-store';
 import './analytics/unique-marks';
 import './credentials/credential-store';
+import './delivery/claims';
 import './domains/domain-store';
 import './event-stream/process-batch';
 import './events/event-store';

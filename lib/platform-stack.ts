@@ -280,7 +280,7 @@ export class PlatformStack extends Stack {
     this.periodicJobs = new PeriodicJobs(this, 'PeriodicJobs', { resources, environment: this.platformEnvironment });
     this.bootstrap = new Bootstrap(this, 'Bootstrap', { table: this.data.table, environment: this.platformEnvironment });
     if (props.smtp) this.smtp = new Smtp(this, 'Smtp', { ...props.smtp, resources, environment: this.platformEnvironment });
-    this.console.deploy(this.api.url, props.platformRegion);
+    this.console.deploy(this.api.url, props.platformRegion, [`https://${this.inspection.bucket.bucketRegionalDomainName}`]);
     // Last: the alarms are made for every part found in the region, so everything must exist by now.
     this.alarms = new Alarms(this, 'Alarms', {
       platformRegion: props.platformRegion,

@@ -36,51 +36,51 @@ const OWN_SIDE_BUNDLES: Readonly<Record<string, readonly SideBundle[]>> = {
   // The Step Functions client, for releasing a tracking certificate only (functions/domains/domains.ts):
   // deleting a domain that has one, or moving its tracking host.
   domains: [{ importPath: './certificate-release', entry: 'functions/domains/certificate-release.ts' }],
-  storage: [{ importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' }],
-  templates: [{ importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' }],
+  storage: [{ importPath: './mime-parser', entry: 'functions/platform/lazy/mime-parser.ts' }],
+  templates: [{ importPath: './handlebars-engine', entry: 'functions/platform/lazy/handlebars-engine.ts' }],
   // Sends with a stored template (handlebars) and t:text=yes (html-to-text): the bundle's own
   // requires are in functions/templates/, and resolve beside index.js once bundled.
   messages: [
-    { importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' },
-    { importPath: './html-to-text-engine', entry: 'functions/templates/html-to-text-engine.ts' },
+    { importPath: './handlebars-engine', entry: 'functions/platform/lazy/handlebars-engine.ts' },
+    { importPath: './html-to-text-engine', entry: 'functions/platform/lazy/html-to-text-engine.ts' },
     // mailsplit, for tracked, batch and templated MIME sends only (functions/messages/mime-copies.ts).
     { importPath: './mime-rewriter', entry: 'functions/messages/mime-rewriter.ts' },
     // mailparser, for MIME posts to a mailing list only (functions/lists/inbound-post.ts).
-    { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
+    { importPath: './mime-parser', entry: 'functions/platform/lazy/mime-parser.ts' },
   ],
   // Inbox placement sends its test message through the messages pipeline (templates, text
   // versions, MIME copies) and reads seed mailboxes' messages with mailparser: each loads on use.
   'optimize/inbox': [
-    { importPath: './handlebars-engine', entry: 'functions/templates/handlebars-engine.ts' },
-    { importPath: './html-to-text-engine', entry: 'functions/templates/html-to-text-engine.ts' },
+    { importPath: './handlebars-engine', entry: 'functions/platform/lazy/handlebars-engine.ts' },
+    { importPath: './html-to-text-engine', entry: 'functions/platform/lazy/html-to-text-engine.ts' },
     { importPath: './mime-rewriter', entry: 'functions/messages/mime-rewriter.ts' },
-    { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
+    { importPath: './mime-parser', entry: 'functions/platform/lazy/mime-parser.ts' },
   ],
   // re2js (about 150 KB), for saving and matching routes only (functions/mailroutes/expressions.ts).
-  mailroutes: [{ importPath: './re2-engine', entry: 'functions/mailroutes/re2-engine.ts' }],
+  mailroutes: [{ importPath: './re2-engine', entry: 'functions/platform/lazy/re2-engine.ts' }],
   // Inspection: mailparser for `mime` input only (functions/inspect/common/inspect-input.ts), and
   // each area's engine for the routes that need one.
   // exceljs and csv-parse, for comparing a link test with a spreadsheet (POST /v1/inspect/links/{id}/csv).
   'inspect/links': [
-    { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
+    { importPath: './mime-parser', entry: 'functions/platform/lazy/mime-parser.ts' },
     { importPath: './expected-links', entry: 'functions/inspect/links/expected-links.ts' },
   ],
   // sharp itself is installed beside the bundle (lib/constructs/platform-function.ts); its callers
   // are side bundles so listing and reading tests do not load it.
   'inspect/images': [
-    { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
+    { importPath: './mime-parser', entry: 'functions/platform/lazy/mime-parser.ts' },
     { importPath: './image-upload', entry: 'functions/inspect/images/image-upload.ts' },
     { importPath: './image-optimizer', entry: 'functions/inspect/images/image-optimizer.ts' },
   ],
-  // caniemail's data set (about 1 MB of JSON), for presenting results and the dictionary.
   // Previews: juice for `content/inlinecss` and html-to-text for `content/textonly`, only there.
   'inspect/preview': [
-    { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
+    { importPath: './mime-parser', entry: 'functions/platform/lazy/mime-parser.ts' },
     { importPath: './css-inliner', entry: 'functions/inspect/preview/css-inliner.ts' },
-    { importPath: './html-to-text-engine', entry: 'functions/templates/html-to-text-engine.ts' },
+    { importPath: './html-to-text-engine', entry: 'functions/platform/lazy/html-to-text-engine.ts' },
   ],
+  // Code analysis: caniemail's data set (about 1 MB of JSON), for presenting results and the dictionary.
   'inspect/analyze': [
-    { importPath: './mime-parser', entry: 'functions/storage/mime-parser.ts' },
+    { importPath: './mime-parser', entry: 'functions/platform/lazy/mime-parser.ts' },
     { importPath: './code-data', entry: 'functions/inspect/analyze/code-data.ts' },
   ],
   // DMARC report reading and counting (fast-xml-parser, tldts, jszip): uploads only, not the dashboards.

@@ -17,6 +17,8 @@ export class ApiError extends Error {
 export interface Credentials {
   api: string;
   secret: string;
+  /** A subaccount's id: every call then acts on its behalf (`X-Mailgun-On-Behalf-Of`). */
+  onBehalfOf?: string;
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -29,11 +31,17 @@ export interface RequestOptions {
   json?: unknown;
   accept?: string;
   signal?: AbortSignal;
+  headers?: Record<string, string>;
 }
 
 function authorization(secret: string): string {
   // btoa takes Latin-1 only; API keys are ASCII.
   return `Basic ${btoa(`api:${secret}`)}`;
+}
+
+/** The headers every call carries: the key, and the subaccount acted on when one is chosen. */
+function baseHeaders(credentials: Credentials): Record<string, string> {
+  return { authorization: authorization(credentials.secret), ...(credentials.onBehalfOf ? { 'x-mailgun-on-behalf-of': credentials.onBehalfOf } : {}) };
 }
 
 function encodeForm(form: Form): URLSearchParams | FormData {
@@ -63,7 +71,7 @@ function messageOf(status: number, body: unknown, text: string): string {
 }
 
 async function send(credentials: Credentials, method: string, path: string, options: RequestOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { authorization: authorization(credentials.secret), accept: options.accept ?? 'application/json' };
+  const headers: Record<string, string> = { ...options.headers, ...baseHeaders(credentials), accept: options.accept ?? 'application/json' };
   let body: BodyInit | undefined;
   if (options.json !== undefined) {
     headers['content-type'] = 'application/json';
@@ -108,7 +116,7 @@ export function uploadWithProgress<T>(credentials: Credentials, path: string, bo
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', urlOf(credentials.api, path));
-    xhr.setRequestHeader('authorization', authorization(credentials.secret));
+    for (const [name, value] of Object.entries(baseHeaders(credentials))) xhr.setRequestHeader(name, value);
     xhr.setRequestHeader('accept', 'application/json');
     xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : 0);
     xhr.onerror = () => reject(new Error('The upload failed: the API could not be reached'));

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { Link, Route, Router, Switch, useLocation } from 'wouter-preact';
 import { useHashLocation } from 'wouter-preact/use-hash-location';
 import { loadConfig } from './config';
+import { AccountSwitch } from './account-switch';
 import { can, currentRegion, currentSession, initState, setRegion, signIn, signOut, useAppState } from './session';
 import { ErrorText, Loading } from './ui/widgets';
 import './styles.css';
@@ -19,11 +20,26 @@ const Templates = lazy(() => import('./pages/templates'));
 const Routes = lazy(() => import('./pages/routes'));
 const Lists = lazy(() => import('./pages/lists'));
 const ApiKeys = lazy(() => import('./pages/keys'));
+const Reporting = lazy(() => import('./pages/reporting'));
+const Inspect = lazy(() => import('./pages/inspect'));
+const Previews = lazy(() => import('./pages/previews'));
+const Subaccounts = lazy(() => import('./pages/subaccounts'));
+const Ips = lazy(() => import('./pages/ips'));
+const Account = lazy(() => import('./pages/account'));
+const Dmarc = lazy(() => import('./pages/dmarc'));
+const Blocklists = lazy(() => import('./pages/blocklists'));
+const Health = lazy(() => import('./pages/health'));
+const Placement = lazy(() => import('./pages/placement'));
+const SpamTraps = lazy(() => import('./pages/spamtraps'));
+const Postmaster = lazy(() => import('./pages/postmaster'));
+const Alerts = lazy(() => import('./pages/alerts'));
 
 interface NavItem {
   href: string;
   name: string;
   shown?: () => boolean;
+  /** The heading the link is listed under; none for the sending and receiving pages. */
+  group?: string;
 }
 
 function navItems(outbox: boolean): NavItem[] {
@@ -36,8 +52,53 @@ function navItems(outbox: boolean): NavItem[] {
     { href: '/routes', name: 'Routes' },
     { href: '/lists', name: 'Mailing lists' },
     { href: '/keys', name: 'API keys', shown: () => can('admin') },
+    { href: '/reporting', name: 'Reporting' },
+    { href: '/inspect', name: 'Inspect', group: 'Inspect' },
+    { href: '/previews', name: 'Previews', group: 'Inspect' },
+    { href: '/dmarc', name: 'DMARC', group: 'Optimize' },
+    { href: '/blocklists', name: 'Blocklists', group: 'Optimize' },
+    { href: '/health', name: 'Health score', group: 'Optimize' },
+    { href: '/placement', name: 'Inbox placement', group: 'Optimize' },
+    { href: '/spamtraps', name: 'Spam traps', group: 'Optimize' },
+    { href: '/postmaster', name: 'Postmaster', group: 'Optimize' },
+    { href: '/alerts', name: 'Alerts', group: 'Optimize' },
     ...(outbox ? [{ href: '/outbox', name: 'Outbox' }] : []),
+    { href: '/subaccounts', name: 'Subaccounts', group: 'Account' },
+    { href: '/ips', name: 'IPs', group: 'Account' },
+    { href: '/account', name: 'Account settings', group: 'Account' },
   ];
+}
+
+/** The nav's links, those without a group first, then each group under its heading. */
+function NavLists({ items, location, onPick }: { items: NavItem[]; location: string; onPick: () => void }) {
+  const groups = [...new Set(items.map((item) => item.group ?? ''))];
+  return (
+    <>
+      {groups.map((group) => {
+        const id = `nav-${group.toLowerCase().replace(/\W+/g, '-')}`;
+        return (
+          <div key={group}>
+            {group ? (
+              <p class="nav-group" id={id}>
+                {group}
+              </p>
+            ) : null}
+            <ul aria-labelledby={group ? id : undefined}>
+              {items
+                .filter((item) => (item.group ?? '') === group)
+                .map((item) => (
+                  <li key={item.href}>
+                    <Link href={item.href} aria-current={location === item.href || location.startsWith(`${item.href}/`) ? 'page' : undefined} onClick={onPick}>
+                      {item.name}
+                    </Link>
+                  </li>
+                ))}
+            </ul>
+          </div>
+        );
+      })}
+    </>
+  );
 }
 
 function RegionSwitch() {
@@ -96,7 +157,8 @@ function SignIn() {
 }
 
 function Shell() {
-  const { config } = useAppState();
+  // A new account acted on remounts the pages, so each loads again as that account.
+  const { config, acting } = useAppState();
   const session = currentSession()!;
   const [location] = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
@@ -112,6 +174,7 @@ function Shell() {
           Menu
         </button>
         <div class="top-right">
+          <AccountSwitch />
           <RegionSwitch />
           <span class="who" title={session.email}>
             {session.role}
@@ -123,17 +186,9 @@ function Shell() {
         </div>
       </header>
       <nav id="nav" aria-label="Console" class={menuOpen ? 'open' : ''}>
-        <ul>
-          {items.map((item) => (
-            <li key={item.href}>
-              <Link href={item.href} aria-current={location === item.href || location.startsWith(`${item.href}/`) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
-                {item.name}
-              </Link>
-            </li>
-          ))}
-        </ul>
+        <NavLists items={items} location={location} onPick={() => setMenuOpen(false)} />
       </nav>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} key={acting?.id ?? ''}>
         <Suspense fallback={<Loading what="page" />}>
           <Switch>
             <Route path="/overview" component={Overview} />
@@ -145,7 +200,20 @@ function Shell() {
             <Route path="/routes" component={Routes} />
             <Route path="/lists" component={Lists} />
             <Route path="/keys" component={ApiKeys} />
+            <Route path="/reporting" component={Reporting} />
+            <Route path="/inspect" component={Inspect} />
+            <Route path="/previews" component={Previews} />
+            <Route path="/dmarc" component={Dmarc} />
+            <Route path="/blocklists" component={Blocklists} />
+            <Route path="/health" component={Health} />
+            <Route path="/placement" component={Placement} />
+            <Route path="/spamtraps" component={SpamTraps} />
+            <Route path="/postmaster" component={Postmaster} />
+            <Route path="/alerts" component={Alerts} />
             {config!.outbox ? <Route path="/outbox" component={Outbox} /> : null}
+            <Route path="/subaccounts" component={Subaccounts} />
+            <Route path="/ips" component={Ips} />
+            <Route path="/account" component={Account} />
             <Route>
               <Overview />
             </Route>

@@ -18,6 +18,14 @@ export interface RegionSession {
   email?: string;
   /** The user the key belongs to (web keys name one). */
   userId?: string;
+  /** The account the key belongs to (the primary account acting on its subaccounts). */
+  accountId?: string;
+}
+
+/** The subaccount every call acts on behalf of (`X-Mailgun-On-Behalf-Of`), when one is chosen. */
+export interface Acting {
+  id: string;
+  name: string;
 }
 
 interface State {
@@ -26,6 +34,8 @@ interface State {
   region: string;
   /** The domain picked on the pages that act on one domain, remembered while signed in. */
   domain?: string;
+  /** The subaccount chosen in the header's account switcher; none means the key's own account. */
+  acting?: Acting;
   /** Why the user was signed out, shown on the sign-in form. */
   notice?: string;
 }
@@ -38,7 +48,7 @@ const listeners = new Set<() => void>();
 function persist(): void {
   const stored = Object.fromEntries(Object.entries(state.sessions).filter(([, s]) => !s.inMemory));
   if (!Object.keys(stored).length) sessionStorage.removeItem(STORAGE_KEY);
-  else sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ sessions: stored, region: state.region, domain: state.domain }));
+  else sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ sessions: stored, region: state.region, domain: state.domain, acting: state.acting }));
 }
 
 function update(change: Partial<State>): void {
@@ -57,7 +67,8 @@ export function initState(config: ConsoleConfig): void {
   const known = new Set(config.regions.map((r) => r.id));
   const sessions = Object.fromEntries(Object.entries(saved.sessions ?? {}).filter(([id, s]) => known.has(id) && roles.includes(s.role)));
   const region = saved.region && known.has(saved.region) ? saved.region : config.region;
-  state = { config, sessions, region, domain: saved.domain };
+  const acting = saved.acting && typeof saved.acting.id === 'string' && typeof saved.acting.name === 'string' ? saved.acting : undefined;
+  state = { config, sessions, region, domain: saved.domain, acting };
 }
 
 export function useAppState(): State {
@@ -83,7 +94,33 @@ export function currentSession(): RegionSession | undefined {
 export function credentials(): Credentials {
   const session = currentSession();
   if (!session) throw new Error('Not signed in');
-  return { api: currentRegion().api, secret: session.secret };
+  return { api: currentRegion().api, secret: session.secret, onBehalfOf: state.acting?.id };
+}
+
+/** The subaccount acted on, if any. */
+export function currentActing(): Acting | undefined {
+  return state.acting;
+}
+
+/**
+ * Switches every page to act on behalf of a subaccount (or back to the key's own account with
+ * none). The domain picked belongs to the account left, so it is forgotten.
+ */
+export function setActing(acting: Acting | undefined): void {
+  update({ acting, domain: undefined });
+}
+
+/**
+ * The headers Mailgun asks of a DIPP edit or delete: the account acted on, who asks, and the
+ * client (the contract's X-Service-* headers).
+ */
+export function serviceHeaders(): Record<string, string> {
+  const session = currentSession();
+  return {
+    'X-Service-Account-Id': state.acting?.id ?? session?.accountId ?? '',
+    'X-Service-Requestor': session?.email ?? 'console',
+    'X-Service-Requestor-Client': 'mailplane-console',
+  };
 }
 
 export function can(access: Access): boolean {
@@ -92,7 +129,7 @@ export function can(access: Access): boolean {
 }
 
 export function setRegion(id: string): void {
-  update({ region: id, domain: undefined });
+  update({ region: id, domain: undefined, acting: undefined });
 }
 
 export function setDomain(domain: string | undefined): void {
@@ -103,6 +140,7 @@ interface User {
   id: string;
   email: string;
   role: Role;
+  account_id?: string;
 }
 
 interface CreatedKey {
@@ -137,12 +175,12 @@ async function signInRegion(region: RegionConfig, entered: string): Promise<Regi
       const key = await call<CreatedKey>(asEntered, 'POST', '/v1/keys', {
         form: { kind: 'web', role: 'admin', user_id: user.id, email: requestorOf(user), description: 'Mailplane console sign-in' },
       });
-      return { secret: key.secret, keyId: key.id, role: key.role, inMemory: false, email: requestorOf(user), userId: user.id };
+      return { secret: key.secret, keyId: key.id, role: key.role, inMemory: false, email: requestorOf(user), userId: user.id, accountId: user.account_id };
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 403) throw error;
     }
   }
-  return { secret: entered, role: user && roles.includes(user.role) ? user.role : 'basic', inMemory: true, email: user?.email, userId: user?.id };
+  return { secret: entered, role: user && roles.includes(user.role) ? user.role : 'basic', inMemory: true, email: user?.email, userId: user?.id, accountId: user?.account_id };
 }
 
 function signInError(error: unknown): string {
@@ -179,7 +217,7 @@ export async function signIn(entered: string): Promise<string | undefined> {
         }
       }),
   );
-  update({ sessions, notice: undefined });
+  update({ sessions, notice: undefined, acting: undefined });
   return undefined;
 }
 
@@ -187,7 +225,7 @@ export async function signIn(entered: string): Promise<string | undefined> {
 export async function signOut(notice?: string): Promise<void> {
   const config = state.config!;
   const sessions = state.sessions;
-  update({ sessions: {}, domain: undefined, notice });
+  update({ sessions: {}, domain: undefined, acting: undefined, notice });
   await Promise.all(
     Object.entries(sessions).map(async ([id, session]) => {
       const region = config.regions.find((r) => r.id === id);

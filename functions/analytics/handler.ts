@@ -5,6 +5,7 @@ import { parseDateInput } from '../platform/dates';
 import { BadRequest, NotFound } from '../platform/errors';
 import { oneOfValues, schema, text, validate } from '../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { AGGREGATE_SINGULARS, aggregates, AGGREGATE_TYPES, TYPE_BY_SINGULAR, type AggregateType } from './aggregates';
 import { metricsQuery, queryMetrics, SENDING_METRICS, USAGE_METRICS, type MetricSet } from './metrics';
 import { analyticsRoutes } from './routes';
@@ -90,4 +91,4 @@ export const handler = areaHandler(analyticsRoutes, {
   tagStats: operation(tagStatsInput, tagStats),
   tagAggregatesByQuery: operation(tagAggregateQueryInput, async (req, input) => tagAggregates(req, input.domain, input.tag, TYPE_BY_SINGULAR[input.type]!)),
   tagAggregates: operation(() => aggregateInput().extend({ tag: text() }), async (req, input) => tagAggregates(req, input.domain, input.tag, aggregateType(input.type))),
-});
+}, { onBehalfOf });

@@ -1,6 +1,7 @@
 import { z } from 'zod/v3';
 import { schema } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { Reply } from '../platform/http/reply';
 import { certificateStatus, startCertificateJob } from './certificates';
 import { initiatedJson, statusJson } from './present';
@@ -13,4 +14,4 @@ export const handler = areaHandler(certificateRoutes, {
   generate: operation(hostInput, async (req, input) => new Reply(202, initiatedJson(await startCertificateJob(req.accountId, input.domain, 'generate')))),
   regenerate: operation(hostInput, async (req, input) => new Reply(202, initiatedJson(await startCertificateJob(req.accountId, input.domain, 'regenerate')))),
   status: operation(hostInput, async (req, input) => statusJson(await certificateStatus(req.accountId, input.domain))),
-});
+}, { onBehalfOf });

@@ -1,6 +1,7 @@
 import { requireDomain } from '../domains/domain-store';
 import { BadRequest } from '../platform/errors';
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { changePassword, createCredentials, deleteAllCredentials, deleteCredential, GENERATED_NOTE, listCredentials } from './credentials';
 import { credentialJson } from './present';
 import { credentialRoutes } from './routes';
@@ -39,4 +40,4 @@ export const handler = areaHandler(credentialRoutes, {
     const count = await deleteAllCredentials(domain);
     return { message: 'All domain credentials have been deleted', count };
   }),
-});
+}, { onBehalfOf });

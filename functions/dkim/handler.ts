@@ -8,6 +8,7 @@ import { BadRequest, NotFound } from '../platform/errors';
 import { absoluteUrl } from '../platform/http/paging';
 import { boundedText, flag, integer, MAX_LENGTH, text } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { setDkimAuthority, setDkimSelector } from './authority';
 import { activateKey, deactivateKey } from './key-states';
 import { accountKeys, addDkimKey, checkKeyRecord, deleteKey, keyRecord, requireDkimKey } from './keys';
@@ -139,4 +140,4 @@ export const handler = areaHandler(dkimRoutes, {
     await rotateNow(domain);
     return { message: 'ok' };
   }),
-});
+}, { onBehalfOf });

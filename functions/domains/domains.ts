@@ -5,12 +5,23 @@ import { objectId } from '../platform/ids';
 import { decryptSecret, encryptSecret } from '../platform/secrets';
 import { generateDkimKey, pemBody } from './dkim';
 import { checkRecords, expectedRecords } from './dns-records';
-import { activeDkimKey, claimName, dkimKeysOf, listDomainItems, patchDomain, releaseName, removeDkimKey, removeDomainItem, saveDkimKey, saveNewDomain, removeRotationDue, type DkimKeyItem, type DomainItem, type TrackingCertificate } from './domain-store';
-import { removeDomainCredentials, setPostmasterPassword } from '../credentials/credentials';
-import { clearDomainLists } from '../suppressions/sending';
-import { clearDomainTags } from '../tags/tag-store';
-import { clearDomainHooks } from '../webhooks/webhook-store';
-import { deleteAllTemplates } from '../templates/templates';
+import {
+  activeDkimKey,
+  claimName,
+  dkimKeysOf,
+  listDomainItems,
+  patchDomain,
+  releaseName,
+  removeDkimKey,
+  removeDomainItem,
+  removeRotationDue,
+  saveDkimKey,
+  saveNewDomain,
+  type DkimKeyItem,
+  type DomainItem,
+  type TrackingCertificate,
+} from './domain-store';
+import { setPostmasterPassword } from '../credentials/credentials';
 import { deleteIdentity, identityStatus, registerIdentity, setMailFrom, type DkimSigning } from './ses-identity';
 import { servesHttps } from '../certificates/status';
 import { logger } from '../platform/logger';
@@ -264,7 +275,15 @@ export async function verifyDomain(domain: DomainItem): Promise<DomainItem> {
   });
 }
 
-export async function deleteDomain(domain: DomainItem): Promise<void> {
+/** What an area keeps of a domain, removed when the domain is deleted. */
+export interface DomainCleanup {
+  /** The area whose items these are. */
+  name: string;
+  clean(accountId: string, domain: string): Promise<unknown>;
+}
+
+/** Deletes a domain with what it owns: `cleanups` remove what other areas keep of it (DOMAIN_CLEANUPS, cleanups.ts). */
+export async function deleteDomain(domain: DomainItem, cleanups: readonly DomainCleanup[]): Promise<void> {
   if (domain.type === 'sandbox') throw new BadRequest('The sandbox domain cannot be deleted');
   if (domain.isDisabled) throw new BadRequest('A disabled domain cannot be deleted');
   const dependants = (await listDomainItems(domain.accountId)).filter((d) => d.name !== domain.name && d.dkimAuthority === domain.name);
@@ -272,12 +291,8 @@ export async function deleteDomain(domain: DomainItem): Promise<void> {
   const { accountId, name } = domain;
   await deleteIdentity(name);
   // What the domain owns goes with it; its events expire on their own.
-  await deleteAllTemplates(accountId, name);
-  await clearDomainLists(accountId, name);
-  await clearDomainTags(accountId, name);
-  await clearDomainHooks(accountId, name);
+  for (const cleanup of cleanups) await cleanup.clean(accountId, name);
   for (const key of await dkimKeysOf(accountId, name)) await removeDkimKey(key);
-  await removeDomainCredentials(accountId, name);
   await removeRotationDue(accountId, name);
   await removeDomainItem(domain);
   await releaseName(name);

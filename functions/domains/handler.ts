@@ -3,7 +3,9 @@ import { BadRequest, NotFound } from '../platform/errors';
 import { boundedText, flag, MAX_LENGTH } from '../platform/http/params';
 import { trackingJson, trackingOf } from '../tracking/settings';
 import { areaHandler, operation, shadowedParam, type ApiRequest } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { assignDomain, domainIps, poolAssignment, replacementOf, requireAccountIp, poolParameter, type DomainAssignment } from '../sending-ips/ip-pools';
+import { DOMAIN_CLEANUPS } from './cleanups';
 import { patchDomain, requireDomain } from './domain-store';
 import { createDomain, deleteDomain, listDomains, updateDomain, verifyDomain, type DomainSettings } from './domains';
 import { accountsCovered } from '../accounts/subaccount-list';
@@ -208,7 +210,7 @@ export const handler = areaHandler(domainRoutes, {
   removeDomainPool: operation(() => z.object({ name: z.string(), ip: z.string() }), async (req, input) => removeAssignment(req, input.name, input.ip)),
 
   deleteDomain: operation(() => z.object({ name: z.string() }), async (req, input) => {
-    await deleteDomain(await requireDomain(req.accountId, input.name));
+    await deleteDomain(await requireDomain(req.accountId, input.name), DOMAIN_CLEANUPS);
     return { message: 'Domain has been deleted' };
   }),
-});
+}, { onBehalfOf });

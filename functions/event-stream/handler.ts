@@ -1,7 +1,11 @@
-import { countEvents } from '../analytics/count-events';
+import { eventCounter, type CountSource } from '../analytics/count-events';
+import { trapHitCounts } from '../optimize/spamtraps/trap-hits';
 import { registerTags } from '../tags/tag-registry';
 import { fanOutWebhooks } from '../webhooks/fan-out';
 import { streamHandler, type EventConsumer } from './process-batch';
+
+/** What other areas count of the events analytics counts (its counters hold them beside its own). */
+export const COUNT_SOURCES: CountSource[] = [trapHitCounts];
 
 /**
  * The table stream's consumer (INSERTs of kind=event): every event the platform records reaches
@@ -9,7 +13,7 @@ import { streamHandler, type EventConsumer } from './process-batch';
  * finished, so a retry caused by one does not repeat the others.
  */
 export const EVENT_CONSUMERS: EventConsumer[] = [
-  { name: 'analytics', consume: countEvents },
+  { name: 'analytics', consume: eventCounter(COUNT_SOURCES) },
   { name: 'tags', consume: registerTags },
   { name: 'webhooks', consume: fanOutWebhooks },
 ];

@@ -4,6 +4,7 @@ import { env } from '../platform/env';
 import { withStorageUrl } from '../messages/storage-url';
 import { absoluteUrl } from '../platform/http/paging';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { readEvents } from './event-store';
 import { matches } from './filters';
 import { cursorFromQuery, decodeCursor, encodeCursor, listEventsInput, parsedFilters, type EventsCursor } from './query';
@@ -46,4 +47,4 @@ export const handler = areaHandler(eventRoutes, {
   eventsPage: operation(() => z.object({ domain: z.string(), token: z.string() }), async (req, input) =>
     page(req, input.domain.toLowerCase(), decodeCursor(input.token)),
   ),
-});
+}, { onBehalfOf });

@@ -1,3 +1,5 @@
+import type { DomainItem } from '../domains/domain-store';
+
 /**
  * What SES's receipt rule publishes once its S3 action has stored a message (the action's SNS
  * notification, delivered to the inbound queue wrapped in SNS's envelope): the envelope, SES's
@@ -21,6 +23,15 @@ export interface SesReceipt {
     virusVerdict: { status: Verdict };
     action: { type: 'S3'; bucketName: string; objectKey: string };
   };
+}
+
+/** One domain's share of a received message: its recipients there, and the message. */
+export interface InboundDelivery {
+  accountId: string;
+  domain: DomainItem;
+  recipients: string[];
+  mime: Buffer;
+  receipt: SesReceipt;
 }
 
 export type Verdict = 'PASS' | 'FAIL' | 'GRAY' | 'PROCESSING_FAILED' | 'DISABLED';

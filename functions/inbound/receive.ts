@@ -14,7 +14,7 @@ import { receiveSeedTargetMail } from '../optimize/inbox/target-mail';
 import { takeListRecipients } from '../lists/inbound-recipients';
 import { enqueueAction, stableId, type ActionJob } from './action-job';
 import { headerPairs } from './parsed-message';
-import { STORED_INBOUND_SECONDS, type SesReceipt } from './receipt';
+import { STORED_INBOUND_SECONDS, type InboundDelivery, type SesReceipt } from './receipt';
 
 /**
  * Received mail, from SES's receipt (or the local stand-in's) to route actions queued. Every step
@@ -22,15 +22,6 @@ import { STORED_INBOUND_SECONDS, type SesReceipt } from './receipt';
  * the S3 object key, so it rewrites the same items and its actions meet their own claims
  * (action-worker.ts) instead of running twice.
  */
-
-/** One domain's share of a received message: its recipients there, and the message. */
-export interface InboundDelivery {
-  accountId: string;
-  domain: DomainItem;
-  recipients: string[];
-  mime: Buffer;
-  receipt: SesReceipt;
-}
 
 /**
  * Who takes a recipient before routes are evaluated. Each handler answers the recipients it has

@@ -4,6 +4,7 @@ import { keyKinds, roles } from '../platform/access';
 import { BadRequest, NotFound } from '../platform/errors';
 import { boundedText, flag, integer, MAX_LENGTH, oneOfValues, schema } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { deleteKey, findKey, issueKey, keyJson, listKeys, WEB_KEY_MAX_SECONDS } from './api-keys';
 import { keyRoutes } from './routes';
 import { ensureUser } from '../accounts/user-store';
@@ -90,4 +91,4 @@ export const handler = areaHandler(keyRoutes, {
     await deleteKey(key);
     return { message: 'key deleted' };
   }),
-});
+}, { onBehalfOf });

@@ -1,6 +1,7 @@
 import { NotFound } from '../platform/errors';
 import { pivotPaging } from '../platform/http/paging';
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { csvEntries, jsonEntries, upload } from './bulk';
 import { allLists, getMember, listPage, memberPage, membersAfter, countMatching } from './list-store';
 import { addMember, changeMember, createList, removeList, removeMember, requireList, updateList } from './lists';
@@ -103,7 +104,7 @@ export const handler = areaHandler(listRoutes, {
     const file = req.files.find((part) => part.field === 'members');
     return uploadReply(req.accountId, list.address, await upload(list, csvEntries(file, input.subscribed), input.upsert));
   }),
-});
+}, { onBehalfOf });
 
 /** The list as it stands after the upload (members_count included), and the task's id when it runs in the background. */
 async function uploadReply(accountId: string, address: string, outcome: { taskId?: string }) {

@@ -3,6 +3,7 @@ import { sendingDomain } from '../messages/accept';
 import type { MessagePlan } from '../messages/copies';
 import { formatMailbox, parseMailboxes, type Mailbox } from '../messages/recipients';
 import { ApiError } from '../platform/errors';
+import { mailparser } from '../platform/lazy/lazy-modules';
 import { messageId as newMessageId } from '../platform/ids';
 import { findListByAddress, refusal, replyTarget, startListPost, type Via } from './post';
 import type { DomainItem } from '../domains/domain-store';
@@ -15,8 +16,8 @@ import type { DomainItem } from '../domains/domain-store';
 
 /** The parts of a MIME message a post re-composes per member: mailparser's reading of it. */
 async function parsed(raw: Buffer): Promise<ParsedMail> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- mailparser is over 1 MB: loaded on the first post only
-  const { simpleParser } = require('./mime-parser') as typeof import('./mime-parser');
+  // mailparser is over 1 MB: loaded on the first post only.
+  const { simpleParser } = mailparser();
   return simpleParser(raw);
 }
 

@@ -1,4 +1,4 @@
-import type { InboundDelivery } from '../inbound/receive';
+import type { InboundDelivery } from '../inbound/receipt';
 import { stableId } from '../inbound/action-job';
 import { newEvent, recordEvents } from '../events/event-store';
 import { logger } from '../platform/logger';

@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../events/event-store';
 import { env } from '../platform/env';
 import { BadRequest } from '../platform/errors';
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { eventSelection, type EventSelection } from './event-selection';
 import { compileFilter, matchesFilter } from './filter';
 import { readLogs, type LogRead } from './log-reader';
@@ -95,4 +96,4 @@ export const handler = areaHandler(logRoutes, {
       aggregates: total ?? {},
     };
   }),
-});
+}, { onBehalfOf });

@@ -1,5 +1,6 @@
 import type { RE2JS } from 're2js';
 import { BadRequest } from '../platform/errors';
+import { re2js } from '../platform/lazy/lazy-modules';
 
 /**
  * Route filters and actions in Mailgun's syntax (contract §9):
@@ -42,16 +43,6 @@ function unquote(double: string | undefined, single: string | undefined): string
 }
 
 /** Compiles a pattern with RE2, or explains in a 400 why it is not one. */
-/**
- * re2js, required on the first pattern compiled (saving or evaluating a route), not with the
- * module, and a side bundle of the routes API Lambda: listing, reading and deleting routes do not
- * need it at cold start.
- */
-function re2js(): typeof import('./re2-engine') {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose
-  return require('./re2-engine') as typeof import('./re2-engine');
-}
-
 export function compilePattern(source: string): RE2JS {
   if (source.length > MAX_PATTERN_LENGTH) throw new BadRequest(`The regular expression is longer than ${MAX_PATTERN_LENGTH} characters`);
   try {

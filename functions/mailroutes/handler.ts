@@ -1,5 +1,6 @@
 import { BadRequest } from '../platform/errors';
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { createRoute, deleteRoute, firstMatch, requireRoute, updateRoute } from './mailroutes';
 import { routeJson } from './present';
 import { routesOf } from './route-store';
@@ -34,4 +35,4 @@ export const handler = areaHandler(mailRouteRoutes, {
     await deleteRoute(route);
     return { message: 'Route has been deleted', id: route.id };
   }),
-});
+}, { onBehalfOf });

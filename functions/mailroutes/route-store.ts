@@ -7,7 +7,7 @@ import { defineEntity } from '../data/key-registry';
  * Every inbound message is routed against all of its account's routes, so they are read whole
  * (one Query) and ordered in memory; lists page the same ordering with skip/limit.
  */
-export const routeKey = defineEntity(
+export const mailRouteKey = defineEntity(
   'mail routes',
   { route: { what: 'one route (API)', pk: 'ACCT#<account>#ROUTES', sk: '<route id>', key: (accountId: string, id = ''): Key => ({ pk: `ACCT#${accountId}#ROUTES`, sk: id }) } },
   [{ what: "all of an account's routes (list, match, inbound)", pk: 'ACCT#<account>#ROUTES' }],
@@ -30,21 +30,21 @@ export function byEvaluationOrder(a: RouteItem, b: RouteItem): number {
 }
 
 export async function routesOf(accountId: string): Promise<RouteItem[]> {
-  return (await queryAll<RouteItem>(routeKey(accountId), '')).sort(byEvaluationOrder);
+  return (await queryAll<RouteItem>(mailRouteKey(accountId), '')).sort(byEvaluationOrder);
 }
 
 export async function findRoute(accountId: string, id: string): Promise<RouteItem | undefined> {
-  return getItem<RouteItem>(routeKey(accountId, id), { consistent: true });
+  return getItem<RouteItem>(mailRouteKey(accountId, id), { consistent: true });
 }
 
 export async function insertRoute(route: RouteItem): Promise<void> {
-  await putItem(routeKey(route.accountId, route.id), route, { ifAbsent: true });
+  await putItem(mailRouteKey(route.accountId, route.id), route, { ifAbsent: true });
 }
 
 export async function patchRoute(route: RouteItem, changes: Partial<Pick<RouteItem, 'priority' | 'description' | 'expression' | 'actions'>>): Promise<RouteItem> {
-  return updateItem<RouteItem>(routeKey(route.accountId, route.id), changes);
+  return updateItem<RouteItem>(mailRouteKey(route.accountId, route.id), changes);
 }
 
 export async function removeRoute(route: RouteItem): Promise<boolean> {
-  return deleteIfPresent(routeKey(route.accountId, route.id));
+  return deleteIfPresent(mailRouteKey(route.accountId, route.id));
 }

@@ -18,7 +18,7 @@ export interface SendJob {
   /** Delivery attempts so far (the queue's own receive count restarts when a retry is re-queued). */
   attempt: number;
   firstAttemptAt?: number;
-  /** Times in a row the worker handed the job back unsent for want of time (send-worker.ts). */
+  /** Times in a row the worker handed the job back unsent for want of time (functions/delivery/ses-chunks.ts). */
   handBacks?: number;
 }
 

@@ -5,6 +5,7 @@ import { BadRequest, Forbidden } from '../platform/errors';
 import { messageId as newMessageId } from '../platform/ids';
 import { schema } from '../platform/http/params';
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { listPostOf, sendingDomainAndLists } from '../lists/post';
 import { withinMonthlyLimit } from '../accounts/monthly-limit';
 import { acceptMessage, envelopeRecipients, newMessageIdentity, sendingDomain } from './accept';
@@ -127,4 +128,4 @@ export const handler = areaHandler(messageRoutes, {
     ));
     return { id: accepted.id, message: QUEUED };
   }),
-});
+}, { onBehalfOf });

@@ -54,9 +54,7 @@ export interface MessageRecord {
 }
 
 export const messageKey = defineEntity('messages', {
-  message: { what: 'a stored message by its storage key', pk: 'MSG#<storage key>', sk: 'MSG', key: (storageKey: string): Key => ({ pk: `MSG#${storageKey}`, sk: 'MSG' }) },
-  // Built in messages/send-worker.ts (the claim protocol, moving to a delivery module of its own).
-  deliveryClaim: { what: "the send worker's claim of one recipient of a message", pk: 'MSG#<storage key>', sk: 'RCPT#<recipient*>' },
+  message: { what: 'a stored message by its storage key (its recipients\' delivery claims share the partition: delivery/claims.ts)', pk: 'MSG#<storage key>', sk: 'MSG', key: (storageKey: string): Key => ({ pk: `MSG#${storageKey}`, sk: 'MSG' }) },
 }).message;
 
 export function newStorageKey(): string {

@@ -1,6 +1,7 @@
 import { z } from 'zod/v3';
 import { NotFound } from '../platform/errors';
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { RawReply } from '../platform/http/reply';
 import type { ReferenceFiles } from './reference-files';
 import { openApiRoutes } from './routes';
@@ -53,4 +54,4 @@ export const handler = areaHandler(openApiRoutes, {
     if (!file) throw new NotFound(`No file ${input.file} in the API reference`);
     return new RawReply(200, file.body, { 'content-type': file.contentType, 'cache-control': 'public, max-age=3600', ...STATIC });
   }),
-});
+}, { onBehalfOf });

@@ -10,8 +10,8 @@ export type LookupResult = string[] | undefined;
 const ABSENT = new Set(['ENODATA', 'ENOTFOUND', 'NOTFOUND', 'ENONAME']);
 
 function resolver(): DnsResolver {
-  // Loaded on the first lookup, not with the module: only verifying a domain asks DNS, and
-  // node:dns/promises is about 1.5 ms of a cold start.
+  // Loaded on the first lookup, not with the module: only verifying a domain asks DNS, and the
+  // others should not load node:dns/promises at cold start.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose
   const { Resolver } = require('node:dns/promises') as { Resolver: typeof DnsResolver };
   const resolver = new Resolver({ timeout: 2000, tries: 2 });

@@ -1,10 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { z } from 'zod/v3';
-import { parseTrapList } from '../optimize/spamtraps/trap-list-syntax';
 
 // Variables of the same kind share one schema (zod schemas are immutable): every Lambda builds this
-// contract at cold start, and each zod object binds two dozen methods; built field by field, its 83
-// fields took 263 of them, shared 126 (about 1 ms less per cold start). The descriptions beside
+// contract at cold start, and each zod object binds two dozen methods. The descriptions beside
 // them are plain strings, so they cost no zod objects.
 const optionalString = z.string().optional();
 const optionalNonEmpty = z.string().min(1).optional();
@@ -112,7 +110,7 @@ export const PLATFORM_SETTINGS = {
   RSPAMD_URL: setting(optionalUrl, "rspamd's base URL (`POST /checkv2`), used when `SPAMD_ADDRESS` is unset. On AWS `-c rspamdUrl`."),
   BLOCKLIST_RESOLVERS: setting(
     optionalString,
-    'The resolvers blocklist lookups go through, comma-separated `ip` or `ip:port`: your own recursive resolvers, since Spamhaus and URIBL refuse queries from shared ones. Unset, every list is `unknown`. On AWS `-c blocklistResolvers`.',
+    'The resolvers blocklist lookups go through, comma-separated `ip` or `ip:port`: your own recursive resolvers, since Spamhaus and URIBL refuse queries from shared ones. Unset, no list is asked, and each reads `unknown` with that reason once its last answer is three check periods old (a listing stays shown). On AWS `-c blocklistResolvers`.',
   ),
   SPAMHAUS_DQS_KEY: setting(
     z.string().regex(/^[a-z0-9]{26}$/, 'a Spamhaus DQS key: 26 lower-case letters and digits').optional(),
@@ -135,17 +133,10 @@ export const PLATFORM_SETTINGS = {
     { fallback: "each account's own sandbox domain" },
   ),
   SLACK_API_URL: setting(z.string().url().default('https://slack.com/api'), "Slack's Web API, for alerts' Slack channel (tests point it at a loopback stand-in)."),
+  // Its syntax is the spam-traps area's (functions/optimize/spamtraps/trap-list-syntax.ts), checked by
+  // the hosts at start and at synth (lib/setting-checks.ts).
   SPAM_TRAP_LIST: setting(
-    z
-      .string()
-      .superRefine((value, ctx) => {
-        try {
-          parseTrapList(value);
-        } catch (error) {
-          ctx.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
-        }
-      })
-      .optional(),
+    optionalString,
     'Your spam traps, `type:address-or-domain` separated by commas or new lines, `type` one of pristine, recycled, typo, harvested. On AWS `-c spamTrapList=...`.',
     { accepts: '`type:entry` items, `type` pristine, recycled, typo or harvested, `entry` an address or a domain' },
   ),
@@ -234,8 +225,8 @@ export const PLATFORM_SETTINGS = {
     "Let the addresses users give (webhook and alert URLs, routes' forwards, inspection fetches, seed mailboxes' IMAP hosts) reach this machine's loopback (127.0.0.0/8, ::1), and accept names that do not resolve yet; never private, link-local or metadata addresses.",
     { fallback: '`WEBHOOK_ALLOW_PRIVATE_URLS` decides' },
   ),
-  // It once also opened private and link-local networks, metadata service included; it now means
-  // loopback only, the narrowing being the point.
+  // Loopback only, whatever its name says: private and link-local networks, the metadata service
+  // among them, stay closed to user-given addresses.
   WEBHOOK_ALLOW_PRIVATE_URLS: setting(
     z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
     'The older name of `WEBHOOK_ALLOW_LOOPBACK_URLS`, used when that is unset, kept so existing configurations still start; it no longer opens private networks.',

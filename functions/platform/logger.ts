@@ -5,8 +5,8 @@
  * It writes the lines Powertools' Logger writes in its default format, for the calls the platform
  * makes (a message and flat attributes): `level`, `message`, `timestamp` (UTC), `service`,
  * `sampling_rate`, `xray_trace_id`, then the attributes, empty ones left out; an Error anywhere as
- * `name`, `location`, `message`, `stack` (and `cause`). Powertools itself was about 20 KB and 3 ms
- * of every Lambda's cold start. The level is POWERTOOLS_LOG_LEVEL (or LOG_LEVEL), INFO by default,
+ * `name`, `location`, `message`, `stack` (and `cause`), without loading Powertools at every
+ * Lambda's cold start. The level is POWERTOOLS_LOG_LEVEL (or LOG_LEVEL), INFO by default,
  * never below Lambda's advanced logging controls (AWS_LAMBDA_LOG_LEVEL); SILENT silences. INFO
  * goes to stdout, WARN and ERROR to stderr.
  */

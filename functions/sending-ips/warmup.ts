@@ -8,7 +8,7 @@ import { setSesWarmup } from './ses-resources';
  * plan is a list of stages, each a daily volume; a stage lasts at least a day and ends once its
  * volume has been sent from the address; within a stage the address sends at most a tenth of the
  * stage's volume per hour (so the day's volume takes ten hours or more, never one burst). Mail
- * beyond the hour's limit waits for the next hour (send-worker.ts); it is never sent from the
+ * beyond the hour's limit waits for the next hour (functions/delivery/ses-chunks.ts); it is never sent from the
  * warming address over its limit, nor moved to another address behind the user's back.
  *
  * SES is told the plan's progress (PutDedicatedIpWarmupAttributes, the percentage of the plan

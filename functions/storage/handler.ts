@@ -1,6 +1,7 @@
 import { z } from 'zod/v3';
 import { storedMessage } from '../messages/message-store';
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { storageRoutes } from './routes';
 import { storedMessageJson } from './stored-message';
 
@@ -12,4 +13,4 @@ export const handler = areaHandler(storageRoutes, {
     }
     return storedMessageJson(record, mime, req.baseUrl);
   }),
-});
+}, { onBehalfOf });

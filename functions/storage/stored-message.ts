@@ -1,15 +1,14 @@
-import type { simpleParser as SimpleParser } from 'mailparser';
+import { mailparser } from '../platform/lazy/lazy-modules';
 import { attachmentJson, parsedFields } from '../inbound/parsed-message';
 import { storedMessageUrl } from '../messages/storage-url';
 import type { MessageRecord } from '../messages/message-store';
 
 /** The stored-message JSON of contract §2.3, parsed from the MIME with mailparser. */
 export async function storedMessageJson(record: MessageRecord, mime: Buffer, baseUrl: string) {
-  // Loaded on first use, and in Lambda from its own bundle beside index.js (mime-parser.ts):
+  // Loaded on first use, and in Lambda from its own bundle beside index.js (platform/lazy/):
   // mailparser's charset tables are most of this Lambda's code, and the raw (message/rfc2822)
   // reply does not need them.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { simpleParser } = require('./mime-parser') as { simpleParser: typeof SimpleParser };
+  const { simpleParser } = mailparser();
   const fields = parsedFields(await simpleParser(mime, { skipImageLinks: true, skipTextToHtml: true }));
   return {
     ...fields.topLevel,

@@ -3,6 +3,7 @@ import { BadRequest, NotFound } from '../platform/errors';
 import { pivotPaging } from '../platform/http/paging';
 import { validate } from '../platform/http/params';
 import { areaHandler, operation, type ApiRequest, type Operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { addEntries } from './add-entries';
 import { importCsv } from './csv-import';
 import { LIST_TEXTS, type SuppressionList } from './lists';
@@ -102,4 +103,4 @@ export const handler = areaHandler(suppressionRoutes, {
   ...operationsOf('complaints'),
   ...operationsOf('unsubscribes'),
   ...operationsOf('whitelists'),
-});
+}, { onBehalfOf });

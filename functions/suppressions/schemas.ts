@@ -24,8 +24,8 @@ export function isEmailAddress(value: string): boolean {
 }
 
 /**
- * A form string normalised and checked in one step. Each zod effect costs about 1.5 µs, and an
- * import checks every row of a file of up to 25 MB, so fields keep their layers few.
+ * A form string normalised and checked in one step: each zod effect costs time on every value, and
+ * an import checks every row of a file of up to 25 MB, so fields keep their layers few.
  */
 const checkedText = (message: string, check: (value: string) => boolean, normalise = (value: string) => value) =>
   text().transform((raw, ctx) => {

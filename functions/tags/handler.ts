@@ -7,6 +7,7 @@ import { BadRequest, NotFound } from '../platform/errors';
 import { pivotPaging } from '../platform/http/paging';
 import { MAX_LENGTH } from '../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { accountTagJson, domainTagJson } from './present';
 import { tagRoutes } from './routes';
 import { accountTagInput, domainInput, domainTagInput, listAccountTagsInput, listDomainTagsInput, noInput, type TagSort } from './schemas';
@@ -140,4 +141,4 @@ export const handler = areaHandler(tagRoutes, {
     const domain = await requireDomain(req.accountId, input.domain);
     return { id: domain.domainId, limit: env().TAG_LIMIT_DOMAIN, count: await tagCount({ accountId: req.accountId, domain: domain.name }) };
   }),
-});
+}, { onBehalfOf });

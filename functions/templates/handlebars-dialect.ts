@@ -1,4 +1,5 @@
 import type Handlebars from 'handlebars';
+import { handlebarsEngine } from '../platform/lazy/lazy-modules';
 
 /**
  * The Handlebars dialect of Mailgun templates. Mailgun renders with raymond, a Go port of
@@ -21,14 +22,13 @@ let loaded: { engine: Engine; refuseUnsupported: () => Handlebars.Visitor } | un
 
 /**
  * The engine, set up on first use: the areas that bundle it mostly answer requests that never
- * render or check a template (sends without one, template reads), and evaluating handlebars is
- * about a tenth of their cold start. The templates Lambda also keeps it out of its index.js
- * (handlebars-engine.ts).
+ * render or check a template (sends without one, template reads), and evaluating handlebars is a
+ * large part of their cold start. The templates Lambda also keeps it out of its index.js
+ * (platform/lazy/lazy-modules.ts).
  */
 function handlebars(): NonNullable<typeof loaded> {
   if (!loaded) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose, see above
-    const root = (require('./handlebars-engine') as { default: Engine }).default;
+    const root: Engine = handlebarsEngine().default;
     const engine = root.create();
     engine.unregisterHelper('log');
     engine.registerHelper('equal', equal);

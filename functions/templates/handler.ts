@@ -1,6 +1,7 @@
 import { requireDomain } from '../domains/domain-store';
 import { pivotPaging } from '../platform/http/paging';
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { templateChangeJson, templateJson, versionChangeJson, versionJson } from './present';
 import { templateRoutes } from './routes';
 import {
@@ -144,4 +145,4 @@ export const handler = areaHandler(templateRoutes, {
     // The OAS names the copy `version`, and keeps it under the deprecated `template` as well.
     return { message: 'version has been copied', version: copied, template: copied };
   }),
-});
+}, { onBehalfOf });

@@ -1,4 +1,5 @@
 import type { convert as Convert, HtmlToTextOptions } from 'html-to-text';
+import { htmlToText } from '../platform/lazy/lazy-modules';
 
 /**
  * The text/plain part Mailgun adds for `t:text=yes`: "a plain text version of the template
@@ -18,8 +19,7 @@ const OPTIONS: HtmlToTextOptions = {
 let convert: typeof Convert | undefined;
 
 export function textFromHtml(html: string): string {
-  // Loaded on first use (html-to-text-engine.ts): most sends convert nothing.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred on purpose, see above
-  convert ??= (require('./html-to-text-engine') as { convert: typeof Convert }).convert;
+  // Loaded on first use: most sends convert nothing.
+  convert ??= htmlToText().convert;
   return convert(html, OPTIONS);
 }

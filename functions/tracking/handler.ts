@@ -4,6 +4,7 @@ import { newEvent, recordEvent, type EventName } from '../events/event-store';
 import { NotFound } from '../platform/errors';
 import { schema } from '../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import { noticePage } from '../platform/http/public-page';
 import { RawReply } from '../platform/http/reply';
 import { unsubscribeMember } from '../lists/list-store';
@@ -77,4 +78,4 @@ export const handler = areaHandler(trackingRoutes, {
     await unsubscribe(req, await claimsOf(input.token));
     return new RawReply(200, '', NO_STORE);
   }),
-});
+}, { onBehalfOf });

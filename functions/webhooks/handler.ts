@@ -1,4 +1,5 @@
 import { areaHandler, operation } from '../platform/http/pipeline';
+import { onBehalfOf } from '../accounts/on-behalf-of';
 import {
   createAccountWebhook,
   deleteAccountWebhook,
@@ -52,4 +53,4 @@ export const handler = areaHandler(webhookRoutes, {
     message: 'regenerated HTTP signing key for account',
     http_signing_key: await rotateSigningKey(req.accountId),
   })),
-});
+}, { onBehalfOf });

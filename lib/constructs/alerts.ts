@@ -1,16 +1,12 @@
-import { Duration, type NestedStack } from 'aws-cdk-lib';
+import type { NestedStack } from 'aws-cdk-lib';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import * as path from 'node:path';
-import { ALERT_WORKER_TIMEOUT_SECONDS } from '../../functions/optimize/alerts/alert-timing';
 import { platformEnvSchema } from '../../functions/platform/env';
-import { REPO_ROOT } from '../paths';
+import { queueWorker } from '../../functions/workers';
 import { type AreaGrantee, type AreaResources, grantMessageObjects, grantSendToQueue, grantTableReadWrite } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
-import { QueueWithDlq } from './queue';
-import { queueWorker } from './queue-worker';
-import { MAX_RECEIVE_COUNT, visibilityTimeoutFor } from './sending';
+import { workerOf, workerQueue } from './queue-worker';
 
-const ALERT_WORKER_TIMEOUT = Duration.seconds(ALERT_WORKER_TIMEOUT_SECONDS);
+const ALERTS = queueWorker('alerts');
 
 /**
  * What sends alerts: the account's settings and Slack token in the table (the token and the
@@ -40,17 +36,14 @@ export function grantRaiseAlerts(grantee: AreaGrantee, queue: sqs.IQueue): void 
  * from; absent, each account's sandbox domain.
  */
 export function addAlerts(stack: NestedStack, environment: Record<string, string>, resources: AreaResources) {
-  const queue = new QueueWithDlq(stack, 'AlertQueue', { visibilityTimeout: visibilityTimeoutFor(ALERT_WORKER_TIMEOUT), maxReceiveCount: MAX_RECEIVE_COUNT });
+  const queue = workerQueue(stack, 'AlertQueue', ALERTS);
   const emailDomain: unknown = stack.node.tryGetContext('alertsEmailDomain');
   const alertsEnvironment: Record<string, string> = {
     ALERT_QUEUE_URL: queue.queue.queueUrl,
     ...(typeof emailDomain === 'string' && emailDomain ? { ALERTS_EMAIL_DOMAIN: platformEnvSchema.shape.ALERTS_EMAIL_DOMAIN.parse(emailDomain)! } : {}),
   };
-  const worker = queueWorker(stack, 'AlertWorker', {
-    entry: path.join(REPO_ROOT, 'functions', 'optimize', 'alerts', 'delivery-worker.ts'),
-    description: 'Queue worker: delivers alerts by webhook (signed), email and Slack, re-queues retries',
+  const worker = workerOf(stack, 'AlertWorker', ALERTS, {
     environment: { ...environment, ...alertsEnvironment },
-    timeout: ALERT_WORKER_TIMEOUT,
     queue: queue.queue,
     grant: (grantee: AreaGrantee) => {
       grantAlertSending(grantee, resources);

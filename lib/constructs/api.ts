@@ -138,7 +138,7 @@ export class Api extends Construct {
             corsPreflight: {
               allowOrigins: [props.consoleOrigin],
               allowMethods: [apigw.CorsHttpMethod.GET, apigw.CorsHttpMethod.POST, apigw.CorsHttpMethod.PUT, apigw.CorsHttpMethod.DELETE, apigw.CorsHttpMethod.PATCH],
-              allowHeaders: ['authorization', 'content-type', 'accept'],
+              allowHeaders: ['authorization', 'content-type', 'accept', 'x-mailgun-on-behalf-of', 'x-service-account-id', 'x-service-requestor', 'x-service-requestor-client'],
               maxAge: Duration.minutes(10),
             },
           }

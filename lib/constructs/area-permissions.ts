@@ -10,7 +10,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { AUTH_FAILURES_PREFIX } from '../../functions/platform/auth-throttle';
-import { grantReadTrackingCertificates, grantStartCertificateJobs } from './tracking-certificates';
+import { TRACKING_HOST_TAG } from '../../functions/certificates/acm';
 
 /** What an area's Lambda (or a queue worker) may be granted access to. */
 export interface AreaResources {
@@ -213,6 +213,24 @@ export function grantStartExecution(grantee: AreaGrantee, stateMachine: sfn.ISta
   grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [stateMachine.stateMachineArn] }));
 }
 
+/** Every ACM certificate of the stack's account and region (the platform's carry TRACKING_HOST_TAG). */
+export const acmCertificates = () => `arn:${Aws.PARTITION}:acm:${Aws.REGION}:${Aws.ACCOUNT_ID}:certificate/*`;
+
+/** Only certificates the platform requested (tagged so) may be read or deleted: never the operator's own. */
+export const PLATFORM_CERTIFICATES = { StringLike: { [`aws:ResourceTag/${TRACKING_HOST_TAG}`]: '*' } };
+
+/**
+ * Reading the platform's certificates in ACM (the status route looks for renewals): Describe and
+ * Get, on tagged certificates of this account and region.
+ */
+function grantReadTrackingCertificates(grantee: AreaGrantee): void {
+  grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['acm:DescribeCertificate', 'acm:GetCertificate'], resources: [acmCertificates()], conditions: PLATFORM_CERTIFICATES }));
+  Validations.of(grantee.scope).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:acm:<AWS::Region>:<AWS::AccountId>:certificate/*]',
+    reason: "Tracking certificates are requested per customer domain at run time, so their ids are not known at deploy time; the grant is limited to this account and region's certificates that carry the platform's tag.",
+  });
+}
+
 /** One GetItem on the table itself: all the authorizer does is look a key up by its hash. */
 export function grantKeyLookup(grantee: AreaGrantee, table: dynamodb.ITable): void {
   // Not table.grant(): it adds the table's index/* ARN too, which a GetItem never needs.
@@ -280,13 +298,13 @@ export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
     resources.encryptionKey.grantRead(grantee.role);
     grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: [...SES_IDENTITY_ACTIONS], resources: [sesIdentities()] }));
     acknowledgeSesIdentities(grantee);
-    grantStartCertificateJobs(grantee, resources.certificateStateMachine);
+    grantStartExecution(grantee, resources.certificateStateMachine);
     grantDedicatedIps(grantee, resources);
   },
   // Starts certificate jobs; the status route asks ACM about renewals of the platform's certificates.
   certificates: (grantee, { table, certificateStateMachine }) => {
     grantTableReadWrite(grantee, table);
-    grantStartCertificateJobs(grantee, certificateStateMachine);
+    grantStartExecution(grantee, certificateStateMachine);
     grantReadTrackingCertificates(grantee);
   },
   dkim: grantSendingIdentities,

@@ -1,10 +1,8 @@
 import { Duration, type NestedStack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as path from 'node:path';
-import { REPO_ROOT } from '../paths';
 import { grantStartExecution, grantTableReadWrite, type AreaGrantee, type AreaResources } from './area-permissions';
 import { PlatformFunction } from './platform-function';
-import { Workflow } from './workflows';
+import { Workflow, workflowTaskEntry } from './workflows';
 
 /** The API areas that start checks: blocklists (an IP added) and managed domains (a domain verified). */
 const STARTING_AREAS = new Set(['optimize/blocklists', 'optimize/domains']);
@@ -17,7 +15,7 @@ const STARTING_AREAS = new Set(['optimize/blocklists', 'optimize/domains']);
  */
 export function addBlocklistMonitoring(stack: NestedStack, environment: Record<string, string>, resources: AreaResources, grantRaiseAlerts: (grantee: AreaGrantee) => void) {
   const checkTask = new PlatformFunction(stack, 'BlocklistCheckTask', {
-    entry: path.join(REPO_ROOT, 'functions', 'optimize', 'blocklists', 'check-task.ts'),
+    entry: workflowTaskEntry('blocklist-check', 'CheckTaskFunctionArn'),
     description: 'Blocklist monitoring: self-tests the lists, checks a chunk of IPs or domains against them and records transitions',
     environment,
     // A chunk of 100 subjects, 8 at a time, each asking every list in parallel at ~2 s a try and two

@@ -81,13 +81,15 @@ export class ConsoleHosting extends Construct {
 
   /**
    * Uploads the build with the page and its config naming the region's API (known once the API
-   * exists). Builds the console first when its build is missing or stale, as `npm start` does.
+   * exists), and the origins of the buckets the API redirects to (`objectOrigins`). Builds the
+   * console first when its build is missing or stale, as `npm start` does.
    */
-  deploy(apiUrl: string, region: PlatformRegion): s3deploy.BucketDeployment {
+  deploy(apiUrl: string, region: PlatformRegion, objectOrigins: readonly string[] = []): s3deploy.BucketDeployment {
     buildConsoleIfStale();
     const page = readFileSync(join(CONSOLE_DIST, 'index.html'), 'utf8');
-    // Added to CloudFront's header policy (both apply): connect-src shrinks to this API alone.
-    const narrowing = `<meta http-equiv="Content-Security-Policy" content="connect-src 'self' ${apiUrl}">`;
+    // Added to CloudFront's header policy (both apply): connect-src shrinks to this API and the
+    // buckets its redirects lead to (screenshots and exports, by presigned URL).
+    const narrowing = `<meta http-equiv="Content-Security-Policy" content="connect-src 'self' ${[apiUrl, ...objectOrigins].join(' ')}">`;
     const charset = '<meta charset="utf-8" />';
     if (!page.includes(charset)) throw new Error(`console/dist/index.html has no ${charset} to put the API's policy after`);
     const deployment = new s3deploy.BucketDeployment(this, 'Files', {

@@ -7,15 +7,15 @@ import * as actions from 'aws-cdk-lib/aws-ses-actions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import * as path from 'node:path';
 import { INBOUND_OBJECT_PREFIX } from '../../functions/inbound/receipt';
-import { platformEnvSchema } from '../../functions/platform/env';
-import { REPO_ROOT } from '../paths';
+import { queueWorker } from '../../functions/workers';
 import { type AreaGrantee, type AreaResources, grantMessageObjects, grantSendToQueue, grantTableReadWrite } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
-import { QueueWithDlq } from './queue';
-import { queueWorker } from './queue-worker';
-import { MAX_RECEIVE_COUNT, visibilityTimeoutFor } from './sending';
+import type { QueueWithDlq } from './queue';
+import { workerOf, workerQueue, workerTimeout } from './queue-worker';
+
+const RECEIVE = queueWorker('inbound');
+const ROUTE_ACTIONS = queueWorker('inbound-actions');
 
 /**
  * The AWS regions where SES receives mail (its inbound-smtp.<region>.amazonaws.com endpoints), as
@@ -24,10 +24,9 @@ import { MAX_RECEIVE_COUNT, visibilityTimeoutFor } from './sending';
  */
 export const SES_RECEIVING_REGIONS: readonly string[] = ['us-east-1', 'us-west-2', 'eu-west-1'];
 
-/** The receive worker parses a message and writes a few items; route actions are separate jobs. */
-export const INBOUND_WORKER_TIMEOUT = Duration.seconds(60);
-/** One POST (bounded by WEBHOOK_TIMEOUT_MS) or one re-send, plus the table and queue calls around it. */
-export const ROUTE_ACTION_WORKER_TIMEOUT = Duration.seconds(Math.ceil(platformEnvSchema.shape.WEBHOOK_TIMEOUT_MS.parse(undefined) / 1000) + 30);
+/** The receive worker's and the route action worker's timeouts (functions/workers.ts). */
+export const INBOUND_WORKER_TIMEOUT = workerTimeout(RECEIVE);
+export const ROUTE_ACTION_WORKER_TIMEOUT = workerTimeout(ROUTE_ACTIONS);
 /** The received-mail bucket keeps a message as long as its notification may wait in the dead-letter queue. */
 const RAW_RETENTION = Duration.days(14);
 
@@ -101,10 +100,10 @@ export class Inbound extends Construct {
         conditions: { StringEquals: { 'AWS:SourceAccount': Aws.ACCOUNT_ID }, ArnLike: { 'AWS:SourceArn': ruleArn } },
       }),
     );
-    this.queue = new QueueWithDlq(this, 'InboundQueue', { visibilityTimeout: visibilityTimeoutFor(INBOUND_WORKER_TIMEOUT), maxReceiveCount: MAX_RECEIVE_COUNT });
+    this.queue = workerQueue(this, 'InboundQueue', RECEIVE);
     // Raw delivery off: the worker reads SNS's envelope (receiptOf in functions/inbound/receipt.ts).
     this.topic.addSubscription(new subscriptions.SqsSubscription(this.queue.queue, { rawMessageDelivery: false }));
-    this.actionQueue = new QueueWithDlq(this, 'RouteActionQueue', { visibilityTimeout: visibilityTimeoutFor(ROUTE_ACTION_WORKER_TIMEOUT), maxReceiveCount: MAX_RECEIVE_COUNT });
+    this.actionQueue = workerQueue(this, 'RouteActionQueue', ROUTE_ACTIONS);
 
     // S3Action adds the bucket policy letting ses.amazonaws.com put objects for this account only.
     this.rule = new ses.ReceiptRule(this, 'Rule', {
@@ -127,24 +126,16 @@ export class Inbound extends Construct {
   /** The two workers, once the platform environment (which names the action queue) exists. */
   /** `previewIntake`: when preview addresses are on, what their mail needs to become preview tests (inspection's). */
   addWorkers(environment: Record<string, string>, resources: AreaResources, previewIntake?: { environment: Record<string, string>; grant: (grantee: AreaGrantee) => void }): void {
-    this.receiveWorker = queueWorker(this, 'ReceiveWorker', {
-      entry: path.join(REPO_ROOT, 'functions', 'inbound', 'receive-worker.ts'),
-      description: 'Queue worker: parses received mail, records its events and queues its route actions',
+    this.receiveWorker = workerOf(this, 'ReceiveWorker', RECEIVE, {
       environment: { ...environment, ...previewIntake?.environment },
-      timeout: INBOUND_WORKER_TIMEOUT,
-      memorySize: 512,
       queue: this.queue.queue,
       grant: (grantee) => {
         this.grantReceive(grantee, resources);
         previewIntake?.grant(grantee);
       },
     });
-    this.actionWorker = queueWorker(this, 'RouteActionWorker', {
-      entry: path.join(REPO_ROOT, 'functions', 'inbound', 'action-worker.ts'),
-      description: 'Queue worker: runs route actions (signed POSTs, forwards through the send queue), re-queues retries',
+    this.actionWorker = workerOf(this, 'RouteActionWorker', ROUTE_ACTIONS, {
       environment,
-      timeout: ROUTE_ACTION_WORKER_TIMEOUT,
-      memorySize: 512,
       queue: this.actionQueue.queue,
       grant: (grantee) => this.grantActions(grantee, resources),
     });

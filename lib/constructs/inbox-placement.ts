@@ -1,10 +1,8 @@
 import { Duration, type NestedStack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as path from 'node:path';
-import { REPO_ROOT } from '../paths';
 import { grantMessageObjects, grantSendToQueue, grantStartExecution, grantTableReadWrite, type AreaGrantee, type AreaResources } from './area-permissions';
 import { PlatformFunction } from './platform-function';
-import { Workflow } from './workflows';
+import { Workflow, workflowTaskEntry } from './workflows';
 
 /**
  * Inbox placement in the Optimization nested stack (ProductApi's `prepare`): the poll workflow
@@ -15,7 +13,7 @@ import { Workflow } from './workflows';
  */
 export function addInboxPlacement(stack: NestedStack, environment: Record<string, string>, resources: AreaResources) {
   const pollTask = new PlatformFunction(stack, 'PlacementPollTask', {
-    entry: path.join(REPO_ROOT, 'functions', 'optimize', 'inbox', 'poll-task.ts'),
+    entry: workflowTaskEntry('placement-poll', 'PollTaskFunctionArn'),
     description: 'Inbox placement: searches the seed mailboxes of one result over IMAP and records where each copy landed',
     environment,
     // Eight seeds at once, each sign-in and search bounded at 30 s: a few minutes for the largest lists.

@@ -2,22 +2,20 @@ import { Duration, Lazy, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import * as path from 'node:path';
 import { INSPECT_RETENTION_DAYS } from '../../functions/inspect/common/inspect-store';
-import { INSPECT_WORKER_TIMEOUT_SECONDS } from '../../functions/inspect/job-timing';
-import { REPO_ROOT } from '../paths';
+import { queueWorker } from '../../functions/workers';
 import { type AreaGrantee, type AreaResources, grantInspectObjects, grantInspectWorker } from './area-permissions';
 import { PlatformFunction } from './platform-function';
-import { Workflow } from './workflows';
-import { QueueWithDlq } from './queue';
-import { queueWorker } from './queue-worker';
-import { visibilityTimeoutFor } from './sending';
+import { Workflow, workflowTaskEntry } from './workflows';
+import type { QueueWithDlq } from './queue';
+import { workerOf, workerQueue, workerTimeout } from './queue-worker';
 
-export const INSPECT_WORKER_TIMEOUT = Duration.seconds(INSPECT_WORKER_TIMEOUT_SECONDS);
-/** jsdom with axe-core over a 5 MiB email, and sharp decoding large images, need room. */
-export const INSPECT_WORKER_MEMORY_MB = 2048;
-/** Tests running at once per region: each fetches links or images, so this also bounds outbound load. */
-export const INSPECT_WORKER_CONCURRENCY = 8;
+const INSPECT = queueWorker('inspect');
+
+/** The inspection worker's timeout, memory and bound (functions/workers.ts). */
+export const INSPECT_WORKER_TIMEOUT = workerTimeout(INSPECT);
+export const INSPECT_WORKER_MEMORY_MB = INSPECT.memorySizeMb;
+export const INSPECT_WORKER_CONCURRENCY = INSPECT.maxConcurrency;
 /**
  * One client's render: Chromium's start (unpacking it to /tmp on a cold start), the email's images,
  * up to four screenshots and the thumbnails. Under the workflow's 180-second step timeout (the
@@ -66,13 +64,14 @@ export class Inspection extends Construct {
       // the lifecycle rule (and the test's record) promise.
       versioned: false,
       lifecycleRules: [{ expiration: Duration.days(INSPECT_RETENTION_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      // The console reads screenshots and export zips with fetch: the API answers with a redirect
+      // to a presigned URL, and after a cross-origin redirect the browser's Origin is "null", so
+      // no origin can be named. The presigned signature is the credential; CORS only lets the
+      // page read what it was already allowed to fetch.
+      cors: [{ allowedMethods: [s3.HttpMethods.GET, s3.HttpMethods.HEAD], allowedOrigins: ['*'], maxAge: 3000 }],
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    this.queue = new QueueWithDlq(this, 'Queue', {
-      visibilityTimeout: visibilityTimeoutFor(INSPECT_WORKER_TIMEOUT),
-      // A second receipt ends the run Failed (functions/inspect/job-worker.ts); a third, if ending it failed.
-      maxReceiveCount: 3,
-    });
+    this.queue = workerQueue(this, 'Queue', INSPECT);
   }
 
   /**
@@ -125,17 +124,7 @@ export class Inspection extends Construct {
   /** The worker, in `scope`: inspection's nested stack, beside its API areas (the region's stack is near its resource limit). */
   addWorkers(scope: Construct, environment: Record<string, string>, resources: AreaResources): void {
     const grant = (grantee: AreaGrantee) => grantInspectWorker(grantee, resources);
-    this.worker = queueWorker(scope, 'InspectionWorker', {
-      entry: path.join(REPO_ROOT, 'functions', 'inspect', 'job-worker.ts'),
-      description: 'Queue worker: runs inspection tests (links, images, accessibility, code analysis)',
-      environment,
-      timeout: INSPECT_WORKER_TIMEOUT,
-      memorySize: INSPECT_WORKER_MEMORY_MB,
-      queue: this.queue.queue,
-      grant,
-      maxConcurrency: INSPECT_WORKER_CONCURRENCY,
-      batchSize: 1,
-    });
+    this.worker = workerOf(scope, 'InspectionWorker', INSPECT, { environment, queue: this.queue.queue, grant });
     if (this.previewWorkflow && this.exportWorkflow) this.addPreviewTasks(scope, environment, resources, this.previewWorkflow, this.exportWorkflow);
   }
 
@@ -148,14 +137,14 @@ export class Inspection extends Construct {
   /** The preview workflows' task functions: rendering (Chromium, x86_64) and zipping exports; each workflow may invoke its own only. */
   private addPreviewTasks(scope: Construct, environment: Record<string, string>, resources: AreaResources, preview: Workflow, exportJobs: Workflow): void {
     this.renderTask = new PlatformFunction(scope, 'PreviewRenderTask', {
-      entry: path.join(REPO_ROOT, 'functions', 'inspect', 'preview', 'render-task.ts'),
+      entry: workflowTaskEntry('email-preview', 'RenderTaskFunctionArn'),
       description: 'Email previews: renders one client of a test in headless Chromium and stores its screenshots',
       environment,
       timeout: PREVIEW_RENDER_TIMEOUT,
       memorySize: PREVIEW_RENDER_MEMORY_MB,
     });
     this.exportTask = new PlatformFunction(scope, 'PreviewExportTask', {
-      entry: path.join(REPO_ROOT, 'functions', 'inspect', 'preview', 'export-task.ts'),
+      entry: workflowTaskEntry('preview-export', 'ExportTaskFunctionArn'),
       description: 'Email previews: zips a test\'s screenshots into S3 for an export job',
       environment,
       timeout: PREVIEW_EXPORT_TIMEOUT,

@@ -1,7 +1,9 @@
 import { Duration, Token } from 'aws-cdk-lib';
-import { platformEnvSchema, type PlatformEnv } from '../../functions/platform/env';
+import { PLATFORM_SETTINGS, platformEnvSchema, shapeOf, type PlatformEnv } from '../../functions/platform/env';
+import { z } from 'zod/v3';
 import { guardLevels } from '../../functions/reputation/levels';
 import type { PlatformRegion } from '../regions';
+import { withAreaChecks } from '../setting-checks';
 
 /** The handlers' own default upper bound of a domain's message_ttl (functions/domains/domains.ts). */
 export const DEFAULT_MAX_MESSAGE_TTL = Duration.seconds(platformEnvSchema.shape.MAX_MESSAGE_TTL.parse(undefined));
@@ -109,6 +111,9 @@ const TOKEN_STAND_INS: Partial<Record<keyof PlatformEnv, string>> = {
   INSPECT_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/inspect-queue',
 };
 
+/** The handlers' contract with the areas' own checks of their settings (lib/setting-checks.ts). */
+const checkedEnvSchema = z.object(shapeOf(withAreaChecks(PLATFORM_SETTINGS)));
+
 /**
  * The Lambda environment of every platform handler, per the handlers' own contract
  * (functions/platform/env.ts). AWS_REGION is Lambda's to set, not ours.
@@ -162,8 +167,9 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
   // the synth, not the first request after a deploy.
   const entries = Object.entries(contract).filter(([, value]) => value !== undefined) as Array<[keyof PlatformEnv, string]>;
   const checkable = Object.fromEntries(entries.map(([key, value]) => [key, Token.isUnresolved(value) ? (TOKEN_STAND_INS[key] ?? 'resolved-at-deploy') : value]));
-  // The reputation guard's levels are checked together too (a warning level above its pause level).
-  guardLevels(platformEnvSchema.parse(checkable));
+  // With the areas' own checks of their settings (the spam-trap list's syntax); the reputation
+  // guard's levels are checked together too (a warning level above its pause level).
+  guardLevels(checkedEnvSchema.parse(checkable));
   return { ...Object.fromEntries(entries), POWERTOOLS_SERVICE_NAME: 'mailplane', NODE_OPTIONS: '--enable-source-maps' };
 }
 

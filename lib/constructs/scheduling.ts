@@ -3,11 +3,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import * as path from 'node:path';
-import { REPO_ROOT } from '../paths';
 import { type AreaResources, grantAbandonUnsent, grantSendToQueue } from './area-permissions';
 import { PlatformFunction } from './platform-function';
-import { Workflow } from './workflows';
+import { Workflow, workflowTaskEntry } from './workflows';
 
 /**
  * The platform environment for a workflow's task function: without the state machines' ARNs. A
@@ -68,14 +66,14 @@ export class Scheduling extends Construct {
 
   /**
    * Adds the function the workflow invokes when a send job cannot be queued even after its
-   * retries (functions/messages/schedule-undelivered.ts): it gives the unsent recipients a final
+   * retries (functions/delivery/schedule-undelivered.ts): it gives the unsent recipients a final
    * event. Its environment is the platform's without the state machines' ARNs, which it does not
    * use and which would make the workflows and their task functions depend on each other.
    */
   handleUndelivered(environment: Record<string, string>, resources: AreaResources): PlatformFunction {
     const withoutMachine = withoutStateMachines(environment);
     this.undelivered = new PlatformFunction(this, 'Undelivered', {
-      entry: path.join(REPO_ROOT, 'functions', 'messages', 'schedule-undelivered.ts'),
+      entry: workflowTaskEntry('scheduled-delivery', 'UndeliveredFunctionArn'),
       description: 'Scheduled delivery: final failed events for a message whose send job could not be queued',
       environment: withoutMachine,
       timeout: Duration.seconds(30),

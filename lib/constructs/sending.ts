@@ -5,38 +5,33 @@ import * as ses from 'aws-cdk-lib/aws-ses';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import * as path from 'node:path';
-import { REPO_ROOT } from '../paths';
 import type { PlatformRegion } from '../regions';
-import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../functions/messages/send-timing';
+import { DEFAULT_SEND_CONCURRENCY, MAX_RECEIVE_COUNT, queueWorker } from '../../functions/workers';
 import { type AreaResources, configurationSetArn, ipConfigurationSetArns, grantAbandonUnsent, grantNotificationsWorker, grantSendWorker } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
-import { QueueWithDlq } from './queue';
-import { queueWorker } from './queue-worker';
+import type { QueueWithDlq } from './queue';
+import { workerOf, workerQueue, workerTimeout } from './queue-worker';
+
+const SEND = queueWorker('send');
+const SEND_DEAD_LETTERS = queueWorker('send-dead-letters');
+const NOTIFICATIONS = queueWorker('ses-notifications');
 
 /**
- * The send queue's clocks (functions/messages/send-timing.ts): the worker's timeout, the
- * visibility timeout six times that, and the receive count, derived together so that a claim is
- * always dead by the time its job can be redelivered.
+ * The send worker's timeout (functions/workers.ts, from functions/delivery/send-timing.ts): the
+ * send queue's visibility timeout is six times it, so a claim is always dead by the time its job
+ * can be redelivered. A batch is up to 10 jobs handled one after another; the worker hands back
+ * what it cannot send before the timeout, so nothing is cut off mid-call.
  */
-const SEND_TIMING = sendQueueTiming();
-/**
- * The send worker's timeout. A batch is up to 10 jobs handled one after another, each a claim per
- * recipient, a read of the MIME and one SES call per 50 recipients; the worker hands back what it
- * cannot send before the timeout, so nothing is cut off mid-call.
- */
-export const SEND_WORKER_TIMEOUT = Duration.seconds(SEND_TIMING.workerTimeoutSeconds);
-/** The send dead-letter consumer's timeout (functions/messages/send-timing.ts). */
-export const SEND_DEAD_LETTER_WORKER_TIMEOUT = Duration.seconds(SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS);
-/** The notifications worker's timeout: a batch is up to 10 notifications, a few table writes each. */
-export const NOTIFICATIONS_WORKER_TIMEOUT = Duration.seconds(30);
-/** Deliveries of a message before its queue parks it in the DLQ. */
-export const MAX_RECEIVE_COUNT = 5;
+export const SEND_WORKER_TIMEOUT = workerTimeout(SEND);
+/** The send dead-letter consumer's timeout. */
+export const SEND_DEAD_LETTER_WORKER_TIMEOUT = workerTimeout(SEND_DEAD_LETTERS);
+/** The notifications worker's timeout. */
+export const NOTIFICATIONS_WORKER_TIMEOUT = workerTimeout(NOTIFICATIONS);
+export { MAX_RECEIVE_COUNT, DEFAULT_SEND_CONCURRENCY };
 /** The SQS event source's maxConcurrency bound: Lambda accepts 2 to 1000. */
 export const SEND_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
-export const DEFAULT_SEND_CONCURRENCY = 2;
 
-/** The SES events that become Mailgun events (functions/events/ses-notifications.ts reads these). */
+/** The SES events that become Mailgun events (functions/delivery/ses-notifications.ts reads these). */
 export const NOTIFIED_EVENTS = [
   ses.EmailSendingEvent.DELIVERY,
   ses.EmailSendingEvent.BOUNCE,
@@ -44,15 +39,6 @@ export const NOTIFIED_EVENTS = [
   ses.EmailSendingEvent.REJECT,
   ses.EmailSendingEvent.DELIVERY_DELAY,
 ] as const;
-
-/**
- * AWS's guidance for a queue feeding a Lambda: a visibility timeout of at least six times the
- * function's timeout, so a batch whose invocation is retried (throttling, a cold start) is not
- * handed to a second consumer while the first may still be working on it.
- */
-export function visibilityTimeoutFor(workerTimeout: Duration): Duration {
-  return Duration.seconds(workerTimeout.toSeconds() * 6);
-}
 
 export interface SendingProps {
   platformRegion: PlatformRegion;
@@ -81,11 +67,7 @@ export class Sending extends Construct {
   constructor(scope: Construct, id: string, props: SendingProps) {
     super(scope, id);
 
-    this.sendQueue = new QueueWithDlq(this, 'SendQueue', {
-      visibilityTimeout: Duration.seconds(SEND_TIMING.visibilityTimeoutSeconds),
-      maxReceiveCount: SEND_TIMING.maxReceiveCount,
-      deadLetterVisibilityTimeout: visibilityTimeoutFor(SEND_DEAD_LETTER_WORKER_TIMEOUT),
-    });
+    this.sendQueue = workerQueue(this, 'SendQueue', SEND);
 
     this.configurationSet = new ses.ConfigurationSet(this, 'ConfigurationSet', {
       configurationSetName: `mailplane-${props.platformRegion}`,
@@ -146,10 +128,7 @@ export class Sending extends Construct {
       }),
     );
 
-    this.notificationsQueue = new QueueWithDlq(this, 'NotificationsQueue', {
-      visibilityTimeout: visibilityTimeoutFor(NOTIFICATIONS_WORKER_TIMEOUT),
-      maxReceiveCount: MAX_RECEIVE_COUNT,
-    });
+    this.notificationsQueue = workerQueue(this, 'NotificationsQueue', NOTIFICATIONS);
     // Raw delivery off: the worker reads the SNS envelope (sesEventOf in ses-notifications.ts).
     this.eventsTopic.addSubscription(new subscriptions.SqsSubscription(this.notificationsQueue.queue, { rawMessageDelivery: false }));
   }
@@ -190,32 +169,19 @@ export class SendingWorkers extends Construct {
       throw new Error(`sendConcurrency must be a whole number from ${min} to ${max} (the SQS event source's maxConcurrency); got ${sendConcurrency}`);
     }
 
-    this.sendWorker = queueWorker(this, 'SendWorker', {
-      entry: path.join(REPO_ROOT, 'functions', 'messages', 'send-worker.ts'),
-      description: 'Queue worker: sends accepted messages through SES',
+    this.sendWorker = workerOf(this, 'SendWorker', SEND, {
       environment: props.environment,
-      timeout: SEND_WORKER_TIMEOUT,
       queue: props.sending.sendQueue.queue,
       grant: (grantee) => grantSendWorker(grantee, props.resources),
-      // maxConcurrency rather than reserved concurrency: at the bound the poller stops taking
-      // messages, where throttled invocations would count receives and push mail to the DLQ.
       maxConcurrency: sendConcurrency,
     });
-
-    this.sendDeadLetterWorker = queueWorker(this, 'SendDeadLetterWorker', {
-      entry: path.join(REPO_ROOT, 'functions', 'messages', 'send-dead-letters.ts'),
-      description: 'Queue worker: gives the unsent recipients of dead-lettered send jobs a final event',
+    this.sendDeadLetterWorker = workerOf(this, 'SendDeadLetterWorker', SEND_DEAD_LETTERS, {
       environment: props.environment,
-      timeout: SEND_DEAD_LETTER_WORKER_TIMEOUT,
       queue: props.sending.sendQueue.deadLetterQueue,
       grant: (grantee) => grantAbandonUnsent(grantee, props.resources),
     });
-
-    this.notificationsWorker = queueWorker(this, 'NotificationsWorker', {
-      entry: path.join(REPO_ROOT, 'functions', 'events', 'ses-notifications.ts'),
-      description: 'Queue worker: turns SES notifications into events',
+    this.notificationsWorker = workerOf(this, 'NotificationsWorker', NOTIFICATIONS, {
       environment: props.environment,
-      timeout: NOTIFICATIONS_WORKER_TIMEOUT,
       queue: props.sending.notificationsQueue.queue,
       grant: (grantee) => grantNotificationsWorker(grantee, props.resources),
     });

@@ -3,39 +3,14 @@ import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import * as path from 'node:path';
 import { TRACKING_HOST_TAG } from '../../functions/certificates/acm';
-import { REPO_ROOT } from '../paths';
-import { type AreaGrantee, type AreaResources, grantTableReadWrite } from './area-permissions';
+import { acmCertificates, type AreaResources, grantTableReadWrite, PLATFORM_CERTIFICATES } from './area-permissions';
 import { PlatformFunction } from './platform-function';
 import { withoutStateMachines } from './scheduling';
-import { Workflow } from './workflows';
-
-/** Every ACM certificate of the stack's account and region (the platform's carry TRACKING_HOST_TAG). */
-export const acmCertificates = () => `arn:${Aws.PARTITION}:acm:${Aws.REGION}:${Aws.ACCOUNT_ID}:certificate/*`;
+import { Workflow, workflowTaskEntry } from './workflows';
 
 /** The API Gateway management ARN of a path under /domainnames, in the stack's region. */
 const domainNames = (suffix = '') => `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::/domainnames${suffix}`;
-
-/** Only certificates the platform requested (tagged so) may be read or deleted: never the operator's own. */
-const TAGGED = { StringLike: { [`aws:ResourceTag/${TRACKING_HOST_TAG}`]: '*' } };
-
-/**
- * Reading the platform's certificates in ACM (the status route looks for renewals): Describe and
- * Get, on tagged certificates of this account and region.
- */
-export function grantReadTrackingCertificates(grantee: AreaGrantee): void {
-  grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['acm:DescribeCertificate', 'acm:GetCertificate'], resources: [acmCertificates()], conditions: TAGGED }));
-  Validations.of(grantee.scope).acknowledge({
-    id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:acm:<AWS::Region>:<AWS::AccountId>:certificate/*]',
-    reason: "Tracking certificates are requested per customer domain at run time, so their ids are not known at deploy time; the grant is limited to this account and region's certificates that carry the platform's tag.",
-  });
-}
-
-/** StartExecution and nothing else on the certificate workflow: issuing (certificates area) and releasing (domains area). */
-export function grantStartCertificateJobs(grantee: AreaGrantee, stateMachine: sfn.IStateMachine): void {
-  grantee.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [stateMachine.stateMachineArn] }));
-}
 
 /**
  * Tracking-host TLS certificates (POST/PUT /v2/x509/{host}): the workflow of
@@ -77,7 +52,7 @@ export class TrackingCertificates extends Construct {
   addTasks(environment: Record<string, string>, resources: AreaResources, trackingApi: apigw.IHttpApi): PlatformFunction {
     const withoutMachine = withoutStateMachines(environment);
     const tasks = new PlatformFunction(this, 'Tasks', {
-      entry: path.join(REPO_ROOT, 'functions', 'certificates', 'workflow-tasks.ts'),
+      entry: workflowTaskEntry('tracking-certificate', 'CertificateTasksFunctionArn'),
       description: 'Tracking certificates: the workflow steps (ACM request and polling, API Gateway custom domain names)',
       environment: { ...withoutMachine, TRACKING_API_ID: trackingApi.apiId },
       timeout: Duration.seconds(60),
@@ -93,7 +68,7 @@ export class TrackingCertificates extends Construct {
       // Requesting with tags needs AddTagsToCertificate, for the platform's tag and no other.
       new iam.PolicyStatement({ actions: ['acm:AddTagsToCertificate'], resources: [acmCertificates()], conditions: { 'ForAllValues:StringEquals': { 'aws:TagKeys': [TRACKING_HOST_TAG] } } }),
     );
-    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['acm:DescribeCertificate', 'acm:GetCertificate', 'acm:DeleteCertificate'], resources: [acmCertificates()], conditions: TAGGED }));
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['acm:DescribeCertificate', 'acm:GetCertificate', 'acm:DeleteCertificate'], resources: [acmCertificates()], conditions: PLATFORM_CERTIFICATES }));
     // API Gateway's management API: custom domain names and their API mappings, each verb on its paths.
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['apigateway:POST'], resources: [domainNames(), domainNames('/*/apimappings')] }));
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['apigateway:GET'], resources: [domainNames('/*'), domainNames('/*/apimappings')] }));

@@ -5,7 +5,15 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { WORKFLOWS_DIR } from '../paths';
+import { workflow, type WorkflowName } from '../../functions/workflows';
+import { REPO_ROOT, WORKFLOWS_DIR } from '../paths';
+
+/** The entry of a workflow's Lambda task, by its placeholder (functions/workflows.ts). */
+export function workflowTaskEntry(name: WorkflowName, placeholder: string): string {
+  const entry = workflow(name).tasks[placeholder];
+  if (!entry) throw new Error(`Workflow ${name} has no task \${${placeholder}} in functions/workflows.ts`);
+  return path.join(REPO_ROOT, 'functions', `${entry}.ts`);
+}
 
 export interface WorkflowProps {
   /** The definition's base name: `<directory>/<name>.asl.json`. */

@@ -143,7 +143,7 @@ export function corsFor(allowed: () => readonly string[]) {
       req.resume();
       res.writeHead(204, {
         'access-control-allow-methods': 'GET, POST, PUT, DELETE, PATCH, OPTIONS',
-        'access-control-allow-headers': 'authorization, content-type, accept',
+        'access-control-allow-headers': 'authorization, content-type, accept, x-mailgun-on-behalf-of, x-service-account-id, x-service-requestor, x-service-requestor-client',
         'access-control-max-age': '600',
       });
       res.end();

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
-import { TAG_ACCOUNT, TAG_STORAGE } from '../../functions/messages/send-worker';
+import { TAG_ACCOUNT, TAG_STORAGE } from '../../functions/delivery/claims';
 import type { RefusedSend, SentMessage } from './ses-standin';
 
 /** How long delivered copies are kept: the outbox is for looking at recent mail, not an archive. */

@@ -9,26 +9,7 @@ import { sandboxDomainOf } from '../../functions/domains/sandbox-domain';
 import { handler as authorizer } from '../../functions/authorizer/handler';
 import { handler as eventStreamHandler } from '../../functions/event-stream/handler';
 import { EVENT_STREAM_BATCH_SIZE } from '../../functions/event-stream/process-batch';
-import { handler as notificationsWorker } from '../../functions/events/ses-notifications';
-import { handler as sendDeadLetters } from '../../functions/messages/send-dead-letters';
-import { SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../functions/messages/send-timing';
-import { handler as sendWorker } from '../../functions/messages/send-worker';
-import { handler as scheduleUndelivered } from '../../functions/messages/schedule-undelivered';
-import { handler as webhookWorker } from '../../functions/webhooks/delivery-worker';
-import { handler as listWorker } from '../../functions/lists/expansion-worker';
-import { EXPANSION_WORKER_TIMEOUT_SECONDS } from '../../functions/lists/list-timing';
-import { handler as listDeadLetters } from '../../functions/lists/dead-letters';
-import { handler as inboundReceiveWorker } from '../../functions/inbound/receive-worker';
-import { handler as inboundActionWorker } from '../../functions/inbound/action-worker';
-import { handler as inspectWorker } from '../../functions/inspect/job-worker';
-import { handler as ipJobWorker } from '../../functions/sending-ips/ip-jobs';
-import { handler as alertWorker } from '../../functions/optimize/alerts/delivery-worker';
-import { ALERT_WORKER_TIMEOUT_SECONDS } from '../../functions/optimize/alerts/alert-timing';
-import { handler as previewRenderTask } from '../../functions/inspect/preview/render-task';
-import { handler as previewExportTask } from '../../functions/inspect/preview/export-task';
 import { closeBrowser } from '../../functions/inspect/preview/renderer';
-import { INSPECT_WORKER_TIMEOUT_SECONDS } from '../../functions/inspect/job-timing';
-import { IP_JOB_WORKER_TIMEOUT_SECONDS } from '../../functions/sending-ips/ip-job-timing';
 import { signIn } from '../../functions/credentials/credentials';
 import { MAX_MIME_MESSAGE_BYTES } from '../../functions/messages/mime-submission';
 import { MAX_RECIPIENTS } from '../../functions/messages/recipients';
@@ -37,9 +18,7 @@ import { startSmtpService, type SmtpService } from '../../functions/smtp/server'
 import { submitMessage } from '../../functions/smtp/submit';
 import { routes } from '../../functions/routes';
 import { periodicJobs } from '../../functions/schedules';
-import { handler as certificateTasks } from '../../functions/certificates/workflow-tasks';
-import { handler as blocklistCheckTask } from '../../functions/optimize/blocklists/check-task';
-import { handler as placementPollTask } from '../../functions/optimize/inbox/poll-task';
+import { queueWorkers, type QueueName, type QueueWorker } from '../../functions/workers';
 import { lookup } from '../../functions/platform/dns';
 import { trackingRoutes } from '../../functions/tracking/routes';
 import { env as platformEnv, withEnv } from '../../functions/platform/env';
@@ -63,7 +42,8 @@ import { startS3, type LocalS3 } from './s3';
 import { SesStandIn, type DeliveryListener } from './ses-standin';
 import { SfnStandIn } from './sfn-standin';
 import { SqsStandIn } from './sqs-standin';
-import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from './workflow-runner';
+import { createQueueWorkers } from './queue-workers';
+import { createWorkflows } from './workflows';
 
 const MESSAGES_BUCKET = 'mailplane-messages';
 const INSPECT_BUCKET = 'mailplane-inspections';
@@ -94,7 +74,7 @@ export interface RegionHostOptions {
   authorizerCacheSeconds: number;
   /**
    * The send worker's timeout, from which the send queue's visibility timeout and the lifetime of
-   * a recipient's claim follow (functions/messages/send-timing.ts); tests shorten it.
+   * a recipient's claim follow (functions/delivery/send-timing.ts); tests shorten it.
    */
   sendWorkerTimeoutSeconds?: number;
   /** How long a shutdown waits for requests in flight before cutting their connections. */
@@ -126,6 +106,11 @@ export interface RegionHost {
   region: PlatformRegion;
   url: string;
   env: Record<string, string | undefined>;
+  /**
+   * The table's own endpoint (dynalite), behind the stream stand-in the handlers use: a write made
+   * there reaches no stream consumer. Benchmarks seed data through it.
+   */
+  tableEndpoint: string;
   ses: SesStandIn;
   sqs: SqsStandIn;
   /** Step Functions: scheduled deliveries and tracking-certificate jobs. */
@@ -374,31 +359,17 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   ses.onRefusal((send) => outbox.refuse(send));
   opened.add(() => outbox.close());
 
-  // Queues as the stack defines them: the send queue feeds the send worker (and its dead letters
-  // the consumer that settles them), SES's event destination (SNS) feeds the notifications worker.
+  // SQS: the worker table's queues, and the table stream's stand-in.
   const sqs = new SqsStandIn(dataDir, DEFAULT_AWS_REGIONS[region], run);
   env.SQS_ENDPOINT = await sqs.listen();
   // Closed before the stores: in-flight batches finish and record their outcome first.
   opened.add(() => sqs.close());
-  const sendTiming = sendQueueTiming(options.sendWorkerTimeoutSeconds ?? LOCAL_SEND_WORKER_TIMEOUT_SECONDS);
-  sqs.createQueue(
-    'send-dead-letters',
-    { visibilityTimeoutSeconds: 6 * SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS, batchSize: 10, functionTimeoutSeconds: SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS },
-    sendDeadLetters,
-  );
-  env.SEND_QUEUE_URL = sqs.createQueue(
-    'send',
-    {
-      visibilityTimeoutSeconds: sendTiming.visibilityTimeoutSeconds,
-      maxReceiveCount: sendTiming.maxReceiveCount,
-      deadLetterQueue: 'send-dead-letters',
-      functionTimeoutSeconds: sendTiming.workerTimeoutSeconds,
-      batchSize: 10,
-    },
-    sendWorker,
-  );
-  const notificationsQueue = sqs.createQueue('ses-notifications', { visibilityTimeoutSeconds: 30, maxReceiveCount: 5, batchSize: 10 }, notificationsWorker);
-  ses.onNotification((body, delaySeconds) => sqs.send(notificationsQueue, body, delaySeconds));
+  // Every queue worker of the table (functions/workers.ts), as CDK builds it, the send worker
+  // with local mode's shorter timeout (and the clocks that follow from it); SES's event
+  // destination (SNS on AWS) feeds the notifications queue.
+  const queues = createQueueWorkers(sqs, { timeoutSeconds: { send: options.sendWorkerTimeoutSeconds ?? LOCAL_SEND_WORKER_TIMEOUT_SECONDS } });
+  for (const row of queueWorkers as readonly QueueWorker[]) if (row.urlSetting) env[row.urlSetting] = queues[row.queue as QueueName];
+  ses.onNotification((body, delaySeconds) => sqs.send(queues['ses-notifications'], body, delaySeconds));
   // The table's stream (new events) feeds analytics, the tag registry and webhooks, in batches as
   // large as the deployed event source's (EVENT_STREAM_BATCH_SIZE) so counters aggregate as much,
   // gathered over a shorter window than the deployed one unless told otherwise.
@@ -414,33 +385,6 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     streamQueueWorker(eventStreamHandler),
   );
   publishStream = (bodies) => sqs.sendAll(eventStreamQueue, bodies);
-  // Webhook deliveries: several batches at once, as Lambda would run them, so a slow receiver holds back no other.
-  env.WEBHOOK_QUEUE_URL = sqs.createQueue('webhooks', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 8 }, webhookWorker);
-  // Mailing lists: post expansion pages and bulk uploads, as lib/constructs/lists.ts defines them.
-  sqs.createQueue('list-dead-letters', { visibilityTimeoutSeconds: 60, batchSize: 10 }, listDeadLetters);
-  env.LIST_QUEUE_URL = sqs.createQueue(
-    'lists',
-    { visibilityTimeoutSeconds: 6 * EXPANSION_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 5, deadLetterQueue: 'list-dead-letters', functionTimeoutSeconds: EXPANSION_WORKER_TIMEOUT_SECONDS, batchSize: 10, maxConcurrency: 4 },
-    listWorker,
-  );
-  // IP pool work finished after the reply (a deleted pool's domains moved...), as lib/constructs/ip-jobs.ts defines it.
-  env.IP_JOB_QUEUE_URL = sqs.createQueue('ip-jobs', { visibilityTimeoutSeconds: 6 * IP_JOB_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 2 }, ipJobWorker);
-  // Alert deliveries (webhook, email, Slack) and their retries, as lib/constructs/alerts.ts defines the queue.
-  env.ALERT_QUEUE_URL = sqs.createQueue(
-    'alerts',
-    { visibilityTimeoutSeconds: 6 * ALERT_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 5, deadLetterQueue: 'alert-dead-letters', functionTimeoutSeconds: ALERT_WORKER_TIMEOUT_SECONDS, batchSize: 10, maxConcurrency: 4 },
-    alertWorker,
-  );
-  // Inspection runs, one message each, as lib/constructs/inspection.ts defines the queue.
-  env.INSPECT_QUEUE_URL = sqs.createQueue(
-    'inspect',
-    { visibilityTimeoutSeconds: 6 * INSPECT_WORKER_TIMEOUT_SECONDS, maxReceiveCount: 3, deadLetterQueue: 'inspect-dead-letters', functionTimeoutSeconds: INSPECT_WORKER_TIMEOUT_SECONDS, batchSize: 1, maxConcurrency: 4 },
-    inspectWorker,
-  );
-  // Received mail (SES receipt -> S3 -> notification -> inbound queue, here the inbound SMTP
-  // stand-in), and the route actions it queues, retried on the webhook schedule.
-  env.INBOUND_ACTION_QUEUE_URL = sqs.createQueue('inbound-actions', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 4 }, inboundActionWorker);
-  const inboundQueue = sqs.createQueue('inbound', { visibilityTimeoutSeconds: 180, maxReceiveCount: 5, batchSize: 10, maxConcurrency: 4 }, inboundReceiveWorker);
   // Tracking certificates: ACM issues them (signed by the local CA once the validation record
   // resolves), API Gateway's custom domain names say which host each serves, and the workflow
   // (below) that ties them together runs the same task function as on AWS. Both open before Step
@@ -466,55 +410,21 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
   env.APIGATEWAY_ENDPOINT = await apiGateway.listen();
   opened.add(() => apiGateway.close());
   env.TRACKING_API_ID = LOCAL_TRACKING_API_ID;
-  // Step Functions as the stack defines it: scheduled delivery waits, then queues the send job.
+  // Step Functions: the stand-in, and the workflow table's state machines in it (below).
   const sfn = new SfnStandIn(dataDir, DEFAULT_AWS_REGIONS[region], (fn) => withEnv(env, fn));
   env.SFN_ENDPOINT = await sfn.listen();
   // Closed before the queues: an execution's last step may still be putting a job on one.
   opened.add(() => sfn.close());
-  const undeliveredFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:schedule-undelivered`;
-  const scheduledDelivery = new LocalWorkflow(
-    'scheduled-delivery',
-    { SendQueueUrl: sqs.queueUrl('send'), UndeliveredFunctionArn: undeliveredFunction },
-    {
-      [SQS_SEND_MESSAGE]: sqsSendMessageTask(async (queueUrl, body) => sqs.send(queueUrl, body)),
-      [LAMBDA_INVOKE]: lambdaInvokeTask({ [undeliveredFunction]: scheduleUndelivered }),
-    },
-    undefined,
-    options.workflowRetryIntervalMs,
-  );
-  env.SCHEDULE_STATE_MACHINE_ARN = sfn.createStateMachine(scheduledDelivery);
-
-  // Tracking certificates: one execution per job (and per release).
-  const certificateTasksFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:certificate-tasks`;
-  const trackingCertificate = new LocalWorkflow(
-    'tracking-certificate',
-    { CertificateTasksFunctionArn: certificateTasksFunction },
-    { [LAMBDA_INVOKE]: lambdaInvokeTask({ [certificateTasksFunction]: certificateTasks }) },
-    undefined,
-    options.workflowRetryIntervalMs,
-  );
-  env.CERTIFICATE_STATE_MACHINE_ARN = sfn.createStateMachine(trackingCertificate);
-
-  // Email previews: a Map over a test's clients, each one render in Chromium (the same task
-  // function as on AWS); exports zip the screenshots. Chromium is launched on the first render.
-  const renderTaskFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:preview-render`;
-  const exportTaskFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:preview-export`;
-  env.PREVIEW_STATE_MACHINE_ARN = sfn.createStateMachine(
-    new LocalWorkflow('email-preview', { RenderTaskFunctionArn: renderTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [renderTaskFunction]: previewRenderTask }) }, undefined, options.workflowRetryIntervalMs),
-  );
-  env.PREVIEW_EXPORT_STATE_MACHINE_ARN = sfn.createStateMachine(
-    new LocalWorkflow('preview-export', { ExportTaskFunctionArn: exportTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [exportTaskFunction]: previewExportTask }) }, undefined, options.workflowRetryIntervalMs),
-  );
-  // Blocklist checks: a self-test of every list, then a Map over the subjects (the same task function as on AWS).
-  const blocklistTaskFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:blocklist-check`;
-  env.BLOCKLIST_STATE_MACHINE_ARN = sfn.createStateMachine(
-    new LocalWorkflow('blocklist-check', { CheckTaskFunctionArn: blocklistTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [blocklistTaskFunction]: blocklistCheckTask }) }, undefined, options.workflowRetryIntervalMs),
-  );
-  // Inbox placement: each result's poll of its seeds over IMAP, in a Wait loop (the same task function as on AWS).
-  const placementTaskFunction = `arn:aws:lambda:${DEFAULT_AWS_REGIONS[region]}:000000000000:function:placement-poll`;
-  env.PLACEMENT_STATE_MACHINE_ARN = sfn.createStateMachine(
-    new LocalWorkflow('placement-poll', { PollTaskFunctionArn: placementTaskFunction }, { [LAMBDA_INVOKE]: lambdaInvokeTask({ [placementTaskFunction]: placementPollTask }) }, undefined, options.workflowRetryIntervalMs),
-  );
+  // Every workflow of the table (functions/workflows.ts), on the same definitions and task
+  // handlers as on AWS: scheduled delivery, tracking certificates, previews (Chromium is launched
+  // on the first render) and their exports, blocklist checks, inbox placement polls.
+  const stateMachines = createWorkflows(sfn, {
+    awsRegion: DEFAULT_AWS_REGIONS[region],
+    queueUrl: (queue) => queues[queue],
+    send: async (queueUrl, body, delaySeconds) => sqs.send(queueUrl, body, delaySeconds),
+    retryIntervalMs: options.workflowRetryIntervalMs,
+  });
+  Object.assign(env, stateMachines);
   // The browser is closed on stop; a render cut short by it is tried again when its execution resumes.
   opened.add(() => closeBrowser(env.CHROMIUM_PATH));
 
@@ -604,7 +514,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     host: options.host,
     bucket: MESSAGES_BUCKET,
     run,
-    notify: (body) => sqs.send(inboundQueue, body),
+    notify: (body) => sqs.send(queues.inbound, body),
     closeTimeoutMs: options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
   });
   opened.add(() => inboundSmtp.close());
@@ -622,6 +532,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     region,
     url,
     env,
+    tableEndpoint: dynamo.endpoint,
     ses,
     sqs,
     sfn,

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod/v3';
 import { PLATFORM_SETTINGS, setting, shapeOf, type Setting, type ShapeOf } from '../../functions/platform/env';
+import { withAreaChecks } from '../setting-checks';
 import { acceptedValues } from '../setting-values';
 import type { PlatformRegion } from '../regions';
-import type { LocalOptions } from './platform';
 
 const port = () => z.coerce.number().int().min(0).max(65535).optional();
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
@@ -117,12 +117,14 @@ function parseSettings<T extends Record<string, Setting>>(settings: T, environme
 /**
  * Local mode's options from an environment: its own settings, and every handler setting it
  * passes on. Invalid values stop it with a SettingError naming the variable and what it takes;
- * the values themselves are never repeated, since some are secrets.
+ * the values themselves are never repeated, since some are secrets. They are startLocal's options
+ * (lib/local/platform.ts, which bin/local.ts hands them to): this module sits below the host, so
+ * the type is checked where they are passed, not named here.
  */
-export function readLocalSettings(environment: Environment, fromDotEnv = new Set<string>()): LocalOptions & { dataDir: string } {
+export function readLocalSettings(environment: Environment, fromDotEnv = new Set<string>()) {
   const host = parseSettings(LOCAL_HOST_SETTINGS, environment, fromDotEnv);
   const passed: Record<string, Setting> = Object.fromEntries(PASSED_SETTINGS.map((name) => [name, PLATFORM_SETTINGS[name]]));
-  parseSettings(passed, environment, fromDotEnv);
+  parseSettings(withAreaChecks(passed), environment, fromDotEnv);
   return {
     port: host.PORT,
     euPort: host.EU_PORT,

@@ -162,6 +162,11 @@ export class SqsStandIn {
     this.schedulePump();
   }
 
+  /** The queues created, for tests and inspection. */
+  queueNames(): string[] {
+    return [...this.queues.keys()];
+  }
+
   /** How a queue was created, for tests and inspection. */
   queueOptions(name: string): Readonly<QueueOptions> {
     return this.queues.get(name)!.options;

@@ -55,7 +55,7 @@ describe('the console hosting of the us stack', () => {
   test("gives the API CORS for the console's origin only, and outputs the console's URL", () => {
     const apis = Object.values(platform.template.findResources('AWS::ApiGatewayV2::Api')).filter((api) => api.Properties.CorsConfiguration);
     expect(apis).toHaveLength(1);
-    expect(apis[0]!.Properties.CorsConfiguration).toMatchObject({ AllowOrigins: [consoleOrigin()], AllowHeaders: ['authorization', 'content-type', 'accept'] });
+    expect(apis[0]!.Properties.CorsConfiguration).toMatchObject({ AllowOrigins: [consoleOrigin()], AllowHeaders: ['authorization', 'content-type', 'accept', 'x-mailgun-on-behalf-of', 'x-service-account-id', 'x-service-requestor', 'x-service-requestor-client'] });
     expect(apis[0]!.Properties.CorsConfiguration.AllowCredentials).toBeUndefined();
     platform.template.hasOutput('ConsoleUrl', { Value: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/']] } });
   });
@@ -68,6 +68,9 @@ describe('the console hosting of the us stack', () => {
     expect(deployment.DistributionPaths).toEqual(['/index.html', '/console/config.json']);
     // The API's URL is a token until deploy time: BucketDeployment fills its markers in then.
     expect(deployment.SourceMarkers.filter((m) => Object.keys(m).length).length).toBe(2);
+    // The page may also read the inspection bucket, where screenshot and export redirects lead.
+    expect(JSON.stringify(deployment.SourceMarkers)).toMatch(/"InspectionResults[0-9A-F]{8}","RegionalDomainName"/);
+    platform.template.hasResourceProperties('AWS::S3::Bucket', { CorsConfiguration: { CorsRules: [Match.objectLike({ AllowedMethods: ['GET', 'HEAD'], AllowedOrigins: ['*'] })] } });
     const headers = Object.values(platform.template.findResources('AWS::CloudFront::ResponseHeadersPolicy'))[0]!;
     const policy = headers.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy as string;
     expect(policy).toContain("script-src 'self'");

@@ -7,7 +7,7 @@ import { platformEnvSchema } from '../../functions/platform/env';
 import { areas, routes } from '../../functions/routes';
 import { periodicJobs } from '../../functions/schedules';
 import { SES_DEDICATED_IP_ACTIONS, SES_IDENTITY_ACTIONS, SES_IP_CONFIGURATION_SET_ACTIONS, SES_SEND_ACTIONS } from '../../lib/constructs/area-permissions';
-import { sendQueueTiming } from '../../functions/messages/send-timing';
+import { sendQueueTiming } from '../../functions/delivery/send-timing';
 import { DEFAULT_SEND_CONCURRENCY, NOTIFICATIONS_WORKER_TIMEOUT, SEND_DEAD_LETTER_WORKER_TIMEOUT, SEND_WORKER_TIMEOUT } from '../../lib/constructs/sending';
 import { messageRetentionDays } from '../../lib/constructs/data';
 import { DEFAULT_MAX_MESSAGE_TTL, platformEnvironment } from '../../lib/constructs/platform-env';
@@ -637,7 +637,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
     expect(Object.keys(template.findResources('AWS::SQS::Queue'))).toHaveLength(11);
   });
 
-  test("the send queue's clocks are the ones the send worker reasons with (functions/messages/send-timing.ts)", () => {
+  test("the send queue's clocks are the ones the send worker reasons with (functions/delivery/send-timing.ts)", () => {
     const resources = template.toJSON().Resources as Record<string, Resource>;
     const timing = sendQueueTiming();
     expect(resources[ids.sendWorker]!.Properties.Timeout).toBe(timing.workerTimeoutSeconds);

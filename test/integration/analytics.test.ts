@@ -1,5 +1,6 @@
 import { ensurePrimaryAccount } from '../../functions/accounts/bootstrap';
-import { countEvents } from '../../functions/analytics/count-events';
+import { eventCounter } from '../../functions/analytics/count-events';
+import { COUNT_SOURCES } from '../../functions/event-stream/handler';
 import { readEvents } from '../../functions/events/event-store';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { IPHONE, linksIn, mimeOf } from '../support/mail';
@@ -247,6 +248,7 @@ describe('counting', () => {
       const all = again.map((e) => ({ accountId, domain: sandbox, data: e.data }));
       // The same events as one new batch twice: the second is refused by every counter it reaches.
       const batch = all.filter((e) => e.data.event === 'accepted').slice(0, 2);
+      const countEvents = eventCounter(COUNT_SOURCES);
       await countEvents(batch);
       await countEvents(batch);
     });

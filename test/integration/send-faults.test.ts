@@ -1,9 +1,11 @@
 import { putItem } from '../../functions/data/store';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { findMessage, objectKey } from '../../functions/messages/message-store';
-import { sendQueueTiming } from '../../functions/messages/send-timing';
-import { TAG_STORAGE } from '../../functions/messages/send-worker';
+import { TAG_STORAGE } from '../../functions/delivery/claims';
+import { sendQueueTiming } from '../../functions/delivery/send-timing';
 import { s3Client } from '../../functions/platform/aws-clients';
+import { queueWorkers, type QueueWorker } from '../../functions/workers';
+import { localQueueOptions } from '../../lib/local/queue-workers';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, eventsOf, eventually, sandboxOf, sdk, sesSendsOf, startTestPlatform } from '../support/platform';
 
@@ -39,6 +41,13 @@ it("runs the send queue on the clocks the worker's timeout implies, dead letters
     maxReceiveCount: timing.maxReceiveCount,
     deadLetterQueue: 'send-dead-letters',
   });
+});
+
+it("runs exactly the worker table's queues (and the table stream's stand-in), as the table defines them", () => {
+  const rows: readonly QueueWorker[] = queueWorkers;
+  const names = platform.us.sqs.queueNames();
+  expect(names.filter((name) => name !== 'event-stream').sort()).toEqual([...new Set(rows.flatMap((row) => [row.queue, ...(row.deadLetterQueue ? [row.deadLetterQueue] : [])]))].sort());
+  for (const row of rows) expect(platform.us.sqs.queueOptions(row.queue)).toEqual(localQueueOptions(row, row.queue === 'send' ? SEND_WORKER_TIMEOUT_SECONDS : undefined));
 });
 
 it('delivers each recipient exactly once when the worker dies after sending and the queue redelivers the batch', async () => {

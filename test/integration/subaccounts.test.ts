@@ -58,6 +58,13 @@ test('a parent acts on a subaccount through the header; the subaccount sees only
   expect((await call(`${platform.us.url}/v4/domains?limit=1000`)).json.items as unknown[]).toHaveLength(parentDomains.length);
   // A subaccount has no subaccounts of its own.
   expect((await sdkError(own.subaccounts.list())).status).toBe(403);
+  // The parent's web key (the console's) may act for it too; a domain's sending key may not.
+  const web = sdk(platform.us.url, (await apiKeys(parent()).create({ role: 'admin', kind: 'web', email: 'ops@example.com', user_id: 'ops' })).secret);
+  web.setSubaccount(sub.id);
+  expect((await web.domains.list()).map((d) => d.name)).toEqual(subDomains);
+  const sending = sdk(platform.us.url, (await apiKeys(parent()).create({ role: 'sending', kind: 'domain', domain_name: parentDomains[0]! })).secret);
+  sending.setSubaccount(sub.id);
+  expect(await sdkError(sending.messages.create(parentDomains[0]!, { from: `me@${parentDomains[0]}`, to: ['x@example.com'], subject: 'as a subaccount', text: 'x' }))).toEqual({ status: 403, details: 'Only user and web keys may act on behalf of a subaccount' });
 });
 
 test('disabling a subaccount stops its keys and the parent\'s header; enabling brings back what it stopped', async () => {

@@ -30,7 +30,7 @@ function RecordsTable({ title, records }: { title: string; records: DnsRecord[] 
   return (
     <>
       <h3>{title}</h3>
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0}>
         <table>
           <Head columns={['Type', 'Name', 'Value', 'Status']} />
           <tbody>
@@ -110,7 +110,7 @@ function DkimKeys({ domain }: { domain: string }) {
       <ErrorText error={keys.error} />
       {keys.data ? (
         keys.data.items.length ? (
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table>
               <Head columns={['Selector', 'Signing', 'DNS']} />
               <tbody>
@@ -157,7 +157,7 @@ function SmtpCredentials({ domain }: { domain: string }) {
       <ErrorText error={list.error ?? act.error} />
       {shown ? Object.entries(shown).map(([login, password]) => <SecretOnce key={login} label={`Password for ${login}`} value={password} />) : null}
       {list.data ? (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <Head columns={['Login', 'Created', writable && 'Actions']} />
             <tbody>
@@ -249,7 +249,7 @@ function Webhooks({ domain }: { domain: string }) {
         </p>
       ) : null}
       {hooks.data ? (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <Head columns={['Event type', 'URLs', writable && 'Actions']} />
             <tbody>

@@ -44,7 +44,7 @@ export default function Domains() {
       <ErrorText error={domains.error} />
       {domains.loading && !domains.data ? <Loading what="domains" /> : null}
       {domains.data ? (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <caption class="muted">{domains.data.length} domains</caption>
             <Head columns={['Name', 'State', 'Type', 'Created']} />

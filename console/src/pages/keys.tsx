@@ -106,7 +106,7 @@ export default function ApiKeys() {
       <ErrorText error={keys.error} />
       {keys.loading && !keys.data ? <Loading what="API keys" /> : null}
       {keys.data ? (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <Head columns={['Id', 'Kind', 'Role', 'Domain', 'Description', 'Created', 'Expires', 'Delete']} />
             <tbody>

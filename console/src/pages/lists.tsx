@@ -214,7 +214,7 @@ function Members({ list, onChanged }: { list: string; onChanged: () => void }) {
       <ErrorText error={members.error} />
       {members.data ? (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table>
               <Head columns={['Address', 'Name', 'Variables', 'Subscribed', writable && 'Actions']} />
               <tbody>
@@ -289,7 +289,7 @@ export default function Lists() {
       {lists.loading && !lists.data ? <Loading what="mailing lists" /> : null}
       {lists.data ? (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table>
               <Head columns={['Address', 'Name', 'Access', 'Members', writable && 'Delete']} />
               <tbody>

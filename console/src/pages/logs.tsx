@@ -152,11 +152,14 @@ function EventDetails({ item, onClose }: { item: LogItem; onClose: () => void })
 
 export default function Logs() {
   const { region } = useAppState();
-  const domains = useLoad((signal) => listDomains(signal), [region]);
   const [filters, setFilters] = useState<Filters>({});
   const [token, setToken] = useState<string>();
   const [selected, setSelected] = useState<LogItem>();
   const page = useLoad((signal) => fetchLogs(logsQuery(filters, token), signal), [filters, token, region]);
+  // The domain filter's choices are asked for once the first page has come: the events are what the
+  // page is opened for, and the API answers them sooner without a second request beside them.
+  const settled = Boolean(page.data || page.error);
+  const domains = useLoad((signal) => (settled ? listDomains(signal) : Promise.resolve(undefined)), [region, settled]);
   return (
     <Page title="Logs">
       <form
@@ -213,7 +216,7 @@ export default function Logs() {
       {page.loading && !page.data ? <Loading what="events" /> : null}
       {page.data ? (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table aria-busy={page.loading}>
               <caption class="muted">{filters.from ? 'Events, newest first' : 'Events of the last 24 hours, newest first (give dates for older ones)'}</caption>
               <Head columns={['Time', 'Event', 'Recipient', 'Subject', 'Domain', 'Details']} />

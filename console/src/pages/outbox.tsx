@@ -223,7 +223,7 @@ export default function Outbox() {
       </form>
       <ErrorText error={error ?? clear.error} />
       {selected ? <OutboxMessage id={selected} onClose={() => setSelected(undefined)} /> : null}
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0}>
         <table aria-live="polite">
           <caption class="muted">{loaded ? `${total} ${total === 1 ? 'message' : 'messages'}` : 'Loading…'}</caption>
           <Head columns={['Time', 'Status', 'From', 'To', 'Subject', 'Open']} />

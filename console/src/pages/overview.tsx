@@ -118,7 +118,7 @@ export default function Overview() {
           </div>
           <h2>Per day</h2>
           <Chart reply={metrics.data} days={days} />
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table>
               <caption class="muted">Messages per day (the chart's figures)</caption>
               <thead>

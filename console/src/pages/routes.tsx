@@ -127,7 +127,7 @@ export default function Routes() {
       {routes.loading && !routes.data ? <Loading what="routes" /> : null}
       {routes.data ? (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table>
               <caption class="muted">{routes.data.total_count} routes, by priority</caption>
               <Head columns={['Priority', 'Expression', 'Actions', 'Description', writable && 'Edit']} />

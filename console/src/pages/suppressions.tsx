@@ -173,7 +173,7 @@ function ListPanel({ domain, list, label }: { domain: string; list: List; label:
       {page.loading && !page.data ? <Loading what={label} /> : null}
       {page.data ? (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table>
               <caption class="muted">
                 {label} of {domain}

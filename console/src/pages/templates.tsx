@@ -143,7 +143,7 @@ function TemplateDetail({ domain, name, onDeleted }: { domain: string; name: str
         ) : null}
       </div>
       <ErrorText error={versions.error ?? version.error ?? act.error} />
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0}>
         <table>
           <caption class="muted">Versions</caption>
           <Head columns={['Tag', 'Active', 'Comment', 'Created', 'Actions']} />
@@ -226,7 +226,7 @@ function TemplatesOf({ domain }: { domain: string }) {
       <ErrorText error={templates.error} />
       {templates.loading && !templates.data ? <Loading what="templates" /> : null}
       {templates.data ? (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <caption class="muted">Templates of {domain}</caption>
             <Head columns={['Name', 'Description', 'Created']} />

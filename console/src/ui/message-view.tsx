@@ -88,7 +88,7 @@ export function MessageView({ message }: { message: MessageParts }) {
         {tab === 'html' && message.html ? <HtmlFrame html={message.html} title={`HTML of “${message.subject}”`} /> : null}
         {tab === 'text' ? <pre class="raw" tabIndex={0}>{message.text ?? '(no text part)'}</pre> : null}
         {tab === 'headers' ? (
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0}>
             <table>
               <Head columns={['Header', 'Value']} />
               <tbody>

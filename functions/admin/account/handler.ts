@@ -1,6 +1,7 @@
 import { z } from 'zod/v3';
 import { BadRequest } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { boundedText, integer, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { accountRoutes } from './routes';
 import { featureChanges } from '../../accounts/features';
@@ -63,4 +64,4 @@ export const handler = areaHandler(accountRoutes, {
     forgetRedaction(req.accountId);
     return { success: true };
   }),
-});
+}, { onBehalfOf });

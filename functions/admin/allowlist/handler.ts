@@ -1,6 +1,7 @@
 import { z } from 'zod/v3';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { boundedText, MAX_LENGTH, schema } from '../../platform/http/params';
 import { allowlistOf, canonicalEntry, readAllowlist, saveAllowlist } from '../../accounts/ip-allowlist';
 import { allowlistRoutes } from './routes';
@@ -39,4 +40,4 @@ export const handler = areaHandler(allowlistRoutes, {
     if (!current.some((a) => a.ip_address === ip)) throw new NotFound(`${ip} is not on the allowlist`);
     return { addresses: await saveAllowlist(req.accountId, read, current.filter((a) => a.ip_address !== ip)) };
   }),
-});
+}, { onBehalfOf });

@@ -4,6 +4,7 @@ import { listDomainItems, requireDomain, type DomainItem } from '../../domains/d
 import { BadRequest, NotFound } from '../../platform/errors';
 import { boundedText, flag, integer, list, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { objectId } from '../../platform/ids';
 import { queueIpJob } from '../../sending-ips/ip-jobs';
 import { assignDomain, poolOfIp, replacementOf } from '../../sending-ips/ip-pools';
@@ -258,4 +259,4 @@ export const handler = areaHandler(dynamicPoolRoutes, {
       return { items: items.slice(0, input.Limit), paging: {} };
     },
   ),
-});
+}, { onBehalfOf });

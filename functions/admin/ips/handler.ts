@@ -5,6 +5,7 @@ import { absoluteUrl } from '../../platform/http/paging';
 import { offsetOfPage, offsetPaging } from '../../platform/http/offset-pages';
 import { atMost, boundedList, boundedText, integer, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { areaHandler, operation, shadowedParam, type ApiRequest } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { objectId } from '../../platform/ids';
 import { logger } from '../../platform/logger';
 import { canHaveIps, delegatePool, queueIpJob, type IpJob } from '../../sending-ips/ip-jobs';
@@ -327,7 +328,7 @@ export const handler = areaHandler(ipRoutes, {
     await delegateIp(req.accountId, input.subaccount_id, input.ip);
     return SUCCESS;
   }),
-});
+}, { onBehalfOf });
 
 async function addIps(accountId: string, poolId: string, add: string[]) {
   await requireDipps(accountId);

@@ -2,6 +2,7 @@ import { z } from 'zod/v3';
 import { enableMonthlyLimit, getMonthlyLimit, MIN_MONTHLY_LIMIT, monthlyCount, removeMonthlyLimit, setMonthlyLimit } from '../../accounts/monthly-limit';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { integer, schema } from '../../platform/http/params';
 import { findSubaccount } from '../../accounts/subaccount-store';
 import { limitRoutes } from './routes';
@@ -53,4 +54,4 @@ export const handler = areaHandler(limitRoutes, {
     await removeMonthlyLimit(await subaccountOf(req, input.subaccount_id));
     return { success: true };
   }),
-});
+}, { onBehalfOf });

@@ -5,6 +5,7 @@ import { BadRequest, NotFound } from '../../platform/errors';
 import { isAddress } from '../../messages/recipients';
 import { boundedText, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { noticePage } from '../../platform/http/public-page';
 import { activateSandboxRecipient, addSandboxRecipient, listSandboxRecipients, removeSandboxRecipient } from '../../accounts/sandbox-recipients';
 import { mailConfirmation } from '../../accounts/sandbox-confirmation';
@@ -35,4 +36,4 @@ export const handler = areaHandler(sandboxRoutes, {
     if (!activated) throw new NotFound('This confirmation link is unknown, has expired, or its address was removed from the authorized recipients');
     return noticePage('You are an authorized recipient', `${activated.email} will now receive the test messages of this sandbox domain.`);
   }),
-});
+}, { onBehalfOf });

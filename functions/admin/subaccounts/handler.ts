@@ -2,6 +2,7 @@ import { z } from 'zod/v3';
 import { featureChanges } from '../../accounts/features';
 import { BadRequest, Forbidden, NotFound } from '../../platform/errors';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { boundedText, flag, MAX_LENGTH, oneOfValues, schema, text } from '../../platform/http/params';
 import { skipLimitInput } from '../../platform/http/paging';
 import { subaccountRoutes } from './routes';
@@ -87,4 +88,4 @@ export const handler = areaHandler(subaccountRoutes, {
     const updated = await setFeatures(account, changes);
     return { features: subaccountJson(updated).features };
   }),
-});
+}, { onBehalfOf });

@@ -3,6 +3,7 @@ import { findKey } from '../../keys/api-keys';
 import { roles } from '../../platform/access';
 import { NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { oneOfValues, schema } from '../../platform/http/params';
 import { skipLimitInput } from '../../platform/http/paging';
 import { userRoutes } from './routes';
@@ -38,4 +39,4 @@ export const handler = areaHandler(userRoutes, {
     if (!user) throw noSuchUser();
     return userJson(user);
   }),
-});
+}, { onBehalfOf });

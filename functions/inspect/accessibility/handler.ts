@@ -1,6 +1,7 @@
 import { z } from 'zod/v3';
 import { ApiError, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { Reply } from '../../platform/http/reply';
 import { schema } from '../../platform/http/params';
 import { selfLink, skipLimitPaging } from '../common/envelope';
@@ -84,4 +85,4 @@ export const handler = areaHandler(accessibilityRoutes, {
     await deleteTest(await requireTest(req.accountId, input.id));
     return { message: `Accessibility test with test id ${input.id} has been successfully deleted.` };
   }),
-});
+}, { onBehalfOf });

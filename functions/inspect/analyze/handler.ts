@@ -1,6 +1,7 @@
 import { z } from 'zod/v3';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { flag, integer, oneOfValues, schema, text } from '../../platform/http/params';
 import { objectId } from '../../platform/ids';
 import { skipLimitInput } from '../../platform/http/paging';
@@ -134,4 +135,4 @@ export const handler = areaHandler(analyzeRoutes, {
     await deleteTest(await requireTest(req.accountId, input.test_id));
     return { message: `Test ${input.test_id} has been successfully deleted.` };
   }),
-});
+}, { onBehalfOf });

@@ -1,6 +1,6 @@
-import type { simpleParser as SimpleParser } from 'mailparser';
 import { decode as decodeQuotedPrintable } from 'libqp';
 import { BadRequest, PayloadTooLarge } from '../../platform/errors';
+import { mailparser } from '../../platform/lazy/lazy-modules';
 
 /**
  * The HTML a check works on, from the three sources the contract names (§0): `html` as sent
@@ -77,8 +77,7 @@ export function decodeTransferEncoded(text: string, transferEncoding: string | u
 /** The HTML part of a raw message (mailparser decodes its transfer encoding and charset). */
 export async function htmlOfMime(mime: string): Promise<string> {
   // mailparser is a side bundle of the inspection Lambdas (lib/side-bundles.ts), needed only here.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { simpleParser } = require('./mime-parser') as { simpleParser: typeof SimpleParser };
+  const { simpleParser } = mailparser();
   const parsed = await simpleParser(Buffer.from(mime, 'utf8'), { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
   if (typeof parsed.html !== 'string' || !parsed.html) throw new BadRequest("The message in 'mime' has no HTML part to analyse");
   return parsed.html;

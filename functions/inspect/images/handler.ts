@@ -1,6 +1,7 @@
 import { z } from 'zod/v3';
 import { BadRequest, NotFound, PayloadTooLarge } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { RawReply } from '../../platform/http/reply';
 import { schema } from '../../platform/http/params';
 import { processingReply, selfLink, skipLimitPaging } from '../common/envelope';
@@ -131,4 +132,4 @@ export const handler = areaHandler(imageRoutes, {
       'content-disposition': `attachment; filename="${input.image_id}.${optimized.optimized_format.toLowerCase()}"`,
     });
   }),
-});
+}, { onBehalfOf });

@@ -1,6 +1,7 @@
 import { z } from 'zod/v3';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { absoluteUrl } from '../../platform/http/paging';
 import { atMost, integer, MAX_LENGTH, schema, text } from '../../platform/http/params';
 import { processingReply, selfLink } from '../common/envelope';
@@ -158,7 +159,7 @@ export const handler = areaHandler(linkRoutes, {
     const comparison = await compareOrRefuse(() => compareWithExpected({ filename: file.filename, contentType: file.contentType, data: file.content }, results));
     return { meta: { status: 'Complete' }, items: comparison };
   }),
-});
+}, { onBehalfOf });
 
 /** A file the comparison cannot read is the caller's mistake: a 400 with the reason. */
 async function compareOrRefuse<T>(compare: () => T | Promise<T>): Promise<T> {

@@ -1,6 +1,7 @@
 import { logger } from '../../platform/logger';
 import { PREVIEW_CLIENTS, type CatalogClient, type Fidelity } from './clients';
-import { realClientTier, type RealClient } from './real-clients/real-client-tier';
+import type { RealClient } from './real-clients/contract';
+import { realClientTier } from './real-clients/real-client-tier';
 
 /** A client as a test and its results show it, emulated or real. */
 export interface ClientInfo extends CatalogClient {

@@ -2,6 +2,7 @@ import { z } from 'zod/v3';
 import { deleteItems } from '../../data/store';
 import { ApiError } from '../../platform/errors';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { atMost, boundedDocument, flag, integer, MAX_LENGTH, schema } from '../../platform/http/params';
 import { htmlSourceFields } from '../common/source-input';
 import { fetchHtml } from '../common/fetch-html';
@@ -353,4 +354,4 @@ export const handler = areaHandler(previewRoutes, {
     const { test } = await sharedTest(input.uuid);
     return screenshot(test, input.client_id, input.file);
   }),
-});
+}, { onBehalfOf });

@@ -54,8 +54,8 @@ export async function launchOptions(configured: string | undefined, singleProces
 }
 
 async function launch(configured: string | undefined): Promise<Browser> {
-  // playwright-core (some 140 ms to load) on the first render only: local mode, which imports the
-  // render task at start, pays for it only when a preview is made.
+  // playwright-core (slow to load) on the first render only: local mode, which imports the render
+  // task at start, pays for it only when a preview is made.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { chromium } = require('playwright-core') as typeof import('playwright-core');
   return chromium.launch({ ...(await launchOptions(configured)), headless: true, timeout: 30_000 });

@@ -2,6 +2,7 @@ import { z } from 'zod/v3';
 import { addToCounter } from '../../data/store';
 import { ApiError, BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { ALERT_EVENT_TYPES } from './alert-event';
 import { postAlert, slackBlocks } from './channels';
 import { mailAlert, NoAlertSender } from './email-alert';
@@ -173,4 +174,4 @@ export const handler = areaHandler(alertRoutes, {
     for (const channelId of channelIds) await askSlack(() => postMessage(token, channelId, `[Test] ${alertTitle(alert)}`, slackBlocks(alert, true)));
     return SENT;
   }),
-});
+}, { onBehalfOf });

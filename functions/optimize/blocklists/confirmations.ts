@@ -3,7 +3,6 @@ import { isLive, putItem, queryAll, type Key } from '../../data/store';
 import { randomHex } from '../../platform/ids';
 import type { SubjectKind } from './catalogue';
 import { staleAfterMs, type ListState } from './list-state';
-import type { MonitoredSubject } from './subjects';
 import { defineEntity } from '../../data/key-registry';
 
 export const blocklistConfirmationKeys = defineEntity(
@@ -76,8 +75,18 @@ export async function readConfirmations(accountId?: string, kind?: SubjectKind):
   return found;
 }
 
+/** What applying a confirmation reads and moves of a subject (a MonitoredSubject of subjects.ts, which reads through here). */
+interface ConfirmableSubject {
+  accountId: string;
+  kind: SubjectKind;
+  subject: string;
+  version: number;
+  checkedAt?: string;
+  lists: Record<string, ListState>;
+}
+
 /** The subject as its checks left it: its own item, moved on by the latest confirmation of its version. */
-export function applyConfirmation(subject: MonitoredSubject, confirmations: Confirmations): MonitoredSubject {
+export function applyConfirmation<S extends ConfirmableSubject>(subject: S, confirmations: Confirmations): S {
   let at = subject.checkedAt ?? '';
   for (const c of confirmations.get(subjectRef(subject.accountId, subject.kind, subject.subject)) ?? []) {
     if (c.version === subject.version && c.at > at) at = c.at;

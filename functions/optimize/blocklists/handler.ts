@@ -5,6 +5,7 @@ import { BadRequest, Conflict, NotFound } from '../../platform/errors';
 import { flag, instant, integer, oneOfValues, schema, text } from '../../platform/http/params';
 import { keyPart, pivotPageInput, pivotPaging, pivotQuery, type PivotPage } from '../../platform/http/paging';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { Reply } from '../../platform/http/reply';
 import { listsFor, type SubjectKind } from './catalogue';
 import { eventsPage, type EventQuery } from './events';
@@ -141,4 +142,4 @@ export const handler = areaHandler(blocklistRoutes, {
   monitoredDomainBlocklists: operation(schema(() => z.object({ domain: keyPart() })), async (req, input) => ({
     blocklists: domainListings(await requireDomain(req.accountId, input.domain)),
   })),
-});
+}, { onBehalfOf });

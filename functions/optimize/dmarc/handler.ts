@@ -4,6 +4,7 @@ import { env } from '../../platform/env';
 import { BadRequest, NotFound } from '../../platform/errors';
 import { integer, schema } from '../../platform/http/params';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { lookup } from '../../platform/dns';
 import { findManagedDomain } from '../domains/managed-domains';
 import { dmarcSetup, reportIntake } from './intake';
@@ -150,4 +151,4 @@ export const handler = areaHandler(dmarcRoutes, {
     // Forensic (ruf) reports are not collected: null, not a placeholder.
     return { ...counters(rows), ruf: null, pfqr_chart: pfqrChart(rows), auth_events: authEvents(rows) };
   }),
-});
+}, { onBehalfOf });

@@ -6,6 +6,7 @@ import { flag, integer, schema, text } from '../../platform/http/params';
 import { offsetOfPage, offsetPaging } from '../../platform/http/offset-pages';
 import { absoluteUrl } from '../../platform/http/paging';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { monitorManagedDomain, stopMonitoringDomain } from '../blocklists/domain-monitoring';
 import { addManagedDomain, findManagedDomain, listManagedDomains, managedDomainJson, removeManagedDomain, verifyManagedDomain } from './managed-domains';
 import { managedDomainRoutes } from './routes';
@@ -54,4 +55,4 @@ export const handler = areaHandler(managedDomainRoutes, {
     await stopMonitoringDomain(req.accountId, input.domain);
     return { message: `${input.domain} has been removed from InboxReady` };
   }),
-});
+}, { onBehalfOf });

@@ -7,6 +7,7 @@ import { env } from '../../platform/env';
 import { ApiError, BadRequest } from '../../platform/errors';
 import { flag, integer, list, schema, text } from '../../platform/http/params';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { healthRoutes } from './routes';
 import { inputsOf, SCORE_WINDOW_DAYS, scoreOf, SOURCES } from './score';
 
@@ -79,4 +80,4 @@ export const handler = areaHandler(healthRoutes, {
       return { items: items.slice(input.skip, input.skip + input.limit), total: items.length };
     },
   ),
-});
+}, { onBehalfOf });

@@ -3,6 +3,7 @@ import { Forbidden, NotFound } from '../../platform/errors';
 import { atMost, boundedDocument, boundedList, boundedText, flag, integer, list, MAX_LENGTH, oneOfValues, schema, text } from '../../platform/http/params';
 import { absoluteUrl } from '../../platform/http/paging';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { primaryAccountId } from '../../accounts/account-store';
 import { byTime, offsetPage, pageInput, sortInput, timeBound } from './paging';
 import { runPlacementTest, testMailingList } from './placement-test';
@@ -253,5 +254,5 @@ export const handler = areaHandler(inboxRoutes, {
     if (!(await removeSeedMailbox(input.email))) throw new NotFound('seed mailbox not found');
     return { message: 'seed mailbox removed' };
   }),
-});
+}, { onBehalfOf });
 

@@ -1,5 +1,6 @@
 import { BadRequest } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { complianceJson, dayDate, domainDayJson, meanOf, ratiosSummary, UNKNOWN_REPUTATION } from './present';
 import { postmasterRoutes } from './routes';
 import { addressRangeInput, complianceInput, domainRangeInput, rangeInput, summaryInput } from './schemas';
@@ -113,7 +114,7 @@ export const handler = areaHandler(postmasterRoutes, {
     sorted([], ADDRESS_SUMMARY_FIELDS, input.sortBy, input.orderBy);
     return { summary: [], ip_counts: {}, total: 0, ...addressSource() };
   }),
-});
+}, { onBehalfOf });
 
 /** The days in range grouped by domain (domains with none left out), matching `searchField`, one summary item each. */
 async function perDomain<T>(

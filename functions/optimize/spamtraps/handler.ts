@@ -6,6 +6,7 @@ import { flag, instant, integer, list, oneOfValues, schema, text } from '../../p
 import { offsetOfPage, offsetPaging } from '../../platform/http/offset-pages';
 import { absoluteUrl } from '../../platform/http/paging';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { spamtrapRoutes } from './routes';
 import { dataSources, MAX_TRAP_DAYS, trapRows, trapTotals, type TrapRow } from './trap-counts';
 
@@ -162,4 +163,4 @@ export const handler = areaHandler(spamtrapRoutes, {
       return { items: items.slice(offset, offset + input.limit), paging: offsetPaging(link, offset, input.limit), data_sources: dataSources() };
     },
   ),
-});
+}, { onBehalfOf });

@@ -1,7 +1,8 @@
+import type { CountSource } from '../../analytics/count-events';
 import type { RecordedEvent } from '../../events/event-store';
 import { mapLimit } from '../../platform/concurrency';
 import { listedTrap, operatorTrapList } from './trap-list';
-import type { TrapType } from './trap-types';
+import { trapCount, type TrapType } from './trap-types';
 import { isTypoDomain } from './typo-domains';
 import { isUnknownUserBounce, rememberUnknownUser, unknownSince, unknownUserKey } from './recycled';
 
@@ -44,3 +45,6 @@ export async function trapHitsOf(events: readonly RecordedEvent[]): Promise<Arra
     return undefined;
   });
 }
+
+/** Each send's trap hit, as the analytics counter of its kind (`trap_typo`): counted with the send's own counts. */
+export const trapHitCounts: CountSource = async (events) => (await trapHitsOf(events)).map((type) => type && trapCount(type));

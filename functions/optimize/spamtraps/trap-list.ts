@@ -15,7 +15,7 @@ export function operatorTrapList(): TrapList | undefined {
     try {
       parsed = { source, list: parseTrapList(source) };
     } catch (error) {
-      // The setting is checked when the environment is read (env.ts); should a bad one get here,
+      // The hosts check the setting at start and at synth (lib/setting-checks.ts); should a bad one get here,
       // counting goes on without the list rather than failing every batch of the event stream.
       logger.error('SPAM_TRAP_LIST cannot be read: no operator trap list is used', { error: error as Error });
       parsed = { source, list: undefined };

@@ -4,7 +4,6 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { z } from 'zod/v3';
-import { findAccount } from '../../accounts/account-store';
 import { roleAllows } from '../access';
 import { ApiError, Forbidden, NotFound, TooManyRequests, Unauthorized, type ErrorField } from '../errors';
 import { logger } from '../logger';
@@ -59,8 +58,8 @@ export interface Operation<S extends z.ZodType = z.ZodType> {
  *
  * `input` is a function returning the schema, not the schema: it is called on the operation's
  * first request and its schema kept for the next ones. A Lambda loads every operation of its area
- * and a request reaches one, so a handler builds no schema at load (building them all, up to 270
- * zod objects in an area, was cold-start time spent on operations the request never reaches):
+ * and a request reaches one, so a handler builds no schema at load (building them all would spend
+ * cold-start time on operations the request never reaches):
  *
  *   operation(() => z.object({ id: z.string() }), async (req, input) => ...)
  *   operation(createDomainInput, ...)   // schemas.ts: createDomainInput = schema(() => z.object({ ... }))
@@ -105,15 +104,24 @@ function authorize(route: RouteSpec, principal: Principal, path: Record<string, 
   }
 }
 
-/** X-Mailgun-On-Behalf-Of switches to a subaccount of the caller's account, and only to one. */
-async function effectiveAccount(principal: Principal, headers: Record<string, string>, route: RouteSpec): Promise<string> {
+/**
+ * Which account a request naming another one in X-Mailgun-On-Behalf-Of acts for (its id), or an
+ * ApiError: a rule of accounts (functions/accounts/on-behalf-of.ts), which each area's entry passes
+ * to areaHandler so that the pipeline reads no account. `anyStatus`: the route may act for a
+ * disabled subaccount (RouteSpec.onBehalfOfAnyStatus).
+ */
+export type OnBehalfOf = (principal: Principal, accountId: string, options: { anyStatus: boolean }) => Promise<string>;
+
+/** What the pipeline asks of the areas above it. */
+export interface PipelinePorts {
+  onBehalfOf: OnBehalfOf;
+}
+
+/** The key's account, or the one X-Mailgun-On-Behalf-Of names if the caller may act for it. */
+async function effectiveAccount(principal: Principal, headers: Record<string, string>, route: RouteSpec, ports: PipelinePorts): Promise<string> {
   const target = headers['x-mailgun-on-behalf-of']?.trim();
   if (!target || target === principal.accountId) return principal.accountId;
-  if (principal.kind !== 'user') throw new Forbidden('Only user keys may act on behalf of a subaccount');
-  const account = await findAccount(target);
-  if (!account || account.parentId !== principal.accountId || account.status === 'closed') throw new NotFound('Subaccount not found');
-  if (account.status !== 'open' && !route.onBehalfOfAnyStatus) throw new Forbidden('Subaccount is disabled');
-  return account.accountId;
+  return ports.onBehalfOf(principal, target, { anyStatus: route.onBehalfOfAnyStatus === true });
 }
 
 function baseUrlOf(headers: Record<string, string>, event: ApiEvent): string {
@@ -155,10 +163,10 @@ function beforeDeadline<T>(work: Promise<T>, context: Pick<Context, 'getRemainin
 /**
  * The Lambda entry of one API area: find the row (by `routeKey`, or from method and path when the
  * request came through one of the area's greedy routes, functions/platform/http/gateway-routes.ts),
- * authenticate from the authorizer's verdict, enforce the row's access, parse and validate input,
- * run, reply JSON.
+ * authenticate from the authorizer's verdict, enforce the row's access, resolve the account acted
+ * on (`ports.onBehalfOf`), parse and validate input, run, reply JSON.
  */
-export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, operations: Operations<R>) {
+export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, operations: Operations<R>, ports: PipelinePorts) {
   const opOf = (route: RouteSpec) => (operations as Record<string, Operation>)[route.operation]!;
   const byKey = new Map<string, RouteSpec>(routes.map((route) => [routeKey(route), route]));
   let matcher: RouteMatcher | undefined;
@@ -186,7 +194,7 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
     const path = Object.fromEntries(Object.entries(pathParameters).map(([k, v]) => [k, decodeSegment(v ?? '')]));
     if (!isPublic) authorize(route, principal, path);
     checkPathParams(route, path);
-    const accountId = isPublic ? '' : await effectiveAccount(principal, headers, route);
+    const accountId = isPublic ? '' : await effectiveAccount(principal, headers, route, ports);
 
     const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
     const body = await parseBody(raw, headers['content-type']);

@@ -80,7 +80,7 @@ describe('the registry', () => {
 
   it('leaves no key spelled outside the stores that define its entity', () => {
     // A partition key's fixed head (ACCT#, SYSTEM#, APIKEY#, ...) in a string outside those stores is
-    // a key spelled by hand. The send worker's claim key waits for its delivery module (issue 29, 4).
+    // a key spelled by hand.
     const heads = new Set(
       registeredItems()
         .flatMap((item) => [item.pk, item.gsi1pk])
@@ -88,12 +88,10 @@ describe('the registry', () => {
         .filter((head): head is string => Boolean(head)),
     );
     const pattern = new RegExp(`[\`'"](${[...heads].join('|')})`);
-    const waiting = ['functions/messages/send-worker.ts'];
     const spelled = ['functions', 'lib', 'bin', 'bench']
       .flatMap((dir) => sourceFiles(join(root, dir)))
       .filter((file) => !registering.includes(file) && pattern.test(readFileSync(file, 'utf8')))
-      .map((file) => relative(root, file))
-      .filter((file) => !waiting.includes(file));
+      .map((file) => relative(root, file));
     expect(spelled).toEqual([]);
   });
 

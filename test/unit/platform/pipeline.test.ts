@@ -1,12 +1,22 @@
 import type { Context } from 'aws-lambda';
 import { z } from 'zod/v3';
-import { BadRequest } from '../../../functions/platform/errors';
-import { areaHandler, operation, type ApiEvent } from '../../../functions/platform/http/pipeline';
+import { BadRequest, Forbidden } from '../../../functions/platform/errors';
+import { areaHandler, operation, type ApiEvent, type OnBehalfOf } from '../../../functions/platform/http/pipeline';
 
 const routes = [
   { method: 'GET', path: '/v1/things/{id}', area: 'things', operation: 'getThing', access: 'public' },
   { method: 'POST', path: '/v1/things', area: 'things', operation: 'makeThing', access: 'public' },
+  { method: 'GET', path: '/v1/whoami', area: 'things', operation: 'whoAmI', access: 'read' },
+  { method: 'DELETE', path: '/v1/whoami', area: 'things', operation: 'forgetMe', access: 'read', onBehalfOfAnyStatus: true },
 ] as const;
+
+/** The account rule the areas pass in: `sub` is the caller's subaccount, `off` a disabled one. */
+const asked: Array<{ accountId: string; anyStatus: boolean }> = [];
+const onBehalfOf: OnBehalfOf = async (_principal, accountId, { anyStatus }) => {
+  asked.push({ accountId, anyStatus });
+  if (accountId === 'off' && !anyStatus) throw new Forbidden('Subaccount is disabled');
+  return accountId;
+};
 
 /** Operations that have run to their end. */
 let finished = 0;
@@ -26,7 +36,9 @@ const handler = areaHandler(routes, {
       throw new BadRequest('no things today');
     },
   ),
-});
+  whoAmI: operation(() => z.object({}), async (req) => ({ account: req.accountId })),
+  forgetMe: operation(() => z.object({}), async (req) => ({ account: req.accountId })),
+}, { onBehalfOf });
 
 const event = (routeKey: string, path: Record<string, string>, rawQueryString = '') =>
   ({ routeKey, rawQueryString, headers: {}, pathParameters: path, requestContext: { requestId: 'r1', domainName: 'api.example.com' } }) as unknown as ApiEvent;
@@ -58,4 +70,26 @@ test("through an area's greedy route the row is found from method and path, with
   // The row's method still counts, and a path under the prefix that is no row is not found.
   expect(await handler(greedy('DELETE', 'a'))).toMatchObject({ statusCode: 404 });
   expect(await handler(greedy('GET', 'a/b'))).toMatchObject({ statusCode: 404 });
+});
+
+test('X-Mailgun-On-Behalf-Of is resolved by the account rule the area passed in, with the route\'s allowance', async () => {
+  const signedIn = (routeKey: string, headers: Record<string, string>) =>
+    ({
+      routeKey,
+      rawQueryString: '',
+      headers,
+      pathParameters: {},
+      requestContext: { requestId: 'r3', domainName: 'api.example.com', authorizer: { lambda: { accountId: 'parent', keyId: 'k', role: 'admin', kind: 'user' } } },
+    }) as unknown as ApiEvent;
+  expect(await handler(signedIn('GET /v1/whoami', {}))).toMatchObject({ statusCode: 200, body: JSON.stringify({ account: 'parent' }) });
+  expect(await handler(signedIn('GET /v1/whoami', { 'X-Mailgun-On-Behalf-Of': 'parent' }))).toMatchObject({ statusCode: 200, body: JSON.stringify({ account: 'parent' }) });
+  expect(asked).toEqual([]);
+  expect(await handler(signedIn('GET /v1/whoami', { 'X-Mailgun-On-Behalf-Of': ' sub ' }))).toMatchObject({ statusCode: 200, body: JSON.stringify({ account: 'sub' }) });
+  expect(await handler(signedIn('GET /v1/whoami', { 'X-Mailgun-On-Behalf-Of': 'off' }))).toMatchObject({ statusCode: 403, body: JSON.stringify({ message: 'Subaccount is disabled' }) });
+  expect(await handler(signedIn('DELETE /v1/whoami', { 'X-Mailgun-On-Behalf-Of': 'off' }))).toMatchObject({ statusCode: 200, body: JSON.stringify({ account: 'off' }) });
+  expect(asked).toEqual([
+    { accountId: 'sub', anyStatus: false },
+    { accountId: 'off', anyStatus: false },
+    { accountId: 'off', anyStatus: true },
+  ]);
 });

@@ -1,4 +1,4 @@
-import type { RealClient, RealClientTier, RealResult } from './real-client-tier';
+import type { RealClient, RealClientTier, RealResult } from './contract';
 
 /** A call to the service that takes longer is failed (the render task tries again). */
 const REQUEST_TIMEOUT_MS = 20_000;

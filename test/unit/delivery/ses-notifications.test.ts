@@ -2,8 +2,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { handler } from '../../../functions/events/ses-notifications';
-import { TAG_STORAGE } from '../../../functions/messages/send-worker';
+import { TAG_STORAGE } from '../../../functions/delivery/claims';
+import { handler } from '../../../functions/delivery/ses-notifications';
 import { withEnv } from '../../../functions/platform/env';
 
 // The SES notifications worker reads and writes a whole SQS batch at once: one consistent batch

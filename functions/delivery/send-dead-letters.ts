@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '../platform/logger';
-import type { SendJob } from './accept';
+import type { SendJob } from '../messages/accept';
 import { abandonUnsent } from './send-worker';
 
 function sendJobOf(body: string): SendJob | undefined {

@@ -1,4 +1,4 @@
-import { chunkReserveMs, CHUNK_RESERVE_MS, SES_REQUEST_TIMEOUT_MS, SEND_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../../functions/messages/send-timing';
+import { chunkReserveMs, CHUNK_RESERVE_MS, SES_REQUEST_TIMEOUT_MS, SEND_WORKER_TIMEOUT_SECONDS, sendQueueTiming } from '../../../functions/delivery/send-timing';
 
 // The send queue's clocks must keep one order whatever the worker's timeout, or a redelivered
 // job could find a claim alive that nobody holds any more, or take over one still in use.

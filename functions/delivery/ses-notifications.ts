@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { getItems, putItems, type Key } from '../data/store';
 import { messageEventFields, messageKey, messageOf, type MessageRecord } from '../messages/message-store';
-import { awaitsSettling, failedAsUnknown, settleClaims, settlingKey, TAG_IP_POOL, TAG_SENDING_IP, TAG_STORAGE } from '../messages/send-worker';
+import { awaitsSettling, failedAsUnknown, settleClaims, settlingKey, TAG_IP_POOL, TAG_SENDING_IP, TAG_STORAGE } from './claims';
 import { addBounce, addComplaint } from '../suppressions/sending';
 import { mapLimit } from '../platform/concurrency';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
-import { eventWrites, type EventData, type EventName } from './event-store';
+import { eventWrites, type EventData, type EventName } from '../events/event-store';
 
 /** The parts of an SES event-publishing record this worker reads. */
 interface SesEvent {
@@ -161,7 +161,7 @@ const FOLLOW_UPS_AT_ONCE = 8;
  * Ingests a batch of notifications in as few calls as the table allows: one strongly consistent
  * BatchGetItem for every message they name and every claim they may settle, one BatchWriteItem
  * (25 events a call) for all their events, then a conditional write only for the claims still
- * 'sending' (awaitsSettling in send-worker.ts: normally none) and for bounces and complaints.
+ * 'sending' (awaitsSettling in claims.ts: normally none) and for bounces and complaints.
  * The order per notification is as it always was: its events, then its claims, then suppressions.
  * What fails fails only the notifications it concerns (a shared call that fails is tried again
  * per notification), and a redelivered one does it all again harmlessly: event ids come from the

@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import { workflows, type WorkflowName, type WorkflowRow } from '../../functions/workflows';
+import type { QueueName } from '../../functions/workers';
+import type { SfnStandIn } from './sfn-standin';
+import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSendMessageTask } from './workflow-runner';
+
+/**
+ * The workflow table (functions/workflows.ts) in local mode: each row's definition in the Step
+ * Functions stand-in, its Lambda tasks invoking the same handlers in-process (under an ARN of
+ * this machine's), its queues the SQS stand-in's.
+ */
+
+type Task = (payload: never) => Promise<unknown>;
+
+/** A task's handler, loaded by its path as Lambda would. */
+export function loadTaskHandler(entry: string): Task {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require(join(__dirname, '..', '..', 'functions', entry)) as { handler: Task }).handler;
+}
+
+/** The ARN local mode gives a task's function. */
+export const localFunctionArn = (awsRegion: string, entry: string) => `arn:aws:lambda:${awsRegion}:000000000000:function:${entry.replace(/\//g, '-')}`;
+
+export interface LocalWorkflowsOptions {
+  awsRegion: string;
+  /** The URL of a queue of the worker table, and how a workflow's task sends to it. */
+  queueUrl: (queue: QueueName) => string;
+  send: (queueUrl: string, body: string, delaySeconds: number) => Promise<void>;
+  /** Step Functions Retry intervals, overridden (tests); default: as the definitions say. */
+  retryIntervalMs?: number;
+  /** How a task's handler is found; default loadTaskHandler. */
+  load?: (entry: string) => Task;
+}
+
+/** The substitutions and task handlers of one row, in local mode. */
+export function localWorkflowOf(row: WorkflowRow, options: LocalWorkflowsOptions): LocalWorkflow {
+  const load = options.load ?? loadTaskHandler;
+  const functions = Object.fromEntries(Object.values(row.tasks).map((entry) => [localFunctionArn(options.awsRegion, entry), load(entry)]));
+  const substitutions = {
+    ...Object.fromEntries(Object.entries(row.tasks).map(([placeholder, entry]) => [placeholder, localFunctionArn(options.awsRegion, entry)])),
+    ...Object.fromEntries(Object.entries(row.queues ?? {}).map(([placeholder, queue]) => [placeholder, options.queueUrl(queue)])),
+  };
+  const tasks = { [LAMBDA_INVOKE]: lambdaInvokeTask(functions), ...(row.queues ? { [SQS_SEND_MESSAGE]: sqsSendMessageTask(options.send) } : {}) };
+  return new LocalWorkflow(row.name, substitutions, tasks, undefined, options.retryIntervalMs);
+}
+
+/** Registers every row's state machine; returns the settings that name them (each row's arnSetting). */
+export function createWorkflows(sfn: Pick<SfnStandIn, 'createStateMachine'>, options: LocalWorkflowsOptions): Record<WorkflowRow['arnSetting'], string> {
+  const rows: readonly WorkflowRow[] = workflows;
+  return Object.fromEntries(rows.map((row) => [row.arnSetting, sfn.createStateMachine(localWorkflowOf(row, options))])) as Record<WorkflowRow['arnSetting'], string>;
+}
+
+export type { WorkflowName };

@@ -1,0 +1,456 @@
+import { gzipSync } from 'node:zlib';
+import type { Browser, Page } from 'playwright-core';
+import { resultKeys } from '../../functions/optimize/inbox/results';
+import { updateItem } from '../../functions/data/store';
+import { buildConsoleIfStale } from '../../lib/console-build';
+import type { LocalPlatform } from '../../lib/local/platform';
+import { horizontalOverflow, launchBrowser, newContext, seriousViolations } from '../support/browser';
+import { startDnsServer } from '../support/dns-server';
+import { ADMIN_KEY, apiKeys, call, eventually, primaryAccountId, sdk, startTestPlatform } from '../support/platform';
+import { fakeServiceAccount, PostmasterStandIn } from '../support/postmaster-standin';
+import { startSeedImap, type SeedImap } from '../support/seed-imap';
+import { handler as postmasterFetch } from '../../functions/optimize/postmaster/fetch-job';
+
+// The console's Optimize pages as a user meets them, against `npm start`'s host with the local
+// stand-ins the integration suites use: a loopback DNS server serving the blocklists' fixture zones
+// (BLOCKLIST_RESOLVERS), and seed mailboxes on hoodiecrow IMAP servers the test files copies into.
+// Each journey compares what the page shows with what the API answers for the same query.
+jest.setTimeout(240_000);
+
+const PAGES = ['DMARC', 'Blocklists', 'Health score', 'Inbox placement', 'Spam traps', 'Postmaster', 'Alerts'] as const;
+const IP_ZONES = ['zen.spamhaus.org', 'bl.spamcop.net', 'b.barracudacentral.org', 'dnsbl-1.uceprotect.net'];
+const TEST_POINTS: Array<[string, string]> = [
+  ...IP_ZONES.map((zone): [string, string] => [`2.0.0.127.${zone}`, '127.0.0.2']),
+  ['dbltest.com.dbl.spamhaus.org', '127.0.1.2'],
+  ['test.uribl.com.multi.uribl.com', '127.0.0.14'],
+  ['test.surbl.org.multi.surbl.org', '127.0.0.216'],
+];
+
+let dns: Awaited<ReturnType<typeof startDnsServer>>;
+let platform: LocalPlatform;
+let browser: Browser;
+let page: Page;
+const seeds: { inbox?: SeedImap; junk?: SeedImap } = {};
+
+beforeAll(async () => {
+  buildConsoleIfStale();
+  dns = await startDnsServer();
+  for (const [name, address] of TEST_POINTS) dns.set(name, { a: [address] });
+  [seeds.inbox, seeds.junk] = await Promise.all([startSeedImap('ann@gmail.seed.test', undefined, { gmail: true }), startSeedImap('bob@outlook.seed.test')]);
+  [platform, browser] = await Promise.all([startTestPlatform({ periodicJobEveryMs: 500, env: { BLOCKLIST_RESOLVERS: dns.address, BLOCKLIST_CHECK_INTERVAL: '1', PLACEMENT_POLL_SECONDS: '1', PLACEMENT_DEADLINE_SECONDS: '3600' } }), launchBrowser()]);
+  page = await (await newContext(browser)).newPage();
+  await page.goto(`${platform.us.url}/`);
+  await page.getByLabel('API key').fill(ADMIN_KEY);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await platform?.close();
+  await dns?.close();
+  await Promise.all([seeds.inbox?.close(), seeds.junk?.close()]);
+});
+
+const api = async <T>(path: string) => (await call(`${platform.us.url}${path}`)).json as T;
+
+async function open(name: (typeof PAGES)[number]): Promise<void> {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+}
+
+/** With CONSOLE_SCREENSHOTS=<dir>, a full-page screenshot to look at; otherwise nothing. */
+async function snap(name: string, target: Page = page): Promise<void> {
+  const dir = process.env['CONSOLE_SCREENSHOTS'];
+  if (dir) await target.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
+}
+
+async function expectAccessible(where: string, target: Page = page): Promise<void> {
+  const violations = await seriousViolations(target);
+  expect({ where, violations }).toEqual({ where, violations: [] });
+}
+
+/** A table's body rows as the text of their cells (header cell first). */
+function rowsOf(table: ReturnType<Page['getByRole']>): Promise<string[][]> {
+  return table.evaluate((el) => [...el.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('th, td')].map((cell) => (cell.textContent ?? '').trim())));
+}
+
+const DOMAIN = 'brand.example.com';
+const DAY = Math.floor(Date.now() / 86_400_000) * 86_400 - 86_400;
+
+/** An aggregate report as a receiver writes it (RFC 7489). */
+function reportXml(org: string, id: string, rows: Array<{ ip: string; count: number; dkim: string; spf: string; disposition?: string }>): string {
+  const records = rows
+    .map(
+      (r) =>
+        `<record><row><source_ip>${r.ip}</source_ip><count>${r.count}</count><policy_evaluated><disposition>${r.disposition ?? 'none'}</disposition><dkim>${r.dkim}</dkim><spf>${r.spf}</spf></policy_evaluated></row><identifiers><header_from>${DOMAIN}</header_from></identifiers><auth_results><dkim><domain>${DOMAIN}</domain><selector>s1</selector><result>${r.dkim}</result></dkim><spf><domain>${DOMAIN}</domain><result>${r.spf}</result></spf></auth_results></record>`,
+    )
+    .join('');
+  return `<?xml version="1.0"?><feedback><report_metadata><org_name>${org}</org_name><email>dmarc@${org}</email><report_id>${id}</report_id><date_range><begin>${DAY}</begin><end>${DAY + 86_399}</end></date_range></report_metadata><policy_published><domain>${DOMAIN}</domain><p>quarantine</p></policy_published>${records}</feedback>`;
+}
+
+interface DmarcSource {
+  source: string;
+  name: string;
+  type: string;
+  email_count: number;
+  dmarc_pass: number;
+  dmarc_fail: number;
+  host_count: number;
+  ip_count: number;
+}
+
+describe('the Optimize pages', () => {
+  it('uploads a DMARC report and shows its domain, sources, hosts and IPs with the API’s figures, and the record to publish', async () => {
+    await open('DMARC');
+    await page.getByText('No DMARC reports yet').waitFor();
+    const report = reportXml('google.com', 'console-1', [
+      { ip: '192.0.2.1', count: 90, dkim: 'pass', spf: 'pass' },
+      { ip: '192.0.2.2', count: 10, dkim: 'fail', spf: 'fail', disposition: 'quarantine' },
+    ]);
+    await page.getByLabel('Report files').setInputFiles([
+      { name: 'google.xml.gz', mimeType: 'application/gzip', buffer: gzipSync(report) },
+      { name: 'broken.xml', mimeType: 'text/xml', buffer: Buffer.from('<feedback>') },
+    ]);
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    const outcomes = page.getByRole('list', { name: 'Uploaded files' });
+    await outcomes.getByText('google.xml.gz: ingested').waitFor();
+    await outcomes.getByText(/broken\.xml: refused/).waitFor();
+
+    // The domains table says what GET /v1/dmarc/domains says.
+    const domains = await api<{ domains: Array<{ domain: string; email_count: number; dmarc_pass: number; dmarc_fail: number; compliance: number; source_count: number; policy: string }> }>('/v1/dmarc/domains');
+    const domainsTable = page.getByRole('table', { name: /Domains with reports/ });
+    await domainsTable.getByRole('button', { name: DOMAIN }).waitFor();
+    expect((await rowsOf(domainsTable)).map((r) => r.slice(0, 7))).toEqual(
+      domains.domains.map((d) => [d.domain, String(d.email_count), String(d.dmarc_pass), String(d.dmarc_fail), `${(d.compliance * 100).toFixed(1)}%`, String(d.source_count), d.policy]),
+    );
+    expect(domains.domains[0]).toMatchObject({ email_count: 100, dmarc_pass: 90, dmarc_fail: 10 });
+    await page.getByRole('table', { name: /by DMARC result, all domains/ }).waitFor();
+
+    // Its sources, as GET /v1/dmarc/domains/{domain} gives them.
+    await domainsTable.getByRole('button', { name: DOMAIN }).click();
+    const sourcesTable = page.getByRole('table', { name: `Sources sending as ${DOMAIN}` });
+    await sourcesTable.waitFor();
+    const detail = await api<{ sources: DmarcSource[] }>(`/v1/dmarc/domains/${DOMAIN}`);
+    expect(await rowsOf(sourcesTable)).toEqual(
+      detail.sources.map((s) => [`${s.name} (${s.source})`, s.type, String(s.email_count), String(s.dmarc_pass), String(s.dmarc_fail), `${((100 * s.dmarc_pass) / s.email_count).toFixed(1)}%`, String(s.host_count), String(s.ip_count)]),
+    );
+    await expectAccessible('DMARC, a domain');
+
+    // Down the API's levels: source, host, IP addresses.
+    const source = detail.sources[0]!;
+    await sourcesTable.getByRole('button', { name: `${source.name} (${source.source})` }).click();
+    const hostsTable = page.getByRole('table', { name: `Hosts of source ${source.source} (their PTR names; unknown without one)` });
+    await hostsTable.waitFor();
+    const sourceDetail = await api<{ hosts: Array<{ host: string; email_count: number }> }>(`/v1/dmarc/domains/${DOMAIN}/s/${source.source}`);
+    expect((await rowsOf(hostsTable)).map((r) => r.slice(0, 2))).toEqual(sourceDetail.hosts.map((h) => [h.host, String(h.email_count)]));
+    const host = sourceDetail.hosts[0]!.host;
+    await hostsTable.getByRole('button', { name: host }).click();
+    const ipsTable = page.getByRole('table', { name: `IP addresses of host ${host}` });
+    await ipsTable.waitFor();
+    const hostDetail = await api<{ ip_addresses: Array<{ ip: string; email_count: number; dmarc_pass: number; dmarc_fail: number }> }>(`/v1/dmarc/domains/${DOMAIN}/s/${source.source}/h/${host}`);
+    expect((await rowsOf(ipsTable)).map((r) => r.slice(0, 4))).toEqual(hostDetail.ip_addresses.map((i) => [i.ip, String(i.email_count), String(i.dmarc_pass), String(i.dmarc_fail)]));
+    await ipsTable.getByRole('button', { name: '192.0.2.2' }).click();
+    await page.getByRole('heading', { name: 'IP 192.0.2.2' }).waitFor();
+    await page
+      .getByRole('table', { name: /auth events/ })
+      .getByRole('cell', { name: 'quarantine' })
+      .first()
+      .waitFor();
+    await page.getByRole('navigation', { name: 'DMARC levels' }).getByRole('button', { name: DOMAIN }).click();
+    await sourcesTable.waitFor();
+    await snap('dmarc-domain');
+
+    // The record to publish, as GET /v1/dmarc/records/{domain} gives it, and that it is not live.
+    const sandbox = (await sdk(platform.us.url).domains.list()).find((d) => d.type === 'sandbox')!.name;
+    await page.getByLabel('Sending domain').selectOption(sandbox);
+    const record = await api<{ entry: string; configured: boolean }>(`/v1/dmarc/records/${sandbox}`);
+    const recordPanel = page.getByRole('region', { name: 'Record to publish' });
+    await recordPanel.getByText(record.entry, { exact: true }).waitFor();
+    expect(record.configured).toBe(false);
+    await recordPanel.getByText(/^not live/).waitFor();
+    await expectAccessible('DMARC, record to publish');
+  });
+
+  it('adds a monitored IP, shows it checked against the fixture lists, then listed on Spamhaus as the API says', async () => {
+    await open('Blocklists');
+    await page.getByRole('textbox', { name: 'IP address' }).fill('203.0.113.77');
+    await page.getByLabel('Description').fill('outbound <b>main</b>');
+    await page.getByRole('button', { name: 'Add IP address' }).click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: '203.0.113.77' }) });
+    await row.waitFor();
+    // The description is text, not markup.
+    await row.getByText('outbound <b>main</b>').waitFor();
+    // Every fixture list answers: healthy once checked (the page looks again until then).
+    await row.getByText('healthy', { exact: true }).waitFor({ timeout: 30_000 });
+    expect((await api<{ state: string }>('/v1/inboxready/ip_addresses/203.0.113.77')).state).toBe('healthy');
+
+    dns.set('77.113.0.203.zen.spamhaus.org', { a: ['127.0.0.2'], txt: ['https://check.spamhaus.org/sbl/query/SBL123'] });
+    await eventually(async () => {
+      if (await row.getByText('listed', { exact: true }).count()) return true;
+      await page.getByRole('button', { name: 'Refresh', exact: true }).click();
+      await page.waitForTimeout(500);
+      return false;
+    }, 60_000);
+    const ip = await api<{ state: string; listed: Array<{ list: string; name: string; comments: string[] }>; unknown_lists: unknown[] }>('/v1/inboxready/ip_addresses/203.0.113.77');
+    expect(ip.state).toBe('listed');
+    expect(ip.listed.map((l) => l.list)).toEqual(['zen.spamhaus.org']);
+    const cells = (await rowsOf(page.getByRole('table', { name: /Monitored IP addresses/ }))).find((r) => r[0] === '203.0.113.77')!;
+    const lists = await api<{ items: Array<{ blocklist: string; name: string }> }>('/v1/blocklist-monitoring/blocklists');
+    // One column per list: Spamhaus listed with the API's comments, the others not listed.
+    lists.items.forEach((list, i) => {
+      const cell = cells[2 + i]!;
+      if (list.blocklist === 'zen.spamhaus.org') {
+        expect(cell).toContain('listed');
+        for (const comment of ip.listed[0]!.comments) expect(cell).toContain(comment);
+      } else expect(cell).toBe('not listed');
+    });
+    await expectAccessible('blocklists');
+    await snap('blocklists-listed');
+
+    // Removing it asks first, then it is gone from the page and the API.
+    await row.getByRole('button', { name: 'Remove 203.0.113.77' }).click();
+    await page.getByRole('dialog', { name: 'Remove 203.0.113.77' }).getByRole('button', { name: 'Remove' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await call(`${platform.us.url}/v1/inboxready/ip_addresses/203.0.113.77`)).status).toBe(404);
+    // The listing stays in the events.
+    await page.getByRole('table', { name: 'Events, newest first' }).getByRole('cell', { name: 'ip_listed' }).first().waitFor();
+  });
+
+  it('runs an inbox placement test and shows the matrix the API gives, with verdicts, score state and sharing', async () => {
+    const send = (path: string, body: unknown) => call(`${platform.us.url}${path}`, { method: 'POST', contentType: 'application/json', body: JSON.stringify(body) });
+    expect((await send('/v1/inbox/seed-mailboxes', { email: seeds.inbox!.email, provider: 'gmail.com', imap_host: '127.0.0.1', imap_port: seeds.inbox!.port, imap_tls: false, password: seeds.inbox!.password, first_name: 'Ann' })).status).toBe(200);
+    expect((await send('/v1/inbox/seed-mailboxes', { email: seeds.junk!.email, provider: 'outlook.com', imap_host: '127.0.0.1', imap_port: seeds.junk!.port, imap_tls: false, password: seeds.junk!.password, first_name: 'Bob' })).status).toBe(200);
+
+    await open('Inbox placement');
+    await page.getByText('Seed mailboxes at: gmail.com, outlook.com.').waitFor();
+    await page.getByLabel('Seed list name').fill('Console seeds');
+    await page.getByRole('button', { name: 'Create seed list' }).click();
+    await page.getByRole('rowheader', { name: 'Console seeds' }).waitFor();
+    const list = (await api<{ items: Array<{ name: string; target_email: string }> }>('/v4/inbox/seedlists')).items.find((l) => l.name === 'Console seeds')!;
+
+    await page.getByLabel('Subject').fill('Console placement');
+    await page.getByLabel('Seed list', { exact: true }).selectOption(list.target_email);
+    const started = page.waitForResponse((res) => res.url().endsWith('/v4/inbox/tests') && res.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Run test' }).click();
+    const resultId = ((await (await started).json()) as { result_id: string }).result_id;
+
+    // The providers file the copies: Ann's in the inbox (Promotions tab), Bob's in Junk.
+    const copyTo = (email: string) => eventually(async () => platform.us.ses.sent.find((m) => m.destinations.includes(email) && m.raw.toString().includes('Console placement'))?.raw);
+    const [annCopy, bobCopy] = await Promise.all([copyTo(seeds.inbox!.email), copyTo(seeds.junk!.email)]);
+    await seeds.inbox!.deliver('INBOX', `Authentication-Results: mx.google.com; dkim=pass header.i=@x; spf=pass smtp.mailfrom=x; dmarc=pass header.from=x\r\n${annCopy.toString('utf8')}`, 'promotions');
+    await seeds.junk!.deliver(seeds.junk!.junk, `Authentication-Results: spf.protection.outlook.com; spf=fail smtp.mailfrom=x; dkim=pass header.d=x; dmarc=fail header.from=x\r\n${bobCopy.toString('utf8')}`);
+    // Both found: the deadline moves to now, so the result completes at the next poll.
+    await eventually(async () => {
+      const got = await call(`${platform.us.url}/v4/inbox/results/${resultId}`);
+      const seedResults = (got.json.result as { seed_results?: Array<{ state: string }> } | undefined)?.seed_results ?? [];
+      return seedResults.length === 2 && seedResults.every((s) => s.state !== 'pending');
+    }, 60_000);
+    const accountId = await primaryAccountId(platform.us);
+    await platform.us.run(() => updateItem(resultKeys.placementResult(accountId, resultId), { deadline: new Date().toISOString() }));
+
+    const matrix = page.getByRole('table', { name: 'Placement by provider' });
+    await page
+      .getByRole('region', { name: /^Result:/ })
+      .getByText('complete', { exact: true })
+      .waitFor({ timeout: 60_000 });
+    const result = (
+      await api<{
+        result: {
+          delivery_stats: Record<string, { inbox: number; spam: number; missing: number; pending: number; total: number; categories: Record<string, number> }>;
+          seed_results: Array<{ email: string; spf: string; dkim: string; dmarc: string }>;
+        };
+      }>(`/v4/inbox/results/${resultId}`)
+    ).result;
+    const expected = ['gmail.com', 'outlook.com', 'all'].map((provider) => {
+      const s = result.delivery_stats[provider]!;
+      return [provider === 'all' ? 'All providers' : provider, ...[s.inbox, s.spam, s.missing, s.pending, s.total, s.categories['promotions'] ?? 0].map(String)];
+    });
+    expect(await rowsOf(matrix)).toEqual(expected);
+    expect(expected.at(-1)).toEqual(['All providers', '1', '1', '0', '0', '2', '1']);
+    // Each seed's verdicts as the receivers wrote them.
+    const seedRows = await rowsOf(page.getByRole('table', { name: /Each seed's copy/ }));
+    for (const seed of result.seed_results) expect(seedRows.find((r) => r[0] === seed.email)!.slice(6, 9)).toEqual([seed.spf, seed.dkim, seed.dmarc]);
+    // No scorer here: the content score is unknown, not zero.
+    await page.getByText('No content scorer').waitFor();
+    await expectAccessible('inbox placement result');
+    await snap('placement-result');
+
+    await page.getByRole('button', { name: 'Share this result' }).click();
+    await page.getByRole('button', { name: 'Stop sharing' }).waitFor();
+    const sharing = (await api<{ sharing: { url: string; enabled: boolean } }>(`/v4/inbox/sharing/${resultId}`)).sharing;
+    expect(sharing.enabled).toBe(true);
+    await page.getByRole('link', { name: sharing.url }).waitFor();
+    await page.getByRole('button', { name: 'Stop sharing' }).click();
+    await page.getByRole('button', { name: 'Share this result' }).waitFor();
+    expect((await api<{ sharing: { enabled: boolean } }>(`/v4/inbox/sharing/${resultId}`)).sharing.enabled).toBe(false);
+  });
+
+  it('adds an alert and sends its test; shows the signing key and the history of alerted events', async () => {
+    await open('Alerts');
+    await page.getByLabel('Event', { exact: true }).selectOption('ip_listed');
+    await page.getByLabel('Channel', { exact: true }).selectOption('email');
+    await page.getByLabel('Email addresses (comma-separated)').fill('ops@example.net');
+    await page.getByRole('button', { name: 'Add alert' }).click();
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'ip_listed', exact: true }) });
+    await row.getByText('ops@example.net').waitFor();
+    const settings = await api<{ events: Array<{ event_type: string; channel: string; settings: { emails: string[] } }>; webhooks: { signing_key: string } }>('/v1/alerts/settings');
+    expect(settings.events).toEqual([expect.objectContaining({ event_type: 'ip_listed', channel: 'email', settings: { emails: ['ops@example.net'] } })]);
+    await page.getByText(settings.webhooks.signing_key, { exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Send a test alert for ip_listed by email' }).click();
+    await page.getByRole('status').filter({ hasText: 'A test alert for ip_listed by email was sent.' }).waitFor();
+    // The listing of the previous journey is in the history.
+    await page.getByRole('table', { name: 'Alerted events, newest first' }).getByRole('cell', { name: '203.0.113.77' }).first().waitFor();
+    await expectAccessible('alerts');
+    await snap('alerts');
+  });
+
+  it('shows honest empty states: no health score without enough mail, no Postmaster data without Google', async () => {
+    await open('Health score');
+    await page.getByText(/No score for the account: not enough data/).waitFor();
+    await snap('health');
+    await open('Postmaster');
+    await page.getByText('Google Postmaster Tools is not configured.').waitFor();
+    await snap('postmaster');
+    const summary = await api<{ source_status: string }>(`/v1/reputationanalytics/gpt/summary/domains?offset=0&limit=10&timeRangeStart=0&timeRangeEnd=${Math.floor(Date.now() / 1000)}`);
+    expect(summary.source_status).toBe('not_configured');
+    await open('Spam traps');
+    await page.getByText('Pristine and harvested hits: unknown.').waitFor();
+    await snap('spamtraps');
+  });
+
+  it('passes axe on every Optimize page and scrolls none sideways at 1366x768 and 390x844', async () => {
+    for (const viewport of [
+      { width: 1366, height: 768 },
+      { width: 390, height: 844 },
+    ]) {
+      await page.setViewportSize(viewport);
+      for (const name of PAGES) {
+        if (viewport.width < 700) await page.getByRole('button', { name: 'Menu' }).click();
+        await open(name);
+        await page.waitForLoadState('networkidle');
+        expect({ name, viewport, overflow: await horizontalOverflow(page) }).toEqual({ name, viewport, overflow: 0 });
+        if (viewport.width > 700) await expectAccessible(name);
+        else await snap(`phone-${name.replace(/ /g, '-').toLowerCase()}`);
+      }
+    }
+    await page.setViewportSize({ width: 1366, height: 768 });
+  });
+
+  it('shows a read-only key the Optimize pages without their write buttons', async () => {
+    const basic = await apiKeys(sdk(platform.us.url)).create({ role: 'basic', kind: 'user', description: 'optimize read only' });
+    const context = await newContext(browser);
+    try {
+      const reader = await context.newPage();
+      await reader.goto(`${platform.us.url}/`);
+      await reader.getByLabel('API key').fill(basic.secret);
+      await reader.getByRole('button', { name: 'Sign in' }).click();
+      const nav = reader.getByRole('navigation', { name: 'Console' });
+      const checks: Array<[string, string]> = [
+        ['DMARC', 'Upload'],
+        ['Blocklists', 'Add IP address'],
+        ['Inbox placement', 'Run test'],
+        ['Alerts', 'Add alert'],
+      ];
+      for (const [name, button] of checks) {
+        await nav.getByRole('link', { name, exact: true }).click();
+        await reader.getByRole('heading', { level: 1, name }).waitFor();
+        await reader.waitForLoadState('networkidle');
+        expect({ name, buttons: await reader.getByRole('button', { name: button, exact: true }).count() }).toEqual({ name, buttons: 0 });
+      }
+      // What a reader may see is there: the monitored IPs and the DMARC domain of the journeys above.
+      await nav.getByRole('link', { name: 'DMARC', exact: true }).click();
+      await reader.getByRole('button', { name: DOMAIN }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('on a host with Google configured and a low score threshold: Postmaster figures and the health score as the API gives them', async () => {
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+    const account = fakeServiceAccount('placeholder');
+    const standIn = await new PostmasterStandIn({
+      clientEmail: account.key.client_email,
+      publicKey: account.publicKey,
+      domains: {
+        'mail.example.com': {
+          days: {
+            [yesterday]: {
+              SPAM_RATE: 0.0012,
+              'AUTH_SUCCESS_RATE auth_type = "spf"': 0.99,
+              'AUTH_SUCCESS_RATE auth_type = "dkim"': 1,
+              'AUTH_SUCCESS_RATE auth_type = "dmarc"': 0.98,
+              'TLS_ENCRYPTION_RATE traffic_direction = "inbound"': 0.995,
+              DELIVERY_ERROR_RATE: 0.004,
+            },
+            // A low-volume day: Google gives a spam rate and SPF only.
+            [twoDaysAgo]: { SPAM_RATE: 0.002, 'AUTH_SUCCESS_RATE auth_type = "spf"': 0.97 },
+          },
+          compliance: { rowData: [{ requirement: 'SPF', status: { status: 'COMPLIANT' } }] },
+        },
+      },
+    }).start();
+    const configured = await startTestPlatform({ env: { POSTMASTER_SERVICE_ACCOUNT_JSON: JSON.stringify({ ...account.key, token_uri: standIn.tokenUrl }), POSTMASTER_API_URL: standIn.url, HEALTH_SCORE_MIN_VOLUME: '2' } });
+    const context = await newContext(browser);
+    try {
+      await sdk(configured.us.url).domains.create({ name: 'mail.example.com' });
+      await sdk(configured.us.url).domains.verify('mail.example.com');
+      expect((await call(`${configured.us.url}/v1/inboxready/domains?domain=mail.example.com`, { method: 'POST' })).status).toBe(200);
+      await configured.us.run(() => postmasterFetch());
+
+      const tab = await context.newPage();
+      await tab.goto(`${configured.us.url}/`);
+      await tab.getByLabel('API key').fill(ADMIN_KEY);
+      await tab.getByRole('button', { name: 'Sign in' }).click();
+      await tab.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Postmaster', exact: true }).click();
+      const summaryTable = tab.getByRole('table', { name: /^Domains over the period/ });
+      await summaryTable.getByRole('button', { name: 'mail.example.com' }).waitFor();
+      const now = Math.floor(Date.now() / 1000);
+      const summary = (await call(`${configured.us.url}/v1/reputationanalytics/gpt/summary/domains?offset=0&limit=100&timeRangeStart=${now - 30 * 86_400}&timeRangeEnd=${now}`)).json as { summary: Array<Record<string, number | null | string>> };
+      const pct = (v: number | null | string | undefined) => (v === null || v === undefined ? 'no data' : `${(Number(v) * 100).toFixed(2)}%`);
+      const fields = ['user_reported_spam_ratio', 'spf_success_ratio', 'dkim_success_ratio', 'dmarc_success_ratio', 'inbound_encryption_ratio'];
+      expect(await rowsOf(summaryTable)).toEqual(summary.summary.map((d) => [String(d['name']), ...fields.map((f) => pct(d[f]))]));
+
+      // Per day, each figure as Google gave it; a day without one says so, never zero.
+      await summaryTable.getByRole('button', { name: 'mail.example.com' }).click();
+      const days = (await call(`${configured.us.url}/v1/reputationanalytics/gpt/domains/mail.example.com?offset=0&limit=100&timeRangeStart=${now - 30 * 86_400}&timeRangeEnd=${now}`)).json as { data: Array<Record<string, number | null | string>> };
+      const authTable = tab.getByRole('table', { name: 'Authentication and TLS per day, mail.example.com (percent)' });
+      await authTable.waitFor();
+      const num = (v: number | null | string | undefined) => (v === null || v === undefined ? 'no data' : String(Number((Number(v) * 100).toFixed(2))));
+      const byDate = [...days.data].sort((a, b) => String(a['date']).localeCompare(String(b['date'])));
+      expect((await rowsOf(authTable)).map((r) => r.slice(1))).toEqual(byDate.map((d) => fields.slice(1).map((f) => num(d[f]))));
+      expect((await rowsOf(authTable))[0]!.slice(1)).toEqual(['97', 'no data', 'no data', 'no data']);
+      await tab.getByRole('heading', { name: 'Compliance status' }).waitFor();
+      expect((await rowsOf(tab.getByRole('table', { name: 'Sender requirements, mail.example.com' })))[0]).toEqual(['SPF', 'COMPLIANT', '']);
+      await expectAccessible('postmaster with data', tab);
+      await snap('postmaster-configured', tab);
+
+      // Enough mail for a score here: the account's and the domain's parts, and today's, as the API gives them.
+      for (const to of ['a@example.net', 'b@example.net', 'c@example.net']) await sdk(configured.us.url).messages.create('mail.example.com', { from: 'news@mail.example.com', to, subject: 'Scored', text: 'Hello' });
+      type Score = { score: number; rates: Record<string, number>; counters: { delivered: number } };
+      const total = await eventually(async () => {
+        const res = await call(`${configured.us.url}/v1/maverick-score/total`);
+        return res.status === 200 && (res.json as unknown as Score).counters.delivered >= 3 && (res.json as unknown as Score);
+      });
+      await tab.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Health score', exact: true }).click();
+      const parts = tab.getByRole('definition');
+      await tab.getByRole('heading', { name: 'Account' }).waitFor();
+      const rates = ['bounce_rate', 'complaint_rate', 'trap_rate', 'full_mailbox_rate', 'bad_failure_rate'];
+      const impact = (n: number | undefined) => (n ? `−${n}` : '0');
+      expect(await parts.allTextContents()).toEqual(expect.arrayContaining([String(total.score), ...rates.map((r) => impact(total.rates[r])), String(total.counters.delivered)]));
+      const grouped = (await call(`${configured.us.url}/v1/maverick-score/grouped?group=domain&limit=100&sort=score:asc`)).json as { items: Array<Score & { group_key: string }> };
+      expect(await rowsOf(tab.getByRole('table', { name: /^Domains with enough mail to score/ }))).toEqual(grouped.items.map((g) => [g.group_key, String(g.score), ...rates.map((r) => impact(g.rates[r])), String(g.counters.delivered)]));
+      const today = (await call(`${configured.us.url}/v1/maverick-score/grouped?group=timestamp&limit=100&sort=timestamp:asc`)).json as { items: Array<Score & { group_key: string }> };
+      const dayRows = await rowsOf(tab.getByRole('table', { name: /^Score per day/ }));
+      const last = today.items.at(-1)!;
+      expect(dayRows.at(-1)!.slice(1)).toEqual([String(last.score), ...rates.map((r) => String(last.rates[r]))]);
+      await expectAccessible('health score with a score', tab);
+      await snap('health-scored', tab);
+    } finally {
+      await context.close();
+      await configured.close();
+      await standIn.close();
+    }
+  });
+});
