@@ -99,7 +99,7 @@ test('a subaccount sending to addresses that bounce is paused at 4%: its parent 
   expect(await client.suppressions.destroy(sandbox, 'bounces', bad[0]!)).toMatchObject({ message: 'Bounced addresses for this domain have been removed' });
 
   // The parent turns sending back on through the same features route; the guard notes it, and
-  // judges only what is sent from the next hour on, so the old bounces do not pause it again.
+  // judges only what is sent from that moment on, so the old bounces do not pause it again.
   const resumed = await call(`${platform.us.url}/v5/accounts/subaccounts/${id}/features`, {
     method: 'PUT',
     contentType: 'application/x-www-form-urlencoded',
@@ -113,7 +113,18 @@ test('a subaccount sending to addresses that bounce is paused at 4%: its parent 
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   expect((await features(id))['sending']).toEqual({ enabled: true });
   expect(alertsFor('/paused', 'sending_paused')).toHaveLength(1);
-}, 180_000);
+
+  // What it sends from then on counts at once, in the rest of that hour too: the same bad list
+  // again pauses it again (4 hard bounces in 20 messages, the one sent on resuming among them).
+  const again = Array.from({ length: 4 }, (_, i) => `bounce+again${i}@simulator.amazonses.com`);
+  for (const to of [...good.slice(1), ...again]) await client.messages.create(sandbox, { from: `news@${sandbox}`, to, subject: 'Weekly', text: 'Hello' });
+  const pausedAgain = await eventually(async () => {
+    const sending = (await features(id))['sending']!;
+    return sending['enabled'] === false && sending;
+  }, 60_000);
+  expect(pausedAgain['reason']).toMatch(/^its bounce rate of 20% over the last 24 hours \(4 hard bounces in 20 messages delivered or bounced\) is above the pause level of 4% /);
+  await eventually(async () => alertsFor('/paused', 'sending_paused').length === 2, 30_000);
+}, 240_000);
 
 test('a subaccount above a warning level only is alerted, and keeps sending', async () => {
   await alertParentAt('/warned', 'reputation_warning');
