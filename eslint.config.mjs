@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'console/dist/', 'console/.dist-*/', 'cdk.out/', '.data/', 'coverage/', 'bench/.out/', 'scratch/', 'jest.config.js'] },
+  { ignores: ['node_modules/', 'console/dist/', 'console/.dist-*/', 'cdk.out/', '.data/', '.cache/', 'coverage/', 'bench/.out/', 'scratch/', 'jest.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -123,11 +123,15 @@ function fileSynth(key: string, workDir: string, status: number | null): void {
   fs.writeFileSync(path.join(workDir, 'status'), String(status));
   fs.rmSync(doneDir(key), { recursive: true, force: true });
   fs.renameSync(workDir, doneDir(key));
-  for (const entry of fs.readdirSync(CACHE_ROOT)) {
-    // Another key's work in progress (a `.work-` directory and its `.lock`) is left to its maker.
-    if (entry !== key && !entry.includes('.')) fs.rmSync(path.join(CACHE_ROOT, entry), { recursive: true, force: true });
-  }
   fs.rmSync(lockFile(key), { force: true });
+  // What else is here goes (assemblies of older sources, work left by a synth that died), except
+  // another key's work in progress: its `.work-` directory while a live process holds its `.lock`.
+  const held = (other: string) => fs.existsSync(lockFile(other)) && alive(Number(fs.readFileSync(lockFile(other), 'utf8')));
+  for (const entry of fs.readdirSync(CACHE_ROOT)) {
+    const other = entry.split('.')[0]!;
+    if (entry === key || (other !== key && held(other))) continue;
+    fs.rmSync(path.join(CACHE_ROOT, entry), { recursive: true, force: true });
+  }
 }
 
 /** Runs the job's command (the synth), keeps its stderr, and files the result under the key. */
