@@ -6,7 +6,7 @@ const NO_HOSTS = { group: ['../lib/*', '../../lib/*', '../../../lib/*', '../../.
 const GROUND_FLOORS = ['platform', 'data'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'console/dist/', 'console/.dist-*/', 'cdk.out/', '.data/', 'coverage/', 'bench/.out/', 'scratch/', 'jest.config.js'] },
+  { ignores: ['node_modules/', 'console/dist/', 'console/.dist-*/', 'cdk.out/', '.data/', '.cache/', 'coverage/', 'bench/.out/', 'scratch/', 'jest.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -93,6 +93,20 @@ export async function remove(saved: Saved): Promise<void> {
   }
 }
 
+/**
+ * Asks for the stack's name and answers whether it was typed. Input that ends before an answer
+ * (no terminal, `< /dev/null`, Ctrl-D) is no confirmation.
+ */
+export async function confirmed(stack: string, input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stdout): Promise<boolean> {
+  const prompt = createInterface({ input, output });
+  // The last line's answer settles after the input's close: give it that turn before taking the close as no answer.
+  const closed = new Promise<undefined>((resolve) => prompt.once('close', () => setImmediate(() => resolve(undefined))));
+  const answer = await Promise.race([prompt.question(`Type the stack's name (${stack}) to go on: `), closed]);
+  prompt.close();
+  if (answer === undefined) output.write('\n');
+  return answer?.trim() === stack;
+}
+
 async function main(args: string[]): Promise<void> {
   const [command, target] = args;
   if (command === 'list' && target) {
@@ -110,10 +124,7 @@ async function main(args: string[]): Promise<void> {
     const removable = saved.resources.filter(isRemovable);
     for (const r of removable) process.stdout.write(`${r.type}\t${r.physicalId}\n`);
     process.stdout.write(`\nThis deletes ${removable.length} resources of ${saved.stack} in ${saved.region} for good: every stored message, account, key and log in them.\n`);
-    const prompt = createInterface({ input: process.stdin, output: process.stdout });
-    const answer = await prompt.question(`Type the stack's name (${saved.stack}) to go on: `);
-    prompt.close();
-    if (answer.trim() !== saved.stack) {
+    if (!(await confirmed(saved.stack))) {
       process.stdout.write('Not confirmed: nothing deleted.\n');
       process.exitCode = 1;
       return;

@@ -36,6 +36,8 @@ export interface AccountItem {
   sendingPause?: { reason: string; by: 'reputation-guard'; at: string };
   /** When its sending was last turned back on: the reputation guard judges only what was sent after. */
   sendingResumedAt?: string;
+  /** What its counters held in the hour it was turned back on, at that moment (functions/reputation/figures.ts). */
+  sendingResumedBaseline?: { hour: number; counts: Record<string, number> };
   /** Dashboard session settings (PUT /v5/accounts): kept for a dashboard; this platform has no sessions of its own. */
   session?: { inactiveTimeout?: number; absoluteTimeout?: number; logoutRedirectUrl?: string };
 }

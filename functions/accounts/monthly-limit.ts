@@ -203,6 +203,16 @@ async function capsOf(accountId: string): Promise<Caps> {
 }
 
 /**
+ * Why a send of this account is refused while its `sending` is off (read with the caps, from the
+ * same cache), or undefined: for sends that reserve nothing but must still stop, such as received
+ * mail a route forwards or a mailing list relays.
+ */
+export async function sendingOffFor(accountId: string, domain: string): Promise<string | undefined> {
+  const { sendingOff } = await capsOf(accountId);
+  return sendingOff && `Domain ${domain} is not allowed to send: ${sendingOff}`;
+}
+
+/**
  * Reserves `recipients` of this month's allowance before a send is accepted: on each capped account
  * (the subaccount's, then its parent's, which its sends also count toward) within its limit
  * (take), so concurrent sends can never pass it together. A send that would cross a limit is

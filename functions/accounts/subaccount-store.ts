@@ -6,7 +6,8 @@ import { objectId } from '../platform/ids';
 import { addSubaccount, findAccount, patchAccount, patchAccountIf, saveAccount, type AccountItem } from './account-store';
 import { ensureMasterUser } from './bootstrap';
 import { forgetCaps } from './monthly-limit';
-import { auditSending, sendingChanges } from './sending';
+import { auditSending, sendingChanges, sendingEnabled } from './sending';
+import { hourBaseline } from '../reputation/figures';
 
 /** The features a subaccount has (contract 12.3), and what a new one starts with. */
 export const SUBACCOUNT_FEATURES = ['email_preview', 'inbox_placement', 'sending', 'validations', 'validations_bulk'] as const;
@@ -69,12 +70,14 @@ async function applyToKeys(accountId: string, open: boolean): Promise<void> {
 /**
  * `sending` is enforced where a send is accepted (functions/accounts/monthly-limit.ts reads it with
  * the caps): at once in this process, within MONTHLY_LIMIT_CACHE_SECONDS in other Lambdas. It is
- * also how a parent turns back on what the reputation guard turned off.
+ * also how a parent turns back on what the reputation guard turned off: what the account's counters
+ * hold of that hour then is kept, so the guard judges what it sends from that moment on.
  */
 export async function setFeatures(account: AccountItem, changes: Partial<Record<SubaccountFeature, { enabled: boolean }>>, now = new Date()): Promise<AccountItem> {
   const features = { ...DEFAULT_FEATURES, ...account.features, ...changes };
   const sending = changes.sending ? sendingChanges(account, changes.sending.enabled, now) : {};
-  const updated = await patchAccount(account.accountId, { features, ...sending, updatedAt: now.toISOString() });
+  const resumed = changes.sending?.enabled && !sendingEnabled(account) ? { sendingResumedBaseline: await hourBaseline(account.accountId, now.getTime()) } : {};
+  const updated = await patchAccount(account.accountId, { features, ...sending, ...resumed, updatedAt: now.toISOString() });
   if (Object.keys(sending).length) auditSending(account, changes.sending!.enabled, 'parent account');
   forgetCaps();
   return updated;

@@ -4,6 +4,7 @@ import { getItem, putItem, updateItem, type Key } from '../data/store';
 import { TABLE_KEYS } from '../data/table';
 import { defineEntity } from '../data/key-registry';
 import { newEvent, recordEvent } from '../events/event-store';
+import { sendingOffFor } from '../accounts/monthly-limit';
 import { acceptMessage, sendingDomain } from '../messages/accept';
 import { findMessage, hasHeader, loadMime, withHeader, withMessageId, type MessageRecord } from '../messages/message-store';
 import { withoutFields } from '../messages/mime-headers';
@@ -107,6 +108,9 @@ async function forwardToAddress(job: ActionJob, record: MessageRecord, mime: Buf
   } catch (error) {
     return failedForGood(job, record, 0, (error as Error).message);
   }
+  // A forward is the account's sending: off (its parent, or the reputation guard), it is not sent.
+  const off = await sendingOffFor(job.accountId, domain.name);
+  if (off) return failedForGood(job, record, 0, off);
   const messageId = newMessageId(domain.name);
   // SES sends only From addresses of verified identities: the forward comes from the receiving
   // domain's postmaster in the original sender's name, and replies still reach that sender.

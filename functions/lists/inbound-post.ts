@@ -1,4 +1,5 @@
 import type { ParsedMail } from 'mailparser';
+import { sendingOffFor } from '../accounts/monthly-limit';
 import { sendingDomain } from '../messages/accept';
 import type { MessagePlan } from '../messages/copies';
 import { formatMailbox, parseMailboxes, type Mailbox } from '../messages/recipients';
@@ -56,6 +57,10 @@ export async function postToList(
     if (error instanceof ApiError) return { refused: error.message };
     throw error;
   }
+  // Received mail relayed to the list is the account's sending too: off (its parent, or the
+  // reputation guard), the post is refused. API and SMTP posts were refused before they got here.
+  const off = via === 'inbound' ? await sendingOffFor(accountId, domain.name) : undefined;
+  if (off) return { refused: off };
   const mail = await parsed(raw);
   const author: Mailbox = mail.from?.value[0]?.address ? { address: mail.from.value[0].address, name: mail.from.value[0].name } : { address: sender, name: '' };
   // Checked as the API checks a From: a malformed author is refused, not handed to the composer.

@@ -1,5 +1,5 @@
 import { getItem, putItem, type Key } from '../data/store';
-import type { Figures } from './figures';
+import type { Figures, HourBaseline } from './figures';
 import type { Level } from './verdict';
 import { defineEntity } from '../data/key-registry';
 
@@ -21,8 +21,13 @@ export interface GuardState {
   state: 'ok' | 'warning' | 'paused';
   /** When the account entered this state (ISO 8601). */
   since: string;
-  /** The start of the first hour the window may count: the hour after sending was last turned back on. */
+  /**
+   * The start of the first hour the window may count: the hour in which sending was last turned
+   * back on (less `baseline`, what that hour held then), or, for a resume recorded without a
+   * baseline, the hour after it.
+   */
   judgedFrom?: string;
+  baseline?: HourBaseline;
   /** The last verdict, and its figures. */
   level: Level;
   reason: string;

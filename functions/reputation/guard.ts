@@ -44,6 +44,7 @@ export async function guardAccount(account: AccountItem, levels: GuardLevels, no
   let state: GuardState['state'] = prior?.state ?? 'ok';
   let since = prior?.since ?? at;
   let judgedFrom = prior?.judgedFrom;
+  let baseline = prior?.baseline;
   const transitions: Transition[] = [];
   const enter = (next: GuardState['state'], transition: Transition) => {
     state = next;
@@ -53,17 +54,20 @@ export async function guardAccount(account: AccountItem, levels: GuardLevels, no
 
   const pausedByGuard = !sendingEnabled(account) && account.sendingPause?.by === 'reputation-guard';
   if (state === 'paused' && sendingEnabled(account)) {
-    // Its parent turned sending back on: what it sent before does not count against it again.
+    // Its parent turned sending back on: what it sent before does not count against it again, and
+    // what it sends from then on does, in the rest of that hour too (less what the hour held then).
     const resumedAt = account.sendingResumedAt ?? at;
-    judgedFrom = hourAfter(resumedAt);
-    enter('ok', { event: 'sending_resumed', at: resumedAt, reason: `turned back on by its parent account; its rates count again from ${judgedFrom}` });
+    baseline = account.sendingResumedBaseline;
+    judgedFrom = baseline ? new Date(baseline.hour).toISOString() : hourAfter(resumedAt);
+    const countsFrom = baseline ? resumedAt : judgedFrom;
+    enter('ok', { event: 'sending_resumed', at: resumedAt, reason: `turned back on by its parent account; its rates count again from ${countsFrom}` });
   } else if (state !== 'paused' && pausedByGuard) {
     // Paused at an earlier run that ended before its state was saved: finish that transition.
     enter('paused', { event: 'sending_paused', at: account.sendingPause!.at, reason: account.sendingPause!.reason });
   }
 
   const from = Math.max(now - levels.windowHours * HOUR_MS, judgedFrom ? Date.parse(judgedFrom) : 0);
-  const figures = await figuresOf(account.accountId, from, now);
+  const figures = await figuresOf(account.accountId, from, now, baseline);
   const verdict = verdictOf(figures, levels);
 
   if (state !== 'paused') {
@@ -85,7 +89,7 @@ export async function guardAccount(account: AccountItem, levels: GuardLevels, no
   // Alerts first, then the state: a run that dies between raises the same transitions again,
   // which raiseAlert records once (and the dedupe window holds back a warning raised anew).
   for (const transition of transitions) await announce(account, transition, figures, levels, at);
-  const saved: GuardState = { accountId: account.accountId, state, since, judgedFrom, level: verdict.level, reason: verdict.reason, figures, checkedAt: at };
+  const saved: GuardState = { accountId: account.accountId, state, since, judgedFrom, baseline, level: verdict.level, reason: verdict.reason, figures, checkedAt: at };
   await saveGuardState(saved);
   return { account, state: saved, verdict, transitions };
 }

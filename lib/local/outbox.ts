@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { TAG_ACCOUNT, TAG_STORAGE } from '../../functions/delivery/claims';
-import type { RefusedSend, SentMessage } from './ses-standin';
+import { simulated, type RefusedSend, type SentMessage } from './ses-standin';
 
 /** How long delivered copies are kept: the outbox is for looking at recent mail, not an archive. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 3_600_000;
@@ -49,8 +49,12 @@ interface Held {
   raw: Buffer | undefined;
 }
 
-const SIMULATOR_BOUNCES = new Set(['bounce@simulator.amazonses.com', 'suppressionlist@simulator.amazonses.com']);
-const SIMULATOR_COMPLAINT = 'complaint@simulator.amazonses.com';
+/** A recipient's outcome: the mailbox simulator's addresses (with or without a +label) bounce or complain, as the SES stand-in makes them. */
+function outcomeOf(address: string, delivered: readonly string[]): RecipientOutcome {
+  const kind = simulated(address);
+  if (!delivered.includes(address)) return kind === 'bounce' || kind === 'suppressionlist' ? 'bounced' : 'refused';
+  return kind === 'complaint' ? 'complained' : 'delivered';
+}
 
 /** Sender, recipients, subject and Message-Id, decoded (encoded words), from the header block alone. */
 async function summary(raw: Buffer): Promise<Pick<OutboxEntry, 'from' | 'to' | 'subject' | 'messageId'>> {
@@ -104,10 +108,7 @@ export class Outbox {
 
   /** A message SES accepted; `delivered` are the recipients whose mailbox got it. */
   record(message: SentMessage, delivered: string[]): void {
-    const recipients = message.destinations.map((address) => ({
-      address,
-      outcome: (!delivered.includes(address) ? (SIMULATOR_BOUNCES.has(address) ? 'bounced' : 'refused') : address === SIMULATOR_COMPLAINT ? 'complained' : 'delivered') as RecipientOutcome,
-    }));
+    const recipients = message.destinations.map((address) => ({ address, outcome: outcomeOf(address, delivered) }));
     this.inBackground(async () => {
       const entry = await this.entryOf(message.sesMessageId, message.raw, message.tags, recipients);
       if (!delivered.length || !this.dir) return this.hold({ entry, raw: message.raw });

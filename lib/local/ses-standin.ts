@@ -114,7 +114,7 @@ export interface RefusedSend {
  * may follow a plus sign (`bounce+list-1@simulator.amazonses.com`), so that each is an address of
  * its own: a bounced address is suppressed, and the next send to it would not reach SES.
  */
-function simulated(address: string): 'bounce' | 'complaint' | 'suppressionlist' | undefined {
+export function simulated(address: string): 'bounce' | 'complaint' | 'suppressionlist' | undefined {
   const kind = /^(bounce|complaint|suppressionlist)(?:\+[^@]*)?@simulator\.amazonses\.com$/i.exec(address)?.[1]?.toLowerCase();
   return kind as ReturnType<typeof simulated>;
 }

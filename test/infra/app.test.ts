@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { platformStackConfigs } from '../../lib/app-config';
-import { REPO_ROOT } from '../../lib/paths';
+import { appSynth } from '../support/app-synth';
 
 /** esbuild warnings looked into, each with where it is handled. */
 const UNDERSTOOD_BUNDLE_WARNINGS = new Map([
@@ -51,42 +50,34 @@ describe('platformStackConfigs (bin/app.ts context)', () => {
 });
 
 describe('bin/app.ts', () => {
-  test('synthesizes the selected stacks, with cdk-nag registered and every Lambda bundled, as the CDK CLI runs it', () => {
-    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailplane-app-'));
-    try {
-      const { context: flags } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8'));
-      const run = spawnSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), ['bin/app.ts'], {
-        cwd: REPO_ROOT,
-        encoding: 'utf8',
-        // What the CLI hands the app: its context (cdk.json plus -c values) and the output directory.
-        env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ ...flags, regions: 'eu', euRegion: 'eu-north-1' }) },
-      });
-      if (run.status !== 0) throw new Error(`bin/app.ts exited with ${run.status}:\n${run.stderr}`);
-      // An esbuild warning marks code that may work from source (local mode) and fail bundled.
-      const warnings = [...run.stderr.matchAll(/\[WARNING\] .*? \[([a-z-]+)\]\s+(\S+?):\d+:\d+:/g)].map(([, id, file]) => `${id} ${file!.replace(/^.*?(?=node_modules\/)/, '')}`);
-      expect([...new Set(warnings)].filter((w) => !UNDERSTOOD_BUNDLE_WARNINGS.has(w))).toEqual([]);
-      const manifest = JSON.parse(fs.readFileSync(path.join(outdir, 'manifest.json'), 'utf8'));
-      const stacks = Object.entries(manifest.artifacts as Record<string, { type: string; environment: string }>).filter(
-        ([, a]) => a.type === 'aws:cloudformation:stack',
-      );
-      expect(stacks.map(([id, a]) => [id, a.environment])).toEqual([['Mailplane-eu', 'aws://unknown-account/eu-north-1']]);
-      // The one synth in the infra suite that builds the bundles (test/infra/synth.ts skips them):
-      // every platform function's code is an esbuild bundle in the assembly.
-      const template = JSON.parse(fs.readFileSync(path.join(outdir, 'Mailplane-eu.template.json'), 'utf8'));
-      // (The CDK provider framework's function runs Node 24 too; it is CDK's code, not a bundle of ours.)
-      const platformFunctions = Object.values(
-        template.Resources as Record<string, { Type: string; Properties: { Runtime?: string; Description?: string; Code: { S3Key: string } } }>,
-      ).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Runtime === 'nodejs24.x' && !r.Properties.Description?.startsWith('AWS CDK resource provider framework'));
-      expect(platformFunctions.length).toBeGreaterThanOrEqual(4);
-      for (const fn of platformFunctions) {
-        const bundle = path.join(outdir, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`, 'index.js');
-        expect(fs.existsSync(bundle) ? bundle : `missing ${bundle}`).toBe(bundle);
-        // And it loads in a bare Node process, exporting the handler Lambda calls.
-        const load = spawnSync(process.execPath, ['-e', `process.stdout.write(typeof require(${JSON.stringify(bundle)}).handler)`], { encoding: 'utf8' });
-        expect({ bundle, loaded: load.stdout, error: load.stderr.split('\n').slice(0, 5).join('\n') }).toEqual({ bundle, loaded: 'function', error: '' });
-      }
-    } finally {
-      fs.rmSync(outdir, { recursive: true, force: true });
+  test('synthesizes the selected stacks, with cdk-nag registered and every Lambda bundled, as the CDK CLI runs it', async () => {
+    // Made once per set of sources, beside the other files (test/support/app-synth.ts): bin/app.ts
+    // run as the CLI runs it, with `-c regions=eu -c euRegion=eu-north-1` (APP_SYNTH_CONTEXT).
+    const run = await appSynth();
+    const outdir = run.outdir;
+    if (run.status !== 0) throw new Error(`bin/app.ts exited with ${run.status}:\n${run.stderr}`);
+    // An esbuild warning marks code that may work from source (local mode) and fail bundled.
+    const warnings = [...run.stderr.matchAll(/\[WARNING\] .*? \[([a-z-]+)\]\s+(\S+?):\d+:\d+:/g)].map(([, id, file]) => `${id} ${file!.replace(/^.*?(?=node_modules\/)/, '')}`);
+    expect([...new Set(warnings)].filter((w) => !UNDERSTOOD_BUNDLE_WARNINGS.has(w))).toEqual([]);
+    const manifest = JSON.parse(fs.readFileSync(path.join(outdir, 'manifest.json'), 'utf8'));
+    const stacks = Object.entries(manifest.artifacts as Record<string, { type: string; environment: string }>).filter(
+      ([, a]) => a.type === 'aws:cloudformation:stack',
+    );
+    expect(stacks.map(([id, a]) => [id, a.environment])).toEqual([['Mailplane-eu', 'aws://unknown-account/eu-north-1']]);
+    // The one synth in the infra suite that builds the bundles (test/infra/synth.ts skips them):
+    // every platform function's code is an esbuild bundle in the assembly.
+    const template = JSON.parse(fs.readFileSync(path.join(outdir, 'Mailplane-eu.template.json'), 'utf8'));
+    // (The CDK provider framework's function runs Node 24 too; it is CDK's code, not a bundle of ours.)
+    const platformFunctions = Object.values(
+      template.Resources as Record<string, { Type: string; Properties: { Runtime?: string; Description?: string; Code: { S3Key: string } } }>,
+    ).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Runtime === 'nodejs24.x' && !r.Properties.Description?.startsWith('AWS CDK resource provider framework'));
+    expect(platformFunctions.length).toBeGreaterThanOrEqual(4);
+    for (const fn of platformFunctions) {
+      const bundle = path.join(outdir, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`, 'index.js');
+      expect(fs.existsSync(bundle) ? bundle : `missing ${bundle}`).toBe(bundle);
+      // And it loads in a bare Node process, exporting the handler Lambda calls.
+      const load = spawnSync(process.execPath, ['-e', `process.stdout.write(typeof require(${JSON.stringify(bundle)}).handler)`], { encoding: 'utf8' });
+      expect({ bundle, loaded: load.stdout, error: load.stderr.split('\n').slice(0, 5).join('\n') }).toEqual({ bundle, loaded: 'function', error: '' });
     }
-  });
+  }, 900_000);
 });

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import nodemailer from 'nodemailer';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, eventually, sandboxOf, sdk, sdkError, startTestPlatform } from '../support/platform';
 import { WebhookReceiver, type ReceivedPost } from '../support/webhook-receiver';
@@ -99,7 +100,7 @@ test('a subaccount sending to addresses that bounce is paused at 4%: its parent 
   expect(await client.suppressions.destroy(sandbox, 'bounces', bad[0]!)).toMatchObject({ message: 'Bounced addresses for this domain have been removed' });
 
   // The parent turns sending back on through the same features route; the guard notes it, and
-  // judges only what is sent from the next hour on, so the old bounces do not pause it again.
+  // judges only what is sent from that moment on, so the old bounces do not pause it again.
   const resumed = await call(`${platform.us.url}/v5/accounts/subaccounts/${id}/features`, {
     method: 'PUT',
     contentType: 'application/x-www-form-urlencoded',
@@ -113,7 +114,18 @@ test('a subaccount sending to addresses that bounce is paused at 4%: its parent 
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   expect((await features(id))['sending']).toEqual({ enabled: true });
   expect(alertsFor('/paused', 'sending_paused')).toHaveLength(1);
-}, 180_000);
+
+  // What it sends from then on counts at once, in the rest of that hour too: the same bad list
+  // again pauses it again (4 hard bounces in 20 messages, the one sent on resuming among them).
+  const again = Array.from({ length: 4 }, (_, i) => `bounce+again${i}@simulator.amazonses.com`);
+  for (const to of [...good.slice(1), ...again]) await client.messages.create(sandbox, { from: `news@${sandbox}`, to, subject: 'Weekly', text: 'Hello' });
+  const pausedAgain = await eventually(async () => {
+    const sending = (await features(id))['sending']!;
+    return sending['enabled'] === false && sending;
+  }, 60_000);
+  expect(pausedAgain['reason']).toMatch(/^its bounce rate of 20% over the last 24 hours \(4 hard bounces in 20 messages delivered or bounced\) is above the pause level of 4% /);
+  await eventually(async () => alertsFor('/paused', 'sending_paused').length === 2, 30_000);
+}, 240_000);
 
 test('a subaccount above a warning level only is alerted, and keeps sending', async () => {
   await alertParentAt('/warned', 'reputation_warning');
@@ -129,4 +141,32 @@ test('a subaccount above a warning level only is alerted, and keeps sending', as
   expect(eventDataOf(warned!)['message']).toBe(`Complained (${id}) is above a reputation warning level: its complaint rate of 5% over the last 24 hours (1 complaint in 20 messages delivered or bounced) is above the warning level of 1%`);
   expect((await features(id))['sending']).toEqual({ enabled: true });
   expect((await asSubaccount(id).messages.create(sandbox, { from: `news@${sandbox}`, to: 'member0@example.com', subject: 'Still', text: 'Hello' })).message).toBe('Queued. Thank you.');
+}, 120_000);
+
+test("a subaccount whose sending is off relays no received mail: its routes' forwards to addresses and its mailing lists' posts fail, saying why", async () => {
+  const { id, client, sandbox } = await subaccount('Relay');
+  await client.lists.create({ address: `team@${sandbox}`, access_level: 'everyone' });
+  await client.lists.members.createMember(`team@${sandbox}`, { address: 'member@example.com' });
+  await client.routes.create({ priority: '1' as unknown as number, description: 'relay', expression: `match_recipient("desk@${sandbox}")`, action: [`forward("helper@example.com")`] });
+  const off = await call(`${platform.us.url}/v5/accounts/subaccounts/${id}/features`, {
+    method: 'PUT',
+    contentType: 'application/x-www-form-urlencoded',
+    body: new URLSearchParams({ sending: JSON.stringify({ enabled: false }) }).toString(),
+  });
+  expect(off.status).toBe(200);
+
+  const inbound = nodemailer.createTransport({ host: platform.us.inboundSmtp.host, port: platform.us.inboundSmtp.port, secure: false, ignoreTLS: true });
+  await inbound.sendMail({ from: 'outsider@example.org', to: [`team@${sandbox}`, `desk@${sandbox}`], subject: 'From outside', text: 'Hello' });
+
+  const why = `Domain ${sandbox} is not allowed to send: sending is turned off for this account`;
+  type Ev = { event: string; recipient: string; 'delivery-status'?: { message?: string } };
+  const eventsOf = async () => (await api('GET', `/v3/${sandbox}/events?limit=300`, undefined, { 'x-mailgun-on-behalf-of': id })).json.items as Ev[];
+  const failed = await eventually(async () => {
+    const items = (await eventsOf()).filter((e) => e.event === 'failed');
+    return items.length >= 2 && items;
+  }, 30_000);
+  expect(failed.find((e) => e.recipient === `team@${sandbox}`)?.['delivery-status']?.message).toBe(why);
+  expect(failed.find((e) => e.recipient === `desk@${sandbox}`)?.['delivery-status']?.message).toBe(`route action forward-address to helper@example.com: ${why}`);
+  const sent = (await eventsOf()).filter((e) => e.recipient === 'member@example.com' || e.recipient === 'helper@example.com');
+  expect(sent).toEqual([]);
 }, 120_000);

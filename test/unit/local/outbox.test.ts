@@ -86,3 +86,18 @@ it('lists an account its own sends only, newest first, with SES refusals and bou
   expect(outbox.clear('acct-1')).toBe(3);
   expect(outbox.list({ accountId: 'acct-2', limit: 10 }).total).toBe(1);
 });
+
+it("names the mailbox simulator's outcome for its labelled addresses too (bounce+<label>@, complaint+<label>@), as SES's simulator takes them", async () => {
+  const outbox = new Outbox(undefined, [dns.address]);
+  const to = ['bounce+list-1@simulator.amazonses.com', 'complaint+list-1@simulator.amazonses.com', 'suppressionlist+x@simulator.amazonses.com', 'reader@example.net'];
+  outbox.record({ ...message(plain('a@signed.example.com')), destinations: to, tags: { mp_account: ['acct-1'] } }, [to[1]!, to[3]!]);
+  await outbox.close();
+  const [entry] = outbox.list({ accountId: 'acct-1', limit: 1 }).messages;
+  expect(entry!.recipients).toEqual([
+    { address: to[0], outcome: 'bounced' },
+    { address: to[1], outcome: 'complained' },
+    { address: to[2], outcome: 'bounced' },
+    { address: to[3], outcome: 'delivered' },
+  ]);
+  expect(entry!.status).toBe('partly delivered');
+});

@@ -3,7 +3,8 @@ import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteBucketCommand, DeleteObjectsCommand, ListObjectVersionsCommand, NoSuchBucket, S3Client } from '@aws-sdk/client-s3';
 import { DeleteSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { remove } from '../../../scripts/teardown';
+import { PassThrough } from 'node:stream';
+import { confirmed, remove } from '../../../scripts/teardown';
 
 const s3 = mockClient(S3Client);
 const dynamodb = mockClient(DynamoDBClient);
@@ -53,4 +54,17 @@ test('a resource already gone is passed over, and the rest still removed', async
   expect(s3.commandCalls(DeleteBucketCommand)).toEqual([]);
   expect(dynamodb.commandCalls(DeleteTableCommand)).toHaveLength(1);
   expect(process.stdout.write).toHaveBeenCalledWith('already gone\n');
+});
+
+test('goes on only when the stack name is typed: another answer, or input that ends first (no terminal, < /dev/null), is no', async () => {
+  const ask = (input: string[]) => {
+    const typed = new PassThrough();
+    setImmediate(() => typed.end(input.join('')));
+    return confirmed('Mailplane-us', typed, new PassThrough());
+  };
+  expect(await ask(['Mailplane-us\n'])).toBe(true);
+  expect(await ask(['  Mailplane-us  \n'])).toBe(true);
+  expect(await ask(['no\n'])).toBe(false);
+  expect(await ask(['Mailplane-eu\n'])).toBe(false);
+  expect(await ask([])).toBe(false);
 });
