@@ -85,6 +85,8 @@ export interface PageFigure {
   slowestMs: number[];
   /** From the click to the end of the last call done before the paint, per round: with the calls in parallel, about the slowest call. */
   dataMs: number[];
+  /** From the click to the start of the first API call, per round: the page's own work before asking. */
+  firstCallMs: number[];
   /** The slowest call's route in each round. */
   slowestRoute: string[];
   /** The last round's calls, ms from the click: where a chain shows (one call waiting for another). */
@@ -270,7 +272,7 @@ export async function consolePages(): Promise<ConsolePagesResult> {
       const figures = new Map<string, PageFigure>(
         specs.map((spec) => [
           spec.link,
-          { page: spec.link, pageMs: [], slowestMs: [], dataMs: [], slowestRoute: [], lastCalls: [], lastPaintMs: 0, callsBefore: 0, callsAfter: 0, chunkBefore: false, chunkAfter: false, chunkFile: chunkOf(spec), chunkGzipBytes: gzipSync(readFileSync(join(CONSOLE_DIST, chunkOf(spec)))).length },
+          { page: spec.link, pageMs: [], slowestMs: [], dataMs: [], firstCallMs: [], slowestRoute: [], lastCalls: [], lastPaintMs: 0, callsBefore: 0, callsAfter: 0, chunkBefore: false, chunkAfter: false, chunkFile: chunkOf(spec), chunkGzipBytes: gzipSync(readFileSync(join(CONSOLE_DIST, chunkOf(spec)))).length },
         ]),
       );
 
@@ -304,6 +306,7 @@ export async function consolePages(): Promise<ConsolePagesResult> {
         }
         figure.pageMs.push(opened.pageMs);
         figure.slowestMs.push(slowest?.ms ?? 0);
+        if (calls.length) figure.firstCallMs.push(Math.min(...calls.map((c) => c.start)) - opened.t0);
         figure.dataMs.push(before.length ? Math.max(...before.map((c) => c.end)) - opened.t0 : 0);
         figure.slowestRoute.push(slowest ? routeOf(slowest.route, sandbox) : '(none)');
       };
@@ -370,7 +373,7 @@ export function printConsolePages(result: ConsolePagesResult): void {
   );
   print(
     table([
-      ['page', 'paint ms', 'slowest call ms', 'slowest call (most rounds)', 'calls', 'last call done', 'paint after it', 'page / call', 'target', 'chunk', 'chunk gzip'],
+      ['page', 'paint ms', 'slowest call ms', 'slowest call (most rounds)', 'first call', 'calls', 'last call done', 'paint after it', 'page / call', 'target', 'chunk', 'chunk gzip'],
       ...result.pages.map((f) => {
         const r = median(f.pageMs) / median(f.slowestMs);
         return [
@@ -378,6 +381,7 @@ export function printConsolePages(result: ConsolePagesResult): void {
           fixed(median(f.pageMs)),
           fixed(median(f.slowestMs)),
           commonest(f.slowestRoute),
+          fixed(median(f.firstCallMs)),
           `${f.callsBefore}+${f.callsAfter}`,
           fixed(median(f.dataMs)),
           fixed(median(f.pageMs) - median(f.dataMs)),
@@ -394,7 +398,7 @@ export function printConsolePages(result: ConsolePagesResult): void {
   }
   print('What counts as the first meaningful paint, per page:');
   print(table([['page', 'the element showing its data'], ...PAGES.map((p) => [p.link, p.what])]));
-  print('(calls: API calls done before the paint + after it until the page went quiet; last call done: click to the end of the last call done before the paint, ms)');
+  print('(first call: click to the start of the first API call, ms; calls: API calls done before the paint + after it until the page went quiet; last call done: click to the end of the last call done before the paint, ms)');
   print();
 }
 
