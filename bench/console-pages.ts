@@ -393,6 +393,12 @@ export function printConsolePages(result: ConsolePagesResult): void {
       }),
     ]),
   );
+  const firstCall = median(result.pages.map((f) => median(f.firstCallMs)));
+  const lag = median(result.pages.map((f) => median(f.pageMs) - median(f.dataMs)));
+  print(
+    `Every page pays about ${fixed(firstCall)} ms from the click to its first call and ${fixed(lag)} ms from its last call to the frame (medians over the pages): ` +
+      `with calls under about ${fixed((firstCall + lag) / (MAX_RATIO - 1), 0)} ms, ${MAX_RATIO}x is out of reach whatever the page does.`,
+  );
   if (process.env['PAGEBENCH_CALLS']) {
     for (const f of result.pages) print(`${f.page}: paint ${fixed(f.lastPaintMs)}; ${f.lastCalls.map((c) => `${c.route} ${fixed(c.startMs)}-${fixed(c.endMs)}`).join(', ')}`);
   }
