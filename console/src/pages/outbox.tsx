@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call, download, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { errorText, useAction } from '../ui/load';
@@ -142,8 +142,9 @@ export default function Outbox() {
   const clear = useAction();
   const newest = useRef(0);
 
-  // The first page, then every POLL_MS what arrived since: the list updates as mail is sent.
-  useEffect(() => {
+  // The first page (asked for as the page renders, as useLoad does), then every POLL_MS what
+  // arrived since: the list updates as mail is sent.
+  useLayoutEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     newest.current = 0;

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { handleAuthFailure } from '../session';
 
@@ -14,11 +14,15 @@ export function errorText(error: unknown): string {
   return (error as Error)?.message ?? String(error);
 }
 
-/** Data loaded when the page opens (and again when `deps` change or reload() is called). */
+/**
+ * Data loaded when the page opens (and again when `deps` change or reload() is called). The request
+ * goes out as the page is rendered (a layout effect), not after the next frame as a plain effect's
+ * would: that frame came before every page's data.
+ */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): Loaded<T> {
   const [result, setResult] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
   const [version, setVersion] = useState(0);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const controller = new AbortController();
     setResult((r) => ({ ...r, loading: true }));
     load(controller.signal).then(
