@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { horizontalOverflow, launchBrowser, newContext, seriousViolations } from '../support/browser';
+import { horizontalOverflow, launchBrowser, newContext, openPage, expectAccessible as expectPageAccessible, signIn } from '../support/browser';
 import { ADMIN_KEY, apiKeys, call, sdk, startTestPlatform } from '../support/platform';
 
 // The console's administration pages (issue 30) as a user meets them: subaccounts and the header's
@@ -22,10 +22,7 @@ beforeAll(async () => {
   [platform, browser] = await Promise.all([startTestPlatform(), launchBrowser()]);
   context = await newContext(browser);
   page = await context.newPage();
-  await page.goto(`${platform.us.url}/`);
-  await page.getByLabel('API key').fill(ADMIN_KEY);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await signIn(page, platform.us.url, ADMIN_KEY);
 }, 180_000);
 
 afterAll(async () => {
@@ -33,15 +30,9 @@ afterAll(async () => {
   await platform?.close();
 });
 
-async function open(name: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name }).waitFor();
-}
+const open = (name: string) => openPage(page, name);
 
-async function expectAccessible(where: string): Promise<void> {
-  const violations = await seriousViolations(page);
-  expect({ where, violations }).toEqual({ where, violations: [] });
-}
+const expectAccessible = (where: string) => expectPageAccessible(page, where);
 
 /** The error shown under a control: what its aria-describedby points at. */
 async function describedError(control: ReturnType<Page['getByLabel']>): Promise<string> {

@@ -3,7 +3,7 @@ import { deflateSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { horizontalOverflow, launchBrowser, newContext, seriousViolations } from '../support/browser';
+import { horizontalOverflow, launchBrowser, newContext, openPage, expectAccessible as expectPageAccessible, signIn } from '../support/browser';
 import { ADMIN_KEY, apiKeys, call, eventually, sandboxOf, sdk, startTestPlatform } from '../support/platform';
 
 // The console's Reporting, Inspect and Previews pages (issue 30) as a user meets them, on
@@ -25,10 +25,7 @@ beforeAll(async () => {
   [platform, browser] = await Promise.all([startTestPlatform(), launchBrowser()]);
   context = await newContext(browser);
   page = await context.newPage();
-  await page.goto(`${platform.us.url}/`);
-  await page.getByLabel('API key').fill(ADMIN_KEY);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await signIn(page, platform.us.url, ADMIN_KEY);
 }, 180_000);
 
 afterAll(async () => {
@@ -36,15 +33,9 @@ afterAll(async () => {
   await platform?.close();
 });
 
-async function open(name: (typeof PAGES)[number]): Promise<void> {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name }).waitFor();
-}
+const open = (name: (typeof PAGES)[number]) => openPage(page, name);
 
-async function expectAccessible(where: string): Promise<void> {
-  const violations = await seriousViolations(page);
-  expect({ where, violations }).toEqual({ where, violations: [] });
-}
+const expectAccessible = (where: string) => expectPageAccessible(page, where);
 
 /** A small opaque PNG (w x h, one colour), as a data: URI: an image the checks can read without a fetch. */
 function pngDataUri(width: number, height: number): string {

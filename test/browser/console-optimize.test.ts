@@ -4,7 +4,7 @@ import { resultKeys } from '../../functions/optimize/inbox/results';
 import { updateItem } from '../../functions/data/store';
 import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { horizontalOverflow, launchBrowser, newContext, seriousViolations } from '../support/browser';
+import { horizontalOverflow, launchBrowser, newContext, openPage, expectAccessible as expectPageAccessible, signIn } from '../support/browser';
 import { startDnsServer } from '../support/dns-server';
 import { ADMIN_KEY, apiKeys, call, eventually, primaryAccountId, sdk, startTestPlatform } from '../support/platform';
 import { fakeServiceAccount, PostmasterStandIn } from '../support/postmaster-standin';
@@ -39,10 +39,7 @@ beforeAll(async () => {
   [seeds.inbox, seeds.junk] = await Promise.all([startSeedImap('ann@gmail.seed.test', undefined, { gmail: true }), startSeedImap('bob@outlook.seed.test')]);
   [platform, browser] = await Promise.all([startTestPlatform({ periodicJobEveryMs: 500, env: { BLOCKLIST_RESOLVERS: dns.address, BLOCKLIST_CHECK_INTERVAL: '1', PLACEMENT_POLL_SECONDS: '1', PLACEMENT_DEADLINE_SECONDS: '3600' } }), launchBrowser()]);
   page = await (await newContext(browser)).newPage();
-  await page.goto(`${platform.us.url}/`);
-  await page.getByLabel('API key').fill(ADMIN_KEY);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await signIn(page, platform.us.url, ADMIN_KEY);
 }, 240_000);
 
 afterAll(async () => {
@@ -54,10 +51,7 @@ afterAll(async () => {
 
 const api = async <T>(path: string) => (await call(`${platform.us.url}${path}`)).json as T;
 
-async function open(name: (typeof PAGES)[number]): Promise<void> {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name }).waitFor();
-}
+const open = (name: (typeof PAGES)[number]) => openPage(page, name);
 
 /** With CONSOLE_SCREENSHOTS=<dir>, a full-page screenshot to look at; otherwise nothing. */
 async function snap(name: string, target: Page = page): Promise<void> {
@@ -65,10 +59,7 @@ async function snap(name: string, target: Page = page): Promise<void> {
   if (dir) await target.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
 }
 
-async function expectAccessible(where: string, target: Page = page): Promise<void> {
-  const violations = await seriousViolations(target);
-  expect({ where, violations }).toEqual({ where, violations: [] });
-}
+const expectAccessible = (where: string, target: Page = page) => expectPageAccessible(target, where);
 
 /** A table's body rows as the text of their cells (header cell first). */
 function rowsOf(table: ReturnType<Page['getByRole']>): Promise<string[][]> {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
-import { horizontalOverflow, launchBrowser, newContext, seriousViolations } from '../support/browser';
+import { horizontalOverflow, launchBrowser, newContext, openPage, expectAccessible as expectPageAccessible, signIn as signInAt } from '../support/browser';
 import { ADMIN_KEY, apiKeys, call, eventually, sdk, startTestPlatform } from '../support/platform';
 
 // The web console as a user meets it: `npm start`'s host (both regions in-process) serving the
@@ -41,22 +41,11 @@ afterAll(async () => {
   await new Promise((resolve) => beacon?.close(resolve));
 });
 
-async function open(name: (typeof PAGES)[number]): Promise<void> {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name }).waitFor();
-}
+const open = (name: (typeof PAGES)[number]) => openPage(page, name);
 
-async function expectAccessible(where: string): Promise<void> {
-  const violations = await seriousViolations(page);
-  expect({ where, violations }).toEqual({ where, violations: [] });
-}
+const expectAccessible = (where: string) => expectPageAccessible(page, where);
 
-async function signIn(target: Page, key: string): Promise<void> {
-  await target.goto(`${platform.us.url}/`);
-  await target.getByLabel('API key').fill(key);
-  await target.getByRole('button', { name: 'Sign in' }).click();
-  await target.getByRole('button', { name: 'Sign out' }).waitFor();
-}
+const signIn = (target: Page, key: string) => signInAt(target, platform.us.url, key);
 
 describe('the console', () => {
   it('signs in with a web key only, adds and verifies a domain, sends a test message and finds it in Logs and the Outbox', async () => {

@@ -45,3 +45,23 @@ export async function seriousViolations(page: Page): Promise<Violation[]> {
 export function horizontalOverflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 }
+
+/** Signs in to the console at `url` as a user does (the key typed in), and waits for the signed-in shell. */
+export async function signIn(page: Page, url: string, key: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** Opens a console page by its link in the nav, and waits for its heading. */
+export async function openPage(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name }).waitFor();
+}
+
+/** Fails naming `where` and the page's serious and critical axe violations, if it has any. */
+export async function expectAccessible(page: Page, where: string): Promise<void> {
+  const violations = await seriousViolations(page);
+  expect({ where, violations }).toEqual({ where, violations: [] });
+}

@@ -4,7 +4,7 @@ import { call, download, p } from '../api';
 import { can, credentials, handleAuthFailure, useAppState } from '../session';
 import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { errorText, useAction, useLoad } from '../ui/load';
-import { frameDocument } from '../ui/message-view';
+import { HtmlFrame } from '../ui/message-view';
 import { ErrorText, Head, Loading, Page, saveBlob } from '../ui/widgets';
 
 /** The four checks, each an inspection job: created from the HTML, then read until it is done. */
@@ -213,21 +213,11 @@ const HIGHLIGHT = '<style>[data-mp-finding]{outline:3px solid #d0021b !important
 
 /** The email rendered in a sandboxed frame (no scripts), the selected finding's element outlined. */
 function RenderedView({ html, finding }: { html: string; finding?: Finding }) {
-  const [remote, setRemote] = useState(false);
   const marked = finding ? markElement(html, finding.offset) : undefined;
-  const hasRemote = /<img[^>]+src\s*=\s*["']?https?:|url\(\s*["']?https?:/i.test(html);
   return (
     <div>
-      {hasRemote && !remote ? (
-        <p class="notice">
-          Remote images are blocked.{' '}
-          <button type="button" class="small" onClick={() => setRemote(true)}>
-            Load remote images
-          </button>
-        </p>
-      ) : null}
       {finding && !marked ? <p class="muted">This finding is not on an element that shows (it is in the head, a style sheet or a comment): see its line in the source.</p> : null}
-      <iframe class="message inspect-frame" title="The email, rendered (the selected finding outlined in red)" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" srcdoc={frameDocument(HIGHLIGHT + (marked ?? html), remote)} />
+      <HtmlFrame html={HIGHLIGHT + (marked ?? html)} title="The email, rendered (the selected finding outlined in red)" frameClass="inspect-frame" />
     </div>
   );
 }

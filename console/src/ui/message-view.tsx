@@ -32,7 +32,7 @@ export function frameDocument(html: string, remoteImages: boolean): string {
 }
 
 /** The HTML body in a sandboxed frame: no scripts (the sandbox allows none), no remote images until asked. */
-export function HtmlFrame({ html, title }: { html: string; title: string }) {
+export function HtmlFrame({ html, title, frameClass }: { html: string; title: string; frameClass?: string }) {
   const [remote, setRemote] = useState(false);
   const hasRemote = /<img[^>]+src\s*=\s*["']?https?:|url\(\s*["']?https?:/i.test(html);
   return (
@@ -45,7 +45,7 @@ export function HtmlFrame({ html, title }: { html: string; title: string }) {
           </button>
         </p>
       ) : null}
-      <iframe class="message" title={title} sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" srcdoc={frameDocument(html, remote)} />
+      <iframe class={frameClass ? `message ${frameClass}` : 'message'} title={title} sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" srcdoc={frameDocument(html, remote)} />
     </div>
   );
 }
