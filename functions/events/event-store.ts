@@ -10,6 +10,11 @@ import { eventId } from '../platform/ids';
  * The account-wide index is sharded by hour rather than day so a busy account's writes spread over
  * 24 index partitions a day; a logs query walks the hours it covers.
  *
+ * A busy domain's day (and account's hour) is one partition, about 1,000 writes a second: with
+ * EVENT_SHARDS = N above 1, an event goes to shard `hash(id) mod N` of both, shard 0 keeping the
+ * unsharded key and shards 1 to N-1 adding `#s<k>`, and readers query every shard and merge by
+ * sort key (docs/capacity.md). N = 1 writes exactly the keys it always did.
+ *
  * Every event item carries `kind: 'event'`, its account and domain, so the table's stream can hand
  * new events to analytics and webhooks (functions/event-stream) without parsing keys.
  * Items expire with `ttl` (EVENT_TTL_DAYS).
@@ -39,16 +44,25 @@ defineEntity(
   'events',
   {
     event: {
-      what: 'an event (built by eventWrite: a partition per domain and UTC day, on gsi1 a partition per account and UTC hour)',
+      what: 'an event (built by eventWrite: a partition per domain and UTC day, on gsi1 a partition per account and UTC hour): its shard 0, all of them unless EVENT_SHARDS is set',
       pk: 'ACCT#<account>#EVT#<domain>#<yyyymmdd>',
       sk: '<13-digit ms>#<event id>',
       gsi1pk: 'ACCT#<account>#LOG#<yyyymmddhh>',
       gsi1sk: '<13-digit ms>#<event id>',
     },
+    eventShard: {
+      what: "an event in shard 1 to EVENT_SHARDS - 1 (hash of its id): one busy domain's day and account's hour spread over partitions",
+      pk: 'ACCT#<account>#EVT#<domain>#<yyyymmdd>#s<shard>',
+      sk: '<13-digit ms>#<event id>',
+      gsi1pk: 'ACCT#<account>#LOG#<yyyymmddhh>#s<shard>',
+      gsi1sk: '<13-digit ms>#<event id>',
+    },
   },
   [
     { what: "a domain's events between two instants (sk BETWEEN t1, t2), a Query per day", pk: 'ACCT#<account>#EVT#<domain>#<yyyymmdd>' },
+    { what: "a domain's events between two instants in shard 1 to EVENT_SHARDS - 1, a Query per day and shard, merged by sort key", pk: 'ACCT#<account>#EVT#<domain>#<yyyymmdd>#s<shard>' },
     { what: "an account's events (all domains) between two instants, a Query per hour", index: 'gsi1', pk: 'ACCT#<account>#LOG#<yyyymmddhh>' },
+    { what: "an account's events between two instants in shard 1 to EVENT_SHARDS - 1, a Query per hour and shard, merged by sort key", index: 'gsi1', pk: 'ACCT#<account>#LOG#<yyyymmddhh>#s<shard>' },
   ],
 );
 
@@ -58,8 +72,39 @@ export function dayOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10).replace(/-/g, '');
 }
 
-export function eventPartition(accountId: string, domain: string, day: string): string {
-  return `ACCT#${accountId}#EVT#${domain}#${day}`;
+/** The partitions' suffix of shard k: none for shard 0, so one shard is the unsharded layout. */
+const shardSuffix = (shard: number) => (shard === 0 ? '' : `#s${shard}`);
+
+export function eventPartition(accountId: string, domain: string, day: string, shard = 0): string {
+  return `ACCT#${accountId}#EVT#${domain}#${day}${shardSuffix(shard)}`;
+}
+
+/** The shard of an event among `shards`: FNV-1a of its id, so every writer agrees. */
+export function eventShard(id: string, shards: number): number {
+  if (shards <= 1) return 0;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
+}
+
+/** The shards a reader queries: 0 to EVENT_SHARDS - 1 (shard 0 is the unsharded partition). */
+export function eventShards(): number[] {
+  return Array.from({ length: env().EVENT_SHARDS }, (_, k) => k);
+}
+
+/**
+ * Pages of several shards merged by sort key (`<ms>#<id>`, one order across shards): the first
+ * `limit` of the union, in reading order. Each page must hold its shard's first `limit` in range.
+ */
+export function mergeShards<T extends { sk: string }>(pages: T[][], ascending: boolean, limit: number): T[] {
+  if (pages.length === 1) return pages[0]!.slice(0, limit);
+  return pages
+    .flat()
+    .sort((a, b) => (a.sk === b.sk ? 0 : (a.sk < b.sk) === ascending ? -1 : 1))
+    .slice(0, limit);
 }
 
 /** Sort key: milliseconds (13 digits until 2286) then the id, so equal instants keep a total order. */
@@ -72,8 +117,8 @@ export function hourOf(ms: number): string {
 }
 
 /** The account-wide index partition of one UTC hour (yyyymmddhh). */
-export function accountLogPartition(accountId: string, hour: string): string {
-  return `ACCT#${accountId}#LOG#${hour}`;
+export function accountLogPartition(accountId: string, hour: string, shard = 0): string {
+  return `ACCT#${accountId}#LOG#${hour}${shardSuffix(shard)}`;
 }
 
 export function newEvent(name: EventName, fields: Record<string, unknown>, at = Date.now()): EventData {
@@ -97,8 +142,9 @@ export function eventWrites(accountId: string, domain: string, events: EventData
 function eventWrite(accountId: string, domain: string, data: EventData): { key: Key & IndexKey; item: EventItem } {
   const ms = Math.round(data.timestamp * 1000);
   const sk = eventSortKey(ms, data.id);
+  const shard = eventShard(data.id, env().EVENT_SHARDS);
   return {
-    key: { pk: eventPartition(accountId, domain, dayOf(ms)), sk, gsi1pk: accountLogPartition(accountId, hourOf(ms)), gsi1sk: sk },
+    key: { pk: eventPartition(accountId, domain, dayOf(ms), shard), sk, gsi1pk: accountLogPartition(accountId, hourOf(ms), shard), gsi1sk: sk },
     item: { kind: EVENT_ITEM_KIND, accountId, domain, data, ttl: Math.ceil(ms / 1000) + env().EVENT_TTL_DAYS * 86_400 },
   };
 }
@@ -114,7 +160,10 @@ export interface EventRange {
   keep?: (data: EventData) => boolean;
 }
 
-/** Up to `limit` events in the range, in order, walking one day partition at a time. */
+/**
+ * Up to `limit` events in the range, in order, walking one day partition at a time: each of the
+ * day's shards is asked for the page's rest at once, and their answers merged by sort key.
+ */
 export async function readEvents(accountId: string, domain: string, range: EventRange, now = Date.now()): Promise<Array<{ sk: string; data: EventData }>> {
   const found: Array<{ sk: string; data: EventData }> = [];
   // Only days within the retention period (and not past tomorrow) can hold a live event: reading
@@ -130,19 +179,25 @@ export async function readEvents(accountId: string, domain: string, range: Event
   const low = eventSortKey(from, '');
   const high = eventSortKey(to, '\uffff');
   const afterDay = range.after ? dayOf(Number(range.after.slice(0, 13))) : undefined;
+  const shards = eventShards();
   for (const day of days) {
     // Days before (or, descending, after) the resume position hold nothing left to read.
     if (afterDay && (range.ascending ? day < afterDay : day > afterDay)) continue;
-    const items = await queryPage<{ data: EventData; ttl: number; sk?: string }>(eventPartition(accountId, domain, day), {
-      prefix: '',
-      ascending: range.ascending,
-      after: range.ascending ? maxKey(low, range.after) : low,
-      before: range.ascending ? high : minKey(high, range.after),
-      limit: range.limit - found.length,
-      keep: (item) => isLive(item as { ttl?: number }, now) && (!range.keep || range.keep(item['data'] as EventData)),
-      withSortKey: true,
-    });
-    for (const item of items) found.push({ sk: item.sk!, data: item.data });
+    const need = range.limit - found.length;
+    const pages = await Promise.all(
+      shards.map((shard) =>
+        queryPage<{ data: EventData; ttl: number; sk: string }>(eventPartition(accountId, domain, day, shard), {
+          prefix: '',
+          ascending: range.ascending,
+          after: range.ascending ? maxKey(low, range.after) : low,
+          before: range.ascending ? high : minKey(high, range.after),
+          limit: need,
+          keep: (item) => isLive(item as { ttl?: number }, now) && (!range.keep || range.keep(item['data'] as EventData)),
+          withSortKey: true,
+        }),
+      ),
+    );
+    for (const item of mergeShards(pages, range.ascending, need)) found.push({ sk: item.sk, data: item.data });
     if (found.length >= range.limit) break;
   }
   return found;

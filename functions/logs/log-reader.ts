@@ -1,4 +1,4 @@
-import { accountLogPartition, eventSortKey, hourOf, maxKey, minKey, type EventItem, type RecordedEvent } from '../events/event-store';
+import { accountLogPartition, eventShards, eventSortKey, hourOf, maxKey, minKey, type EventItem, type RecordedEvent } from '../events/event-store';
 import { isLive, queryPage } from '../data/store';
 
 /**
@@ -7,6 +7,9 @@ import { isLive, queryPage } from '../data/store';
  * Scan. Filters apply to what the queries return, so a selective filter reads more than it
  * returns; `budget` caps the items one request may examine, and a page cut short by it says where
  * it stopped so the next page carries on from there.
+ *
+ * With EVENT_SHARDS above 1 each hour is several partitions: they are read side by side and merged
+ * by sort key, so items are examined (and the budget spent) in the same order as from one.
  */
 
 const HOUR_MS = 3_600_000;
@@ -94,46 +97,60 @@ export async function readLog(range: LogRange, now = Date.now()): Promise<LogRea
   const found: LogRead['found'] = [];
   const low = eventSortKey(range.from, '');
   const high = eventSortKey(range.to, '\uffff');
+  const shards = eventShards();
   let examined = 0;
   let position = range.after;
-  // Bounds in the reading direction, from the position reached so far (it only narrows the hour
-  // it lies in: every later hour is wholly beyond it).
-  const query = (hour: string, limit: number) =>
-    queryPage<Row>(accountLogPartition(range.accountId, hour), {
+  // Bounds in the reading direction, from a position reached so far (it only narrows the hour it
+  // lies in: every later hour is wholly beyond it).
+  const query = (hour: string, shard: number, limit: number, from: string | undefined) =>
+    queryPage<Row>(accountLogPartition(range.accountId, hour, shard), {
       prefix: '',
       ascending: range.ascending,
-      after: range.ascending ? maxKey(low, position) : low,
-      before: range.ascending ? high : minKey(high, position),
+      after: range.ascending ? maxKey(low, from) : low,
+      before: range.ascending ? high : minKey(high, from),
       limit,
       withSortKey: true,
       onIndex: true,
     });
+  const first = (a: string, b: string) => (range.ascending ? a < b : a > b);
   const hours = hoursOf(range);
   for (let g = 0; g < hours.length; g += LOOKAHEAD) {
     const group = hours.slice(g, g + LOOKAHEAD);
     // Mostly-empty hours cost a round trip each: ask several at once, each for no more than the
     // page still needs, so a long range is not a long chain of waits and a page over-reads little.
     const size = Math.min(CHUNK, Math.max(1, range.limit - found.length));
-    const firsts = await Promise.all(group.map((hour) => query(hour, size)));
+    const from = position;
+    const firsts = await Promise.all(group.map((hour) => Promise.all(shards.map((shard) => query(hour, shard, size, from)))));
     for (const [i, hour] of group.entries()) {
-      let rows = firsts[i]!;
-      let asked = size;
+      // One lane per shard: its rows fetched, how far through them, and whether a full page (so
+      // maybe more) came back. A row is examined only once every lane that may hold more has a row
+      // in hand, so the earliest of their heads is the earliest left in the hour.
+      const lanes = shards.map((shard) => ({ shard, rows: firsts[i]![shard]!, at: 0, asked: size, last: from }));
       for (;;) {
-        for (const row of rows) {
-          examined++;
-          position = row.sk;
-          // Expired items linger until DynamoDB removes them (dynalite never does): they are gone.
-          const live = isLive(row, now);
-          const event: RecordedEvent = { accountId: row.accountId, domain: row.domain, data: row.data };
-          if (live && range.keep(event)) {
-            found.push({ sk: row.sk, event });
-            if (found.length === range.limit) return { found, examined };
-          }
-          if (examined >= range.budget) return { found, stoppedAt: row.sk, examined };
+        await Promise.all(
+          lanes
+            .filter((lane) => lane.at === lane.rows.length && lane.rows.length === lane.asked)
+            .map(async (lane) => {
+              lane.rows = await query(hour, lane.shard, CHUNK, lane.last);
+              lane.at = 0;
+              lane.asked = CHUNK;
+            }),
+        );
+        let next: (typeof lanes)[number] | undefined;
+        for (const lane of lanes) if (lane.at < lane.rows.length && (!next || first(lane.rows[lane.at]!.sk, next.rows[next.at]!.sk))) next = lane;
+        if (!next) break;
+        const row = next.rows[next.at++]!;
+        next.last = row.sk;
+        examined++;
+        position = row.sk;
+        // Expired items linger until DynamoDB removes them (dynalite never does): they are gone.
+        const live = isLive(row, now);
+        const event: RecordedEvent = { accountId: row.accountId, domain: row.domain, data: row.data };
+        if (live && range.keep(event)) {
+          found.push({ sk: row.sk, event });
+          if (found.length === range.limit) return { found, examined };
         }
-        if (rows.length < asked) break;
-        asked = CHUNK;
-        rows = await query(hour, CHUNK);
+        if (examined >= range.budget) return { found, stoppedAt: row.sk, examined };
       }
     }
   }

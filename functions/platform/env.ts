@@ -249,6 +249,10 @@ export const PLATFORM_SETTINGS = {
     z.coerce.number().int().min(1).max(32).default(1),
     "Items a capped account's monthly count is spread over, each about 1,000 capped sends a second on DynamoDB; change it between months (docs/capacity.md; AWS: `-c monthlyLimitShards`).",
   ),
+  EVENT_SHARDS: setting(
+    z.coerce.number().int().min(1).max(32).default(1),
+    "Partitions each domain's events of a UTC day (and each account's of an hour, on the index) are spread over, each about 1,000 writes a second on DynamoDB, so about 300 to 500 messages a second per domain per shard; reads query every shard. Raise it freely; lowering it hides events in the dropped shards until they expire (docs/capacity.md; AWS: `-c eventShards`).",
+  ),
   WEBHOOK_CONFIG_CACHE_SECONDS: setting(
     z.coerce.number().min(0).default(60),
     "How long a process reuses a webhook configuration it read, in seconds (Mailgun: changes may take minutes); 0 reads every time.",
