@@ -111,6 +111,13 @@ export interface PlatformStackProps extends StackProps {
    */
   monthlyLimitShards?: number;
   /**
+   * Partitions each domain's events of a day, and each account's of an hour, are spread over
+   * (EVENT_SHARDS, 1 unless set): about 300-500 messages a second per domain per shard; reads
+   * query every shard. Raise it freely; lowering it hides the dropped shards' events until they
+   * expire (docs/capacity.md). From context `-c eventShards=4`.
+   */
+  eventShards?: number;
+  /**
    * The HTTP APIs' throttle per route (requests a second, and the burst above it): 100 and 200
    * unless set. From context `-c apiRateLimit=1000 -c apiBurstLimit=2000` (docs/capacity.md).
    */
@@ -201,6 +208,7 @@ export class PlatformStack extends Stack {
       placement: this.placementSettings(props),
       reputationGuard: props.reputationGuard ?? this.reputationGuardSettings(),
       monthlyLimitShards: props.monthlyLimitShards ?? this.contextNumber('monthlyLimitShards'),
+      eventShards: props.eventShards ?? this.contextNumber('eventShards'),
       throttle: props.apiThrottle ?? this.contextThrottle(),
     });
     this.platformEnvironment = this.api.environment;

@@ -88,6 +88,8 @@ export interface ApiProps {
   reputationGuard?: ReputationGuardSettings;
   /** MONTHLY_LIMIT_SHARDS; absent, the handlers' default (one item). */
   monthlyLimitShards?: number;
+  /** EVENT_SHARDS; absent, the handlers' default (one partition per domain-day and account-hour). */
+  eventShards?: number;
   /** The operator's spam traps (SPAM_TRAP_LIST). */
   spamTrapList?: string;
   /** Inbox placement's poll cadence and content scorer. */
@@ -186,6 +188,7 @@ export class Api extends Construct {
       placement: props.placement,
       reputationGuard: props.reputationGuard,
       monthlyLimitShards: props.monthlyLimitShards,
+      eventShards: props.eventShards,
       postmasterCredentialsSecretArn: resources.postmasterCredentialsSecretArn,
     });
 

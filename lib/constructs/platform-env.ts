@@ -90,6 +90,8 @@ export interface PlatformEnvSettings {
   reputationGuard?: ReputationGuardSettings;
   /** MONTHLY_LIMIT_SHARDS: items a capped account's monthly count is spread over (docs/capacity.md). */
   monthlyLimitShards?: number;
+  /** EVENT_SHARDS: partitions a domain's day (and an account's hour) of events is spread over (docs/capacity.md). */
+  eventShards?: number;
   /** The secret holding the Google service account key the Postmaster fetch signs in with. */
   postmasterCredentialsSecretArn?: string;
   logLevel?: PlatformEnv['LOG_LEVEL'];
@@ -156,6 +158,7 @@ export function platformEnvironment(settings: PlatformEnvSettings): Record<strin
     RSPAMD_URL: settings.placement?.rspamdUrl,
     POSTMASTER_CREDENTIALS_SECRET_ID: settings.postmasterCredentialsSecretArn,
     MONTHLY_LIMIT_SHARDS: settings.monthlyLimitShards?.toString(),
+    EVENT_SHARDS: settings.eventShards?.toString(),
     REPUTATION_WINDOW_HOURS: settings.reputationGuard?.windowHours?.toString(),
     REPUTATION_MIN_VOLUME: settings.reputationGuard?.minVolume?.toString(),
     REPUTATION_BOUNCE_WARNING_PERCENT: settings.reputationGuard?.bounceWarningPercent?.toString(),

@@ -16,9 +16,9 @@ const REPUTATION_CONTEXT = {
   reputationComplaintPausePercent: '0.08',
 };
 
-test('-c apiRateLimit/apiBurstLimit throttle both APIs\' routes; -c monthlyLimitShards and the reputation guard\'s levels reach every function', () => {
+test('-c apiRateLimit/apiBurstLimit throttle both APIs\' routes; -c monthlyLimitShards, -c eventShards and the reputation guard\'s levels reach every function', () => {
   const app = testApp();
-  for (const [key, value] of Object.entries({ apiRateLimit: '1000', apiBurstLimit: '2500', monthlyLimitShards: '8', ...REPUTATION_CONTEXT })) app.node.setContext(key, value);
+  for (const [key, value] of Object.entries({ apiRateLimit: '1000', apiBurstLimit: '2500', monthlyLimitShards: '8', eventShards: '4', ...REPUTATION_CONTEXT })) app.node.setContext(key, value);
   const stack = new PlatformStack(app, 'Mailplane-us', { platformRegion: 'us', sandboxDomain: SANDBOX_DOMAIN, env: { region: AWS_REGIONS.us } });
   const template = Template.fromStack(stack);
   const stages = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
@@ -29,6 +29,7 @@ test('-c apiRateLimit/apiBurstLimit throttle both APIs\' routes; -c monthlyLimit
   const platformFunctions = functions.filter((fn) => fn.Properties.Environment?.Variables?.TABLE_NAME);
   expect(platformFunctions.length).toBeGreaterThan(50);
   for (const fn of platformFunctions) expect(fn.Properties.Environment.Variables.MONTHLY_LIMIT_SHARDS).toBe('8');
+  for (const fn of platformFunctions) expect(fn.Properties.Environment.Variables.EVENT_SHARDS).toBe('4');
   for (const fn of platformFunctions) {
     expect(fn.Properties.Environment.Variables).toMatchObject({
       REPUTATION_WINDOW_HOURS: '12',
