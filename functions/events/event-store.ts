@@ -96,8 +96,9 @@ export function eventShards(): number[] {
 }
 
 /**
- * Pages of several shards merged by sort key (`<ms>#<id>`, one order across shards): the first
- * `limit` of the union, in reading order. Each page must hold its shard's first `limit` in range.
+ * Pages of several shards (or accounts) merged by sort key (`<ms>#<id>`, one order across them):
+ * the first `limit` of the union, in reading order. Each page must hold its own first `limit` in
+ * range.
  */
 export function mergeShards<T extends { sk: string }>(pages: T[][], ascending: boolean, limit: number): T[] {
   if (pages.length === 1) return pages[0]!.slice(0, limit);

@@ -1,4 +1,4 @@
-import { accountLogPartition, eventShards, eventSortKey, hourOf, maxKey, minKey, type EventItem, type RecordedEvent } from '../events/event-store';
+import { accountLogPartition, mergeShards, eventShards, eventSortKey, hourOf, maxKey, minKey, type EventItem, type RecordedEvent } from '../events/event-store';
 import { isLive, queryPage } from '../data/store';
 
 /**
@@ -85,11 +85,11 @@ export async function readLogs(accountIds: readonly string[], range: Omit<LogRan
   const before = (a: string, b: string) => (range.ascending ? a < b : a > b);
   const stops = reads.flatMap((read) => (read.stoppedAt ? [read.stoppedAt] : []));
   const stoppedAt = stops.reduce<string | undefined>((earliest, stop) => (earliest === undefined || before(stop, earliest) ? stop : earliest), undefined);
-  const merged = reads
-    .flatMap((read) => read.found)
-    .filter((item) => stoppedAt === undefined || !before(stoppedAt, item.sk))
-    .sort((a, b) => (a.sk === b.sk ? 0 : before(a.sk, b.sk) ? -1 : 1));
-  const found = merged.slice(0, range.limit);
+  const found = mergeShards(
+    reads.map((read) => read.found.filter((item) => stoppedAt === undefined || !before(stoppedAt, item.sk))),
+    range.ascending,
+    range.limit,
+  );
   return found.length === range.limit || stoppedAt === undefined ? { found, examined: range.budget - remaining } : { found, stoppedAt, examined: range.budget - remaining };
 }
 
