@@ -1,3 +1,4 @@
+import { BlocklistEventsTable, loadBlocklistEvents } from './blocklist-events';
 import { useState } from 'preact/hooks';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
@@ -25,13 +26,6 @@ interface Settings {
   events: EventSetting[];
   slack: { team_id: string; team_name: string; scope: string };
   webhooks: { signing_key: string };
-}
-
-interface HistoryItem {
-  timestamp: string;
-  event: string;
-  subject: string;
-  list: string;
 }
 
 const split = (value: string) =>
@@ -214,15 +208,7 @@ function SlackConnection({ slack, onChange }: { slack: Settings['slack']; onChan
 /** The transitions that raise blocklist alerts, newest first: what alerts were about. */
 function History() {
   const { region } = useAppState();
-  const history = useLoad(
-    async (signal) => {
-      const [ips, domains] = await Promise.all([
-        call<{ items: Array<{ ip: string; timestamp: string; event: string; blocklist: string }> }>(credentials(), 'GET', '/v1/blocklist-monitoring/events', { query: { limit: 50 }, signal }),
-        call<{ events: Array<{ domain: string; timestamp: string; event: string; name: string }> }>(credentials(), 'GET', '/v1/monitoring/domains/events', { query: { limit: 50 }, signal }),
-      ]);
-      const all: HistoryItem[] = [...ips.items.map((e) => ({ timestamp: e.timestamp, event: e.event, subject: e.ip, list: e.blocklist })), ...domains.events.map((e) => ({ timestamp: e.timestamp, event: e.event, subject: e.domain, list: e.name }))];
-      return all.sort((a, b) => b.timestamp.localeCompare(a.timestamp));
-    },
+  const history = useLoad((signal) => loadBlocklistEvents(signal, 50),
     [region],
   );
   return (
@@ -231,23 +217,7 @@ function History() {
       <p class="muted">The blocklist changes that raise alerts (each is alerted once, to every alert of its event that is on). The API keeps no list of reputation alerts or of each delivery: a disabled alert above says why its deliveries stopped.</p>
       <ErrorText error={history.error} />
       {history.data ? (
-        <div class="table-wrap" tabIndex={0}>
-          <table>
-            <caption class="muted">Alerted events, newest first</caption>
-            <Head columns={['Time', 'Event', 'IP or domain', 'List']} />
-            <tbody>
-              {history.data.map((e, i) => (
-                <tr key={i}>
-                  <td>{formatDate(e.timestamp)}</td>
-                  <td>{e.event}</td>
-                  <td class="break">{e.subject}</td>
-                  <td>{e.list}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {!history.data.length ? <p class="muted">No alerted event yet.</p> : null}
-        </div>
+        <BlocklistEventsTable events={history.data} caption="Alerted events, newest first" empty="No alerted event yet." />
       ) : null}
     </section>
   );

@@ -1,3 +1,4 @@
+import { BlocklistEventsTable, loadBlocklistEvents } from './blocklist-events';
 import { useEffect, useState } from 'preact/hooks';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
@@ -40,12 +41,6 @@ interface ManagedDomain {
   name: string;
   verified: { status: string };
   txt_record: string;
-}
-interface BlocklistEvent {
-  timestamp: string;
-  event: string;
-  subject: string;
-  list: string;
 }
 
 export function StateBadge({ state }: { state: string }) {
@@ -281,18 +276,7 @@ function DomainSection({ onChange }: { onChange: () => void }) {
 /** Listings and delistings per day, and each event, of IPs and domains. */
 function EventsSection({ version }: { version: number }) {
   const { region } = useAppState();
-  const events = useLoad(
-    async (signal) => {
-      const [ips, domains] = await Promise.all([
-        call<{ items: Array<{ ip: string; timestamp: string; event: string; blocklist: string }> }>(credentials(), 'GET', '/v1/blocklist-monitoring/events', { query: { limit: 50 }, signal }),
-        call<{ events: Array<{ domain: string; timestamp: string; event: string; name: string }> }>(credentials(), 'GET', '/v1/monitoring/domains/events', { query: { limit: 100 }, signal }),
-      ]);
-      const all: BlocklistEvent[] = [
-        ...ips.items.map((e) => ({ timestamp: e.timestamp, event: e.event, subject: e.ip, list: e.blocklist })),
-        ...domains.events.map((e) => ({ timestamp: e.timestamp, event: e.event, subject: e.domain, list: e.name })),
-      ];
-      return all.sort((a, b) => b.timestamp.localeCompare(a.timestamp));
-    },
+  const events = useLoad((signal) => loadBlocklistEvents(signal, 100),
     [region, version],
   );
   const days = [...new Set(events.data?.map((e) => e.timestamp.slice(0, 10)))].sort();
@@ -312,23 +296,7 @@ function EventsSection({ version }: { version: number }) {
               { label: 'Listed', values: days.map((d) => count(d, '_listed')) },
             ]}
           />
-          <div class="table-wrap" tabIndex={0}>
-            <table>
-              <caption class="muted">Events, newest first</caption>
-              <Head columns={['Time', 'Event', 'IP or domain', 'List']} />
-              <tbody>
-                {events.data.map((e, i) => (
-                  <tr key={i}>
-                    <td>{formatDate(e.timestamp)}</td>
-                    <td>{e.event}</td>
-                    <td class="break">{e.subject}</td>
-                    <td>{e.list}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {!events.data.length ? <p class="muted">No listing or delisting yet.</p> : null}
-          </div>
+          <BlocklistEventsTable events={events.data} caption="Events, newest first" empty="No listing or delisting yet." />
         </>
       ) : null}
     </section>

@@ -3,7 +3,7 @@ import { call, p } from '../api';
 import { can, credentials, serviceHeaders, useAppState } from '../session';
 import { listDomains } from '../ui/domain-picker';
 import { Checkboxes, FieldError, invalidProps, placeError, valuesOf, type PlacedError } from '../ui/field-errors';
-import { errorText, useLoad } from '../ui/load';
+import { useAction, useLoad } from '../ui/load';
 import { ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
 
 interface IpList {
@@ -389,15 +389,15 @@ function Dynamic() {
   const domains = useLoad((signal) => listDomains(signal), [region]);
   const [error, setError] = useState<PlacedError>();
   const [busy, setBusy] = useState(false);
-  const [enrollError, setEnrollError] = useState<string>();
+  const enroll = useAction();
   const split = (value: string | undefined) => (value ?? '').split(/[\s,]+/).filter(Boolean);
   const enrolledNames = new Set(enrolled.data?.items.map((d) => d.name));
   const enrollable = (domains.data ?? []).filter((d) => d.type !== 'sandbox' && !enrolledNames.has(d.name)).map((d) => d.name);
-  const enrollment = (work: Promise<unknown>) =>
-    work.then(
-      () => (setEnrollError(undefined), enrolled.reload()),
-      (e: unknown) => setEnrollError(errorText(e)),
-    );
+  const enrollment = (work: () => Promise<unknown>) =>
+    void enroll.run(async () => {
+      await work();
+      enrolled.reload();
+    });
   return (
     <section aria-labelledby="dynamic-h">
       <h2 id="dynamic-h">Dynamic IP pools</h2>
@@ -472,7 +472,7 @@ function Dynamic() {
                     <td>{d.complaint_rate ?? ''}</td>
                     {can('write') ? (
                       <td>
-                        <button type="button" class="small danger" aria-label={`Move ${d.name} to the shared IPs`} onClick={() => void enrollment(call(credentials(), 'DELETE', p`/v3/domains/${d.name}/dynamic_pools`, { query: { replacement_ip: 'shared' } }))}>
+                        <button type="button" class="small danger" aria-label={`Move ${d.name} to the shared IPs`} onClick={() => enrollment(() => call(credentials(), 'DELETE', p`/v3/domains/${d.name}/dynamic_pools`, { query: { replacement_ip: 'shared' } }))}>
                           Move to shared IPs
                         </button>
                       </td>
@@ -486,14 +486,15 @@ function Dynamic() {
           <p class="muted">No domain is enrolled in dynamic IP pools.</p>
         )
       ) : null}
-      <ErrorText error={enrollError} />
+      <ErrorText error={enroll.error} />
       {can('write') && pools.data?.pools.length && enrollable.length ? (
         <form
           class="panel row"
           aria-label="Enroll domain in dynamic IP pools"
           onSubmit={(e) => {
             e.preventDefault();
-            void enrollment(call(credentials(), 'POST', p`/v3/domains/${fieldsOf(e.currentTarget).domain!}/dynamic_pools`));
+            const { domain } = fieldsOf(e.currentTarget);
+            enrollment(() => call(credentials(), 'POST', p`/v3/domains/${domain!}/dynamic_pools`));
           }}
         >
           <div class="field">
@@ -529,19 +530,19 @@ function Warmups({ list, reload }: { list: IpList; reload: () => void }) {
     },
     [region, list],
   );
-  const [error, setError] = useState<string>();
+  const action = useAction();
   const warming = new Set(warmups.data?.map((w) => w.ip));
   const idle = list.items.filter((ip) => !warming.has(ip));
-  const change = (work: Promise<unknown>) =>
-    work.then(
-      () => (setError(undefined), reload()),
-      (e: unknown) => setError(errorText(e)),
-    );
+  const change = (work: () => Promise<unknown>) =>
+    void action.run(async () => {
+      await work();
+      reload();
+    });
   return (
     <section aria-labelledby="warmup-h">
       <h2 id="warmup-h">IP warm-up</h2>
       <p class="muted">A warming IP sends a capped volume an hour, stage by stage; the rest of its mail goes out from the shared IPs.</p>
-      <ErrorText error={warmups.error ?? error} />
+      <ErrorText error={warmups.error ?? action.error} />
       {warmups.data ? (
         warmups.data.length ? (
           <div class="table-wrap" tabIndex={0}>
@@ -565,7 +566,7 @@ function Warmups({ list, reload }: { list: IpList; reload: () => void }) {
                     <td>{formatDate(w.stage_started_at)}</td>
                     {can('admin') ? (
                       <td>
-                        <button type="button" class="small danger" aria-label={`Cancel warm-up of ${w.ip}`} onClick={() => void change(call(credentials(), 'DELETE', p`/v3/ip_warmups/${w.ip}`))}>
+                        <button type="button" class="small danger" aria-label={`Cancel warm-up of ${w.ip}`} onClick={() => change(() => call(credentials(), 'DELETE', p`/v3/ip_warmups/${w.ip}`))}>
                           Cancel warm-up
                         </button>
                       </td>
@@ -588,7 +589,7 @@ function Warmups({ list, reload }: { list: IpList; reload: () => void }) {
           onSubmit={(e) => {
             e.preventDefault();
             const ip = fieldsOf(e.currentTarget).ip!;
-            void change(call(credentials(), 'POST', p`/v3/ip_warmups/${ip}`));
+            change(() => call(credentials(), 'POST', p`/v3/ip_warmups/${ip}`));
           }}
         >
           <div class="field">
