@@ -1,5 +1,6 @@
 import { patchAccountIf, type AccountItem } from './account-store';
 import { logger } from '../platform/logger';
+import { hourBaseline } from '../reputation/figures';
 
 /**
  * A subaccount's `sending` feature: on unless its parent (PUT /v5/accounts/subaccounts/{id}/features)
@@ -16,13 +17,15 @@ export function sendingRefusal(account: Pick<AccountItem, 'features' | 'sendingP
 }
 
 /**
- * What setting the feature to `enabled` changes beside the feature itself: turned off by the
- * parent, no guard's reason stays (the parent's word is the latest); turned back on, the pause is
- * cleared and the moment kept, so the guard judges only what is sent from then on.
+ * What setting the feature to `enabled` changes beside the feature itself, or undefined when it
+ * changes nothing: turned off by the parent, no guard's reason stays (the parent's word is the
+ * latest); turned back on, the pause is cleared and the moment kept, with what the account's
+ * counters hold of that hour then, so the guard judges only what is sent from that moment on.
  */
-export function sendingChanges(account: AccountItem, enabled: boolean, now: Date): Pick<AccountItem, 'sendingPause' | 'sendingResumedAt'> | Record<string, never> {
-  if (enabled === sendingEnabled(account)) return {};
-  return enabled ? { sendingPause: undefined, sendingResumedAt: now.toISOString() } : { sendingPause: undefined };
+export async function sendingChanges(account: AccountItem, enabled: boolean, now: Date): Promise<Pick<AccountItem, 'sendingPause' | 'sendingResumedAt' | 'sendingResumedBaseline'> | undefined> {
+  if (enabled === sendingEnabled(account)) return undefined;
+  if (!enabled) return { sendingPause: undefined };
+  return { sendingPause: undefined, sendingResumedAt: now.toISOString(), sendingResumedBaseline: await hourBaseline(account.accountId, now.getTime()) };
 }
 
 /** The line each change of an account's sending leaves in the log, whoever made it. */

@@ -6,8 +6,7 @@ import { objectId } from '../platform/ids';
 import { addSubaccount, findAccount, patchAccount, patchAccountIf, saveAccount, type AccountItem } from './account-store';
 import { ensureMasterUser } from './bootstrap';
 import { forgetCaps } from './monthly-limit';
-import { auditSending, sendingChanges, sendingEnabled } from './sending';
-import { hourBaseline } from '../reputation/figures';
+import { auditSending, sendingChanges } from './sending';
 
 /** The features a subaccount has (contract 12.3), and what a new one starts with. */
 export const SUBACCOUNT_FEATURES = ['email_preview', 'inbox_placement', 'sending', 'validations', 'validations_bulk'] as const;
@@ -75,10 +74,9 @@ async function applyToKeys(accountId: string, open: boolean): Promise<void> {
  */
 export async function setFeatures(account: AccountItem, changes: Partial<Record<SubaccountFeature, { enabled: boolean }>>, now = new Date()): Promise<AccountItem> {
   const features = { ...DEFAULT_FEATURES, ...account.features, ...changes };
-  const sending = changes.sending ? sendingChanges(account, changes.sending.enabled, now) : {};
-  const resumed = changes.sending?.enabled && !sendingEnabled(account) ? { sendingResumedBaseline: await hourBaseline(account.accountId, now.getTime()) } : {};
-  const updated = await patchAccount(account.accountId, { features, ...sending, ...resumed, updatedAt: now.toISOString() });
-  if (Object.keys(sending).length) auditSending(account, changes.sending!.enabled, 'parent account');
+  const sending = changes.sending ? await sendingChanges(account, changes.sending.enabled, now) : undefined;
+  const updated = await patchAccount(account.accountId, { features, ...sending, updatedAt: now.toISOString() });
+  if (sending) auditSending(account, changes.sending!.enabled, 'parent account');
   forgetCaps();
   return updated;
 }

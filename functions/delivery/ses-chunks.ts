@@ -7,7 +7,7 @@ import { configurationSetOf, routeFor, sendingAddressesOf, type SendingRoute } f
 import { sesSendClient } from '../platform/aws-clients';
 import { env } from '../platform/env';
 import { logger } from '../platform/logger';
-import { holdForSending, markDone, outOfTime, release, TAG_ACCOUNT, TAG_IP_POOL, TAG_SENDING_IP, TAG_STORAGE, type Invocation } from './claims';
+import { holdForSending, markDone, outOfTime, release, settle, TAG_ACCOUNT, TAG_IP_POOL, TAG_SENDING_IP, TAG_STORAGE, type Invocation } from './claims';
 import type { SendingDomain } from './gates';
 import { outcomeEvent } from './outcome-events';
 import { requeue, retryDelay, retryLater } from './send-queue';
@@ -145,20 +145,16 @@ async function afterFailedSend(job: SendJob, record: MessageRecord, recipients: 
   const age = Date.now() - (job.firstAttemptAt ?? Date.now());
   const giveUp = failure === 'reject' || job.attempt + 1 >= MAX_ATTEMPTS || age >= RETRY_WINDOW_MS;
   const description = (error as Error).message;
-  await recordEvents(
-    record.accountId,
-    record.domain,
-    recipients.map((recipient) =>
-      outcomeEvent(record, recipient, 'failed', {
-        'log-level': giveUp ? 'error' : 'warn',
-        severity: giveUp ? 'permanent' : 'temporary',
-        reason: giveUp && failure === 'retry' ? 'old' : 'generic',
-        'delivery-status': { code: giveUp ? 550 : 421, message: description, description, 'attempt-no': job.attempt + 1, ...(giveUp ? {} : { 'retry-seconds': retryDelay(job.attempt) }) },
-      }),
-    ),
-  );
-  if (giveUp) await markDone(record.storageKey, recipients);
+  const eventOf = (recipient: string) =>
+    outcomeEvent(record, recipient, 'failed', {
+      'log-level': giveUp ? 'error' : 'warn',
+      severity: giveUp ? 'permanent' : 'temporary',
+      reason: giveUp && failure === 'retry' ? 'old' : 'generic',
+      'delivery-status': { code: giveUp ? 550 : 421, message: description, description, 'attempt-no': job.attempt + 1, ...(giveUp ? {} : { 'retry-seconds': retryDelay(job.attempt) }) },
+    });
+  if (giveUp) await settle(record, recipients, eventOf);
   else {
+    await recordEvents(record.accountId, record.domain, recipients.map(eventOf));
     // SES answered that it did not send them: released, so the retry can claim them again.
     await release(record.storageKey, recipients, invocation, 'sending');
     await retryLater(job);

@@ -138,10 +138,11 @@ export async function forgiveAttempt(subjects: readonly AuthSubject[], nonce: st
  */
 export async function lockedUntil(subjects: readonly AuthSubject[], now = Date.now()): Promise<number | undefined> {
   if (!subjects.length) return undefined;
-  const items = await getItems<AuthFailuresItem>(subjects.map(keyOf), { consistent: true });
+  const keys = subjects.map(keyOf);
+  const items = await getItems<AuthFailuresItem>(keys, { consistent: true });
   let until: number | undefined;
   for (const item of items) {
-    const subject = subjects.find((s) => keyOf(s).pk === item.pk);
+    const subject = subjects[keys.findIndex((key) => key.pk === item.pk)];
     if (subject && isLive(item, now) && (item.failures?.size ?? 0) >= subject.limit) until = Math.max(until ?? 0, item.ttl);
   }
   return until;
