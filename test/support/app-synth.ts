@@ -64,7 +64,7 @@ function read(key: string): AppSynth | undefined {
   const dir = doneDir(key);
   if (!fs.existsSync(path.join(dir, 'status'))) return undefined;
   const status = fs.readFileSync(path.join(dir, 'status'), 'utf8').trim();
-  return { outdir: path.join(dir, 'assembly'), stderr: fs.readFileSync(path.join(dir, 'stderr.txt'), 'utf8'), status: status === 'null' ? null : Number(status) };
+  return { outdir: path.join(dir, 'assembly'), stderr: fs.readFileSync(path.join(dir, 'stderr.txt'), 'utf8'), status: Number(status) };
 }
 
 function alive(pid: number): boolean {
@@ -92,35 +92,23 @@ function lock(key: string): boolean {
   return false;
 }
 
+/** One synth to make: the sources' key and a work directory of the key's. */
 export interface SynthJob {
-  cacheRoot: string;
   key: string;
   workDir: string;
-  command: string;
-  args: string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
 }
 
-/** What makes the assembly: the command the test ran itself before, into a work directory of the key's. */
-function job(key: string): SynthJob {
-  const workDir = fs.mkdtempSync(path.join(CACHE_ROOT, `${key}.work-`));
+const job = (key: string): SynthJob => ({ key, workDir: fs.mkdtempSync(path.join(CACHE_ROOT, `${key}.work-`)) });
+
+/** What the CLI hands the app: its context (cdk.json plus -c values) and the output directory. */
+function synthEnv(workDir: string): NodeJS.ProcessEnv {
   const { context: flags } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
-  return {
-    cacheRoot: CACHE_ROOT,
-    key,
-    workDir,
-    command: TSX,
-    args: ['bin/app.ts'],
-    cwd: REPO_ROOT,
-    // What the CLI hands the app: its context (cdk.json plus -c values) and the output directory.
-    env: { ...process.env, CDK_OUTDIR: path.join(workDir, 'assembly'), CDK_CONTEXT_JSON: JSON.stringify({ ...flags, ...APP_SYNTH_CONTEXT }) },
-  };
+  return { ...process.env, CDK_OUTDIR: path.join(workDir, 'assembly'), CDK_CONTEXT_JSON: JSON.stringify({ ...flags, ...APP_SYNTH_CONTEXT }) };
 }
 
 /** Files a finished synth under its key (whole, by one rename), drops the assemblies of older sources, and releases the lock. */
-function fileSynth(key: string, workDir: string, status: number | null): void {
-  fs.writeFileSync(path.join(workDir, 'status'), String(status));
+function fileSynth(key: string, workDir: string): void {
+  fs.writeFileSync(path.join(workDir, 'status'), '0');
   fs.rmSync(doneDir(key), { recursive: true, force: true });
   fs.renameSync(workDir, doneDir(key));
   fs.rmSync(lockFile(key), { force: true });
@@ -134,11 +122,21 @@ function fileSynth(key: string, workDir: string, status: number | null): void {
   }
 }
 
-/** Runs the job's command (the synth), keeps its stderr, and files the result under the key. */
-export function runSynth(job: SynthJob): void {
-  const run = spawnSync(job.command, job.args, { cwd: job.cwd, encoding: 'utf8', env: job.env, maxBuffer: 1 << 30 });
-  fs.writeFileSync(path.join(job.workDir, 'stderr.txt'), `${run.stderr ?? ''}${run.error ? String(run.error) : ''}`);
-  fileSynth(job.key, job.workDir, run.status);
+/**
+ * Runs the synth (bin/app.ts, as the test ran it itself before) and files it under the key when
+ * it succeeded. A failed or killed synth is not kept: it is answered to this caller, and the next
+ * reader makes it again rather than reading a failure until the sources change.
+ */
+export function runSynth({ key, workDir }: SynthJob): AppSynth {
+  const run = spawnSync(TSX, ['bin/app.ts'], { cwd: REPO_ROOT, encoding: 'utf8', env: synthEnv(workDir), maxBuffer: 1 << 30 });
+  const stderr = `${run.stderr ?? ''}${run.error ? String(run.error) : ''}`;
+  fs.writeFileSync(path.join(workDir, 'stderr.txt'), stderr);
+  if (run.status === 0) {
+    fileSynth(key, workDir);
+    return read(key)!;
+  }
+  fs.rmSync(lockFile(key), { force: true });
+  return { outdir: path.join(workDir, 'assembly'), stderr, status: run.status };
 }
 
 /**
@@ -165,8 +163,7 @@ export async function appSynth(timeoutMs = 15 * 60_000): Promise<AppSynth> {
     const done = read(key);
     if (done) return done;
     if (lock(key)) {
-      runSynth(job(key));
-      return read(key)!;
+      return runSynth(job(key));
     }
     if (Date.now() > deadline) throw new Error(`bin/app.ts's synth (${lockFile(key)}) did not finish within ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
