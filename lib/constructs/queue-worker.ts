@@ -9,8 +9,6 @@ import type { AreaGrantee } from './area-permissions';
 import { PlatformFunction, type PlatformFunctionProps } from './platform-function';
 import { QueueWithDlq } from './queue';
 
-export { WORKER_BATCH_SIZE };
-
 export interface QueueWorkerProps extends PlatformFunctionProps {
   queue: sqs.IQueue;
   /** What the worker may touch (one of area-permissions.ts's grants). */

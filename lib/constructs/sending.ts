@@ -6,7 +6,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { PlatformRegion } from '../regions';
-import { DEFAULT_SEND_CONCURRENCY, MAX_RECEIVE_COUNT, queueWorker } from '../../functions/workers';
+import { DEFAULT_SEND_CONCURRENCY, queueWorker } from '../../functions/workers';
 import { type AreaResources, configurationSetArn, ipConfigurationSetArns, grantAbandonUnsent, grantNotificationsWorker, grantSendWorker } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
 import type { QueueWithDlq } from './queue';
@@ -27,7 +27,7 @@ export const SEND_WORKER_TIMEOUT = workerTimeout(SEND);
 export const SEND_DEAD_LETTER_WORKER_TIMEOUT = workerTimeout(SEND_DEAD_LETTERS);
 /** The notifications worker's timeout. */
 export const NOTIFICATIONS_WORKER_TIMEOUT = workerTimeout(NOTIFICATIONS);
-export { MAX_RECEIVE_COUNT, DEFAULT_SEND_CONCURRENCY };
+export { DEFAULT_SEND_CONCURRENCY };
 /** The SQS event source's maxConcurrency bound: Lambda accepts 2 to 1000. */
 export const SEND_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
 

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { loadHandler } from './function-handler';
 import { queueWorkers, visibilityTimeoutOf, type QueueName, type QueueWorker as WorkerRow } from '../../functions/workers';
 import type { QueueOptions, QueueWorker, SqsStandIn } from './sqs-standin';
 
@@ -27,22 +27,16 @@ export function localQueueOptions(row: WorkerRow, timeoutSeconds = row.timeoutSe
   };
 }
 
-/** A worker's handler, loaded by its path as Lambda would. */
-export function loadWorkerHandler(entry: string): QueueWorker {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require(join(__dirname, '..', '..', 'functions', entry)) as { handler: QueueWorker }).handler;
-}
-
 export interface QueueWorkerOverrides {
   /** Worker timeouts other than the table's (local mode's shorter send worker timeout, tests'). */
   timeoutSeconds?: Partial<Record<QueueName, number>>;
-  /** How a row's handler is found; default loadWorkerHandler. */
+  /** How a row's handler is found; default loadHandler. */
   load?: (entry: string) => QueueWorker;
 }
 
 /** Creates every row's queue (and each dead-letter queue a row names) with its worker; returns each queue's URL. */
 export function createQueueWorkers(sqs: Pick<SqsStandIn, 'createQueue'>, overrides: QueueWorkerOverrides = {}): Record<QueueName, string> {
-  const load = overrides.load ?? loadWorkerHandler;
+  const load = overrides.load ?? ((entry: string) => loadHandler<QueueWorker>(entry));
   const urls = {} as Record<QueueName, string>;
   const rows: readonly WorkerRow[] = queueWorkers;
   for (const row of rows) {

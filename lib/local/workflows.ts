@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { loadHandler } from './function-handler';
 import { workflows, type WorkflowName, type WorkflowRow } from '../../functions/workflows';
 import type { QueueName } from '../../functions/workers';
 import type { SfnStandIn } from './sfn-standin';
@@ -12,12 +12,6 @@ import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSe
 
 type Task = (payload: never) => Promise<unknown>;
 
-/** A task's handler, loaded by its path as Lambda would. */
-export function loadTaskHandler(entry: string): Task {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require(join(__dirname, '..', '..', 'functions', entry)) as { handler: Task }).handler;
-}
-
 /** The ARN local mode gives a task's function. */
 export const localFunctionArn = (awsRegion: string, entry: string) => `arn:aws:lambda:${awsRegion}:000000000000:function:${entry.replace(/\//g, '-')}`;
 
@@ -28,13 +22,13 @@ export interface LocalWorkflowsOptions {
   send: (queueUrl: string, body: string, delaySeconds: number) => Promise<void>;
   /** Step Functions Retry intervals, overridden (tests); default: as the definitions say. */
   retryIntervalMs?: number;
-  /** How a task's handler is found; default loadTaskHandler. */
+  /** How a task's handler is found; default loadHandler. */
   load?: (entry: string) => Task;
 }
 
 /** The substitutions and task handlers of one row, in local mode. */
 export function localWorkflowOf(row: WorkflowRow, options: LocalWorkflowsOptions): LocalWorkflow {
-  const load = options.load ?? loadTaskHandler;
+  const load = options.load ?? ((entry: string) => loadHandler<Task>(entry));
   const functions = Object.fromEntries(Object.values(row.tasks).map((entry) => [localFunctionArn(options.awsRegion, entry), load(entry)]));
   const substitutions = {
     ...Object.fromEntries(Object.entries(row.tasks).map(([placeholder, entry]) => [placeholder, localFunctionArn(options.awsRegion, entry)])),
