@@ -91,11 +91,74 @@ async function send(credentials: Credentials, method: string, path: string, opti
   return res;
 }
 
-/** A JSON reply. */
-export async function call<T>(credentials: Credentials, method: string, path: string, options?: RequestOptions): Promise<T> {
+async function fetchJson<T>(credentials: Credentials, method: string, path: string, options?: RequestOptions): Promise<T> {
   const res = await send(credentials, method, path, options);
   const text = await res.text();
   return (text ? JSON.parse(text) : {}) as T;
+}
+
+/**
+ * Replies asked for ahead of the page that shows them: a page's loader runs when its link is
+ * clicked, while its chunk loads, and the page's own call for the same thing (same account, method,
+ * URL and body) takes the reply instead of asking again. Each is taken once; the next navigation
+ * drops, and cancels, what is left.
+ */
+const ahead = new Map<string, { reply: Promise<unknown>; cancel: AbortController }>();
+let collecting = false;
+
+/** What makes two calls the same read; none for a form (an action, never asked ahead). */
+function readKey(credentials: Credentials, method: string, path: string, options: RequestOptions): string | undefined {
+  if (options.form) return undefined;
+  return JSON.stringify([credentials.secret, credentials.onBehalfOf ?? '', method, urlOf(credentials.api, path, options.query), options.json ?? null, options.accept ?? '', options.headers ?? {}]);
+}
+
+/** The reply, or an AbortError once `signal` aborts (the caller stopped waiting; others may not have). */
+function until<T>(reply: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return reply;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    reply.then(resolve, reject);
+  });
+}
+
+/**
+ * Runs `loader` (a page's reads on opening, made through `call`) so that its calls are kept for
+ * the page to take, after dropping what the last navigation asked for and nobody took.
+ */
+export function callAhead(loader: () => unknown): void {
+  for (const { cancel } of ahead.values()) cancel.abort();
+  ahead.clear();
+  collecting = true;
+  try {
+    loader();
+  } catch {
+    // Whatever failed here fails again, in place, when the page asks for itself.
+  } finally {
+    collecting = false;
+  }
+}
+
+/** A JSON reply (taken from the replies asked ahead when one is there for this very call). */
+export function call<T>(credentials: Credentials, method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  let key: string | undefined;
+  try {
+    key = readKey(credentials, method, path, options);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+  const early = key === undefined ? undefined : ahead.get(key);
+  if (early) {
+    ahead.delete(key!);
+    return until(early.reply as Promise<T>, options.signal);
+  }
+  if (!collecting || key === undefined) return fetchJson<T>(credentials, method, path, options);
+  const cancel = new AbortController();
+  const reply = fetchJson<T>(credentials, method, path, { ...options, signal: cancel.signal });
+  // A reply nobody takes (its page asked for something else) is dropped, its failure unseen.
+  reply.catch(() => undefined);
+  ahead.set(key, { reply, cancel });
+  return reply;
 }
 
 /** A reply as bytes (raw messages, CSV exports, attachments). */

@@ -97,6 +97,11 @@ export function credentials(): Credentials {
   return { api: currentRegion().api, secret: session.secret, onBehalfOf: state.acting?.id };
 }
 
+/** The domain picked on the pages that act on one domain, if one is. */
+export function currentDomain(): string | undefined {
+  return state.domain;
+}
+
 /** The subaccount acted on, if any. */
 export function currentActing(): Acting | undefined {
   return state.acting;

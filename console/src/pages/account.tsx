@@ -3,6 +3,7 @@ import { ApiError, call, p } from '../api';
 import { can, credentials, currentActing, useAppState } from '../session';
 import { FieldError, invalidProps, placeError, type PlacedError } from '../ui/field-errors';
 import { useAction, useLoad } from '../ui/load';
+import { fetchAllowlist, fetchAuthorizedRecipients, fetchMonthlyLimit, fetchUsers } from './account.load';
 import { ErrorText, fieldsOf, Head, Loading, Notice, Page } from '../ui/widgets';
 
 interface MonthlyLimit {
@@ -41,7 +42,7 @@ function MonthlyLimitSection() {
   const { region } = useAppState();
   const limit = useLoad(
     (signal) =>
-      call<MonthlyLimit>(credentials(), 'GET', '/v5/accounts/limit/custom/monthly', { signal }).catch((error: unknown) => {
+      fetchMonthlyLimit<MonthlyLimit>(signal).catch((error: unknown) => {
         // No limit set is the API's 404 ("No threshold for account"): a state, not a failure.
         if (error instanceof ApiError && error.status === 404) return undefined;
         throw error;
@@ -106,7 +107,7 @@ function MonthlyLimitSection() {
 
 function AllowlistSection() {
   const { region } = useAppState();
-  const list = useLoad((signal) => call<{ addresses: Array<{ ip_address: string; description: string }> }>(credentials(), 'GET', '/v2/ip_whitelist', { signal }), [region]);
+  const list = useLoad((signal) => fetchAllowlist<{ addresses: Array<{ ip_address: string; description: string }> }>(signal), [region]);
   const add = useFieldAction((m) => (/IP Address|CIDR|address/i.test(m) ? 'address' : undefined));
   const remove = useAction();
   return (
@@ -172,7 +173,7 @@ function AllowlistSection() {
 
 function UsersSection() {
   const { region } = useAppState();
-  const users = useLoad((signal) => call<{ users: User[]; total: number }>(credentials(), 'GET', '/v5/users', { query: { limit: 100 }, signal }), [region]);
+  const users = useLoad((signal) => fetchUsers<{ users: User[]; total: number }>(signal), [region]);
   return (
     <section aria-labelledby="users-h" class="panel">
       <h2 id="users-h">Users</h2>
@@ -204,7 +205,7 @@ function UsersSection() {
 
 function SandboxSection() {
   const { region } = useAppState();
-  const list = useLoad((signal) => call<{ recipients: Array<{ email: string; activated: boolean }> }>(credentials(), 'GET', '/v5/sandbox/auth_recipients', { signal }), [region]);
+  const list = useLoad((signal) => fetchAuthorizedRecipients<{ recipients: Array<{ email: string; activated: boolean }> }>(signal), [region]);
   const add = useFieldAction((m) => (/email|recipient/i.test(m) ? 'email' : undefined));
   const remove = useAction();
   return (

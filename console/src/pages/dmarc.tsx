@@ -4,6 +4,7 @@ import { can, credentials, useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
 import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
+import { fetchDmarcDomains, FIRST_PERIOD, rangeOf } from './dmarc.load';
 import { CopyButton, ErrorText, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
 import './optimize.css';
 
@@ -96,11 +97,6 @@ const PERIODS = [
   ['30', 'Last 30 days'],
   ['90', 'Last 90 days'],
 ] as const;
-
-/** The API's `from` for a period: epoch seconds, or none for all reports. */
-function rangeOf(period: string): { from?: number } {
-  return period === 'all' ? {} : { from: Math.floor(Date.now() / 1000) - Number(period) * 86_400 };
-}
 
 const percent = (part: number, whole: number) => (whole ? `${((100 * part) / whole).toFixed(1)}%` : '–');
 
@@ -427,9 +423,9 @@ function Upload({ onDone }: { onDone: () => void }) {
 
 export default function Dmarc() {
   const { region } = useAppState();
-  const [period, setPeriod] = useState('all');
+  const [period, setPeriod] = useState(FIRST_PERIOD);
   const [at, setAt] = useState<Level>();
-  const domains = useLoad((signal) => call<{ domains: DmarcDomain[]; pfqr_chart: PfqrDay[] }>(credentials(), 'GET', '/v1/dmarc/domains', { query: rangeOf(period), signal }), [period, region]);
+  const domains = useLoad((signal) => fetchDmarcDomains<{ domains: DmarcDomain[]; pfqr_chart: PfqrDay[] }>(period, signal), [period, region]);
   return (
     <Page title="DMARC">
       <div class="panel row">

@@ -4,22 +4,12 @@ import { call, p } from '../api';
 import { credentials, currentSession, useAppState } from '../session';
 import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
+import { listKeys } from './keys.load';
 import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, SecretOnce, Head } from '../ui/widgets';
-
-interface ApiKey {
-  id: string;
-  description: string;
-  kind: string;
-  role: string;
-  created_at: string;
-  expires_at?: string;
-  domain_name: string | null;
-  requestor: string | null;
-}
 
 export default function ApiKeys() {
   const { region } = useAppState();
-  const keys = useLoad((signal) => call<{ items: ApiKey[] }>(credentials(), 'GET', '/v1/keys', { signal }), [region]);
+  const keys = useLoad((signal) => listKeys(signal), [region]);
   const domains = useLoad((signal) => listDomains(signal), [region]);
   const act = useAction();
   const [created, setCreated] = useState<{ id: string; secret: string }>();

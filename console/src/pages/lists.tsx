@@ -3,6 +3,7 @@ import { call, p, uploadWithProgress } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
 import { pivotOf } from '../ui/paging';
+import { fetchLists, PAGE_SIZE } from './lists.load';
 import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, Head } from '../ui/widgets';
 
 interface MailingList {
@@ -26,7 +27,6 @@ interface Paged<T> {
   paging: { next?: string };
 }
 
-const PAGE_SIZE = 100;
 
 /** A CSV's data rows: lines that are not blank, less a header naming `address`. */
 function rowsOf(text: string): number {
@@ -242,7 +242,7 @@ function Members({ list, onChanged }: { list: string; onChanged: () => void }) {
 export default function Lists() {
   const { region } = useAppState();
   const [pivot, setPivot] = useState<Record<string, string>>({});
-  const lists = useLoad((signal) => call<Paged<MailingList>>(credentials(), 'GET', '/v3/lists/pages', { query: { limit: PAGE_SIZE, ...pivot }, signal }), [pivot, region]);
+  const lists = useLoad((signal) => fetchLists<Paged<MailingList>>({ limit: PAGE_SIZE, ...pivot }, signal), [pivot, region]);
   const [selected, setSelected] = useState<string>();
   const act = useAction();
   const writable = can('write');

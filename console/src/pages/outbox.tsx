@@ -2,13 +2,12 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call, download, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { errorText, useAction } from '../ui/load';
+import { fetchOutbox, OUTBOX } from './outbox.load';
 import { MessageView, type MessageParts } from '../ui/message-view';
 import { ConfirmButton, ErrorText, formatDate, Json, Page, Head } from '../ui/widgets';
 import { aroundEvent, fetchLogs, logsQuery, type LogItem } from './logs';
 
 /** Local mode's outbox (lib/local/outbox-api.ts): what the SES stand-in was handed. */
-const OUTBOX = '/_local/outbox';
-const PAGE_SIZE = 50;
 /** How often the page asks for mail that arrived since it last looked. */
 const POLL_MS = 2000;
 
@@ -153,7 +152,7 @@ export default function Outbox() {
     const look = async () => {
       try {
         const first = newest.current === 0;
-        const reply = await call<ListReply>(credentials(), 'GET', OUTBOX, { query: { limit: PAGE_SIZE, search: search || undefined, since: first ? undefined : newest.current } });
+        const reply = await fetchOutbox<ListReply>({ search: search || undefined, since: first ? undefined : newest.current });
         if (stopped) return;
         if (reply.messages.length) {
           newest.current = Math.max(newest.current, ...reply.messages.map((m) => m.seq));
@@ -177,7 +176,7 @@ export default function Outbox() {
 
   const older = async () => {
     const oldest = entries.at(-1)?.seq;
-    const reply = await call<ListReply>(credentials(), 'GET', OUTBOX, { query: { limit: PAGE_SIZE, search: search || undefined, before: oldest } });
+    const reply = await fetchOutbox<ListReply>({ search: search || undefined, before: oldest });
     setEntries((current) => [...current, ...reply.messages]);
   };
 

@@ -1,46 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { call } from '../api';
-import { credentials, useAppState } from '../session';
+import { useAppState } from '../session';
 import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { useLoad } from '../ui/load';
+import { COUNTS, FIRST_DAYS, fetchDailyMetrics, RATES, type MetricsReply } from './overview.load';
 import { ErrorText, formatDate, Loading, Page } from '../ui/widgets';
-
-const COUNTS = [
-  ['accepted_count', 'Accepted', '#1f5fbf'],
-  ['delivered_count', 'Delivered', '#1e7b34'],
-  ['failed_count', 'Failed', '#b3261e'],
-  ['opened_count', 'Opened', '#7a3fb0'],
-  ['clicked_count', 'Clicked', '#b06a00'],
-  ['complained_count', 'Complained', '#5b6270'],
-  ['unsubscribed_count', 'Unsubscribed', '#0d7c86'],
-] as const;
-const RATES = [
-  ['delivered_rate', 'Delivery rate'],
-  ['fail_rate', 'Failure rate'],
-  ['opened_rate', 'Open rate'],
-  ['clicked_rate', 'Click rate'],
-  ['complained_rate', 'Complaint rate'],
-  ['unsubscribed_rate', 'Unsubscribe rate'],
-] as const;
-
-interface MetricsReply {
-  items: Array<{ dimensions: Array<{ dimension: string; value: string }>; metrics: Record<string, number | string> }>;
-  aggregates: { metrics: Record<string, number | string> };
-}
-
-function metricsQuery(days: number, domain: string) {
-  return {
-    duration: `${days}d`,
-    resolution: 'day',
-    dimensions: ['time'],
-    metrics: [...COUNTS.map(([name]) => name), ...RATES.map(([name]) => name)],
-    include_aggregates: true,
-    pagination: { sort: 'time:asc' },
-    ...(domain ? { filter: { AND: [{ attribute: 'domain', comparator: '=', values: [{ label: domain, value: domain }] }] } } : {}),
-  };
-}
 
 /** Sending per day, one line per count (uPlot draws; the table below says the same in text). */
 function Chart({ reply, days }: { reply: MetricsReply; days: number }) {
@@ -74,10 +39,10 @@ function Chart({ reply, days }: { reply: MetricsReply; days: number }) {
 
 export default function Overview() {
   const { region } = useAppState();
-  const [days, setDays] = useState(7);
+  const [days, setDays] = useState(FIRST_DAYS);
   const [domain, setDomain] = useState('');
   const domains = useLoad((signal) => listDomains(signal), [region]);
-  const metrics = useLoad((signal) => call<MetricsReply>(credentials(), 'POST', '/v1/analytics/metrics', { json: metricsQuery(days, domain), signal }), [days, domain, region]);
+  const metrics = useLoad((signal) => fetchDailyMetrics(days, domain, signal), [days, domain, region]);
   const totals = metrics.data?.aggregates.metrics ?? {};
   return (
     <Page title="Overview">

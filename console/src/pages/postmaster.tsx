@@ -3,6 +3,7 @@ import { call, p } from '../api';
 import { credentials, useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
 import { useLoad } from '../ui/load';
+import { FIRST_DAYS, fetchSummary, range } from './postmaster.load';
 import { ErrorText, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
 import './optimize.css';
 
@@ -74,11 +75,6 @@ function ComplianceTable({ data, of }: { data: ComplianceData; of: string }) {
 const ratio = (value: number | null | undefined) => (value === null || value === undefined ? 'no data' : `${(value * 100).toFixed(2)}%`);
 const asPercent = (value: number | null | undefined) => (value === null || value === undefined ? null : Number((value * 100).toFixed(2)));
 
-function range(days: number) {
-  const end = Math.floor(Date.now() / 1000);
-  return { offset: 0, limit: 1000, timeRangeStart: end - days * 86_400, timeRangeEnd: end };
-}
-
 /** Why there are no figures: not configured, not fetched yet, or what Google answered. */
 function SourceState({ source }: { source: Source }) {
   if (source.source_status === 'ok') return null;
@@ -142,9 +138,9 @@ function DomainDays({ domain, days }: { domain: string; days: number }) {
 
 export default function Postmaster() {
   const { region } = useAppState();
-  const [days, setDays] = useState(30);
+  const [days, setDays] = useState(FIRST_DAYS);
   const [domain, setDomain] = useState<string>();
-  const summary = useLoad((signal) => call<{ summary: DomainSummary[]; total: number } & Source>(credentials(), 'GET', '/v1/reputationanalytics/gpt/summary/domains', { query: range(days), signal }), [days, region]);
+  const summary = useLoad((signal) => fetchSummary<{ summary: DomainSummary[]; total: number } & Source>(days, signal), [days, region]);
   return (
     <Page title="Postmaster">
       <p class="muted">Google Postmaster Tools (API v2) figures for your verified managed domains, fetched daily. v2 has no domain or IP reputation: it is not shown.</p>

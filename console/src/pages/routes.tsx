@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
+import { fetchRoutes, PAGE_SIZE } from './routes.load';
 import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, Head } from '../ui/widgets';
 
 interface MailRoute {
@@ -13,7 +14,6 @@ interface MailRoute {
   created_at: string;
 }
 
-const PAGE_SIZE = 50;
 
 function RouteForm({ route, onSaved, onCancel }: { route?: MailRoute; onSaved: () => void; onCancel?: () => void }) {
   const act = useAction();
@@ -116,7 +116,7 @@ function MatchTest() {
 export default function Routes() {
   const { region } = useAppState();
   const [skip, setSkip] = useState(0);
-  const routes = useLoad((signal) => call<{ items: MailRoute[]; total_count: number }>(credentials(), 'GET', '/v3/routes', { query: { skip, limit: PAGE_SIZE }, signal }), [skip, region]);
+  const routes = useLoad((signal) => fetchRoutes<{ items: MailRoute[]; total_count: number }>(skip, signal), [skip, region]);
   const [editing, setEditing] = useState<MailRoute>();
   const act = useAction();
   const writable = can('write');

@@ -5,9 +5,9 @@ import { can, credentials, useAppState } from '../session';
 import { DomainPicker } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
 import { pivotOf } from '../ui/paging';
+import { fetchEntries, FIRST_LIST, PAGE_SIZE, type Entry, type EntryPage, type List } from './suppressions.load';
 import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, saveBlob, Tabs } from '../ui/widgets';
 
-type List = 'bounces' | 'complaints' | 'unsubscribes' | 'whitelists';
 const LISTS: ReadonlyArray<readonly [List, string]> = [
   ['bounces', 'Bounces'],
   ['complaints', 'Complaints'],
@@ -15,13 +15,6 @@ const LISTS: ReadonlyArray<readonly [List, string]> = [
   ['whitelists', 'Allowlist'],
 ];
 
-type Entry = Record<string, unknown> & { address?: string; value?: string };
-interface EntryPage {
-  items: Entry[];
-  paging: { next?: string; previous?: string };
-}
-
-const PAGE_SIZE = 100;
 /** The columns shown and exported per list; an export reads back through the list's import. */
 const COLUMNS: Record<List, readonly string[]> = {
   bounces: ['address', 'code', 'error', 'created_at'],
@@ -106,7 +99,7 @@ function AddForm({ domain, list, onAdded }: { domain: string; list: List; onAdde
 function ListPanel({ domain, list, label }: { domain: string; list: List; label: string }) {
   const [term, setTerm] = useState('');
   const [pivot, setPivot] = useState<Record<string, string>>({});
-  const page = useLoad((signal) => call<EntryPage>(credentials(), 'GET', p`/v3/${domain}/${list}`, { query: { limit: PAGE_SIZE, term: term || undefined, ...pivot }, signal }), [domain, list, term, pivot]);
+  const page = useLoad((signal) => fetchEntries(domain, list, { limit: PAGE_SIZE, term: term || undefined, ...pivot }, signal), [domain, list, term, pivot]);
   const act = useAction();
   const writable = can('suppress');
   const columns = COLUMNS[list];
@@ -235,7 +228,7 @@ function ListPanel({ domain, list, label }: { domain: string; list: List; label:
 
 export default function Suppressions() {
   const { domain } = useAppState();
-  const [list, setList] = useState<List>('bounces');
+  const [list, setList] = useState<List>(FIRST_LIST);
   return (
     <Page title="Suppressions">
       <DomainPicker />

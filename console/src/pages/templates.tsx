@@ -4,6 +4,7 @@ import { can, credentials, useAppState } from '../session';
 import { renderPreview } from '../template-preview';
 import { DomainPicker } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
+import { fetchTemplates } from './templates.load';
 import { HtmlFrame } from '../ui/message-view';
 import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, Head } from '../ui/widgets';
 
@@ -218,7 +219,7 @@ function TemplateDetail({ domain, name, onDeleted }: { domain: string; name: str
 }
 
 function TemplatesOf({ domain }: { domain: string }) {
-  const templates = useLoad((signal) => call<{ items: Template[] }>(credentials(), 'GET', p`/v3/${domain}/templates`, { query: { limit: 100 }, signal }), [domain]);
+  const templates = useLoad((signal) => fetchTemplates<{ items: Template[] }>(domain, signal), [domain]);
   const [selected, setSelected] = useState<string>();
   const create = useAction();
   return (

@@ -24,7 +24,8 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
   const [version, setVersion] = useState(0);
   useLayoutEffect(() => {
     const controller = new AbortController();
-    setResult((r) => ({ ...r, loading: true }));
+    // Unchanged on the first run (it starts loading): no render for nothing.
+    setResult((r) => (r.loading ? r : { ...r, loading: true }));
     load(controller.signal).then(
       (data) => !controller.signal.aborted && setResult({ data, loading: false }),
       (error: unknown) => {
