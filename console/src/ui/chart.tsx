@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import './chart.css';
@@ -74,8 +74,18 @@ function stack(series: ReadonlyArray<ChartSeries>): Array<Array<number | null>> 
  * A chart (uPlot, in a canvas) with its figures as a table below it: series in, uPlot out. Time
  * axes take unix seconds; category axes take names and draw bars. Stacked charts draw running
  * totals and list each series' own figures in the table.
+ *
+ * Drawn from the frame after the one its data arrives in: the page's own figures (its tables,
+ * its state) paint first, and the chart's room is kept meanwhile, so nothing moves.
  */
-export function Chart({ title, x, days, xLabel = days ? 'Day' : 'Time', series, kind, stacked, height = 260, formatX = days ? (v) => formatDate(v, true) : defaultFormat, table = true, tableCaption, collapsible }: ChartProps) {
+export function Chart(props: ChartProps) {
+  const [painted, setPainted] = useState(false);
+  // Preact runs effects after the browser has painted.
+  useEffect(() => setPainted(true), []);
+  return painted ? <DrawnChart {...props} /> : <div class="chart" aria-hidden="true" />;
+}
+
+function DrawnChart({ title, x, days, xLabel = days ? 'Day' : 'Time', series, kind, stacked, height = 260, formatX = days ? (v) => formatDate(v, true) : defaultFormat, table = true, tableCaption, collapsible }: ChartProps) {
   const missing = days ? 'no data' : '';
   const box = useRef<HTMLDivElement>(null);
   const categorical = typeof x[0] === 'string';
