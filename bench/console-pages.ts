@@ -79,7 +79,7 @@ const PAGES: PageSpec[] = [
 
 export interface PageFigure {
   page: string;
-  /** Click to the first frame with the page's data rendered, per measured round. */
+  /** Click to the first frame with the page's data laid out, per measured round. */
   pageMs: number[];
   /** The slowest API call started after the click and done before the paint, per round (0 when none). */
   slowestMs: number[];
@@ -176,9 +176,10 @@ interface Opened {
 }
 
 /**
- * Clicks the nav link of `spec` and resolves once the first frame with its data element has been
- * rendered: a message posted from that frame's animation callback is handled after the frame's
- * style, layout and paint, which run in the same task; the callback's own time would leave them out.
+ * Clicks the nav link of `spec` and resolves once the first frame with its data element is laid
+ * out: a ResizeObserver's first report comes in that frame's rendering, after its style and layout
+ * (the frame's animation callback comes before them; a task posted from it comes after whatever
+ * the page put off until after the frame, such as its effects).
  */
 function openPage(page: BrowserPage, spec: PageSpec): Promise<Opened> {
   return page.evaluate(
@@ -197,12 +198,12 @@ function openPage(page: BrowserPage, spec: PageSpec): Promise<Opened> {
           clearTimeout(timer);
           requestAnimationFrame(() => {
             const frame = performance.now();
-            const rendered = new MessageChannel();
-            rendered.port1.onmessage = () => {
+            const laidOut = new ResizeObserver(() => {
+              laidOut.disconnect();
               const paint = performance.now();
               resolve({ pageMs: paint - t0, t0, frame, paint });
-            };
-            rendered.port2.postMessage(undefined);
+            });
+            laidOut.observe(document.body);
           });
         });
         observer.observe(document.body, { childList: true, subtree: true, characterData: true });

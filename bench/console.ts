@@ -173,11 +173,13 @@ export async function consoleLogs(): Promise<ConsoleLogsResult> {
               const observer = new MutationObserver(() => {
                 if (document.querySelector('h1')?.textContent !== 'Logs' || !document.querySelector('main table tbody tr')) return;
                 observer.disconnect();
-                // After the frame's style, layout and paint, as bench/console-pages.ts measures.
+                // Once that frame is laid out, as bench/console-pages.ts measures.
                 requestAnimationFrame(() => {
-                  const rendered = new MessageChannel();
-                  rendered.port1.onmessage = () => resolve(performance.now() - t0);
-                  rendered.port2.postMessage(undefined);
+                  const laidOut = new ResizeObserver(() => {
+                    laidOut.disconnect();
+                    resolve(performance.now() - t0);
+                  });
+                  laidOut.observe(document.body);
                 });
               });
               observer.observe(document.body, { childList: true, subtree: true });
