@@ -16,6 +16,7 @@ import { loadLists } from './pages/lists.load';
 import { loadOutbox } from './pages/outbox.load';
 import { loadOverview } from './pages/overview.load';
 import { loadPostmaster } from './pages/postmaster.load';
+import { loadPreviews } from './pages/previews.load';
 import { loadRoutes } from './pages/routes.load';
 import { loadSuppressions } from './pages/suppressions.load';
 import { loadTemplates } from './pages/templates.load';
@@ -95,7 +96,7 @@ function navItems(outbox: boolean): NavItem[] {
     { href: '/keys', name: 'API keys', shown: () => can('admin'), chunk: pages.keys, load: loadKeys },
     { href: '/reporting', name: 'Reporting', chunk: pages.reporting },
     { href: '/inspect', name: 'Inspect', group: 'Inspect', chunk: pages.inspect, load: () => void listDomains() },
-    { href: '/previews', name: 'Previews', group: 'Inspect', chunk: pages.previews },
+    { href: '/previews', name: 'Previews', group: 'Inspect', chunk: pages.previews, load: loadPreviews },
     { href: '/dmarc', name: 'DMARC', group: 'Optimize', chunk: pages.dmarc, load: loadDmarc },
     { href: '/blocklists', name: 'Blocklists', group: 'Optimize', chunk: pages.blocklists },
     { href: '/health', name: 'Health score', group: 'Optimize', chunk: pages.health },

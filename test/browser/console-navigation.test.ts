@@ -25,6 +25,7 @@ const PAGES_WITH_LOADERS: Array<[string, string]> = [
   ['Mailing lists', '/lists'],
   ['API keys', '/keys'],
   ['Inspect', '/inspect'],
+  ['Previews', '/previews'],
   ['DMARC', '/dmarc'],
   ['Postmaster', '/postmaster'],
   ['Subaccounts', '/subaccounts'],

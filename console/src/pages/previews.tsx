@@ -3,6 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, call, download, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
+import { fetchCatalog, fetchPreviewAddress, fetchTests, PAGE } from './previews.load';
 import { ConfirmButton, CopyButton, ErrorText, formatDate, Head, Loading, Page, saveBlob } from '../ui/widgets';
 
 interface CatalogClient {
@@ -495,7 +496,7 @@ function CreateTest({ catalog, onCreated }: { catalog: Record<string, CatalogCli
 
 /** The account's preview-by-email address: mail sent to it becomes a test. */
 function PreviewAddress() {
-  const address = useLoad((signal) => call<{ preview_address: string }>(credentials(), 'POST', '/v2/preview/address', { signal }), []);
+  const address = useLoad((signal) => fetchPreviewAddress<{ preview_address: string }>(signal), []);
   return (
     <p class="preview-address">
       <strong>Preview by email:</strong>{' '}
@@ -512,14 +513,12 @@ function PreviewAddress() {
   );
 }
 
-const PAGE = 20;
-
 export default function Previews() {
   const { region } = useAppState();
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<string>();
-  const catalog = useLoad((signal) => call<{ clients: Record<string, CatalogClient> }>(credentials(), 'GET', '/v1/preview/tests/clients', { signal }), [region]);
-  const tests = useLoad((signal) => call<TestSummary[]>(credentials(), 'GET', '/v2/preview/tests', { query: { results: PAGE, page }, signal }), [page, region]);
+  const catalog = useLoad((signal) => fetchCatalog<{ clients: Record<string, CatalogClient> }>(signal), [region]);
+  const tests = useLoad((signal) => fetchTests<TestSummary[]>(page, signal), [page, region]);
   return (
     <Page title="Previews">
       {can('write') ? <PreviewAddress /> : null}
