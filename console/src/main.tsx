@@ -17,6 +17,7 @@ import { loadOutbox } from './pages/outbox.load';
 import { loadOverview } from './pages/overview.load';
 import { loadPostmaster } from './pages/postmaster.load';
 import { loadPreviews } from './pages/previews.load';
+import { loadReporting } from './pages/reporting.load';
 import { loadRoutes } from './pages/routes.load';
 import { loadSuppressions } from './pages/suppressions.load';
 import { loadTemplates } from './pages/templates.load';
@@ -94,7 +95,7 @@ function navItems(outbox: boolean): NavItem[] {
     { href: '/routes', name: 'Routes', chunk: pages.routes, load: loadRoutes },
     { href: '/lists', name: 'Mailing lists', chunk: pages.lists, load: loadLists },
     { href: '/keys', name: 'API keys', shown: () => can('admin'), chunk: pages.keys, load: loadKeys },
-    { href: '/reporting', name: 'Reporting', chunk: pages.reporting },
+    { href: '/reporting', name: 'Reporting', chunk: pages.reporting, load: loadReporting },
     { href: '/inspect', name: 'Inspect', group: 'Inspect', chunk: pages.inspect, load: () => void listDomains() },
     { href: '/previews', name: 'Previews', group: 'Inspect', chunk: pages.previews, load: loadPreviews },
     { href: '/dmarc', name: 'DMARC', group: 'Optimize', chunk: pages.dmarc, load: loadDmarc },

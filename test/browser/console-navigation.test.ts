@@ -24,6 +24,7 @@ const PAGES_WITH_LOADERS: Array<[string, string]> = [
   ['Routes', '/routes'],
   ['Mailing lists', '/lists'],
   ['API keys', '/keys'],
+  ['Reporting', '/reporting'],
   ['Inspect', '/inspect'],
   ['Previews', '/previews'],
   ['DMARC', '/dmarc'],

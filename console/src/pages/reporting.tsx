@@ -6,6 +6,7 @@ import { can, credentials, useAppState } from '../session';
 import { Chart, type ChartSeries } from '../ui/chart';
 import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
+import { COMPARATORS, fetchMetrics, INITIAL, metricsBody, type Explorer, type FilterRow } from './reporting.load';
 import { ConfirmButton, ErrorText, formatDate, Head, Loading, Page, saveBlob, Tabs } from '../ui/widgets';
 
 /** The metrics offered (a subset of the API's, the ones people chart); names as the API gives them. */
@@ -47,8 +48,6 @@ const DIMENSIONS = [
   ['country', 'Country'],
 ] as const;
 const DIMENSION_LABEL = new Map<string, string>([['time', 'Time'], ...DIMENSIONS]);
-const COMPARATORS = ['=', '!=', 'contains', 'not contains'] as const;
-
 const RANGES = [
   ['24h', 'Last 24 hours'],
   ['7d', 'Last 7 days'],
@@ -56,23 +55,6 @@ const RANGES = [
   ['3m', 'Last 3 months'],
   ['custom', 'Custom dates'],
 ] as const;
-
-interface FilterRow {
-  attribute: string;
-  comparator: (typeof COMPARATORS)[number];
-  value: string;
-}
-
-export interface Explorer {
-  metrics: string[];
-  overTime: boolean;
-  breakdown: string;
-  range: string;
-  from: string;
-  to: string;
-  resolution: 'hour' | 'day' | 'month';
-  filters: FilterRow[];
-}
 
 interface MetricsItem {
   dimensions: Array<{ dimension: string; value: string; display_value: string }>;
@@ -87,33 +69,6 @@ export interface MetricsReply {
   items: MetricsItem[];
   aggregates: { metrics: Record<string, number | string> };
   pagination: { total: number; limit: number; skip: number };
-}
-
-/** RFC 2822, as the metrics API takes dates. */
-function rfc2822(date: Date): string {
-  return date.toUTCString().replace('GMT', '+0000');
-}
-
-/** The API query the explorer's choices make: exactly what the page sends (and what a script would). */
-export function metricsBody(e: Explorer) {
-  const dimensions = [...(e.overTime ? ['time'] : []), ...(e.breakdown ? [e.breakdown] : [])];
-  const filters = e.filters.filter((f) => f.attribute && f.value.trim());
-  const range = e.range === 'custom' ? { ...(e.from ? { start: rfc2822(new Date(e.from)) } : {}), ...(e.to ? { end: rfc2822(new Date(e.to)) } : {}) } : { duration: e.range };
-  return {
-    ...range,
-    resolution: e.resolution,
-    dimensions,
-    metrics: e.metrics,
-    include_aggregates: true,
-    ...(filters.length
-      ? {
-          filter: {
-            AND: filters.map((f) => ({ attribute: f.attribute, comparator: f.comparator, values: f.value.split(',').map((v) => v.trim()).filter(Boolean).map((v) => ({ label: v, value: v })) })),
-          },
-        }
-      : {}),
-    pagination: { sort: e.overTime ? 'time:asc' : `${e.metrics[0] ?? 'accepted_count'}:desc`, limit: e.overTime ? 1500 : 1000 },
-  };
 }
 
 const dimensionOf = (item: MetricsItem, name: string) => item.dimensions.find((d) => d.dimension === name)?.value ?? '';
@@ -173,15 +128,13 @@ function csvOf(reply: MetricsReply, e: Explorer): string {
   return toCsv(columns, rows);
 }
 
-const INITIAL: Explorer = { metrics: ['accepted_count', 'delivered_count', 'failed_count'], overTime: true, breakdown: '', range: '7d', from: '', to: '', resolution: 'day', filters: [] };
-
 function MetricsExplorer() {
   const { region } = useAppState();
   const domains = useLoad((signal) => listDomains(signal), [region]);
   const [draft, setDraft] = useState<Explorer>(INITIAL);
   const [asked, setAsked] = useState<Explorer>(INITIAL);
   const body = useMemo(() => metricsBody(asked), [asked]);
-  const reply = useLoad((signal) => call<MetricsReply>(credentials(), 'POST', '/v1/analytics/metrics', { json: body, signal }), [body, region]);
+  const reply = useLoad((signal) => fetchMetrics<MetricsReply>(body, signal), [body, region]);
   const chart = useMemo(() => (reply.data && asked.metrics.length && (asked.overTime || asked.breakdown) ? chartOf(reply.data, asked) : undefined), [reply.data]);
   const set = (change: Partial<Explorer>) => setDraft((d) => ({ ...d, ...change }));
   const setFilter = (i: number, change: Partial<FilterRow>) => set({ filters: draft.filters.map((f, j) => (j === i ? { ...f, ...change } : f)) });
@@ -376,7 +329,7 @@ function TagStats({ tag, onClose }: { tag: string; onClose: () => void }) {
     () => metricsBody({ ...INITIAL, metrics: ['accepted_count', 'delivered_count', 'failed_count', 'opened_count', 'clicked_count'], range: '30d', filters: [{ attribute: 'tag', comparator: '=', value: tag }] }),
     [tag],
   );
-  const stats = useLoad((signal) => call<MetricsReply>(credentials(), 'POST', '/v1/analytics/metrics', { json: body, signal }), [body]);
+  const stats = useLoad((signal) => fetchMetrics<MetricsReply>(body, signal), [body]);
   const x = useMemo(() => stats.data?.items.map((item) => Date.parse(dimensionOf(item, 'time')) / 1000) ?? [], [stats.data]);
   const series = useMemo(() => body.metrics.map((m) => ({ label: METRIC_LABEL.get(m) ?? m, values: stats.data?.items.map((item) => numberOf(item.metrics[m])) ?? [] })), [stats.data]);
   return (
