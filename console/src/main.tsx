@@ -10,11 +10,15 @@ import { can, currentRegion, currentSession, initState, setRegion, signIn, signO
 import { listDomains } from './ui/domain-picker';
 import { ErrorText, Loading } from './ui/widgets';
 import { loadAccount } from './pages/account.load';
+import { loadAlerts } from './pages/alerts.load';
+import { loadBlocklists } from './pages/blocklists.load';
 import { loadDmarc } from './pages/dmarc.load';
+import { loadHealth } from './pages/health.load';
 import { loadKeys } from './pages/keys.load';
 import { loadLists } from './pages/lists.load';
 import { loadOutbox } from './pages/outbox.load';
 import { loadOverview } from './pages/overview.load';
+import { loadPlacement } from './pages/placement.load';
 import { loadPostmaster } from './pages/postmaster.load';
 import { loadPreviews } from './pages/previews.load';
 import { loadReporting } from './pages/reporting.load';
@@ -99,12 +103,12 @@ function navItems(outbox: boolean): NavItem[] {
     { href: '/inspect', name: 'Inspect', group: 'Inspect', chunk: pages.inspect, load: () => void listDomains() },
     { href: '/previews', name: 'Previews', group: 'Inspect', chunk: pages.previews, load: loadPreviews },
     { href: '/dmarc', name: 'DMARC', group: 'Optimize', chunk: pages.dmarc, load: loadDmarc },
-    { href: '/blocklists', name: 'Blocklists', group: 'Optimize', chunk: pages.blocklists },
-    { href: '/health', name: 'Health score', group: 'Optimize', chunk: pages.health },
-    { href: '/placement', name: 'Inbox placement', group: 'Optimize', chunk: pages.placement },
+    { href: '/blocklists', name: 'Blocklists', group: 'Optimize', chunk: pages.blocklists, load: loadBlocklists },
+    { href: '/health', name: 'Health score', group: 'Optimize', chunk: pages.health, load: loadHealth },
+    { href: '/placement', name: 'Inbox placement', group: 'Optimize', chunk: pages.placement, load: loadPlacement },
     { href: '/spamtraps', name: 'Spam traps', group: 'Optimize', chunk: pages.spamtraps },
     { href: '/postmaster', name: 'Postmaster', group: 'Optimize', chunk: pages.postmaster, load: loadPostmaster },
-    { href: '/alerts', name: 'Alerts', group: 'Optimize', chunk: pages.alerts },
+    { href: '/alerts', name: 'Alerts', group: 'Optimize', chunk: pages.alerts, load: loadAlerts },
     ...(outbox ? [{ href: '/outbox', name: 'Outbox', chunk: pages.outbox, load: loadOutbox }] : []),
     { href: '/subaccounts', name: 'Subaccounts', group: 'Account', chunk: pages.subaccounts, load: () => void listSubaccounts() },
     { href: '/ips', name: 'IPs', group: 'Account', chunk: pages.ips },

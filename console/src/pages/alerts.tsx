@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
+import { fetchAlertEvents, fetchAlertSettings, HISTORY_DOMAIN_EVENTS } from './alerts.load';
 import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Page } from '../ui/widgets';
 import './optimize.css';
 
@@ -208,7 +209,7 @@ function SlackConnection({ slack, onChange }: { slack: Settings['slack']; onChan
 /** The transitions that raise blocklist alerts, newest first: what alerts were about. */
 function History() {
   const { region } = useAppState();
-  const history = useLoad((signal) => loadBlocklistEvents(signal, 50),
+  const history = useLoad((signal) => loadBlocklistEvents(signal, HISTORY_DOMAIN_EVENTS),
     [region],
   );
   return (
@@ -225,8 +226,8 @@ function History() {
 
 export default function Alerts() {
   const { region } = useAppState();
-  const events = useLoad((signal) => call<{ events: string[] }>(credentials(), 'GET', '/v1/alerts/events', { signal }), [region]);
-  const settings = useLoad((signal) => call<Settings>(credentials(), 'GET', '/v1/alerts/settings', { signal }), [region]);
+  const events = useLoad((signal) => fetchAlertEvents<{ events: string[] }>(signal), [region]);
+  const settings = useLoad((signal) => fetchAlertSettings<Settings>(signal), [region]);
   const act = useAction();
   const [done, setDone] = useState<string>();
   const s = settings.data;

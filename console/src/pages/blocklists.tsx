@@ -4,6 +4,7 @@ import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
 import { useAction, useLoad } from '../ui/load';
+import { DOMAIN_EVENTS, fetchBlocklists, fetchManagedDomains, fetchMonitoredDomains, fetchMonitoredIps } from './blocklists.load';
 import { ConfirmButton, ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
 import './optimize.css';
 
@@ -80,8 +81,8 @@ function ListCell({ zone, subject, common }: { zone: string; subject: { listed: 
 
 function IpSection({ onChange }: { onChange: () => void }) {
   const { region } = useAppState();
-  const lists = useLoad((signal) => call<{ items: Array<{ blocklist: string; name: string }> }>(credentials(), 'GET', '/v1/blocklist-monitoring/blocklists', { signal }), [region]);
-  const ips = useLoad((signal) => call<{ items: MonitoredIp[] }>(credentials(), 'GET', '/v1/inboxready/ip_addresses', { query: { limit: 1000 }, signal }), [region]);
+  const lists = useLoad((signal) => fetchBlocklists<{ items: Array<{ blocklist: string; name: string }> }>(signal), [region]);
+  const ips = useLoad((signal) => fetchMonitoredIps<{ items: MonitoredIp[] }>(signal), [region]);
   const act = useAction();
   // Until every IP had its first check, look again every few seconds.
   const waiting = ips.data?.items.some((ip) => ip.last_checked_at === ZERO_TIME);
@@ -184,8 +185,8 @@ function IpSection({ onChange }: { onChange: () => void }) {
 
 function DomainSection({ onChange }: { onChange: () => void }) {
   const { region } = useAppState();
-  const monitored = useLoad((signal) => call<{ domains: MonitoredDomain[] }>(credentials(), 'GET', '/v1/monitoring/domains', { signal }), [region]);
-  const managed = useLoad((signal) => call<{ items: ManagedDomain[] }>(credentials(), 'GET', '/v1/inboxready/domains', { query: { limit: 1000 }, signal }), [region]);
+  const monitored = useLoad((signal) => fetchMonitoredDomains<{ domains: MonitoredDomain[] }>(signal), [region]);
+  const managed = useLoad((signal) => fetchManagedDomains<{ items: ManagedDomain[] }>(signal), [region]);
   const act = useAction();
   const reload = () => (monitored.reload(), managed.reload(), onChange());
   const byName = new Map(monitored.data?.domains.map((d) => [d.domain, d]));
@@ -276,7 +277,7 @@ function DomainSection({ onChange }: { onChange: () => void }) {
 /** Listings and delistings per day, and each event, of IPs and domains. */
 function EventsSection({ version }: { version: number }) {
   const { region } = useAppState();
-  const events = useLoad((signal) => loadBlocklistEvents(signal, 100),
+  const events = useLoad((signal) => loadBlocklistEvents(signal, DOMAIN_EVENTS),
     [region, version],
   );
   const days = [...new Set(events.data?.map((e) => e.timestamp.slice(0, 10)))].sort();

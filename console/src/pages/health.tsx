@@ -1,7 +1,8 @@
-import { ApiError, call } from '../api';
-import { credentials, useAppState } from '../session';
+import { ApiError } from '../api';
+import { useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
 import { useLoad } from '../ui/load';
+import { fetchScores, fetchTotalScore } from './health.load';
 import { ErrorText, Head, Loading, Notice, Page } from '../ui/widgets';
 import './optimize.css';
 
@@ -65,9 +66,9 @@ function Parts({ score }: { score: Score }) {
 
 export default function Health() {
   const { region } = useAppState();
-  const total = useLoad((signal) => scoreOrReason(() => call<Score>(credentials(), 'GET', '/v1/maverick-score/total', { signal })), [region]);
-  const byDomain = useLoad((signal) => call<Grouped>(credentials(), 'GET', '/v1/maverick-score/grouped', { query: { group: 'domain', limit: 100, sort: 'score:asc' }, signal }), [region]);
-  const byDay = useLoad((signal) => call<Grouped>(credentials(), 'GET', '/v1/maverick-score/grouped', { query: { group: 'timestamp', limit: 100, sort: 'timestamp:asc' }, signal }), [region]);
+  const total = useLoad((signal) => scoreOrReason(() => fetchTotalScore<Score>(signal)), [region]);
+  const byDomain = useLoad((signal) => fetchScores<Grouped>('domain', signal), [region]);
+  const byDay = useLoad((signal) => fetchScores<Grouped>('timestamp', signal), [region]);
   // The days the API scored (a day with too little mail has none), oldest first.
   const scoredDays = byDay.data?.items ?? [];
   const x = scoredDays.map((item) => daySeconds(item.group_key));

@@ -3,6 +3,7 @@ import { ApiError, call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
+import { fetchProviders, fetchResults, fetchSeedLists } from './placement.load';
 import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
 import './optimize.css';
 
@@ -370,9 +371,9 @@ function SeedLists({ lists, onChange, configured }: { lists: SeedList[]; onChang
 
 export default function Placement() {
   const { region } = useAppState();
-  const providers = useLoad((signal) => call<{ items: Array<{ domain: string }> }>(credentials(), 'GET', '/v4/inbox/providers', { signal }), [region]);
-  const lists = useLoad((signal) => call<{ items: SeedList[] }>(credentials(), 'GET', '/v4/inbox/seedlists', { query: { limit: 100 }, signal }), [region]);
-  const results = useLoad((signal) => call<{ items: PlacementResult[]; total: number }>(credentials(), 'GET', '/v4/inbox/results', { query: { limit: 25 }, signal }), [region]);
+  const providers = useLoad((signal) => fetchProviders<{ items: Array<{ domain: string }> }>(signal), [region]);
+  const lists = useLoad((signal) => fetchSeedLists<{ items: SeedList[] }>(signal), [region]);
+  const results = useLoad((signal) => fetchResults<{ items: PlacementResult[]; total: number }>(signal), [region]);
   const [open, setOpen] = useState<string>();
   const configured = Boolean(providers.data?.items.length);
   return (
