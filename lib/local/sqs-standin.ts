@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { writeStateFile } from './state-file';
 import { readAwsJsonRequest, replyAwsJson } from './aws-json';
 import { lambdaContext } from './lambda-context';
 import { closeServer, listenOnLoopback, standInServer } from './http';
@@ -184,7 +185,7 @@ export class SqsStandIn {
   }
 
   private persist(name: string): void {
-    if (this.dataDir) writeFileSync(join(this.dataDir, `queue-${name}.json`), JSON.stringify(this.queues.get(name)!.state));
+    if (this.dataDir) writeStateFile(join(this.dataDir, `queue-${name}.json`), JSON.stringify(this.queues.get(name)!.state));
   }
 
   /**
