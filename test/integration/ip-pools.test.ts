@@ -199,6 +199,7 @@ test('a pool delegated to a subaccount is used, not changed, by it; revoking mov
   expect(await parent.ip_pools.revokeDelegation(shared.pool_id, sub)).toMatchObject({ message: 'started' });
   await eventually(async () => ((await call(`${url()}/v3/domains/${subDomain}/ips`, { headers: { 'x-mailgun-on-behalf-of': sub } })).json.total_count as number) === 0);
   expect((await asSub.ip_pools.list()).ip_pools).toEqual([]);
+  await eventually(async () => ((await call(`${url()}/v5/accounts/subaccounts/ip_pools/all`)).json.total_count as number) === 0);
 });
 
 test('an IP delegated to a subaccount is its own to use; one in a pool of the parent is refused, as Mailgun refuses it', async () => {
