@@ -286,12 +286,23 @@ describe('the console\'s administration pages', () => {
     await reader.getByRole('cell', { name: 'Agency <b>One</b>', exact: true }).waitFor();
     expect(await reader.getByRole('button', { name: 'Create subaccount' }).count()).toBe(0);
     expect(await reader.getByRole('button', { name: /^Disable / }).count()).toBe(0);
+    // A subaccount's details are there to read: its features shown, not changeable.
+    await reader.getByRole('button', { name: 'Details of Agency <b>One</b>' }).click();
+    await reader.getByLabel('Address validations', { exact: true }).waitFor();
+    expect(await reader.getByLabel('Address validations', { exact: true }).isDisabled()).toBe(true);
+    expect(await reader.getByRole('button', { name: 'Save features' }).count()).toBe(0);
     await reader.getByRole('link', { name: 'IPs', exact: true }).click();
     await reader.getByRole('heading', { name: 'IP pools', exact: true }).waitFor();
     expect(await reader.getByRole('button', { name: 'Create pool' }).count()).toBe(0);
+    await reader.getByRole('region', { name: 'Delegated to subaccounts' }).getByRole('cell', { name: '192.0.2.11', exact: true }).waitFor();
+    expect(await reader.getByRole('button', { name: /^Delegate |^Revoke / }).count()).toBe(0);
     await reader.getByRole('link', { name: 'Account settings', exact: true }).click();
     await reader.getByRole('heading', { name: 'Monthly sending limit' }).waitFor();
     expect(await reader.getByRole('button', { name: 'Set limit' }).count()).toBe(0);
+    // The settings are shown as they are, without a way to change them.
+    await reader.getByLabel('Account name').waitFor();
+    expect(await reader.getByLabel('Account name').inputValue()).toBe('Acme Mail');
+    expect(await reader.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
     await reader.close();
   });
 

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, p } from '../api';
 import { listSubaccounts, type Subaccount } from '../account-switch';
 import { can, credentials, useAppState } from '../session';
-import { FieldError, invalidProps, useFieldAction } from '../ui/field-errors';
+import { FieldError, invalidProps, useFieldAction, type PlacedError } from '../ui/field-errors';
 import { useAction, useLoad } from '../ui/load';
 import { ErrorText, fieldsOf, Head, Loading, Notice } from '../ui/widgets';
 
@@ -47,6 +47,54 @@ async function revoked(poolId: string, subaccountId: string): Promise<void> {
   }
 }
 
+type Choices = ReadonlyArray<readonly [value: string, label: string]>;
+
+function Choice({ id, label, name, choices, error }: { id: string; label: string; name: string; choices: Choices; error: PlacedError | undefined }) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} name={name} required {...invalidProps(error, name, id)}>
+        {choices.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+      <FieldError error={error} field={name} id={id} />
+    </div>
+  );
+}
+
+/** Delegating one pool or IP (`field` names it in the request) to a subaccount; a refusal goes under the field it names. */
+function DelegateForm({ what, field, choices, subaccounts, path, onStart, onDone }: { what: 'pool' | 'IP'; field: string; choices: Choices; subaccounts: Choices; path: (subaccountId: string) => string; onStart: () => void; onDone: (value: string) => void }) {
+  const action = useFieldAction((m) => (/subaccount/i.test(m) ? 'subaccount_id' : (what === 'IP' ? /^IP / : /pool/i).test(m) ? field : undefined));
+  const id = `delegate-${what.toLowerCase()}`;
+  const title = `Delegate ${what === 'IP' ? 'an IP' : 'a pool'}`;
+  return (
+    <form
+      class="panel stack grow"
+      aria-label={title}
+      onSubmit={(e) => {
+        e.preventDefault();
+        const f = fieldsOf(e.currentTarget);
+        const value = f[field]!;
+        onStart();
+        void action.run(() => call(asParent(), 'PUT', path(f.subaccount_id!), { form: { [field]: value } })).then((ok) => ok && onDone(value));
+      }}
+    >
+      <h3>{title}</h3>
+      <Choice id={`${id}-sub`} label="Subaccount" name="subaccount_id" choices={subaccounts} error={action.error} />
+      <Choice id={id} label={what === 'IP' ? 'IP' : 'Pool'} name={field} choices={choices} error={action.error} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={action.busy || !choices.length}>
+          Delegate {what}
+        </button>
+      </div>
+      {action.error?.field === 'form' ? <ErrorText error={action.error.message} /> : null}
+    </form>
+  );
+}
+
 /**
  * Delegating the parent's pools and dedicated IPs to its subaccounts: who has what, delegate,
  * revoke a pool. Mailgun has no way to take back a delegated IP, so neither has this page.
@@ -54,27 +102,14 @@ async function revoked(poolId: string, subaccountId: string): Promise<void> {
 export function Delegation({ pools, ips }: { pools: DelegablePool[]; ips: string[] }) {
   const { region } = useAppState();
   const holdings = useLoad(loadHoldings, [region, pools]);
-  const pool = useFieldAction((m) => (/pool/i.test(m) ? 'pool_id' : /subaccount/i.test(m) ? 'subaccount_id' : undefined));
-  const ip = useFieldAction((m) => (/^IP /.test(m) ? 'ip' : /subaccount/i.test(m) ? 'subaccount_id' : undefined));
   const revoke = useAction();
   const [notice, setNotice] = useState<string>();
   const admin = can('admin');
   const own = pools.filter((candidate) => !candidate.is_inherited);
   const poolName = (id: string) => own.find((candidate) => candidate.pool_id === id)?.name ?? id;
   const open = (holdings.data ?? []).filter((h) => h.subaccount.status === 'open');
-  const subaccountSelect = (id: string, error: ReturnType<typeof useFieldAction>['error']) => (
-    <div class="field">
-      <label for={id}>Subaccount</label>
-      <select id={id} name="subaccount_id" required {...invalidProps(error, 'subaccount_id', id)}>
-        {open.map((h) => (
-          <option key={h.subaccount.id} value={h.subaccount.id}>
-            {h.subaccount.name}
-          </option>
-        ))}
-      </select>
-      <FieldError error={error} field="subaccount_id" id={id} />
-    </div>
-  );
+  const subaccounts = open.map((h) => [h.subaccount.id, h.subaccount.name] as const);
+  const delegated = (what: string) => (setNotice(`${what} delegated.`), holdings.reload());
   return (
     <section aria-labelledby="delegation-h">
       <h2 id="delegation-h">Delegated to subaccounts</h2>
@@ -140,66 +175,24 @@ export function Delegation({ pools, ips }: { pools: DelegablePool[]; ips: string
       ) : null}
       {admin && open.length ? (
         <div class="row">
-          <form
-            class="panel stack grow"
-            aria-label="Delegate a pool"
-            onSubmit={(e) => {
-              e.preventDefault();
-              const f = fieldsOf(e.currentTarget);
-              setNotice(undefined);
-              void pool.run(() => call(asParent(), 'PUT', p`/v5/accounts/subaccounts/${f.subaccount_id!}/ip_pool`, { form: { pool_id: f.pool_id } })).then((ok) => ok && (setNotice(`Pool ${poolName(f.pool_id!)} delegated.`), holdings.reload()));
-            }}
-          >
-            <h3>Delegate a pool</h3>
-            {subaccountSelect('delegate-pool-sub', pool.error)}
-            <div class="field">
-              <label for="delegate-pool">Pool</label>
-              <select id="delegate-pool" name="pool_id" required {...invalidProps(pool.error, 'pool_id', 'delegate-pool')}>
-                {own.map((candidate) => (
-                  <option key={candidate.pool_id} value={candidate.pool_id}>
-                    {candidate.name}
-                  </option>
-                ))}
-              </select>
-              <FieldError error={pool.error} field="pool_id" id="delegate-pool" />
-            </div>
-            <div class="actions">
-              <button type="submit" class="primary" disabled={pool.busy || !own.length}>
-                Delegate pool
-              </button>
-            </div>
-            {pool.error?.field === 'form' ? <ErrorText error={pool.error.message} /> : null}
-          </form>
-          <form
-            class="panel stack grow"
-            aria-label="Delegate an IP"
-            onSubmit={(e) => {
-              e.preventDefault();
-              const f = fieldsOf(e.currentTarget);
-              setNotice(undefined);
-              void ip.run(() => call(asParent(), 'PUT', p`/v5/accounts/subaccounts/${f.subaccount_id!}/ip`, { form: { ip: f.ip } })).then((ok) => ok && (setNotice(`IP ${f.ip} delegated.`), holdings.reload()));
-            }}
-          >
-            <h3>Delegate an IP</h3>
-            {subaccountSelect('delegate-ip-sub', ip.error)}
-            <div class="field">
-              <label for="delegate-ip">IP</label>
-              <select id="delegate-ip" name="ip" required {...invalidProps(ip.error, 'ip', 'delegate-ip')}>
-                {ips.map((address) => (
-                  <option key={address} value={address}>
-                    {address}
-                  </option>
-                ))}
-              </select>
-              <FieldError error={ip.error} field="ip" id="delegate-ip" />
-            </div>
-            <div class="actions">
-              <button type="submit" class="primary" disabled={ip.busy || !ips.length}>
-                Delegate IP
-              </button>
-            </div>
-            {ip.error?.field === 'form' ? <ErrorText error={ip.error.message} /> : null}
-          </form>
+          <DelegateForm
+            what="pool"
+            field="pool_id"
+            choices={own.map((candidate) => [candidate.pool_id, candidate.name] as const)}
+            subaccounts={subaccounts}
+            path={(id) => p`/v5/accounts/subaccounts/${id}/ip_pool`}
+            onStart={() => setNotice(undefined)}
+            onDone={(id) => delegated(`Pool ${poolName(id)}`)}
+          />
+          <DelegateForm
+            what="IP"
+            field="ip"
+            choices={ips.map((address) => [address, address] as const)}
+            subaccounts={subaccounts}
+            path={(id) => p`/v5/accounts/subaccounts/${id}/ip`}
+            onStart={() => setNotice(undefined)}
+            onDone={(address) => delegated(`IP ${address}`)}
+          />
         </div>
       ) : null}
     </section>
