@@ -72,7 +72,7 @@ function DelegateForm({ what, field, choices, subaccounts, path, onStart, onDone
   const title = `Delegate ${what === 'IP' ? 'an IP' : 'a pool'}`;
   return (
     <form
-      class="panel stack grow"
+      class="panel stack"
       aria-label={title}
       onSubmit={(e) => {
         e.preventDefault();
@@ -163,7 +163,7 @@ export function Delegation({ pools, ips }: { pools: DelegablePool[]; ips: string
                         'none'
                       )}
                     </td>
-                    <td class="mono break">{h.ips === undefined ? 'not shown while disabled' : h.ips.join(', ') || 'none'}</td>
+                    <td class={h.ips?.length ? 'mono break' : 'break'}>{h.ips === undefined ? 'not shown while disabled' : h.ips.join(', ') || 'none'}</td>
                   </tr>
                 ))}
               </tbody>
@@ -174,7 +174,7 @@ export function Delegation({ pools, ips }: { pools: DelegablePool[]; ips: string
         )
       ) : null}
       {admin && open.length ? (
-        <div class="row">
+        <div class="split">
           <DelegateForm
             what="pool"
             field="pool_id"
