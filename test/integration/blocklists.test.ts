@@ -150,6 +150,16 @@ test('a verified managed domain is monitored on the domain lists: listed, its ev
   dns.set(`${domain}.dbl.spamhaus.org`, { a: ['127.0.1.2'] });
   await waitFor(monitored, (d) => d?.state === 'listed');
   expect((await monitored())?.listed.map((l) => l.list)).toEqual(['dbl.spamhaus.org']);
+  // The lists every domain is checked on: listed on one, unknown on none, so not listed on the others; and when it was checked.
+  const reply = (await call(`${url()}/v1/monitoring/domains`)).json as { blocklists: Array<{ list: string; name: string }>; domains: Array<{ domain: string; unknown_lists: unknown[]; last_checked_at: string }> };
+  expect(reply.blocklists).toEqual([
+    { list: 'dbl.spamhaus.org', name: 'Spamhaus DBL' },
+    { list: 'multi.uribl.com', name: 'URIBL' },
+    { list: 'multi.surbl.org', name: 'SURBL' },
+  ]);
+  const checked = reply.domains.find((d) => d.domain === domain)!;
+  expect(checked.unknown_lists).toEqual([]);
+  expect(Date.parse(checked.last_checked_at)).toBeGreaterThan(Date.parse('2020-01-01'));
   const blocklists = (await call(`${url()}/v1/monitoring/domains/${domain}/blocklists`)).json as { blocklists: Array<{ list: string; name: string; comments: string[] }> };
   expect(blocklists.blocklists).toEqual([expect.objectContaining({ list: 'dbl.spamhaus.org', name: 'Spamhaus DBL', comments: expect.arrayContaining(['127.0.1.2 spam domain']) })]);
   const events = (await call(`${url()}/v1/monitoring/domains/${domain}/events`)).json as { events: Array<{ event: string; domain: string; list: string }>; paging: { next: string } };

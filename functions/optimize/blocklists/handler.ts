@@ -12,7 +12,7 @@ import { eventsPage, type EventQuery } from './events';
 import { blocklistRoutes } from './routes';
 import { checkSoon } from './start-checks';
 import { accountSubjects, addSubject, findSubject, removeSubject, restoreSubject, updateSubject } from './subjects';
-import { domainEventJson, domainJson, domainListings, ipEventJson, ipJson } from './views';
+import { domainBlocklistsJson, domainEventJson, domainJson, domainListings, ipEventJson, ipJson } from './views';
 
 /** Monitored IPs an account may have (its dedicated IPs, added by the platform, count too). */
 const MAX_MONITORED_IPS = 1000;
@@ -115,7 +115,7 @@ export const handler = areaHandler(blocklistRoutes, {
   listMonitoredDomains: operation(schema(() => z.object({ include_subaccounts: flag().optional() })), async (req, input) => {
     const accounts = await accountsCovered(req.accountId, input.include_subaccounts);
     const subjects = (await Promise.all(accounts.map((id) => accountSubjects(id, 'domain')))).flat();
-    return { domains: subjects.map((s) => domainJson(s)) };
+    return { domains: subjects.map((s) => domainJson(s)), blocklists: domainBlocklistsJson() };
   }),
 
   domainBlocklistEvents: operation(
