@@ -36,6 +36,7 @@ interface MonitoredDomain {
   state: 'healthy' | 'listed' | 'unknown';
   listed: Listing[];
   unknown_lists: UnknownList[];
+  last_checked_at: string;
 }
 interface ManagedDomain {
   name: string;
@@ -184,11 +185,19 @@ function IpSection({ onChange }: { onChange: () => void }) {
 
 function DomainSection({ onChange }: { onChange: () => void }) {
   const { region } = useAppState();
-  const monitored = useLoad((signal) => call<{ domains: MonitoredDomain[] }>(credentials(), 'GET', '/v1/monitoring/domains', { signal }), [region]);
+  const monitored = useLoad((signal) => call<{ domains: MonitoredDomain[]; blocklists: Array<{ list: string; name: string }> }>(credentials(), 'GET', '/v1/monitoring/domains', { signal }), [region]);
   const managed = useLoad((signal) => call<{ items: ManagedDomain[] }>(credentials(), 'GET', '/v1/inboxready/domains', { query: { limit: 1000 }, signal }), [region]);
   const act = useAction();
   const reload = () => (monitored.reload(), managed.reload(), onChange());
   const byName = new Map(monitored.data?.domains.map((d) => [d.domain, d]));
+  const lists = monitored.data?.blocklists ?? [];
+  // Until every monitored domain had its first check, look again every few seconds, as for IPs.
+  const waiting = monitored.data?.domains.some((d) => d.last_checked_at === ZERO_TIME);
+  useEffect(() => {
+    if (!waiting) return;
+    const timer = setTimeout(monitored.reload, 3000);
+    return () => clearTimeout(timer);
+  }, [monitored.data]);
   return (
     <section aria-labelledby="domains-h">
       <div class="page-head">
@@ -229,7 +238,7 @@ function DomainSection({ onChange }: { onChange: () => void }) {
         <div class="table-wrap" tabIndex={0}>
           <table>
             <caption class="muted">Managed domains and their state on the domain lists</caption>
-            <Head columns={['Domain', 'Verification', 'State', 'Listed on', 'Unknown on', can('write') && 'Actions']} />
+            <Head columns={['Domain', 'Verification', 'State', ...lists.map((l) => l.name), 'Last checked', can('write') && 'Actions']} />
             <tbody>
               {managed.data.items.map((d) => {
                 const m = byName.get(d.name);
@@ -243,8 +252,8 @@ function DomainSection({ onChange }: { onChange: () => void }) {
                       {d.verified.status === 'pending' ? <div class="muted mono">TXT {d.txt_record}</div> : null}
                     </td>
                     <td>{m ? <StateBadge state={m.state} /> : <span class="muted">not monitored until verified</span>}</td>
-                    <td class="break">{m?.listed.map((l) => `${l.name}${l.first_seen ? ` (since ${formatDate(l.first_seen)})` : ''}`).join(', ') || (m ? 'none' : '')}</td>
-                    <td class="break">{m?.unknown_lists.map((l) => `${l.name}: ${l.reason}`).join('; ') ?? ''}</td>
+                    {lists.map((l) => (m ? <ListCell key={l.list} zone={l.list} subject={{ ...m, checked: m.last_checked_at !== ZERO_TIME }} /> : <td key={l.list} />))}
+                    <td>{!m ? '' : m.last_checked_at === ZERO_TIME ? 'not yet' : formatDate(m.last_checked_at)}</td>
                     {can('write') ? (
                       <td class="actions">
                         {d.verified.status === 'pending' ? (

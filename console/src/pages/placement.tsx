@@ -4,6 +4,7 @@ import { can, credentials, useAppState } from '../session';
 import { listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
 import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
+import { SeedMailboxes } from './seed-mailboxes';
 import './optimize.css';
 
 interface SeedList {
@@ -384,8 +385,7 @@ export default function Placement() {
           <p class="muted">Seed mailboxes at: {providers.data.items.map((i) => i.domain).join(', ')}.</p>
         ) : (
           <Notice>
-            No seed mailboxes are configured, so placement cannot be measured: tests and seed lists are refused. The operator adds mailboxes they own at each provider (POST /v1/inbox/seed-mailboxes with the primary account's admin key; see
-            docs/optimization.md, "Inbox placement").
+            No seed mailboxes are configured, so placement cannot be measured: tests and seed lists are refused. The operator adds mailboxes they own at each provider (under Seed mailboxes below, with the primary account's admin key, or POST /v1/inbox/seed-mailboxes; see docs/optimization.md, "Inbox placement").
           </Notice>
         )
       ) : null}
@@ -429,6 +429,7 @@ export default function Placement() {
         ) : null}
       </section>
       {lists.data ? <SeedLists lists={lists.data.items} onChange={lists.reload} configured={configured} /> : null}
+      <SeedMailboxes onChange={providers.reload} />
     </Page>
   );
 }
