@@ -3,6 +3,7 @@ import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
 import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Page } from '../ui/widgets';
+import { RefreshHead, SubmitOrCancel } from '../ui/form-parts';
 import './optimize.css';
 
 const CHANNELS = [
@@ -255,14 +256,7 @@ function SettingForm({ events, slackConnected, setting, onDone, onCancel }: { ev
           <input key={`${id}-${channel}`} id={`${id}-target`} name="target" required autocomplete="off" type={channel === 'webhook' ? 'url' : 'text'} defaultValue={initial} />
         </div>
       )}
-      <button type="submit" class="primary" disabled={act.busy || (channel === 'slack' && !slackConnected)}>
-        {setting ? 'Save alert' : 'Add alert'}
-      </button>
-      {onCancel ? (
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      ) : null}
+      <SubmitOrCancel label={setting ? 'Save alert' : 'Add alert'} busy={act.busy} disabled={channel === 'slack' && !slackConnected} onCancel={onCancel} />
       <ErrorText error={act.error} />
     </form>
   );
@@ -359,14 +353,7 @@ function History() {
   const alerts = history.data ? [...history.data.items].reverse() : undefined;
   return (
     <section aria-labelledby="history-h">
-      <div class="page-head">
-        <h2 id="history-h">Alert history</h2>
-        <div class="actions">
-          <button type="button" onClick={history.reload} disabled={history.loading}>
-            Refresh history
-          </button>
-        </div>
-      </div>
+      <RefreshHead id="history-h" title="Alert history" refreshLabel="Refresh history" onRefresh={history.reload} loading={history.loading} />
       <p class="muted">
         Every alert raised (blocklist and reputation changes) and, for each alert it went to, whether that channel delivered it. An alert raised while none of its event was on went to no one.
       </p>

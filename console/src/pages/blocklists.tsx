@@ -3,8 +3,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
-import { useAction, useLoad } from '../ui/load';
+import { useAction, useLoad, type Loaded } from '../ui/load';
 import { ConfirmButton, ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
+import { RefreshHead } from '../ui/form-parts';
 import './optimize.css';
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -42,6 +43,16 @@ interface ManagedDomain {
   name: string;
   verified: { status: string };
   txt_record: string;
+}
+
+/** Until every subject had its first check, loads again every few seconds. */
+function useUntilChecked<T>(loaded: Loaded<T>, subjects: (data: T) => Array<{ last_checked_at: string }>) {
+  const waiting = loaded.data !== undefined && subjects(loaded.data).some((s) => s.last_checked_at === ZERO_TIME);
+  useEffect(() => {
+    if (!waiting) return;
+    const timer = setTimeout(loaded.reload, 3000);
+    return () => clearTimeout(timer);
+  }, [loaded.data]);
 }
 
 export function StateBadge({ state }: { state: string }) {
@@ -84,13 +95,7 @@ function IpSection({ onChange }: { onChange: () => void }) {
   const lists = useLoad((signal) => call<{ items: Array<{ blocklist: string; name: string }> }>(credentials(), 'GET', '/v1/blocklist-monitoring/blocklists', { signal }), [region]);
   const ips = useLoad((signal) => call<{ items: MonitoredIp[] }>(credentials(), 'GET', '/v1/inboxready/ip_addresses', { query: { limit: 1000 }, signal }), [region]);
   const act = useAction();
-  // Until every IP had its first check, look again every few seconds.
-  const waiting = ips.data?.items.some((ip) => ip.last_checked_at === ZERO_TIME);
-  useEffect(() => {
-    if (!waiting) return;
-    const timer = setTimeout(ips.reload, 3000);
-    return () => clearTimeout(timer);
-  }, [ips.data]);
+  useUntilChecked(ips, (data) => data.items);
   const zones = lists.data?.items ?? [];
   // One reason for every unknown list (no resolver, most often) is said once, above the table.
   const reasons = new Set(ips.data?.items.flatMap((ip) => ip.unknown_lists.map((l) => l.reason)));
@@ -98,14 +103,7 @@ function IpSection({ onChange }: { onChange: () => void }) {
   const refresh = () => (ips.reload(), onChange());
   return (
     <section aria-labelledby="ips-h">
-      <div class="page-head">
-        <h2 id="ips-h">IP addresses</h2>
-        <div class="actions">
-          <button type="button" onClick={refresh} disabled={ips.loading}>
-            Refresh
-          </button>
-        </div>
-      </div>
+      <RefreshHead id="ips-h" title="IP addresses" refreshLabel="Refresh" onRefresh={refresh} loading={ips.loading} />
       {can('write') ? (
         <form
           class="panel row"
@@ -191,23 +189,10 @@ function DomainSection({ onChange }: { onChange: () => void }) {
   const reload = () => (monitored.reload(), managed.reload(), onChange());
   const byName = new Map(monitored.data?.domains.map((d) => [d.domain, d]));
   const lists = monitored.data?.blocklists ?? [];
-  // Until every monitored domain had its first check, look again every few seconds, as for IPs.
-  const waiting = monitored.data?.domains.some((d) => d.last_checked_at === ZERO_TIME);
-  useEffect(() => {
-    if (!waiting) return;
-    const timer = setTimeout(monitored.reload, 3000);
-    return () => clearTimeout(timer);
-  }, [monitored.data]);
+  useUntilChecked(monitored, (data) => data.domains);
   return (
     <section aria-labelledby="domains-h">
-      <div class="page-head">
-        <h2 id="domains-h">Domains</h2>
-        <div class="actions">
-          <button type="button" onClick={reload} disabled={monitored.loading}>
-            Refresh domains
-          </button>
-        </div>
-      </div>
+      <RefreshHead id="domains-h" title="Domains" refreshLabel="Refresh domains" onRefresh={reload} loading={monitored.loading} />
       <p class="muted">Verified managed domains are watched on Spamhaus DBL, URIBL and SURBL. A sending domain of the account is verified at once; another is verified once its apex publishes the TXT record shown.</p>
       {can('write') ? (
         <form

@@ -5,6 +5,7 @@ import { listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
 import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
 import { SeedMailboxes } from './seed-mailboxes';
+import { RefreshHead } from '../ui/form-parts';
 import './optimize.css';
 
 interface SeedList {
@@ -392,14 +393,7 @@ export default function Placement() {
       {open ? <ResultView id={open} onClose={() => setOpen(undefined)} onDeleted={() => (setOpen(undefined), results.reload())} onChanged={results.reload} /> : null}
       {configured && can('send') && lists.data ? <RunTest lists={lists.data.items} onStarted={(id) => (setOpen(id), results.reload())} /> : null}
       <section aria-labelledby="results-h">
-        <div class="page-head">
-          <h2 id="results-h">Results</h2>
-          <div class="actions">
-            <button type="button" onClick={results.reload} disabled={results.loading}>
-              Refresh results
-            </button>
-          </div>
-        </div>
+        <RefreshHead id="results-h" title="Results" refreshLabel="Refresh results" onRefresh={results.reload} loading={results.loading} />
         {results.data ? (
           <div class="table-wrap" tabIndex={0}>
             <table>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
+import { SubmitOrCancel } from '../ui/form-parts';
 import { useAction, useLoad } from '../ui/load';
 import { ConfirmButton, ErrorText, fieldsOf, formatDate, Head } from '../ui/widgets';
 
@@ -98,14 +99,7 @@ function SeedForm({ seed, onDone, onCancel }: { seed?: SeedMailbox; onDone: () =
         <label for={`${id}-last`}>Last name</label>
         <input id={`${id}-last`} name="last_name" autocomplete="off" defaultValue={seed?.last_name} />
       </div>
-      <button type="submit" class="primary" disabled={act.busy}>
-        {seed ? 'Save seed mailbox' : 'Add seed mailbox'}
-      </button>
-      {onCancel ? (
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
-      ) : null}
+      <SubmitOrCancel label={seed ? 'Save seed mailbox' : 'Add seed mailbox'} busy={act.busy} onCancel={onCancel} />
       <ErrorText error={act.error} />
     </form>
   );
