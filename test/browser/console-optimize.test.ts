@@ -250,6 +250,7 @@ describe('the Optimize pages', () => {
       else expect(cell).toBe('not listed');
     });
     await expectAccessible('blocklists with a listed domain');
+    await snap('blocklists-domain-listed');
   });
 
   it('runs an inbox placement test and shows the matrix the API gives, with verdicts, score state and sharing', async () => {
@@ -345,6 +346,7 @@ describe('the Optimize pages', () => {
     expect(await page.content()).not.toContain('carol-secret-pw');
     expect((await call(`${platform.us.url}/v1/inbox/seed-mailboxes`)).text).not.toContain('carol-secret-pw');
     await expectAccessible('inbox placement, seed mailboxes');
+    await snap('placement-seed-mailboxes');
 
     // Edited without its credential: the stored one stays.
     await seedsTable.getByRole('button', { name: 'Edit seed mailbox carol@yahoo.seed.test' }).click();
