@@ -217,6 +217,29 @@ export async function updateItemWhere(key: Key, path: readonly string[], expecte
 }
 
 /**
+ * Sets one entry of a map attribute (`attribute.entry = value`) of an existing item, leaving its
+ * other entries to their own writers; false when the item or its map is absent.
+ */
+export async function setMapEntry(key: Key, attribute: string, entry: string, value: unknown): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: 'SET #m.#e = :v',
+        ConditionExpression: 'attribute_exists(#m)',
+        ExpressionAttributeNames: { '#m': attribute, '#e': entry },
+        ExpressionAttributeValues: { ':v': value },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/**
  * Sets `claims` (attribute -> value) on an item, creating it if needed, only if none of them is
  * present yet, and `alsoSet` unconditionally; false when one is present. One conditional write.
  */

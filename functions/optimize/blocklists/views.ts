@@ -62,8 +62,15 @@ export function domainJson(subject: MonitoredSubject, now = Date.now()) {
     state: subjectState(views.map((v) => v.shown)),
     listed: views.filter((v) => v.shown === 'listed').map((v) => listing(v, subject.subject)),
     unknown_lists: unknownLists(views),
+    last_checked_at: subject.checkedAt ?? ZERO_TIME,
   };
 }
+
+/**
+ * The lists every monitored domain is checked on (an addition to the contract's reply): with
+ * `listed` and `unknown_lists`, a list named in neither answered "not listed".
+ */
+export const domainBlocklistsJson = () => listsFor('domain').map((list) => ({ list: list.zone, name: list.name }));
 
 /** The lists a domain is on now (`/v1/monitoring/domains/{domain}/blocklists`). */
 export function domainListings(subject: MonitoredSubject, now = Date.now()) {
