@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { defineEntity } from '../data/key-registry';
-import { addToCounter, deleteItem, getItem, getItems, moveAttribute, putItem, updateItem, type Key } from '../data/store';
+import { addToCounter, deleteItem, getItem, getItems, keyId, moveAttribute, putItem, updateItem, type Key } from '../data/store';
 import { ApiError, Forbidden } from '../platform/errors';
 import { env } from '../platform/env';
 import { sendingRefusal } from './sending';
@@ -87,8 +87,8 @@ export function shardShares(total: number, shards: number): number[] {
 async function shardCounts(accountId: string, month: string, shards: number): Promise<number[]> {
   const shardKeys = Array.from({ length: shards }, (_, k) => shardKey(accountId, month, k));
   const items = await getItems<{ count?: number }>(shardKeys, { consistent: true });
-  const counts = new Map(items.map((item) => [`${item.pk}\n${item.sk}`, item.count ?? 0]));
-  return shardKeys.map((key) => counts.get(`${key.pk}\n${key.sk}`) ?? 0);
+  const counts = new Map(items.map((item) => [keyId(item), item.count ?? 0]));
+  return shardKeys.map((key) => counts.get(keyId(key)) ?? 0);
 }
 
 /** Recipients counted this month; counting runs while a limit is set. */

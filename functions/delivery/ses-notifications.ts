@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { getItems, putItems, type Key } from '../data/store';
+import { getItems, keyId, putItems, type Key } from '../data/store';
 import { messageEventFields, messageKey, messageOf, type MessageRecord } from '../messages/message-store';
 import { awaitsSettling, failedAsUnknown, settleClaims, settlingKey, TAG_IP_POOL, TAG_SENDING_IP, TAG_STORAGE } from './claims';
 import { addBounce, addComplaint } from '../suppressions/sending';
@@ -264,8 +264,6 @@ async function followUp({ ses, record, items }: Notice, claims: Map<string, Reco
     if (item.complaint) await addComplaint(record!.accountId, record!.domain, { address: item.recipient });
   }
 }
-
-const keyId = (key: Key) => `${key.pk}\n${key.sk}`;
 
 /** The recipients eventsOf gives events to, from the notification alone. */
 function namedRecipients(ses: SesEvent): string[] {
