@@ -39,9 +39,12 @@ function secondsToNextMonth(at: number): number {
   return Math.ceil((Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - at) / 1000);
 }
 
+/** Mailgun's wording for a send refused on its domain's or account's standing. */
+export const notAllowedToSend = (domain: string, reason: string) => `Domain ${domain} is not allowed to send: ${reason}`;
+
 export class MonthlyLimitReached extends ApiError {
   constructor(domain: string, limit: number, at: number) {
-    super(429, `Domain ${domain} is not allowed to send: the account's custom monthly limit of ${limit} messages is reached for this month`, { 'retry-after': String(secondsToNextMonth(at)) });
+    super(429, notAllowedToSend(domain, `the account's custom monthly limit of ${limit} messages is reached for this month`), { 'retry-after': String(secondsToNextMonth(at)) });
   }
 }
 
@@ -209,7 +212,7 @@ async function capsOf(accountId: string): Promise<Caps> {
  */
 export async function sendingOffFor(accountId: string, domain: string): Promise<string | undefined> {
   const { sendingOff } = await capsOf(accountId);
-  return sendingOff && `Domain ${domain} is not allowed to send: ${sendingOff}`;
+  return sendingOff && notAllowedToSend(domain, sendingOff);
 }
 
 /**
@@ -222,7 +225,7 @@ export async function sendingOffFor(accountId: string, domain: string): Promise<
 export async function reserveMonthly(accountId: string, domain: string, recipients: number, at = Date.now()): Promise<() => Promise<void>> {
   const { chain, sendingOff } = await capsOf(accountId);
   // Read with the caps (the same item, the same cache), so the check costs a send nothing more.
-  if (sendingOff) throw new Forbidden(`Domain ${domain} is not allowed to send: ${sendingOff}`);
+  if (sendingOff) throw new Forbidden(notAllowedToSend(domain, sendingOff));
   const month = monthOf(at);
   const taken: Piece[] = [];
   const release = () => giveBack(taken);
