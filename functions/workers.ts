@@ -49,7 +49,7 @@ export interface QueueWorker {
 export const visibilityTimeoutOf = (timeoutSeconds: number) => 6 * timeoutSeconds;
 
 /** Deliveries of a message before its queue parks it in the dead-letter queue. */
-export const MAX_RECEIVE_COUNT = 5;
+const MAX_RECEIVE_COUNT = 5;
 /** Messages one invocation receives (the workers report partial batch failures). */
 export const WORKER_BATCH_SIZE = 10;
 /** The send worker's bound by default; the stack's sendConcurrency (lib/platform-stack.ts) sets it on AWS. */

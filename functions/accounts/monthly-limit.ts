@@ -42,7 +42,7 @@ function secondsToNextMonth(at: number): number {
 /** Mailgun's wording for a send refused on its domain's or account's standing. */
 export const notAllowedToSend = (domain: string, reason: string) => `Domain ${domain} is not allowed to send: ${reason}`;
 
-export class MonthlyLimitReached extends ApiError {
+class MonthlyLimitReached extends ApiError {
   constructor(domain: string, limit: number, at: number) {
     super(429, notAllowedToSend(domain, `the account's custom monthly limit of ${limit} messages is reached for this month`), { 'retry-after': String(secondsToNextMonth(at)) });
   }
@@ -82,7 +82,7 @@ const MAX_SHARDS = 32;
 const shardKey = (accountId: string, month: string, shard: number) => (shard === 0 ? monthlyLimitKeys.monthlyCount(accountId, month) : monthlyLimitKeys.monthlyCountShard(accountId, month, shard));
 
 /** Each shard's share of `total`: equal, the remainder one each to the first, summing to `total`. */
-export function shardShares(total: number, shards: number): number[] {
+function shardShares(total: number, shards: number): number[] {
   const base = Math.floor(total / shards);
   return Array.from({ length: shards }, (_, k) => base + (k < total % shards ? 1 : 0));
 }
@@ -222,7 +222,7 @@ export async function sendingOffFor(accountId: string, domain: string): Promise<
  * refused whole (429) and nothing of it is counted. Answers how to give the reservation back, for a
  * send that then fails before anything of it was accepted.
  */
-export async function reserveMonthly(accountId: string, domain: string, recipients: number, at = Date.now()): Promise<() => Promise<void>> {
+async function reserveMonthly(accountId: string, domain: string, recipients: number, at = Date.now()): Promise<() => Promise<void>> {
   const { chain, sendingOff } = await capsOf(accountId);
   // Read with the caps (the same item, the same cache), so the check costs a send nothing more.
   if (sendingOff) throw new Forbidden(notAllowedToSend(domain, sendingOff));

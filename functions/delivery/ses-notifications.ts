@@ -139,7 +139,7 @@ function eventsOf(record: MessageRecord, ses: SesEvent): Array<{ data: EventData
 const FINAL_FOR_SENDER = new Set(['Delivery', 'Bounce', 'Reject']);
 
 /** Reads an SQS body: an SNS envelope (raw delivery off) or the SES record itself (raw delivery on). */
-export function sesEventOf(body: string): SesEvent {
+function sesEventOf(body: string): SesEvent {
   const parsed = JSON.parse(body) as { Type?: string; Message?: string } & Partial<SesEvent>;
   return (parsed.Type === 'Notification' && parsed.Message ? JSON.parse(parsed.Message) : parsed) as SesEvent;
 }

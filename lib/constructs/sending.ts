@@ -29,10 +29,10 @@ export const SEND_DEAD_LETTER_WORKER_TIMEOUT = workerTimeout(SEND_DEAD_LETTERS);
 export const NOTIFICATIONS_WORKER_TIMEOUT = workerTimeout(NOTIFICATIONS);
 export { DEFAULT_SEND_CONCURRENCY };
 /** The SQS event source's maxConcurrency bound: Lambda accepts 2 to 1000. */
-export const SEND_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
+const SEND_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
 
 /** The SES events that become Mailgun events (functions/delivery/ses-notifications.ts reads these). */
-export const NOTIFIED_EVENTS = [
+const NOTIFIED_EVENTS = [
   ses.EmailSendingEvent.DELIVERY,
   ses.EmailSendingEvent.BOUNCE,
   ses.EmailSendingEvent.COMPLAINT,
