@@ -52,8 +52,6 @@ export const visibilityTimeoutOf = (timeoutSeconds: number) => 6 * timeoutSecond
 const MAX_RECEIVE_COUNT = 5;
 /** Messages one invocation receives (the workers report partial batch failures). */
 export const WORKER_BATCH_SIZE = 10;
-/** The send worker's bound by default; the stack's sendConcurrency (lib/platform-stack.ts) sets it on AWS. */
-export const DEFAULT_SEND_CONCURRENCY = 2;
 
 /** One webhook POST's bound (WEBHOOK_TIMEOUT_MS's default) in whole seconds. */
 const webhookPostSeconds = Math.ceil(platformEnvSchema.shape.WEBHOOK_TIMEOUT_MS.parse(undefined) / 1000);
@@ -69,8 +67,9 @@ export const queueWorkers = [
     maxReceiveCount: SEND_MAX_RECEIVE_COUNT,
     batchSize: WORKER_BATCH_SIZE,
     // The bound on SES calls at once: at the bound the poller stops taking messages (reserved
-    // concurrency would throttle invocations, count receives and push mail to the DLQ).
-    maxConcurrency: DEFAULT_SEND_CONCURRENCY,
+    // concurrency would throttle invocations, count receives and push mail to the DLQ). This is
+    // the default; a deployment's sendConcurrency (lib/platform-stack.ts) replaces it on AWS.
+    maxConcurrency: 2,
     grant: 'send-worker',
     deadLetterQueue: 'send-dead-letters',
   },
