@@ -35,10 +35,12 @@ export interface QueueWorker {
   memorySizeMb?: number;
   /** What the worker's role may do (the grant of that name in lib/constructs/). */
   grant: 'send-worker' | 'abandon-unsent' | 'notifications-worker' | 'webhook-worker' | 'list-worker' | 'table-read-write' | 'alert-worker' | 'inspect-worker' | 'inbound-receive' | 'route-actions';
-  /** The local name of the queue's dead-letter queue, when a row consumes it or people read it; otherwise local mode parks given-up messages beside the queue. */
+  /**
+   * The local name of the queue's dead-letter queue, when a row consumes it (the row whose `queue`
+   * it is: deadLetterConsumerOf) or people read it; otherwise local mode parks given-up messages
+   * beside the queue.
+   */
   deadLetterQueue?: string;
-  /** Set on a dead-letter consumer: the row whose dead-letter queue it consumes. */
-  deadLettersOf?: string;
 }
 
 /**
@@ -80,7 +82,6 @@ export const queueWorkers = [
     timeoutSeconds: SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS,
     batchSize: WORKER_BATCH_SIZE,
     grant: 'abandon-unsent',
-    deadLettersOf: 'send',
   },
   {
     // Fed by SES's event destination (SNS).
@@ -127,7 +128,6 @@ export const queueWorkers = [
     timeoutSeconds: 30,
     batchSize: WORKER_BATCH_SIZE,
     grant: 'list-worker',
-    deadLettersOf: 'lists',
   },
   {
     queue: 'ip-jobs',
@@ -203,5 +203,5 @@ export function queueWorker(queue: QueueName): QueueWorker {
 
 /** The row that consumes `row`'s dead-letter queue, if one does. */
 export function deadLetterConsumerOf(row: QueueWorker): QueueWorker | undefined {
-  return queueWorkers.find((other: QueueWorker) => other.deadLettersOf === row.queue);
+  return row.deadLetterQueue === undefined ? undefined : queueWorkers.find((other: QueueWorker) => other.queue === row.deadLetterQueue);
 }
