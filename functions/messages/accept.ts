@@ -70,7 +70,7 @@ function acceptedEvent(record: MessageRecord, recipient: string, at: number) {
     {
       method: record.method ?? 'http',
       ...common,
-      flags: { 'is-authenticated': true, 'is-test-mode': record.testMode },
+      flags: { ...common.flags, 'is-authenticated': true },
       message: {
         ...common.message,
         recipients: record.recipients,
