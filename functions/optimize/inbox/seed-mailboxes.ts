@@ -56,7 +56,7 @@ export async function seedMailboxes(): Promise<SeedMailboxItem[]> {
   return queryAll<SeedMailboxItem>(seedMailboxKeys.seedMailbox(), '');
 }
 
-async function findSeedMailbox(email: string): Promise<SeedMailboxItem | undefined> {
+export async function findSeedMailbox(email: string): Promise<SeedMailboxItem | undefined> {
   return getItem<SeedMailboxItem>(seedMailboxKeys.seedMailbox(email.toLowerCase()), { consistent: true });
 }
 
