@@ -14,6 +14,9 @@ export interface Key {
   sk: string;
 }
 
+/** An item's identity as one string, for maps and sets keyed by item (a newline is in no key). */
+export const keyId = (key: Key): string => `${key.pk}\n${key.sk}`;
+
 export interface IndexKey {
   gsi1pk: string;
   gsi1sk: string;
@@ -111,7 +114,7 @@ async function batchWrite(requests: WriteRequest[]): Promise<void> {
  */
 export async function getItems<T>(keys: readonly Key[], options: { concurrency?: number; consistent?: boolean } = {}): Promise<Array<T & Key>> {
   const found: Array<T & Key> = [];
-  const distinct = [...new Map(keys.map((key) => [`${key.pk}\n${key.sk}`, { pk: key.pk, sk: key.sk }])).values()];
+  const distinct = [...new Map(keys.map((key) => [keyId(key), { pk: key.pk, sk: key.sk }])).values()];
   const consistent = options.consistent ? { ConsistentRead: true } : {};
   await mapLimit(chunksOf(distinct, BATCH_GET_MAX), options.concurrency ?? 4, (chunk) =>
     untilProcessed('reads', [...chunk], async (pending) => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { getItems, putItems, type Key } from '../data/store';
+import { getItems, keyId, putItems, type Key } from '../data/store';
 import { messageEventFields, messageKey, messageOf, type MessageRecord } from '../messages/message-store';
 import { awaitsSettling, failedAsUnknown, settleClaims, settlingKey, TAG_IP_POOL, TAG_SENDING_IP, TAG_STORAGE } from './claims';
 import { addBounce, addComplaint } from '../suppressions/sending';
@@ -139,7 +139,7 @@ function eventsOf(record: MessageRecord, ses: SesEvent): Array<{ data: EventData
 const FINAL_FOR_SENDER = new Set(['Delivery', 'Bounce', 'Reject']);
 
 /** Reads an SQS body: an SNS envelope (raw delivery off) or the SES record itself (raw delivery on). */
-export function sesEventOf(body: string): SesEvent {
+function sesEventOf(body: string): SesEvent {
   const parsed = JSON.parse(body) as { Type?: string; Message?: string } & Partial<SesEvent>;
   return (parsed.Type === 'Notification' && parsed.Message ? JSON.parse(parsed.Message) : parsed) as SesEvent;
 }
@@ -264,8 +264,6 @@ async function followUp({ ses, record, items }: Notice, claims: Map<string, Reco
     if (item.complaint) await addComplaint(record!.accountId, record!.domain, { address: item.recipient });
   }
 }
-
-const keyId = (key: Key) => `${key.pk}\n${key.sk}`;
 
 /** The recipients eventsOf gives events to, from the notification alone. */
 function namedRecipients(ses: SesEvent): string[] {

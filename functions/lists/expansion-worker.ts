@@ -49,7 +49,7 @@ interface Invocation {
 }
 
 /** The copy of `member` of `post`: the same key on every attempt (144 bits, as newStorageKey). */
-export function storageKeyOf(postId: string, member: string): string {
+function storageKeyOf(postId: string, member: string): string {
   return createHash('sha256').update(`${postId}\n${member}`).digest().subarray(0, 18).toString('base64url');
 }
 

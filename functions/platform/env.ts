@@ -276,7 +276,7 @@ export function withEnv<T>(raw: RawEnv, fn: () => T): T {
 }
 
 /** The raw environment in force: the scoped one, or the process's. */
-export function rawEnv(): RawEnv {
+function rawEnv(): RawEnv {
   return scoped.getStore() ?? process.env;
 }
 

@@ -14,7 +14,7 @@ export async function ownPools(accountId: string): Promise<IpPoolItem[]> {
   return (await queryAll<IpPoolItem>(ipPoolKeys.ipPool(accountId), '')).filter((pool) => !pool.deleting);
 }
 
-export const delegationsTo = (subaccountId: string) => queryAll<IpDelegationItem>(delegationsOf(subaccountId), '');
+const delegationsTo = (subaccountId: string) => queryAll<IpDelegationItem>(delegationsOf(subaccountId), '');
 
 /** The pools delegated to a subaccount by its parent. */
 async function inheritedPools(accountId: string): Promise<IpPoolItem[]> {
@@ -107,7 +107,7 @@ export async function changeDelegates(which: Pick<IpPoolItem, 'accountId' | 'poo
 export const removePool = (pool: Pick<IpPoolItem, 'accountId' | 'poolId'>) => deleteItem(ipPoolKeys.ipPool(pool.accountId, pool.poolId));
 
 /** Is this domain linked to that pool (its own account's, or a delegated one)? */
-export const isLinkedTo = (domain: DomainItem, pool: Pick<IpPoolItem, 'accountId' | 'poolId'>) =>
+const isLinkedTo = (domain: DomainItem, pool: Pick<IpPoolItem, 'accountId' | 'poolId'>) =>
   domain.ipPoolId === pool.poolId && (domain.ipPoolOwnerId ?? domain.accountId) === pool.accountId;
 
 /** The domains linked to the pool: its account's and those of the subaccounts it is delegated to. */

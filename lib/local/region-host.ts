@@ -53,13 +53,13 @@ const SES_TLS_CONFIGURATION_SET = 'mailplane-events-require-tls';
 /** Where the configuration sets the platform creates (one per dedicated IP) publish, as the stack's topic. */
 const SES_EVENTS_TOPIC_ARN = 'arn:aws:sns:local:000000000000:ses-events';
 /** The local id of the tracking API (lib/constructs/api.ts): what tracking hosts' custom domain names map to. */
-export const LOCAL_TRACKING_API_ID = 'tracking';
+const LOCAL_TRACKING_API_ID = 'tracking';
 
 /**
  * The event stream's batching window in local mode: the deployed one (2 s) would hold every
  * webhook and counter back that long on a developer's machine; this still gathers a burst.
  */
-export const LOCAL_EVENT_STREAM_BATCHING_WINDOW_SECONDS = 0.25;
+const LOCAL_EVENT_STREAM_BATCHING_WINDOW_SECONDS = 0.25;
 
 export interface RegionHostOptions {
   region: PlatformRegion;

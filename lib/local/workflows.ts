@@ -13,7 +13,7 @@ import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSe
 type Task = (payload: never) => Promise<unknown>;
 
 /** The ARN local mode gives a task's function. */
-export const localFunctionArn = (awsRegion: string, entry: string) => `arn:aws:lambda:${awsRegion}:000000000000:function:${entry.replace(/\//g, '-')}`;
+const localFunctionArn = (awsRegion: string, entry: string) => `arn:aws:lambda:${awsRegion}:000000000000:function:${entry.replace(/\//g, '-')}`;
 
 export interface LocalWorkflowsOptions {
   awsRegion: string;
@@ -27,7 +27,7 @@ export interface LocalWorkflowsOptions {
 }
 
 /** The substitutions and task handlers of one row, in local mode. */
-export function localWorkflowOf(row: WorkflowRow, options: LocalWorkflowsOptions): LocalWorkflow {
+function localWorkflowOf(row: WorkflowRow, options: LocalWorkflowsOptions): LocalWorkflow {
   const load = options.load ?? ((entry: string) => loadHandler<Task>(entry));
   const functions = Object.fromEntries(Object.values(row.tasks).map((entry) => [localFunctionArn(options.awsRegion, entry), load(entry)]));
   const substitutions = {

@@ -1,5 +1,4 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { horizontalOverflow, launchBrowser, newContext, openPage, expectAccessible as expectPageAccessible, signIn } from '../support/browser';
 import { ADMIN_KEY, apiKeys, call, sdk, startTestPlatform } from '../support/platform';
@@ -18,7 +17,6 @@ let page: Page;
 const ADMIN_PAGES = ['Subaccounts', 'IPs', 'Account settings'] as const;
 
 beforeAll(async () => {
-  buildConsoleIfStale();
   [platform, browser] = await Promise.all([startTestPlatform(), launchBrowser()]);
   context = await newContext(browser);
   page = await context.newPage();

@@ -2,7 +2,6 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { resultKeys } from '../../functions/optimize/inbox/results';
 import { updateItem } from '../../functions/data/store';
-import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { horizontalOverflow, launchBrowser, newContext, openPage, expectAccessible as expectPageAccessible, signIn } from '../support/browser';
 import { startDnsServer } from '../support/dns-server';
@@ -37,7 +36,6 @@ const SLACK_TOKEN = 'xoxb-0000-console-token';
 const seeds: { inbox?: SeedImap; junk?: SeedImap } = {};
 
 beforeAll(async () => {
-  buildConsoleIfStale();
   dns = await startDnsServer();
   for (const [name, address] of TEST_POINTS) dns.set(name, { a: [address] });
   [seeds.inbox, seeds.junk] = await Promise.all([startSeedImap('ann@gmail.seed.test', undefined, { gmail: true }), startSeedImap('bob@outlook.seed.test')]);

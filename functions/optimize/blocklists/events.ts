@@ -4,7 +4,7 @@ import type { AlertEventType } from '../alerts/alert-event';
 import type { SubjectKind } from './catalogue';
 import { defineEntity } from '../../data/key-registry';
 
-export const blocklistEventKeys = defineEntity(
+const blocklistEventKeys = defineEntity(
   'blocklist events',
   {
     blocklistEvent: {

@@ -4,7 +4,7 @@ import { shownState, staleAfterMs, subjectState, UNKNOWN, type ListState } from 
 import type { MonitoredSubject } from './subjects';
 
 /** Mailgun's "unset" time: its Go client reads these fields as non-pointer times (optimize contract 0). */
-export const ZERO_TIME = '0001-01-01T00:00:00Z';
+const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 interface ListView {
   list: Blocklist;

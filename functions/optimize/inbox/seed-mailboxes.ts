@@ -4,7 +4,7 @@ import { decryptSecret, encryptSecret } from '../../platform/secrets';
 import { hostRefusal, webhookAddressPolicy } from '../../webhooks/url-policy';
 import { defineEntity } from '../../data/key-registry';
 
-export const seedMailboxKeys = defineEntity(
+const seedMailboxKeys = defineEntity(
   'seed mailboxes',
   {
     seedMailbox: { what: "the operator's seed mailboxes for inbox placement (region-wide, few): one item each, by address", pk: 'SYSTEM#seed-mailboxes', sk: '<email*>', key: (email = ''): Key => ({ pk: 'SYSTEM#seed-mailboxes', sk: email }) },
