@@ -76,6 +76,8 @@ export class SqsStandIn {
   private readonly crashes = new Set<string>();
   private readonly paused = new Set<string>();
   private readonly refusals = new Map<string, number>();
+  /** The ids of the messages in batches being delivered now. */
+  private readonly delivering = new Set<string>();
 
   constructor(
     private readonly dataDir: string | undefined,
@@ -151,6 +153,22 @@ export class SqsStandIn {
     if (left <= 0) return false;
     this.refusals.set(name, left - 1);
     return true;
+  }
+
+  /**
+   * Time passing for a queue, for tests: every message received before whose invocation has ended
+   * is visible again now, as once its visibility timeout has run out (a delayed message that was
+   * never received keeps its delay). Redeliveries then need no waiting out of the timeout.
+   */
+  expireVisibility(name: string): void {
+    const now = Date.now();
+    let expired = false;
+    for (const message of this.queues.get(name)!.state.messages) {
+      if (message.receiveCount === 0 || message.visibleAt <= now || this.delivering.has(message.id)) continue;
+      message.visibleAt = now;
+      expired = true;
+    }
+    if (expired) this.schedulePump();
   }
 
   /** Stops and restarts a queue's consumer, as disabling its Lambda event source mapping does. */
@@ -243,7 +261,9 @@ export class SqsStandIn {
           message.visibleAt = now + queue.options.visibilityTimeoutSeconds * 1000;
         }
         taken = true;
+        for (const message of batch) this.delivering.add(message.id);
         void this.deliver(name, worker, batch).finally(() => {
+          for (const message of batch) this.delivering.delete(message.id);
           queue.running -= 1;
           this.schedulePump();
         });
