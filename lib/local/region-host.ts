@@ -81,6 +81,8 @@ export interface RegionHostOptions {
   drainTimeoutMs?: number;
   /** Step Functions Retry intervals, overridden (tests); default: as the definitions say. */
   workflowRetryIntervalMs?: number;
+  /** Validate the workflow definitions when they are loaded (default), as Step Functions does. */
+  validateWorkflows?: boolean;
   /** The period of every periodic job (functions/schedules.ts), overridden (tests); default: the job's own. */
   periodicJobEveryMs?: number;
   /** SMTP submission: STARTTLS on `port`, implicit TLS on `securePort` (0 picks a free one). */
@@ -423,6 +425,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     queueUrl: (queue) => queues[queue],
     send: async (queueUrl, body, delaySeconds) => sqs.send(queueUrl, body, delaySeconds),
     retryIntervalMs: options.workflowRetryIntervalMs,
+    validate: options.validateWorkflows,
   });
   Object.assign(env, stateMachines);
   // The browser is closed on stop; a render cut short by it is tried again when its execution resumes.

@@ -22,6 +22,8 @@ export interface LocalWorkflowsOptions {
   send: (queueUrl: string, body: string, delaySeconds: number) => Promise<void>;
   /** Step Functions Retry intervals, overridden (tests); default: as the definitions say. */
   retryIntervalMs?: number;
+  /** Validate each definition when it is loaded, as Step Functions does (default). */
+  validate?: boolean;
   /** How a task's handler is found; default loadHandler. */
   load?: (entry: string) => Task;
 }
@@ -35,7 +37,7 @@ function localWorkflowOf(row: WorkflowRow, options: LocalWorkflowsOptions): Loca
     ...Object.fromEntries(Object.entries(row.queues ?? {}).map(([placeholder, queue]) => [placeholder, options.queueUrl(queue)])),
   };
   const tasks = { [LAMBDA_INVOKE]: lambdaInvokeTask(functions), ...(row.queues ? { [SQS_SEND_MESSAGE]: sqsSendMessageTask(options.send) } : {}) };
-  return new LocalWorkflow(row.name, substitutions, tasks, undefined, options.retryIntervalMs);
+  return new LocalWorkflow(row.name, substitutions, tasks, undefined, { retryIntervalMs: options.retryIntervalMs, validate: options.validate });
 }
 
 /** Registers every row's state machine; returns the settings that name them (each row's arnSetting). */
