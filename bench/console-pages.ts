@@ -38,7 +38,7 @@ const QUIET_CAP_MS = 5_000;
  * element matching `css` (within main, under the page's h1 `title`) whose text includes `text`.
  * `what` says it in accessible terms for the report.
  */
-interface PageSpec {
+export interface PageSpec {
   link: string;
   title: string;
   module: string;
@@ -52,7 +52,7 @@ const DOMAIN_B = 'news.example.com';
 const DMARC_DOMAIN = 'brand.example.com';
 const MONITORED_IP = '203.0.113.77';
 
-const PAGES: PageSpec[] = [
+export const PAGES: PageSpec[] = [
   { link: 'Overview', title: 'Overview', module: 'overview', what: 'table "Messages per day" with its days', css: 'main table tbody tr', text: '/2026' },
   { link: 'Domains', title: 'Domains', module: 'domains', what: `link "${DOMAIN_A}" in the domains table`, css: 'main table a', text: DOMAIN_A },
   { link: 'Logs', title: 'Logs', module: 'logs', what: 'table "Events of the last 24 hours" with a seeded message', css: 'main table tbody tr', text: 'Bench issue' },
@@ -181,7 +181,7 @@ interface Opened {
  * (the frame's animation callback comes before them; a task posted from it comes after whatever
  * the page put off until after the frame, such as its effects).
  */
-function openPage(page: BrowserPage, spec: PageSpec): Promise<Opened> {
+export function openPage(page: BrowserPage, spec: PageSpec): Promise<Opened> {
   return page.evaluate(
     ({ link, title, css, text }) =>
       new Promise<Opened>((resolve, reject) => {
@@ -216,7 +216,7 @@ function openPage(page: BrowserPage, spec: PageSpec): Promise<Opened> {
 }
 
 /** The API calls the page's Resource Timing lists from `t0` on: route, start, duration. */
-function apiCalls(page: BrowserPage, t0: number): Promise<Array<{ route: string; start: number; end: number; ms: number }>> {
+export function apiCalls(page: BrowserPage, t0: number): Promise<Array<{ route: string; start: number; end: number; ms: number }>> {
   return page.evaluate(
     (from) =>
       (performance.getEntriesByType('resource') as PerformanceResourceTiming[])

@@ -76,7 +76,7 @@ export async function placementPollBench(): Promise<PlacementPollResult> {
     }
     return await withLocalMode({ bench: 'placement poll' }, async ({ us, principal }) => {
       await us.run(async () => {
-        for (const [i, s] of servers.entries()) await putSeedMailbox({ email: s.email, provider: `provider${i % 3}.bench.example`, imapHost: '127.0.0.1', imapPort: s.port, imapTls: false, imapUser: s.user, auth: 'password', secret: s.password, firstName: '', lastName: '' });
+        for (const [i, s] of servers.entries()) await putSeedMailbox({ email: s.email, provider: `provider${i % 3}.bench.example`, imapHost: '127.0.0.1', imapPort: s.port, imapTls: false, imapUser: s.user, credential: { auth: 'password', secret: s.password }, firstName: '', lastName: '' });
       });
       const ours: number[] = [];
       const floor: number[] = [];

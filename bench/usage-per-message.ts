@@ -9,11 +9,14 @@
  *
  *   npx tsx bench/usage-per-message.ts
  */
-import { Client } from '@smithy/core/client';
+import Mailgun from 'mailgun.js';
+import { SES_REQUEST_TIMEOUT_MS } from '../functions/delivery/send-timing';
+import { documentClient, s3Client, sesClient, sesSendClient, sfnClient, sqsClient } from '../functions/platform/aws-clients';
+import { withEnv } from '../functions/platform/env';
+import { eventually } from '../test/support/eventually';
+import { watchCalls } from './lib/aws-calls';
 import { BENCH_KEY, withLocalMode } from './lib/local';
 import { print, table } from './lib/report';
-import Mailgun from 'mailgun.js';
-import { eventually } from '../test/support/eventually';
 
 const MESSAGES = 50;
 /** How long after SES has the last message its notifications and the event stream take, with room to spare. */
@@ -67,31 +70,26 @@ function measure(command: string, input: Record<string, unknown>, output: Record
 
 async function main(): Promise<void> {
   const tally = new Map<string, Tally>();
-  let counting = false;
-  const send = Client.prototype.send;
-  Client.prototype.send = async function (this: Client<never, never, never, never>, command: { constructor: { name: string }; input: Record<string, unknown> }, ...rest: unknown[]) {
-    const output = (await (send as (...args: unknown[]) => Promise<Record<string, unknown>>).call(this, command, ...rest)) as Record<string, unknown>;
-    if (counting) {
-      const name = OPERATIONS[command.constructor.name] ?? command.constructor.name.replace(/Command$/, '');
-      const entry = tally.get(name) ?? { calls: 0, items: 0, units: 0 };
-      const { items, units } = measure(command.constructor.name, command.input, output);
-      tally.set(name, { calls: entry.calls + 1, items: entry.items + items, units: entry.units + units });
-    }
-    return output;
-  } as typeof send;
-
   await withLocalMode({ bench: 'usage per message' }, async ({ us, sandbox }) => {
+    // The region's clients as its handlers get them (one per region and endpoint).
+    const clients = withEnv(us.env, () => [documentClient(), s3Client(), sqsClient(), sfnClient(), sesClient(), sesSendClient(SES_REQUEST_TIMEOUT_MS)]);
     const mg = new Mailgun(FormData).client({ username: 'api', key: BENCH_KEY, url: us.url });
     const started = us.ses.sentTotal;
-    counting = true;
-    for (let i = 0; i < MESSAGES; i++) {
-      await mg.messages.create(sandbox, { from: `bench@${sandbox}`, to: `reader${i}@example.com`, subject: `Message ${i}`, text: 'Hello from the usage count.' });
+    const { calls } = await watchCalls(clients, async () => {
+      for (let i = 0; i < MESSAGES; i++) {
+        await mg.messages.create(sandbox, { from: `bench@${sandbox}`, to: `reader${i}@example.com`, subject: `Message ${i}`, text: 'Hello from the usage count.' });
+      }
+      // Waited for without a call of its own: SES (the stand-in) has every message, then its
+      // notifications become `delivered` events and the event stream's consumers count them.
+      await eventually(async () => us.ses.sentTotal - started >= MESSAGES || undefined, 60_000);
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    });
+    for (const call of calls) {
+      const name = OPERATIONS[call.command] ?? call.command.replace(/Command$/, '');
+      const entry = tally.get(name) ?? { calls: 0, items: 0, units: 0 };
+      const { items, units } = measure(call.command, call.input, call.output);
+      tally.set(name, { calls: entry.calls + 1, items: entry.items + items, units: entry.units + units });
     }
-    // Waited for without a call of its own: SES (the stand-in) has every message, then its
-    // notifications become `delivered` events and the event stream's consumers count them.
-    await eventually(async () => us.ses.sentTotal - started >= MESSAGES || undefined, 60_000);
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    counting = false;
   });
 
   const rows = [...tally.entries()].sort(([a], [b]) => a.localeCompare(b));

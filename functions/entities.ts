@@ -26,6 +26,7 @@ import './keys/key-store';
 import './lists/list-store';
 import './mailroutes/route-store';
 import './messages/message-store';
+import './optimize/alerts/history';
 import './optimize/alerts/settings-store';
 import './optimize/blocklists/confirmations';
 import './optimize/blocklists/events';

@@ -35,10 +35,12 @@ export interface QueueWorker {
   memorySizeMb?: number;
   /** What the worker's role may do (the grant of that name in lib/constructs/). */
   grant: 'send-worker' | 'abandon-unsent' | 'notifications-worker' | 'webhook-worker' | 'list-worker' | 'table-read-write' | 'alert-worker' | 'inspect-worker' | 'inbound-receive' | 'route-actions';
-  /** The local name of the queue's dead-letter queue, when a row consumes it or people read it; otherwise local mode parks given-up messages beside the queue. */
+  /**
+   * The local name of the queue's dead-letter queue, when a row consumes it (the row whose `queue`
+   * it is: deadLetterConsumerOf) or people read it; otherwise local mode parks given-up messages
+   * beside the queue.
+   */
   deadLetterQueue?: string;
-  /** Set on a dead-letter consumer: the row whose dead-letter queue it consumes. */
-  deadLettersOf?: string;
 }
 
 /**
@@ -49,11 +51,9 @@ export interface QueueWorker {
 export const visibilityTimeoutOf = (timeoutSeconds: number) => 6 * timeoutSeconds;
 
 /** Deliveries of a message before its queue parks it in the dead-letter queue. */
-export const MAX_RECEIVE_COUNT = 5;
+const MAX_RECEIVE_COUNT = 5;
 /** Messages one invocation receives (the workers report partial batch failures). */
 export const WORKER_BATCH_SIZE = 10;
-/** The send worker's bound by default; the stack's sendConcurrency (lib/platform-stack.ts) sets it on AWS. */
-export const DEFAULT_SEND_CONCURRENCY = 2;
 
 /** One webhook POST's bound (WEBHOOK_TIMEOUT_MS's default) in whole seconds. */
 const webhookPostSeconds = Math.ceil(platformEnvSchema.shape.WEBHOOK_TIMEOUT_MS.parse(undefined) / 1000);
@@ -69,8 +69,9 @@ export const queueWorkers = [
     maxReceiveCount: SEND_MAX_RECEIVE_COUNT,
     batchSize: WORKER_BATCH_SIZE,
     // The bound on SES calls at once: at the bound the poller stops taking messages (reserved
-    // concurrency would throttle invocations, count receives and push mail to the DLQ).
-    maxConcurrency: DEFAULT_SEND_CONCURRENCY,
+    // concurrency would throttle invocations, count receives and push mail to the DLQ). This is
+    // the default; a deployment's sendConcurrency (lib/platform-stack.ts) replaces it on AWS.
+    maxConcurrency: 2,
     grant: 'send-worker',
     deadLetterQueue: 'send-dead-letters',
   },
@@ -81,7 +82,6 @@ export const queueWorkers = [
     timeoutSeconds: SEND_DEAD_LETTER_WORKER_TIMEOUT_SECONDS,
     batchSize: WORKER_BATCH_SIZE,
     grant: 'abandon-unsent',
-    deadLettersOf: 'send',
   },
   {
     // Fed by SES's event destination (SNS).
@@ -128,7 +128,6 @@ export const queueWorkers = [
     timeoutSeconds: 30,
     batchSize: WORKER_BATCH_SIZE,
     grant: 'list-worker',
-    deadLettersOf: 'lists',
   },
   {
     queue: 'ip-jobs',
@@ -204,5 +203,5 @@ export function queueWorker(queue: QueueName): QueueWorker {
 
 /** The row that consumes `row`'s dead-letter queue, if one does. */
 export function deadLetterConsumerOf(row: QueueWorker): QueueWorker | undefined {
-  return queueWorkers.find((other: QueueWorker) => other.deadLettersOf === row.queue);
+  return row.deadLetterQueue === undefined ? undefined : queueWorkers.find((other: QueueWorker) => other.queue === row.deadLetterQueue);
 }

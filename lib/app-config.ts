@@ -84,13 +84,20 @@ const STREAM_ARN = /^arn:aws[a-z-]*:dynamodb:([a-z0-9-]+):\d{12}:table\/([A-Za-z
 function existingTable(context: Context, suffix: 'Us' | 'Eu', region: string, regionCount: number) {
   const shared = text(context, 'tableName') ?? text(context, 'tableStreamArn');
   if (shared && regionCount > 1) throw new Error('Context "tableName" and "tableStreamArn" name one region\'s table: deploy one region (-c regions=us) or use tableNameUs/tableNameEu and tableStreamArnUs/tableStreamArnEu');
-  const tableName = text(context, `tableName${suffix}`) ?? text(context, 'tableName');
-  const tableStreamArn = text(context, `tableStreamArn${suffix}`) ?? text(context, 'tableStreamArn');
-  if (!tableName && !tableStreamArn) return undefined;
-  if (!tableName || !tableStreamArn) throw new Error(`Context tableName${suffix} and tableStreamArn${suffix} go together: the event stream reads the table's stream (aws dynamodb describe-table --table-name <name> --query Table.LatestStreamArn)`);
+  // Each setting under the key the user gave it (the region's own wins), so refusals name what was passed.
+  const given = (base: string) => [`${base}${suffix}`, base].find((key) => text(context, key) !== undefined);
+  const givenName = given('tableName');
+  const givenStream = given('tableStreamArn');
+  if (!givenName && !givenStream) return undefined;
+  const form = (givenName ?? givenStream)!.endsWith(suffix) ? suffix : '';
+  const nameKey = givenName ?? `tableName${form}`;
+  const streamKey = givenStream ?? `tableStreamArn${form}`;
+  const tableName = text(context, nameKey);
+  const tableStreamArn = text(context, streamKey);
+  if (!tableName || !tableStreamArn) throw new Error(`Context ${nameKey} and ${streamKey} go together: the event stream reads the table's stream (aws dynamodb describe-table --table-name <name> --query Table.LatestStreamArn)`);
   const match = STREAM_ARN.exec(tableStreamArn);
-  if (!match) throw new Error(`Context tableStreamArn${suffix} is not a DynamoDB stream ARN: ${tableStreamArn}`);
-  if (match[2] !== tableName || match[1] !== region) throw new Error(`Context tableStreamArn${suffix} is the stream of table ${match[2]} in ${match[1]}, not of ${tableName} in ${region}`);
+  if (!match) throw new Error(`Context ${streamKey} is not a DynamoDB stream ARN: ${tableStreamArn}`);
+  if (match[2] !== tableName || match[1] !== region) throw new Error(`Context ${streamKey} is the stream of table ${match[2]} in ${match[1]}, not of ${tableName} in ${region}`);
   return { tableName, tableStreamArn };
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from './paths';
 
 /** The console's sources (a Vite app) and its build, which local mode serves and the CDK app uploads. */
-export const CONSOLE_DIR = join(REPO_ROOT, 'console');
+const CONSOLE_DIR = join(REPO_ROOT, 'console');
 export const CONSOLE_DIST = join(CONSOLE_DIR, 'dist');
 
 /** What the build reads besides console/: the modules the console shares with the platform. */
@@ -19,7 +19,7 @@ function newestIn(path: string): number {
 }
 
 /** True when console/dist is missing or older than anything it is built from. */
-export function consoleBuildIsStale(): boolean {
+function consoleBuildIsStale(): boolean {
   const built = join(CONSOLE_DIST, 'index.html');
   if (!existsSync(built)) return true;
   const builtAt = statSync(built).mtimeMs;

@@ -10,7 +10,7 @@ import { EventStream } from './constructs/event-stream';
 import { PeriodicJobs } from './constructs/periodic-jobs';
 import { DEFAULT_MAX_MESSAGE_TTL } from './constructs/platform-env';
 import { SCHEDULE_HORIZON, Scheduling } from './constructs/scheduling';
-import { DEFAULT_SEND_CONCURRENCY, Sending, SendingWorkers } from './constructs/sending';
+import { Sending, SendingWorkers } from './constructs/sending';
 import { Smtp, type SmtpProps } from './constructs/smtp';
 import { TrackingCertificates } from './constructs/tracking-certificates';
 import { Lists } from './constructs/lists';
@@ -33,7 +33,8 @@ export interface PlatformStackProps extends StackProps {
   /**
    * How many send-worker invocations may run at once, which bounds the rate of SES calls (see
    * SendingWorkersProps.sendConcurrency for how to size it against the SES send rate). Default:
-   * the `sendConcurrency` context value (`cdk deploy -c sendConcurrency=4`), else 2.
+   * the `sendConcurrency` context value (`cdk deploy -c sendConcurrency=4`), else the send
+   * worker row's bound (functions/workers.ts).
    */
   sendConcurrency?: number;
   /**
@@ -401,9 +402,9 @@ export class PlatformStack extends Stack {
   }
 
   /** `-c sendConcurrency=N` arrives as a string, cdk.json may hold a number. */
-  private contextSendConcurrency(): number {
+  private contextSendConcurrency(): number | undefined {
     const raw: unknown = this.node.tryGetContext('sendConcurrency');
-    if (raw === undefined || raw === null || raw === '') return DEFAULT_SEND_CONCURRENCY;
+    if (raw === undefined || raw === null || raw === '') return undefined;
     const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
     if (Number.isNaN(value)) throw new Error(`Context "sendConcurrency" must be a whole number; got ${JSON.stringify(raw)}`);
     return value;

@@ -6,8 +6,8 @@ import { esbuildOptionsOf } from './esbuild-options';
 import { REPO_ROOT } from './paths';
 
 /** The SMTP service's entry (functions/smtp/main.ts) and its image's Dockerfile. */
-export const SMTP_ENTRY = path.join(REPO_ROOT, 'functions', 'smtp', 'main.ts');
-export const SMTP_DOCKERFILE = path.join(REPO_ROOT, 'lib', 'smtp.Dockerfile');
+const SMTP_ENTRY = path.join(REPO_ROOT, 'functions', 'smtp', 'main.ts');
+const SMTP_DOCKERFILE = path.join(REPO_ROOT, 'lib', 'smtp.Dockerfile');
 
 /**
  * The Docker build context of the SMTP service's image: the entry bundled by the local esbuild

@@ -51,7 +51,7 @@ async function retainedOf(cfn: CloudFormationClient, stack: string): Promise<Ret
   return [...retainedIn(stack, template, physical), ...(await Promise.all(nested.map((r) => retainedOf(cfn, r.PhysicalResourceId!)))).flat()];
 }
 
-export async function emptyBucket(s3: S3Client, bucket: string): Promise<void> {
+async function emptyBucket(s3: S3Client, bucket: string): Promise<void> {
   let KeyMarker: string | undefined;
   let VersionIdMarker: string | undefined;
   for (;;) {

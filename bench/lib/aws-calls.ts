@@ -9,6 +9,8 @@ export interface SentCall {
   command: string;
   /** The command input as the handler gave it. */
   input: Record<string, unknown>;
+  /** What the call answered (absent while in flight or when it failed). */
+  output?: Record<string, unknown>;
   /** performance.now() when the call was sent and when it settled. */
   startedAt: number;
   endedAt?: number;
@@ -21,7 +23,7 @@ export interface WireRequest {
   body: unknown;
 }
 
-type Handler = (args: { input: Record<string, unknown>; request?: { body?: unknown } }) => Promise<unknown>;
+type Handler = (args: { input: Record<string, unknown>; request?: { body?: unknown } }) => Promise<{ output?: Record<string, unknown> }>;
 interface Stack {
   add(middleware: (next: Handler, context: { commandName?: string }) => Handler, options: { step: 'initialize' | 'build'; name: string }): void;
   remove(name: string): boolean;
@@ -41,7 +43,9 @@ export async function watchCalls<T>(clients: ReadonlyArray<{ middlewareStack: un
         const call: SentCall = { command: context.commandName ?? '?', input: args.input, startedAt: performance.now() };
         calls.push(call);
         try {
-          return await next(args);
+          const result = await next(args);
+          call.output = result.output;
+          return result;
         } finally {
           call.endedAt = performance.now();
         }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 /** Where the benchmarks write results.json and their CPU profiles (git-ignored). */
 export const OUT_DIR = join(__dirname, '..', '.out');
 
-export function sorted(values: readonly number[]): number[] {
+function sorted(values: readonly number[]): number[] {
   return [...values].sort((a, b) => a - b);
 }
 

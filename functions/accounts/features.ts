@@ -1,5 +1,5 @@
 /** A feature's value as the dashboard sends it: `{"enabled":true}` (a JSON string in a form field, or JSON), or a bare boolean. */
-export function featureValue(raw: unknown): { enabled: boolean } | undefined {
+function featureValue(raw: unknown): { enabled: boolean } | undefined {
   let value = raw;
   if (typeof value === 'string') {
     try {

@@ -3,7 +3,7 @@ import { defineEntity } from '../data/key-registry';
 import { getItem, putItem, updateItemIf, type Key } from '../data/store';
 import { BadRequest, Conflict } from '../platform/errors';
 
-export const allowlistKeys = defineEntity('ip allowlist', {
+const allowlistKeys = defineEntity('ip allowlist', {
   ipAllowlist: { what: "the addresses and CIDRs an account's keys and SMTP logins may be used from (`/v2/ip_whitelist`)", pk: 'ACCT#<account>', sk: 'IPALLOWLIST', key: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'IPALLOWLIST' }) },
 });
 
@@ -26,7 +26,7 @@ export interface Allowlist {
 }
 
 /** At most this many entries: the list is one item, read on every authorization that misses the cache. */
-export const MAX_ALLOWLIST_ENTRIES = 1000;
+const MAX_ALLOWLIST_ENTRIES = 1000;
 
 /** An address or CIDR in its canonical spelling, or Mailgun's 400. */
 export function canonicalEntry(raw: string): string {
@@ -72,7 +72,7 @@ function compile(addresses: readonly AllowedAddress[]): BlockList {
 const compiled = new Map<string, BlockList>();
 
 /** Whether `source` may use the account's keys and logins: always while the list is empty. */
-export function sourceAllowed(addresses: readonly AllowedAddress[], source: string | undefined, cacheKey?: string): boolean {
+function sourceAllowed(addresses: readonly AllowedAddress[], source: string | undefined, cacheKey?: string): boolean {
   if (!addresses.length) return true;
   if (!source) return false;
   const ip = source.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { defineEntity } from '../data/key-registry';
-import { addToCounter, deleteItem, getItem, getItems, moveAttribute, putItem, updateItem, type Key } from '../data/store';
+import { addToCounter, deleteItem, getItem, getItems, keyId, moveAttribute, putItem, updateItem, type Key } from '../data/store';
 import { ApiError, Forbidden } from '../platform/errors';
 import { env } from '../platform/env';
 import { sendingRefusal } from './sending';
@@ -39,9 +39,12 @@ function secondsToNextMonth(at: number): number {
   return Math.ceil((Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - at) / 1000);
 }
 
-export class MonthlyLimitReached extends ApiError {
+/** Mailgun's wording for a send refused on its domain's or account's standing. */
+export const notAllowedToSend = (domain: string, reason: string) => `Domain ${domain} is not allowed to send: ${reason}`;
+
+class MonthlyLimitReached extends ApiError {
   constructor(domain: string, limit: number, at: number) {
-    super(429, `Domain ${domain} is not allowed to send: the account's custom monthly limit of ${limit} messages is reached for this month`, { 'retry-after': String(secondsToNextMonth(at)) });
+    super(429, notAllowedToSend(domain, `the account's custom monthly limit of ${limit} messages is reached for this month`), { 'retry-after': String(secondsToNextMonth(at)) });
   }
 }
 
@@ -79,7 +82,7 @@ const MAX_SHARDS = 32;
 const shardKey = (accountId: string, month: string, shard: number) => (shard === 0 ? monthlyLimitKeys.monthlyCount(accountId, month) : monthlyLimitKeys.monthlyCountShard(accountId, month, shard));
 
 /** Each shard's share of `total`: equal, the remainder one each to the first, summing to `total`. */
-export function shardShares(total: number, shards: number): number[] {
+function shardShares(total: number, shards: number): number[] {
   const base = Math.floor(total / shards);
   return Array.from({ length: shards }, (_, k) => base + (k < total % shards ? 1 : 0));
 }
@@ -87,8 +90,8 @@ export function shardShares(total: number, shards: number): number[] {
 async function shardCounts(accountId: string, month: string, shards: number): Promise<number[]> {
   const shardKeys = Array.from({ length: shards }, (_, k) => shardKey(accountId, month, k));
   const items = await getItems<{ count?: number }>(shardKeys, { consistent: true });
-  const counts = new Map(items.map((item) => [`${item.pk}\n${item.sk}`, item.count ?? 0]));
-  return shardKeys.map((key) => counts.get(`${key.pk}\n${key.sk}`) ?? 0);
+  const counts = new Map(items.map((item) => [keyId(item), item.count ?? 0]));
+  return shardKeys.map((key) => counts.get(keyId(key)) ?? 0);
 }
 
 /** Recipients counted this month; counting runs while a limit is set. */
@@ -209,7 +212,7 @@ async function capsOf(accountId: string): Promise<Caps> {
  */
 export async function sendingOffFor(accountId: string, domain: string): Promise<string | undefined> {
   const { sendingOff } = await capsOf(accountId);
-  return sendingOff && `Domain ${domain} is not allowed to send: ${sendingOff}`;
+  return sendingOff && notAllowedToSend(domain, sendingOff);
 }
 
 /**
@@ -219,10 +222,10 @@ export async function sendingOffFor(accountId: string, domain: string): Promise<
  * refused whole (429) and nothing of it is counted. Answers how to give the reservation back, for a
  * send that then fails before anything of it was accepted.
  */
-export async function reserveMonthly(accountId: string, domain: string, recipients: number, at = Date.now()): Promise<() => Promise<void>> {
+async function reserveMonthly(accountId: string, domain: string, recipients: number, at = Date.now()): Promise<() => Promise<void>> {
   const { chain, sendingOff } = await capsOf(accountId);
   // Read with the caps (the same item, the same cache), so the check costs a send nothing more.
-  if (sendingOff) throw new Forbidden(`Domain ${domain} is not allowed to send: ${sendingOff}`);
+  if (sendingOff) throw new Forbidden(notAllowedToSend(domain, sendingOff));
   const month = monthOf(at);
   const taken: Piece[] = [];
   const release = () => giveBack(taken);

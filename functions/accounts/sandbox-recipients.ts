@@ -8,9 +8,9 @@ import { BadRequest, NotFound } from '../platform/errors';
  * five addresses, each activated by its owner through the confirmation link mailed to it
  * (sandbox-confirmation.ts). The send worker fails any other recipient of a sandbox message.
  */
-export const MAX_SANDBOX_RECIPIENTS = 5;
+const MAX_SANDBOX_RECIPIENTS = 5;
 
-export const sandboxKeys = defineEntity(
+const sandboxKeys = defineEntity(
   'sandbox recipients',
   {
     sandboxRecipient: { what: "an authorized recipient of the account's sandbox domain (`/v5/sandbox/auth_recipients`)", pk: 'ACCT#<account>#SANDBOXRCPT', sk: '<email*>', key: (accountId: string, email = ''): Key => ({ pk: `ACCT#${accountId}#SANDBOXRCPT`, sk: email }) },

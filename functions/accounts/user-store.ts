@@ -8,7 +8,7 @@ import type { Role } from '../platform/access';
  * (bootstrap, a new subaccount); further users come into being with the keys issued to them
  * (POST /v1/keys with `user_id`, and `user_name` or `email`).
  */
-export const userKeys = defineEntity(
+const userKeys = defineEntity(
   'users',
   { user: { what: 'a user of an account (`/v5/users`)', pk: 'ACCT#<account>#USERS', sk: '<user id*>', key: (accountId: string, userId = ''): Key => ({ pk: `ACCT#${accountId}#USERS`, sk: userId }) } },
   [{ what: "an account's users", pk: 'ACCT#<account>#USERS' }],

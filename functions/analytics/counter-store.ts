@@ -34,7 +34,7 @@ defineEntity(
   [{ what: 'group by a value in a bucket (domains, countries), sk begins_with <values>#', pk: 'ACCT#<account>#CNT#<kind>#<resolution>#<bucket>' }],
 );
 
-export function counterPartition(accountId: string, kind: readonly Attribute[], resolution: Resolution, bucket: number): string {
+function counterPartition(accountId: string, kind: readonly Attribute[], resolution: Resolution, bucket: number): string {
   return `ACCT#${accountId}#CNT#${kindName(kind)}#${resolution}#${bucketId(bucket, resolution)}`;
 }
 

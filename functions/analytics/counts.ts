@@ -108,8 +108,9 @@ function failureCounts(data: EventData): StoredCount[] {
   return out;
 }
 
-/** The counts one event adds to. */
+/** The counts one event adds to: none for the platform's own mail (is-system-test), which is not the account's usage. */
 export function countsOfEvent(data: EventData, firsts: Firsts = {}): StoredCount[] {
+  if ((data['flags'] as { 'is-system-test'?: unknown } | undefined)?.['is-system-test'] === true) return [];
   switch (data.event) {
     case 'accepted':
       // Every accepted event of this platform is an outgoing message to one recipient (there are

@@ -102,7 +102,7 @@ export const SENDING_METRICS: MetricSet = {
 };
 
 /** The usage counts inspection tests add (functions/inspect/common/usage.ts), as Mailgun names them. */
-export const INSPECTION_USAGE = ['link_validation', 'link_validation_failed', 'image_validation', 'image_validation_failed', 'accessibility', 'accessibility_failed', 'email_preview', 'email_preview_failed'] as const;
+const INSPECTION_USAGE = ['link_validation', 'link_validation_failed', 'image_validation', 'image_validation_failed', 'accessibility', 'accessibility_failed', 'email_preview', 'email_preview_failed'] as const;
 
 /**
  * Usage metrics: only what this platform meters. Messages processed, inspection tests and preview

@@ -105,7 +105,7 @@ async function rowsFor(q: CounterQuery, buckets: number[]): Promise<{ kind: read
 }
 
 /** Mailgun's largest time series page; also bounds what one request may read. */
-export const MAX_BUCKETS = 1500;
+const MAX_BUCKETS = 1500;
 
 export async function runCounterQuery(q: CounterQuery): Promise<Group[]> {
   const buckets = bucketsBetween(q.from, q.to, q.resolution, MAX_BUCKETS);

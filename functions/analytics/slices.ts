@@ -12,10 +12,9 @@ import type { RecordedEvent } from '../events/event-store';
  * - device: client-info device-type of opens, clicks and unsubscribes
  * - country: geolocation country of opens, clicks and unsubscribes
  */
-export const ATTRIBUTES = ['domain', 'tag', 'rdomain', 'device', 'country'] as const;
-export type Attribute = (typeof ATTRIBUTES)[number];
+export type Attribute = 'domain' | 'tag' | 'rdomain' | 'device' | 'country';
 
-export const DIMENSION_ATTRIBUTES = ['rdomain', 'device', 'country'] as const;
+const DIMENSION_ATTRIBUTES = ['rdomain', 'device', 'country'] as const;
 
 /**
  * The kinds kept: the account, each of domain / tag / domain+tag, and each of those with one of the

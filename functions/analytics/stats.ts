@@ -10,7 +10,7 @@ import { statsDate, timeRange } from './time-range';
  * The deprecated stats API (contract §7.3): `/v3/stats/total`, `/v3/{domain}/stats/total`,
  * `/v3/stats/total/domains`, `/v3/stats/filter` and the tag stats, all from the counters.
  */
-export const STATS_EVENTS = ['accepted', 'delivered', 'failed', 'opened', 'clicked', 'unsubscribed', 'complained', 'stored', 'email_preview', 'email_preview_failed', 'link_validation', 'link_validation_failed', 'ip_blocklist_monitoring', 'domain_blocklist_monitoring', 'seed_test'] as const;
+const STATS_EVENTS = ['accepted', 'delivered', 'failed', 'opened', 'clicked', 'unsubscribed', 'complained', 'stored', 'email_preview', 'email_preview_failed', 'link_validation', 'link_validation_failed', 'ip_blocklist_monitoring', 'domain_blocklist_monitoring', 'seed_test'] as const;
 export type StatsEvent = (typeof STATS_EVENTS)[number];
 
 const events = () =>
@@ -30,7 +30,7 @@ export const statsRange = () => ({
 });
 
 /** One stats item: the requested events' objects, in Mailgun's nesting. */
-export function statsItem(time: number, counts: Counts, wanted: readonly StatsEvent[]): Record<string, unknown> {
+function statsItem(time: number, counts: Counts, wanted: readonly StatsEvent[]): Record<string, unknown> {
   const c = derivedCounts(counts);
   const objects: Record<StatsEvent, () => unknown> = {
     accepted: () => ({ incoming: c['accepted_incoming'], outgoing: c['accepted_outgoing'], total: c['accepted'] }),

@@ -15,9 +15,9 @@ import { env } from '../platform/env';
  * The mark records the event that claimed it, so the same event offered again (a retried stream
  * batch) is still recognised as the first: retries neither lose nor double a unique count.
  */
-export const UNIQUE_WINDOW_SECONDS = 7 * 86_400;
+const UNIQUE_WINDOW_SECONDS = 7 * 86_400;
 
-export const firstMarkKey = defineEntity('unique marks', {
+const firstMarkKey = defineEntity('unique marks', {
   firstMark: {
     what: 'the first open or click of a message by a recipient (conditional Put)',
     pk: 'ACCT#<account>#FIRST#<opened or clicked>#<message id*>#<recipient*>',

@@ -20,7 +20,7 @@ export function basicPassword(header: string | undefined): string | undefined {
 }
 
 /** The refusal of a key id or address locked by failures (functions/platform/auth-throttle.ts). */
-export const THROTTLED = 'Too many failed authentication attempts for this key or from this address: try again after the time in Retry-After';
+const THROTTLED = 'Too many failed authentication attempts for this key or from this address: try again after the time in Retry-After';
 
 export async function authenticate(authorization: string | undefined, now = Date.now(), sourceIp?: string): Promise<AuthorizerContext> {
   const secret = basicPassword(authorization);

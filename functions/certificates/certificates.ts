@@ -19,7 +19,7 @@ import { releaseCertificate, startWorkflow, type IssueJob } from './workflow';
 const RENEWAL_WINDOW_MS = 30 * 86_400_000;
 
 /** The account's domain whose tracking host `host` is, if any. */
-export async function findTrackingDomain(accountId: string, host: string): Promise<DomainItem | undefined> {
+async function findTrackingDomain(accountId: string, host: string): Promise<DomainItem | undefined> {
   const parts = splitTrackingHost(host);
   if (!parts) return undefined;
   const domain = await findDomain(accountId, parts.domain);

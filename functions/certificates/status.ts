@@ -8,8 +8,8 @@ export type CertificateStatus = 'processing' | 'active' | 'expired' | 'error';
 /** A job still `processing` this long after its deadline has died (its workflow could not record an outcome). */
 export const STALLED_AFTER_MS = 15 * 60_000;
 
-export const WAITING = 'Waiting for x509 key pair generation';
-export const EXPIRED = 'x509 certificate has expired';
+const WAITING = 'Waiting for x509 key pair generation';
+const EXPIRED = 'x509 certificate has expired';
 export const FAILED = 'TLS x509 key pair generation failed';
 
 /** The status the API reports, and its error text (Mailgun's wording). */
@@ -24,7 +24,7 @@ export function statusOf(cert: TrackingCertificate, now = Date.now()): { status:
 }
 
 /** The host a domain's tracking links use: `web_prefix.domain`. */
-export function trackingHostOf(domain: Pick<DomainItem, 'name' | 'webPrefix'>): string {
+function trackingHostOf(domain: Pick<DomainItem, 'name' | 'webPrefix'>): string {
   return `${domain.webPrefix}.${domain.name}`;
 }
 

@@ -9,7 +9,7 @@ import { nameHolder } from '../domains/domain-store';
  * scrypt hash of each password is kept.
  *
  */
-export const credentialKeys = defineEntity(
+const credentialKeys = defineEntity(
   'credentials',
   {
     credential: {

@@ -21,15 +21,15 @@ import type { DomainItem } from '../domains/domain-store';
  * asks 15 characters of those; Mailgun's API documents 5. Passwords stored before keep working:
  * only new ones are checked. The maximum stays Mailgun's 32, which its clients expect.
  */
-export const PASSWORD_MIN_LENGTH = 15;
-export const PASSWORD_MAX_LENGTH = 32;
+const PASSWORD_MIN_LENGTH = 15;
+const PASSWORD_MAX_LENGTH = 32;
 /** The rule, as refusals state it. */
-export const PASSWORD_RULE = `It must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters (an SMTP password is a single factor: NIST SP 800-63B-4 asks at least ${PASSWORD_MIN_LENGTH}).`;
+const PASSWORD_RULE = `It must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters (an SMTP password is a single factor: NIST SP 800-63B-4 asks at least ${PASSWORD_MIN_LENGTH}).`;
 /**
  * Logins one request may create. Each password is hashed with scrypt (tens of milliseconds of
  * CPU, on purpose), so this bounds what one request costs.
  */
-export const MAX_LOGINS_PER_REQUEST = 25;
+const MAX_LOGINS_PER_REQUEST = 25;
 
 /** The characters RFC 5322 allows in a dot-atom local part. */
 const LOCAL_PART = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;

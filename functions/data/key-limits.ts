@@ -4,8 +4,7 @@
  * can exist, and DynamoDB refuses the request outright (a 500), so it is turned away first.
  */
 
-/** DynamoDB's own limits on a key's parts, in bytes of UTF-8. */
-export const MAX_PARTITION_KEY_BYTES = 2048;
+/** DynamoDB's own limit on a sort key, in bytes of UTF-8. */
 export const MAX_SORT_KEY_BYTES = 1024;
 
 /** A domain name: 253 characters (RFC 1035), ASCII once IDNA-encoded, so 253 bytes. */

@@ -145,7 +145,7 @@ export interface KeySpace {
 }
 
 /** The keys an item kind has in the base table and in gsi1. */
-export function spacesOf(item: Pick<ItemShape, 'pk' | 'sk' | 'gsi1pk' | 'gsi1sk'>): { base?: KeySpace; gsi1?: KeySpace } {
+function spacesOf(item: Pick<ItemShape, 'pk' | 'sk' | 'gsi1pk' | 'gsi1sk'>): { base?: KeySpace; gsi1?: KeySpace } {
   return {
     ...(item.pk !== undefined ? { base: { pk: item.pk, sk: item.sk ?? '' } } : {}),
     ...(item.gsi1pk !== undefined ? { gsi1: { pk: item.gsi1pk, sk: item.gsi1sk ?? '' } } : {}),

@@ -14,6 +14,9 @@ export interface Key {
   sk: string;
 }
 
+/** An item's identity as one string, for maps and sets keyed by item (a newline is in no key). */
+export const keyId = (key: Key): string => `${key.pk}\n${key.sk}`;
+
 export interface IndexKey {
   gsi1pk: string;
   gsi1sk: string;
@@ -111,7 +114,7 @@ async function batchWrite(requests: WriteRequest[]): Promise<void> {
  */
 export async function getItems<T>(keys: readonly Key[], options: { concurrency?: number; consistent?: boolean } = {}): Promise<Array<T & Key>> {
   const found: Array<T & Key> = [];
-  const distinct = [...new Map(keys.map((key) => [`${key.pk}\n${key.sk}`, { pk: key.pk, sk: key.sk }])).values()];
+  const distinct = [...new Map(keys.map((key) => [keyId(key), { pk: key.pk, sk: key.sk }])).values()];
   const consistent = options.consistent ? { ConsistentRead: true } : {};
   await mapLimit(chunksOf(distinct, BATCH_GET_MAX), options.concurrency ?? 4, (chunk) =>
     untilProcessed('reads', [...chunk], async (pending) => {
@@ -214,6 +217,29 @@ export async function updateItemWhere(key: Key, path: readonly string[], expecte
   const at = path.map((_, i) => `#p${i}`).join('.');
   const condition = expected === undefined ? `attribute_exists(pk) AND attribute_not_exists(${at})` : `${at} = :expected`;
   return conditionalUpdate(key, changes, { condition, names, values: expected === undefined ? {} : { ':expected': expected } });
+}
+
+/**
+ * Sets one entry of a map attribute (`attribute.entry = value`) of an existing item, leaving its
+ * other entries to their own writers; false when the item or its map is absent.
+ */
+export async function setMapEntry(key: Key, attribute: string, entry: string, value: unknown): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: 'SET #m.#e = :v',
+        ConditionExpression: 'attribute_exists(#m)',
+        ExpressionAttributeNames: { '#m': attribute, '#e': entry },
+        ExpressionAttributeValues: { ':v': value },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 /**

@@ -153,9 +153,16 @@ const UNKNOWN_OUTCOME = 'Delivery outcome unknown: an earlier attempt stopped wh
 export const failUnknown = (record: MessageRecord, recipients: string[], attempt: number) =>
   settle(record, recipients, (recipient) => failedEvent(record, recipient, UNKNOWN_OUTCOME, attempt), { unknownOutcome: true });
 
-/** The claims SES has a final word on are settled, so a dead invocation's claim is not failed as unknown. */
-export async function settleClaims(storageKey: string, recipients: string[]): Promise<void> {
-  await mapLimit(recipients, CLAIM_WRITES_AT_ONCE, (recipient) => updateItemIf(settlingKey(storageKey, recipient), { state: 'sending' }, { state: 'done' }));
+/**
+ * Settles, on SES's final word, a claim a dead invocation may have left 'sending', so that it is
+ * not failed as unknown. True when SES's word is the recipient's final event: this write won the
+ * claim, or the claim was done without the "outcome unknown" failure (its sender marked it). False
+ * when a worker took it over first: its failure is the final event.
+ */
+export async function settleClaim(storageKey: string, recipient: string): Promise<boolean> {
+  const key = settlingKey(storageKey, recipient);
+  if (await updateItemIf(key, { state: 'sending' }, { state: 'done' })) return true;
+  return !failedAsUnknown(await getItem<Claim>(key, { consistent: true }));
 }
 
 /** The claim settleClaims looks at, for a caller that reads claims in a batch read of its own first. */

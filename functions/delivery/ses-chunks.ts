@@ -19,10 +19,10 @@ import { CLAIM_GRACE_MS, SES_REQUEST_TIMEOUT_MS } from './send-timing';
  * warm-up limits, each chunk's claims held 'sending' just before its call. What does not fit in
  * the invocation's time or the hour's warm-up share goes back to the queue unsent.
  */
-export const MAX_ATTEMPTS = 8;
-export const RETRY_WINDOW_MS = 8 * 3600_000;
+const MAX_ATTEMPTS = 8;
+const RETRY_WINDOW_MS = 8 * 3600_000;
 /** SES's limit on recipients per SendEmail call. */
-export const SES_MAX_RECIPIENTS = 50;
+const SES_MAX_RECIPIENTS = 50;
 
 /** Hand-backs in a row with nothing sent before a job is failed (and so counted by the queue). */
 const MAX_HAND_BACKS = 3;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { getItems, putItems, type Key } from '../data/store';
+import { getItems, keyId, putItems, type Key } from '../data/store';
 import { messageEventFields, messageKey, messageOf, type MessageRecord } from '../messages/message-store';
-import { awaitsSettling, failedAsUnknown, settleClaims, settlingKey, TAG_IP_POOL, TAG_SENDING_IP, TAG_STORAGE } from './claims';
+import { awaitsSettling, failedAsUnknown, settleClaim, settlingKey, TAG_IP_POOL, TAG_SENDING_IP, TAG_STORAGE } from './claims';
 import { addBounce, addComplaint } from '../suppressions/sending';
 import { mapLimit } from '../platform/concurrency';
 import { env } from '../platform/env';
@@ -139,7 +139,7 @@ function eventsOf(record: MessageRecord, ses: SesEvent): Array<{ data: EventData
 const FINAL_FOR_SENDER = new Set(['Delivery', 'Bounce', 'Reject']);
 
 /** Reads an SQS body: an SNS envelope (raw delivery off) or the SES record itself (raw delivery on). */
-export function sesEventOf(body: string): SesEvent {
+function sesEventOf(body: string): SesEvent {
   const parsed = JSON.parse(body) as { Type?: string; Message?: string } & Partial<SesEvent>;
   return (parsed.Type === 'Notification' && parsed.Message ? JSON.parse(parsed.Message) : parsed) as SesEvent;
 }
@@ -160,9 +160,11 @@ const FOLLOW_UPS_AT_ONCE = 8;
 /**
  * Ingests a batch of notifications in as few calls as the table allows: one strongly consistent
  * BatchGetItem for every message they name and every claim they may settle, one BatchWriteItem
- * (25 events a call) for all their events, then a conditional write only for the claims still
- * 'sending' (awaitsSettling in claims.ts: normally none) and for bounces and complaints.
- * The order per notification is as it always was: its events, then its claims, then suppressions.
+ * (25 events a call) for all their events, with a conditional write before it only for the
+ * claims still 'sending' (awaitsSettling in claims.ts: normally none), and writes for bounces and
+ * complaints after it. Such a claim is settled before its event is written, because a worker
+ * taking over the dead claim at the same moment writes the "outcome unknown" failure: only the
+ * side that wins the claim writes the recipient's final event.
  * What fails fails only the notifications it concerns (a shared call that fails is tried again
  * per notification), and a redelivered one does it all again harmlessly: event ids come from the
  * notification, so a repeat overwrites; settling is conditional; suppression entries are keyed by
@@ -200,6 +202,17 @@ async function ingestBatch(notices: Notice[]): Promise<void> {
       notice.failed = error;
     }
   }
+  await mapLimit(
+    live().filter((n) => n.items?.length && FINAL_FOR_SENDER.has(n.ses!.eventType)),
+    FOLLOW_UPS_AT_ONCE,
+    async (notice) => {
+      try {
+        notice.items = await withClaimsSettled(notice, found);
+      } catch (error) {
+        notice.failed = error;
+      }
+    },
+  );
   await isolated(
     live().filter((n) => n.items?.length),
     (notices) => putItems(notices.flatMap((n) => eventWrites(n.record!.accountId, n.record!.domain, n.items!.map((item) => item.data)))),
@@ -207,7 +220,7 @@ async function ingestBatch(notices: Notice[]): Promise<void> {
   const recording = live().filter((n) => n.items?.length);
   await mapLimit(recording, FOLLOW_UPS_AT_ONCE, async (notice) => {
     try {
-      await followUp(notice, found);
+      await followUp(notice);
     } catch (error) {
       notice.failed = error;
     }
@@ -251,21 +264,29 @@ function withoutSettledAsUnknown(notice: Notice, claims: Map<string, Record<stri
   });
 }
 
-/** What comes after a notification's events are recorded: its claims settled, its suppressions added. */
-async function followUp({ ses, record, items }: Notice, claims: Map<string, Record<string, unknown>>): Promise<void> {
-  // SES has the message: a claim its send left 'sending' (the worker died before marking it) is settled.
-  if (FINAL_FOR_SENDER.has(ses!.eventType)) {
-    const sending = items!.map((item) => item.recipient).filter((recipient) => awaitsSettling(claims.get(keyId(settlingKey(record!.storageKey, recipient)))));
-    if (sending.length) await settleClaims(record!.storageKey, sending);
-  }
+/**
+ * SES has the message: a claim its send left 'sending' (the worker died before marking it) is
+ * settled, and the recipient keeps its event only if that settling made SES's word the final one.
+ */
+async function withClaimsSettled(notice: Notice, claims: Map<string, Record<string, unknown>>): Promise<NonNullable<Notice['items']>> {
+  const { storageKey } = notice.record!;
+  const kept = await mapLimit(notice.items!, FOLLOW_UPS_AT_ONCE, async (item) => {
+    if (!awaitsSettling(claims.get(keyId(settlingKey(storageKey, item.recipient))))) return true;
+    if (await settleClaim(storageKey, item.recipient)) return true;
+    logger.warn('SES reported on a recipient a worker failed with an unknown outcome meanwhile: its final event stands', { storageKey, eventType: notice.ses!.eventType });
+    return false;
+  });
+  return notice.items!.filter((_, i) => kept[i]);
+}
+
+/** What comes after a notification's events are recorded: its suppressions added. */
+async function followUp({ record, items }: Notice): Promise<void> {
   for (const item of items!) {
     // Hard bounces join the domain's bounce list (unless allowlisted), complaints its complaint list.
     if (item.hardBounce) await addBounce(record!.accountId, record!.domain, { address: item.recipient, code: item.hardBounce.code, error: item.hardBounce.error });
     if (item.complaint) await addComplaint(record!.accountId, record!.domain, { address: item.recipient });
   }
 }
-
-const keyId = (key: Key) => `${key.pk}\n${key.sk}`;
 
 /** The recipients eventsOf gives events to, from the notification alone. */
 function namedRecipients(ses: SesEvent): string[] {

@@ -10,7 +10,7 @@ const MIN_IMPORT_BITS = 1024;
 const MAX_IMPORT_BITS = 2048;
 
 /** An imported PEM (PKCS#1, or PKCS#8 holding RSA) as the pair SES and DNS need. */
-export function importDkimKey(pem: string): DkimKeyPair & { bits: number } {
+function importDkimKey(pem: string): DkimKeyPair & { bits: number } {
   let key;
   try {
     key = createPrivateKey({ key: pem, format: 'pem' });

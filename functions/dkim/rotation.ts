@@ -7,7 +7,7 @@ import { addDkimKey, checkKeyRecord } from './keys';
 
 /** Spec limit: rotation at most every 5 days. */
 export const MIN_ROTATION_SECONDS = 5 * 86_400;
-export const DEFAULT_ROTATION_SECONDS = 30 * 86_400;
+const DEFAULT_ROTATION_SECONDS = 30 * 86_400;
 const ROTATED_KEY_BITS = 2048;
 const UNITS: Record<string, number> = { d: 86_400, h: 3600, m: 60, s: 1 };
 
@@ -21,12 +21,12 @@ export function parseInterval(text: string): number | undefined {
 }
 
 /** As Mailgun prints it (`24h`): whole hours. */
-export function formatInterval(seconds: number): string {
+function formatInterval(seconds: number): string {
   return `${Math.round(seconds / 3600)}h`;
 }
 
 /** Rotation makes platform keys, so it applies to a domain that signs with its own. */
-export function checkRotatable(domain: DomainItem): void {
+function checkRotatable(domain: DomainItem): void {
   if (domain.type !== 'custom') throw new BadRequest('The sandbox domain is signed by the platform').as('Reason');
   if (domain.useAutomaticSenderSecurity) {
     throw new BadRequest('This domain is signed with Amazon SES managed keys (automatic sender security); SES holds and renews them').as('Reason');
@@ -81,7 +81,7 @@ export async function rotateNow(domain: DomainItem): Promise<DomainItem> {
  * Switches to the pending key if its record verifies: it becomes the signer and the key it
  * replaces is deactivated (kept, so mail in flight still verifies). Undefined while it waits.
  */
-export async function completeRotation(domain: DomainItem): Promise<DomainItem | undefined> {
+async function completeRotation(domain: DomainItem): Promise<DomainItem | undefined> {
   const rotation = domain.dkimRotation;
   if (!rotation?.pendingSelector) return undefined;
   const pending = await findDkimKey(domain.accountId, domain.name, rotation.pendingSelector);

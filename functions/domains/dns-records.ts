@@ -23,7 +23,7 @@ const spfIncludesSes = (observed: string[]) =>
   observed.some((txt) => /^v=spf1\s/i.test(txt) && /\binclude:amazonses\.com\b/i.test(txt));
 
 /** Where a key's public half is published: its own TXT record at the signing domain. */
-export function dkimKeyRecordName(signingDomain: string, selector: string): string {
+function dkimKeyRecordName(signingDomain: string, selector: string): string {
   return `${selector}._domainkey.${signingDomain}`;
 }
 

@@ -49,7 +49,7 @@ export interface NewDomain extends DomainSettings {
 }
 
 /** MAIL FROM may be given as a label (`bounce`) or a full host; SES needs a subdomain of the domain. */
-export function resolveMailfromHost(domain: string, value: string): string {
+function resolveMailfromHost(domain: string, value: string): string {
   const host = value.toLowerCase().replace(/\.$/, '');
   const full = host.endsWith(`.${domain}`) ? host : `${host}.${domain}`;
   if (full === domain || full.length > 253 || !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(full)) throw new BadRequest('mailfrom_host must be a subdomain of the domain');

@@ -5,7 +5,7 @@ import { logger } from '../platform/logger';
 import { recordedEventOf } from './records';
 import { defineEntity } from '../data/key-registry';
 
-export const streamProgressKeys = defineEntity('stream progress', {
+const streamProgressKeys = defineEntity('stream progress', {
   streamProgress: { what: 'an event-stream consumer has finished a batch (functions/event-stream): read before, written after', pk: 'SYSTEM#stream-progress#<consumer>', sk: '<batch id>', key: (consumer: string, batchId: string): Key => ({ pk: `SYSTEM#stream-progress#${consumer}`, sk: batchId }) },
 });
 

@@ -21,7 +21,7 @@ export interface EventsCursor {
   backward?: boolean;
 }
 
-export const MAX_LIMIT = 300;
+const MAX_LIMIT = 300;
 
 export const listEventsInput = schema(() => z
   .object({

@@ -47,7 +47,7 @@ async function readObject(bucket: string, key: string): Promise<Buffer> {
 }
 
 /** The account and domain that receive mail for a domain name in this region, if any. */
-export async function receivingDomain(name: string): Promise<{ accountId: string; domain: DomainItem } | undefined> {
+async function receivingDomain(name: string): Promise<{ accountId: string; domain: DomainItem } | undefined> {
   const holder = await nameHolder(name.toLowerCase());
   const domain = holder && (await findDomain(holder, name.toLowerCase()));
   return domain && !domain.isDisabled ? { accountId: holder, domain } : undefined;

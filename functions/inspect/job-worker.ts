@@ -14,7 +14,7 @@ import { countUsage, type UsageMetric } from './common/usage';
  * (its worker died: out of time or out of memory) is not tried again, as it would die the same
  * way: it ends `Failed` saying so.
  */
-export const RUN_ATTEMPTS = 2;
+const RUN_ATTEMPTS = 2;
 
 const RUNNERS: Record<InspectKind, () => TestRunner> = {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -29,7 +29,7 @@ const RUNNERS: Record<InspectKind, () => TestRunner> = {
 
 const USAGE: Partial<Record<InspectKind, UsageMetric>> = { links: 'link_validation', images: 'image_validation', accessibility: 'accessibility' };
 
-export async function runJob(job: InspectJob): Promise<void> {
+async function runJob(job: InspectJob): Promise<void> {
   const test = await findTest(job.accountId, job.kind, job.id);
   // Deleted, or a later run (a reprocess) has taken over: this run's result would be unreachable.
   // A code analysis's earlier version is the exception: every version keeps its own result.
@@ -43,7 +43,7 @@ export async function runJob(job: InspectJob): Promise<void> {
 }
 
 /** Ends a run that cannot be done as `Failed` (counted as a failed test where the kind is metered). */
-export async function failRun(job: InspectJob, reason: string): Promise<void> {
+async function failRun(job: InspectJob, reason: string): Promise<void> {
   // A code analysis version keeps its own result; an earlier version that did finish keeps it.
   const result = job.kind === 'analyze' && !(await readResult(job, job.run)) ? { status: FAILED, features: [], error: reason } : undefined;
   const recorded = await finishRun(job, { status: FAILED, error: reason, result });

@@ -32,7 +32,7 @@ export function namedKeyId(secret: string): string | undefined {
 }
 
 /** The id shown for a secret chosen by an operator (BOOTSTRAP_API_KEY), which may have any shape. */
-export function keyIdForSecret(secret: string): string {
+function keyIdForSecret(secret: string): string {
   const named = namedKeyId(secret);
   if (named) return named;
   const digest = createHash('sha256').update(`key-id:${secret}`).digest('hex');

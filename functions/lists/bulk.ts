@@ -10,12 +10,12 @@ import { addMembers, requireList, type MemberInput } from './lists';
 import { bulkEntry } from './schemas';
 
 /** Up to this many entries are written before the reply; more go to a background task (contract §10). */
-export const SYNC_LIMIT = 100;
+const SYNC_LIMIT = 100;
 /** members.json takes at most this many entries a request (the OpenAPI's "up to 1000 per call"). */
-export const MAX_JSON_ENTRIES = 1000;
-export const MAX_CSV_BYTES = 5 * 1024 * 1024;
+const MAX_JSON_ENTRIES = 1000;
+const MAX_CSV_BYTES = 5 * 1024 * 1024;
 /** Entries one import job writes before it hands the rest to the next job. */
-export const IMPORT_SLICE = 1000;
+const IMPORT_SLICE = 1000;
 
 export interface ImportTask {
   accountId: string;
@@ -89,7 +89,7 @@ export async function upload(list: ListItem, entries: MemberInput[], upsert: boo
   return { taskId };
 }
 
-export const getTask = (accountId: string, taskId: string) => getItem<ImportTask>(listKeys.task(accountId, taskId), { consistent: true });
+const getTask = (accountId: string, taskId: string) => getItem<ImportTask>(listKeys.task(accountId, taskId), { consistent: true });
 
 /** Its final status: every task ends done or failed (the dead-letter consumer fails what the queue gave up on). */
 export async function finishTask(accountId: string, taskId: string, status: 'done' | 'failed', error?: string): Promise<void> {

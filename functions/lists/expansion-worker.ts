@@ -3,6 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { addToCounter, getItem, getItems, putItem, updateItem, updateItemIf } from '../data/store';
 import { findDomain } from '../domains/domain-store';
 import { mapLimit } from '../platform/concurrency';
+import { env } from '../platform/env';
 import { logger } from '../platform/logger';
 import { queueForSending } from '../messages/accept';
 import { acceptCopy, copyContext, type CopyContext } from '../messages/copies';
@@ -16,9 +17,9 @@ import { listKeys, membersAfter, type MemberItem } from './list-store';
 import { finishPost, getPost, loadFile, type ListPost, type StoredPlan } from './post';
 
 /**
- * The list queue's worker. A post is expanded a page of subscribed members per job, in address
- * order, each job queueing the next: a list of any size is never one invocation's work. Each
- * member's copy is accepted exactly once, however often a job is delivered:
+ * The list queue's worker. A post is expanded a page of subscribed members (LIST_EXPANSION_PAGE)
+ * per job, in address order, each job queueing the next: a list of any size is never one
+ * invocation's work. Each member's copy is accepted exactly once, however often a job is delivered:
  *
  * - a page is claimed (one conditional write, naming this invocation's deadline) before any of
  *   its members is touched, so one live invocation at a time works on it; a duplicate job for a
@@ -29,7 +30,7 @@ import { finishPost, getPost, loadFile, type ListPost, type StoredPlan } from '.
  *   only re-queues their send jobs (the send worker's claims make a second job harmless);
  * - the page is marked done only after the next page's job is queued.
  */
-export const EXPANSION_PAGE = 200;
+
 /** Copies composed and accepted at once: each is an S3 put, a batch write and a queue message. */
 const COPIES_AT_ONCE = 16;
 /** Time kept back before the deadline for one page. */
@@ -49,7 +50,7 @@ interface Invocation {
 }
 
 /** The copy of `member` of `post`: the same key on every attempt (144 bits, as newStorageKey). */
-export function storageKeyOf(postId: string, member: string): string {
+function storageKeyOf(postId: string, member: string): string {
   return createHash('sha256').update(`${postId}\n${member}`).digest().subarray(0, 18).toString('base64url');
 }
 
@@ -120,12 +121,13 @@ async function expandPage(job: Extract<ListJob, { kind: 'expand' }>, invocation:
     await finishPost(post.postId, 'failed', `The domain ${post.domain} was deleted`);
     return;
   }
-  const members = await membersAfter(post, job.after, EXPANSION_PAGE, true);
+  const page = env().LIST_EXPANSION_PAGE;
+  const members = await membersAfter(post, job.after, page, true);
   const done = claim === 'taken-over' ? await alreadyAccepted(post, members) : new Set<string>();
   const pending = members.filter((m) => !done.has(m.address));
   await mapLimit(pending, COPIES_AT_ONCE, (member) => acceptMemberCopy(context, post, member));
   if (pending.length) await addToCounter(listKeys.post(post.postId), 'accepted', pending.length);
-  if (members.length === EXPANSION_PAGE) await queueListJob({ kind: 'expand', postId: post.postId, after: members.at(-1)!.address });
+  if (members.length === page) await queueListJob({ kind: 'expand', postId: post.postId, after: members.at(-1)!.address });
   else await finishPost(post.postId, 'done');
   await updateItem(listKeys.page(post.postId, cursor), { state: 'done' });
 }

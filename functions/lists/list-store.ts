@@ -1,4 +1,4 @@
-import { addToCounter, deleteIfPresent, getItem, getItems, putItem, queryAll, queryPage, updateItem, updateItemWhere, type Key } from '../data/store';
+import { addToCounter, deleteIfPresent, getItem, getItems, putItem, queryAll, queryPage, updateItemWhere, type Key } from '../data/store';
 import { readPivotPage } from '../data/pivot-page';
 import { defineEntity } from '../data/key-registry';
 import type { PivotPage } from '../platform/http/paging';
@@ -93,10 +93,6 @@ export function getMember(list: ListItem, address: string): Promise<MemberItem |
 /** Writes a member; with `ifAbsent`, only a new one (false when the address is taken). */
 export function putMember(list: ListItem, member: MemberItem, options: { ifAbsent?: boolean } = {}): Promise<boolean> {
   return putItem(listKeys.member(list.accountId, list.listId, member.address), member, options);
-}
-
-export function updateMember(list: ListItem, address: string, changes: Partial<MemberItem>): Promise<MemberItem> {
-  return updateItem<MemberItem>(listKeys.member(list.accountId, list.listId, address), changes);
 }
 
 export function deleteMember(list: ListItem, address: string): Promise<boolean> {

@@ -30,7 +30,7 @@ const REPLY_PREFERENCES: readonly ReplyPreference[] = ['list', 'sender'];
 /** Member writes in flight at once for a bulk upload. */
 const WRITES_AT_ONCE = 25;
 
-export const listNotFound = (address: string) => new NotFound(`Mailing list ${address} not found`);
+const listNotFound = (address: string) => new NotFound(`Mailing list ${address} not found`);
 
 export async function requireList(accountId: string, address: string): Promise<ListItem> {
   const list = await getList(accountId, address);
@@ -133,7 +133,7 @@ export async function removeList(accountId: string, address: string): Promise<vo
 }
 
 /** Members deleted per purge job: one query page, 40 BatchWriteItem calls. */
-export const PURGE_PAGE = 1000;
+const PURGE_PAGE = 1000;
 
 /** Deletes one page of a deleted list's members; true when more may remain. */
 export async function purgeMembers(accountId: string, listId: string): Promise<boolean> {

@@ -13,7 +13,7 @@ const label = (max: number) => z.preprocess((v) => (Array.isArray(v) ? v.at(-1) 
  * `vars`: a JSON object, sent as a JSON string by every SDK (mailgun.js stringifies it) or as an
  * object inside a JSON body.
  */
-export const memberVars = () =>
+const memberVars = () =>
   z.preprocess((value, ctx) => {
     const v = Array.isArray(value) ? value.at(-1) : value;
     if (typeof v !== 'string') return v;

@@ -6,7 +6,7 @@ import { BadRequest } from '../platform/errors';
  * Which events a logs query wants: `events` by name and `metric_events` by the analytics
  * definitions (OpenAPI MetricEvent descriptions), together a union; neither means all.
  */
-export const EVENT_NAMES = [
+const EVENT_NAMES = [
   'accepted',
   'delivered',
   'failed',

@@ -10,7 +10,7 @@ import { oneOfValues, schema } from '../platform/http/params';
  * and `contains` hold when any value matches, `!=` and `not contains` when none does, `<` and `>`
  * compare numbers (size, status codes) or instants (delivered_at). Text compares case-insensitively.
  */
-export const ATTRIBUTES = [
+const ATTRIBUTES = [
   'id',
   'domain',
   'ip',

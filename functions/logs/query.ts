@@ -5,7 +5,7 @@ import { boundedList, boundedText, flag, integer, MAX_LENGTH, oneOfValues, schem
 import { filterInput } from './filter';
 
 /** The OpenAPI's ceiling on a logs page. */
-export const MAX_LIMIT = 100;
+const MAX_LIMIT = 100;
 const DEFAULT_LIMIT = 10;
 const DAY_MS = 86_400_000;
 

@@ -17,7 +17,7 @@ import { re2js } from '../platform/lazy/lazy-modules';
 /** A pattern's length: far beyond any real route, short enough that RE2's compile stays trivial. */
 const MAX_PATTERN_LENGTH = 1000;
 /** Header values longer than this are matched on their start only (RFC 5322 folds at 998 anyway). */
-export const MAX_MATCH_INPUT = 64 * 1024;
+const MAX_MATCH_INPUT = 64 * 1024;
 
 export type Filter =
   | { kind: 'recipient'; pattern: RE2JS }
@@ -43,7 +43,7 @@ function unquote(double: string | undefined, single: string | undefined): string
 }
 
 /** Compiles a pattern with RE2, or explains in a 400 why it is not one. */
-export function compilePattern(source: string): RE2JS {
+function compilePattern(source: string): RE2JS {
   if (source.length > MAX_PATTERN_LENGTH) throw new BadRequest(`The regular expression is longer than ${MAX_PATTERN_LENGTH} characters`);
   try {
     // Addresses and header values are matched case-insensitively, as Mailgun does.
@@ -93,7 +93,7 @@ export function parseAction(action: string): Action {
   throw new BadRequest(`Invalid action ${JSON.stringify(text)}: expected forward("..."), store(notify="...") or stop()`);
 }
 
-export const isUrl = (destination: string) => /^https?:\/\//i.test(destination);
+const isUrl = (destination: string) => /^https?:\/\//i.test(destination);
 
 /** `\g<name>` (or `\g<1>`) in an action, replaced by what the filter captured. */
 const CAPTURE = /\\g<(\w+)>/g;

@@ -12,7 +12,7 @@ import { findRoute, insertRoute, patchRoute, removeRoute, routesOf, type RouteIt
  * webhook URLs are (the same SSRF policy), unless they hold captures (`\g<name>`), which are only
  * known when a message is routed; delivery checks the address it connects to in every case.
  */
-export async function checkRoute(expression: string, actions: readonly string[]): Promise<void> {
+async function checkRoute(expression: string, actions: readonly string[]): Promise<void> {
   parseFilter(expression);
   if (!actions.length) throw new BadRequest("Missing parameter 'action'.");
   for (const action of actions.map(parseAction)) {

@@ -7,7 +7,7 @@ import { defineEntity } from '../data/key-registry';
  * Every inbound message is routed against all of its account's routes, so they are read whole
  * (one Query) and ordered in memory; lists page the same ordering with skip/limit.
  */
-export const mailRouteKey = defineEntity(
+const mailRouteKey = defineEntity(
   'mail routes',
   { route: { what: 'one route (API)', pk: 'ACCT#<account>#ROUTES', sk: '<route id>', key: (accountId: string, id = ''): Key => ({ pk: `ACCT#${accountId}#ROUTES`, sk: id }) } },
   [{ what: "all of an account's routes (list, match, inbound)", pk: 'ACCT#<account>#ROUTES' }],
@@ -25,7 +25,7 @@ export interface RouteItem {
 }
 
 /** Lower priority first, then the older route (Mailgun's evaluation order). */
-export function byEvaluationOrder(a: RouteItem, b: RouteItem): number {
+function byEvaluationOrder(a: RouteItem, b: RouteItem): number {
   return a.priority - b.priority || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 }
 

@@ -1,5 +1,6 @@
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { notAllowedToSend } from '../accounts/monthly-limit';
 import { requireDomain, type DomainItem } from '../domains/domain-store';
 import { eventWrites, newEvent, recordEvents } from '../events/event-store';
 import { sfnClient, sqsClient } from '../platform/aws-clients';
@@ -44,7 +45,7 @@ export async function sendingDomain(accountId: string, name: string): Promise<Do
 
 /** The domain, if it may send now: else why not (403 disabled, 400 unverified). */
 export function canSend(domain: DomainItem): DomainItem {
-  if (domain.isDisabled) throw new Forbidden(`Domain ${domain.name} is not allowed to send: it is disabled`);
+  if (domain.isDisabled) throw new Forbidden(notAllowedToSend(domain.name, 'it is disabled'));
   if (domain.state !== 'active') {
     throw new BadRequest(`Domain ${domain.name} is not verified: publish its DNS records, then PUT /v4/domains/${domain.name}/verify`);
   }
@@ -69,7 +70,7 @@ function acceptedEvent(record: MessageRecord, recipient: string, at: number) {
     {
       method: record.method ?? 'http',
       ...common,
-      flags: { 'is-authenticated': true, 'is-test-mode': record.testMode },
+      flags: { ...common.flags, 'is-authenticated': true },
       message: {
         ...common.message,
         recipients: record.recipients,

@@ -43,6 +43,12 @@ export interface MessageRecord {
    * mailboxes and the seed list's target, which no account authorizes.
    */
   purpose?: 'sandbox-confirmation' | 'placement-test';
+  /**
+   * Mail the platform sends in an account's name for its own reasons (an alert, a sandbox
+   * confirmation: messages/platform-mail.ts): its events carry Mailgun's `is-system-test` flag, and
+   * the account's analytics do not count it, so the platform's mail is not the tenant's usage.
+   */
+  platformMail?: true;
   /** How it was submitted, when not over HTTP: SMTP (functions/smtp). */
   method?: 'smtp';
   /** Received mail (functions/inbound): the envelope sender and SES's verdicts, as SES gave them. */
@@ -128,7 +134,7 @@ export function messageEventFields(record: MessageRecord, recipient: string) {
     },
     storage: { key: record.storageKey, region: env().AWS_REGION, env: 'production' },
     envelope: { targets: recipient, transport: 'smtp', sender: record.from },
-    flags: { 'is-test-mode': record.testMode },
+    flags: { 'is-test-mode': record.testMode, ...(record.platformMail ? { 'is-system-test': true } : {}) },
     tags: record.tags,
     campaigns: [],
     'user-variables': record.userVariables,

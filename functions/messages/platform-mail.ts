@@ -39,6 +39,7 @@ export async function sendPlatformMail(domain: DomainItem, mail: PlatformMail): 
       userVariables: {},
       attachments: [],
       testMode: false,
+      platformMail: true,
       ...(mail.purpose ? { purpose: mail.purpose } : {}),
     },
     mime,

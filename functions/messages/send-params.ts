@@ -45,9 +45,9 @@ function deliveryTime(raw: unknown, now = Date.now()): Date | undefined {
   return at.getTime() > now ? at : undefined;
 }
 
-export const OPTIONS_LIMIT_BYTES = 16 * 1024;
-export const MAX_TAGS = 3;
-export const MAX_TAG_LENGTH = 128;
+const OPTIONS_LIMIT_BYTES = 16 * 1024;
+const MAX_TAGS = 3;
+const MAX_TAG_LENGTH = 128;
 
 const all = (value: unknown): string[] => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).map(String));
 const last = (value: unknown): string | undefined => all(value).at(-1);

@@ -27,7 +27,7 @@ import { sha256Hex } from './secrets';
 /** Where every failure count's partition key starts: the authorizer's IAM policy is limited to these (lib/constructs/area-permissions.ts). */
 export const AUTH_FAILURES_PREFIX = 'AUTHFAIL#';
 
-export const authFailureKeys = defineEntity('auth failures', {
+const authFailureKeys = defineEntity('auth failures', {
   authFailures: {
     what: 'recent failed sign-ins of one subject (an SMTP login, an API key id, a source address: `scope` says which), by the hash of its name: region-wide, as the caller is not known yet',
     pk: 'AUTHFAIL#<scope>#<sha256 of the subject>',

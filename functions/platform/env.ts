@@ -82,6 +82,10 @@ export const PLATFORM_SETTINGS = {
   SES_EVENTS_TOPIC_ARN: wired(optionalString, 'The SNS topic SES publishes sending events to; the configuration sets made per dedicated IP publish there too.'),
   SEND_RETRY_BASE_SECONDS: setting(nonNegativeInteger.default(60), 'First retry delay of a send SES throttled, in seconds, doubling per attempt (at most 900).'),
   PUBLIC_API_URL: wired(optionalUrl, "This region's API base URL: tracking links use it until the domain's tracking CNAME verifies."),
+  LIST_EXPANSION_PAGE: setting(
+    positiveInteger.max(1000).default(200),
+    "Members of a mailing list a post to it is expanded to per list worker invocation (each member's copy accepted for sending), up to 1,000; the next page is the next invocation's.",
+  ),
   EVENT_TTL_DAYS: setting(z.coerce.number().int().positive().default(30), 'How long events are kept, in days.'),
   ENCRYPTION_KEY: wired(optionalString, 'The key that seals secrets at rest (DKIM private keys); local mode keeps one in the data dir.'),
   ENCRYPTION_KEY_SECRET_ID: wired(optionalString, 'The Secrets Manager secret holding that key (AWS).'),
@@ -276,7 +280,7 @@ export function withEnv<T>(raw: RawEnv, fn: () => T): T {
 }
 
 /** The raw environment in force: the scoped one, or the process's. */
-export function rawEnv(): RawEnv {
+function rawEnv(): RawEnv {
   return scoped.getStore() ?? process.env;
 }
 

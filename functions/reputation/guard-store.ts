@@ -3,7 +3,7 @@ import type { Figures, HourBaseline } from './figures';
 import type { Level } from './verdict';
 import { defineEntity } from '../data/key-registry';
 
-export const reputationKeys = defineEntity('reputation guard', {
+const reputationKeys = defineEntity('reputation guard', {
   reputationState: { what: 'what the reputation guard last found of an account (functions/reputation): its state, since when, and the figures', pk: 'ACCT#<account>', sk: 'REPUTATION', key: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'REPUTATION' }) },
 });
 

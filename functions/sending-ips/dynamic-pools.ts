@@ -30,13 +30,13 @@ export { BANDS, type Band, type DynamicEnrollment, type Metrics };
 /** The form fields of POST /v3/dynamic_pools/all, one per band. */
 export const BAND_FIELDS: Readonly<Record<Band, string>> = { dynamic_good: 'good_reputation', dynamic_poor: 'poor_reputation', dynamic_new: 'new_senders' };
 
-export const BAND_WINDOW_DAYS = 30;
-export const NEW_SENDER_VOLUME = 1000;
-export const POOR_BOUNCE_RATE = 0.05;
-export const POOR_COMPLAINT_RATE = 0.001;
+const BAND_WINDOW_DAYS = 30;
+const NEW_SENDER_VOLUME = 1000;
+const POOR_BOUNCE_RATE = 0.05;
+const POOR_COMPLAINT_RATE = 0.001;
 const REASSESS_EVERY_MS = 24 * 3600_000;
 
-export const dynamicPoolKeys = defineEntity(
+const dynamicPoolKeys = defineEntity(
   'dynamic ip pools',
   {
     dynamicPools: { what: "an account's dynamic IP pools: the IPs of each reputation band, in one item", pk: 'ACCT#<account>', sk: 'DYNAMICPOOLS', key: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'DYNAMICPOOLS' }) },

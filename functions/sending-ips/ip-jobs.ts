@@ -35,7 +35,7 @@ export async function queueIpJob(job: IpJob): Promise<void> {
 /** Domains that can have dedicated IPs: not the sandbox, which always sends from the shared addresses. */
 export const canHaveIps = (domain: DomainItem) => domain.type !== 'sandbox';
 
-export async function runIpJob(job: IpJob): Promise<void> {
+async function runIpJob(job: IpJob): Promise<void> {
   switch (job.kind) {
     case 'delete-pool': {
       const pool = await getItem<IpPoolItem>(ipPoolKeys.ipPool(job.ownerId, job.poolId), { consistent: true });

@@ -1,4 +1,4 @@
-import { deleteItem, getItem, putItem, queryAll, updateItem, updateItemIf } from '../data/store';
+import { deleteItem, getItem, putItem, queryAll, updateItem, updateItemWhere } from '../data/store';
 import { listDomainItems, patchDomain, type DomainItem } from '../domains/domain-store';
 import { BadRequest, NotFound } from '../platform/errors';
 import { objectId } from '../platform/ids';
@@ -14,7 +14,7 @@ export async function ownPools(accountId: string): Promise<IpPoolItem[]> {
   return (await queryAll<IpPoolItem>(ipPoolKeys.ipPool(accountId), '')).filter((pool) => !pool.deleting);
 }
 
-export const delegationsTo = (subaccountId: string) => queryAll<IpDelegationItem>(delegationsOf(subaccountId), '');
+const delegationsTo = (subaccountId: string) => queryAll<IpDelegationItem>(delegationsOf(subaccountId), '');
 
 /** The pools delegated to a subaccount by its parent. */
 async function inheritedPools(accountId: string): Promise<IpPoolItem[]> {
@@ -87,8 +87,9 @@ export const savePoolChanges = (pool: Pick<IpPoolItem, 'accountId' | 'poolId'>, 
   updateItem<IpPoolItem>(ipPoolKeys.ipPool(pool.accountId, pool.poolId), changes);
 
 /**
- * Adds or removes a delegate with a compare-and-set on the list, so two delegations at once both
- * land. False when the pool is gone.
+ * Adds or removes a delegate with a compare-and-set, so two delegations at once both land. The
+ * condition is on a revision string, not on the list itself: the local stand-in (dynalite) never
+ * finds two non-empty lists equal. False when the pool is gone.
  */
 export async function changeDelegates(which: Pick<IpPoolItem, 'accountId' | 'poolId'>, change: (delegates: string[]) => string[]): Promise<boolean> {
   const key = ipPoolKeys.ipPool(which.accountId, which.poolId);
@@ -98,7 +99,7 @@ export async function changeDelegates(which: Pick<IpPoolItem, 'accountId' | 'poo
     const current = pool.delegatedTo ?? [];
     const next = change(current);
     if (next.join() === current.join()) return true;
-    if (await updateItemIf(key, { delegatedTo: current }, { delegatedTo: next })) return true;
+    if (await updateItemWhere(key, ['delegatesRevision'], pool.delegatesRevision, { delegatedTo: next, delegatesRevision: objectId() })) return true;
   }
   throw new Error(`could not change the delegates of IP pool ${which.poolId}: too many concurrent changes`);
 }
@@ -106,7 +107,7 @@ export async function changeDelegates(which: Pick<IpPoolItem, 'accountId' | 'poo
 export const removePool = (pool: Pick<IpPoolItem, 'accountId' | 'poolId'>) => deleteItem(ipPoolKeys.ipPool(pool.accountId, pool.poolId));
 
 /** Is this domain linked to that pool (its own account's, or a delegated one)? */
-export const isLinkedTo = (domain: DomainItem, pool: Pick<IpPoolItem, 'accountId' | 'poolId'>) =>
+const isLinkedTo = (domain: DomainItem, pool: Pick<IpPoolItem, 'accountId' | 'poolId'>) =>
   domain.ipPoolId === pool.poolId && (domain.ipPoolOwnerId ?? domain.accountId) === pool.accountId;
 
 /** The domains linked to the pool: its account's and those of the subaccounts it is delegated to. */

@@ -47,6 +47,8 @@ export interface IpPoolItem {
   createdAt: string;
   /** Subaccounts it is delegated to: they may link their domains to it, not change it. */
   delegatedTo?: string[];
+  /** Changes with every change of `delegatedTo`: what its compare-and-set compares (ip-pools.ts changeDelegates). */
+  delegatesRevision?: string;
   /** Set by DELETE: its domains are being moved to the replacement, then it goes (ip-jobs.ts). */
   deleting?: { replacement: DomainAssignment; requestedAt: string };
 }

@@ -33,7 +33,7 @@ export function ipConfigurationSets(ip: string): { optional: string; requireTls:
 }
 
 /** The SES pool that holds only this address. */
-export const ipSesPool = (ip: string) => `${env().SES_CONFIGURATION_SET ?? 'mailplane'}-ip-${dashed(ip)}`;
+const ipSesPool = (ip: string) => `${env().SES_CONFIGURATION_SET ?? 'mailplane'}-ip-${dashed(ip)}`;
 
 /** Every dedicated IP SES leases to this AWS account in this region. */
 export async function sesDedicatedIps(): Promise<DedicatedIp[]> {

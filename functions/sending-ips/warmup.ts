@@ -14,7 +14,7 @@ import { setSesWarmup } from './ses-resources';
  * SES is told the plan's progress (PutDedicatedIpWarmupAttributes, the percentage of the plan
  * done), so its own view of the address agrees.
  */
-export const WARMUP_PLAN: readonly number[] = [200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 40_000, 70_000, 100_000, 150_000, 250_000, 400_000, 600_000, 1_000_000];
+const WARMUP_PLAN: readonly number[] = [200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 40_000, 70_000, 100_000, 150_000, 250_000, 400_000, 600_000, 1_000_000];
 export const MIN_STAGE_MS = 24 * 3600_000;
 const HOURLY_SHARE = 10;
 const HOUR_MS = 3600_000;
@@ -48,8 +48,8 @@ export interface WarmupItem {
   history: Array<{ stage: number; limit: number; firstUpdatedAt: string; completedAt: string }>;
 }
 
-export const stageVolume = (stage: number) => WARMUP_PLAN[Math.min(stage, WARMUP_PLAN.length) - 1]!;
-export const hourlyLimit = (stage: number) => Math.ceil(stageVolume(stage) / HOURLY_SHARE);
+const stageVolume = (stage: number) => WARMUP_PLAN[Math.min(stage, WARMUP_PLAN.length) - 1]!;
+const hourlyLimit = (stage: number) => Math.ceil(stageVolume(stage) / HOURLY_SHARE);
 const hourOf = (at: number) => new Date(Math.floor(at / HOUR_MS) * HOUR_MS).toISOString();
 /** SES's warm-up percentage for a plan at this stage: the share of the plan's stages completed. */
 const sesPercentage = (stage: number) => Math.max(1, Math.round((100 * (stage - 1)) / WARMUP_PLAN.length));

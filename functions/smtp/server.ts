@@ -74,7 +74,7 @@ function smtpError(code: number, message: string): Error {
  * is temporary (4xx, retried by the client), and anything unexpected is temporary too, since the
  * message was not taken.
  */
-export function replyFor(error: unknown): { code: number; message: string } {
+function replyFor(error: unknown): { code: number; message: string } {
   if (error instanceof ApiError) {
     if (error.status === 413) return { code: 552, message: error.message };
     if (error.status === 429) return { code: 451, message: error.message };

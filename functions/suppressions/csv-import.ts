@@ -8,7 +8,7 @@ import { RECORD_SCHEMAS } from './schemas';
 import type { EntryRecord } from './suppression-store';
 
 /** Mailgun's limit on an import file. */
-export const MAX_IMPORT_BYTES = 25 * 1024 * 1024;
+const MAX_IMPORT_BYTES = 25 * 1024 * 1024;
 
 /** The header must name at least one of these columns; other columns are ignored. */
 const KEY_COLUMNS: Record<SuppressionList, readonly string[]> = {

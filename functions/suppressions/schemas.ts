@@ -6,7 +6,7 @@ import { dropBlankFields, list, schema, text } from '../platform/http/params';
 import { ALL_TAGS, type SuppressionList } from './lists';
 import type { EntryRecord } from './suppression-store';
 
-export const MAX_BATCH = 1000;
+const MAX_BATCH = 1000;
 const MAX_ERROR_TEXT = 4096;
 const MAX_REASON = 1024;
 const MAX_TAG = 256;
@@ -74,7 +74,7 @@ export const bounceRecord = schema(() => form({
   }),
 ));
 
-export const complaintRecord = schema(() => form({
+const complaintRecord = schema(() => form({
   address: emailAddress(),
   created_at: createdAt(),
 }).transform((input): EntryRecord<'complaints'> => ({ list: 'complaints', address: input.address, createdAt: input.created_at ?? now() })));

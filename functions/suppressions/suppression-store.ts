@@ -16,7 +16,7 @@ import type { BlockingList, SuppressionList } from './lists';
  * block sends. Allowlist entries are not indexed (they never block), and an allowlisted domain
  * is stored under its name, which has no `@` and so cannot collide with an address.
  */
-export const suppressionKeys = defineEntity(
+const suppressionKeys = defineEntity(
   'suppressions',
   {
     entry: {

@@ -4,10 +4,10 @@ import { flag, integer, oneOfValues, schema, text } from '../platform/http/param
 
 /** Mailgun's own ceiling on a tag's length (o:tag); longer names cannot exist, so they are refused. */
 const MAX_TAG_LENGTH = 128;
-export const MAX_LIMIT_WITH_METRICS = 20;
-export const MAX_SKIP = 10_000;
+const MAX_LIMIT_WITH_METRICS = 20;
+const MAX_SKIP = 10_000;
 
-export const tagName = () => text().refine((value) => value.trim().length <= MAX_TAG_LENGTH, { message: `must be at most ${MAX_TAG_LENGTH} characters` });
+const tagName = () => text().refine((value) => value.trim().length <= MAX_TAG_LENGTH, { message: `must be at most ${MAX_TAG_LENGTH} characters` });
 
 /**
  * `sort` of POST /v1/analytics/tags: `<field>:<asc|desc>`. By name (a key range) or by last

@@ -6,7 +6,7 @@ import { templateProblem } from './handlebars-dialect';
 import { TEMPLATE_HEADER_NAMES, type TemplateHeaders } from './template-store';
 
 /** Mailgun's documented ceiling on a template version's content. */
-export const MAX_TEMPLATE_BYTES = 100 * 1024;
+const MAX_TEMPLATE_BYTES = 100 * 1024;
 const MAX_IDENTIFIER_LENGTH = 255;
 /** RFC 5322's line limit, which a header value must fit in. */
 const MAX_HEADER_LENGTH = 998;

@@ -22,8 +22,8 @@ import {
 } from './template-store';
 
 /** Mailgun's limits: 100 templates per domain (its sending docs), 40 versions per template (the spec). */
-export const MAX_TEMPLATES_PER_DOMAIN = 100;
-export const MAX_VERSIONS_PER_TEMPLATE = 40;
+const MAX_TEMPLATES_PER_DOMAIN = 100;
+const MAX_VERSIONS_PER_TEMPLATE = 40;
 /** The tag of a version created along with its template when the caller names none. */
 export const DEFAULT_TAG = 'initial';
 

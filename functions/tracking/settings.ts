@@ -8,8 +8,8 @@ export interface TrackingSettings {
   unsubscribe: { active: boolean; htmlFooter: string; textFooter: string };
 }
 
-export const DEFAULT_HTML_FOOTER = '<br>\n<p><a href="%unsubscribe_url%">unsubscribe</a></p>\n';
-export const DEFAULT_TEXT_FOOTER = 'To unsubscribe click: <%unsubscribe_url%>\n\n';
+const DEFAULT_HTML_FOOTER = '<br>\n<p><a href="%unsubscribe_url%">unsubscribe</a></p>\n';
+const DEFAULT_TEXT_FOOTER = 'To unsubscribe click: <%unsubscribe_url%>\n\n';
 
 export function trackingOf(domain: DomainItem): TrackingSettings {
   const stored = domain.tracking;

@@ -17,7 +17,7 @@ export interface AccountWebhookInput {
   description?: string;
 }
 
-export function webhookJson(hook: AccountWebhook) {
+function webhookJson(hook: AccountWebhook) {
   // RFC 3339 to the second, as Mailgun shows it; the stored instant keeps milliseconds for ordering.
   return { webhook_id: hook.id, description: hook.description, url: hook.url, event_types: hook.eventTypes, created_at: hook.createdAt.replace(/\.\d{3}Z$/, 'Z') };
 }

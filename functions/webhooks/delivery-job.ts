@@ -48,7 +48,7 @@ export function retryDelayMs(attempt: number, scale: number, schedule: readonly 
 }
 
 /** SQS's longest message delay. */
-export const MAX_SQS_DELAY_SECONDS = 900;
+const MAX_SQS_DELAY_SECONDS = 900;
 
 /** The DelaySeconds that brings a job back at `notBefore`, or as close as one hop can. */
 export function hopDelaySeconds(notBefore: number, now = Date.now()): number {

@@ -1,6 +1,6 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { getItem, putItem, setAbsentAttributes, updateItemIf, type Key } from '../data/store';
+import { getItem, keyId, putItem, setAbsentAttributes, updateItemIf, type Key } from '../data/store';
 import { TABLE_KEYS } from '../data/table';
 import type { EventData } from '../events/event-store';
 import { sqsClient } from '../platform/aws-clients';
@@ -60,8 +60,7 @@ interface Due {
 function claim(dues: Due[]): Map<Due, Promise<boolean>> {
   const groups = new Map<string, Due[]>();
   for (const due of dues) {
-    const key = claimKey(due.job);
-    const id = `${key.pk}\n${key.sk}`;
+    const id = keyId(claimKey(due.job));
     groups.set(id, [...(groups.get(id) ?? []), due]);
   }
   const outcomes = new Map<Due, Promise<boolean>>();

@@ -17,7 +17,7 @@ export function parseName(raw: string): WebhookName {
 }
 
 /** `{"clicked": {"urls": [...]}, ...}`: configured types only, in Mailgun's order. */
-export function hooksJson(hooks: DomainHooks): Record<string, { urls: string[] }> {
+function hooksJson(hooks: DomainHooks): Record<string, { urls: string[] }> {
   const out: Record<string, { urls: string[] }> = {};
   for (const name of WEBHOOK_NAMES) if (hooks[name]?.length) out[name] = { urls: hooks[name] };
   return out;

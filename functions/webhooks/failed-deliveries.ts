@@ -5,7 +5,7 @@ import { logger } from '../platform/logger';
 import type { DeliveryJob } from './delivery-job';
 import { defineEntity } from '../data/key-registry';
 
-export const failedDeliveryKeys = defineEntity(
+const failedDeliveryKeys = defineEntity(
   'failed webhook deliveries',
   {
     webhookFailure: {

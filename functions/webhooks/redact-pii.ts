@@ -9,7 +9,7 @@ import { findAccount } from '../accounts/account-store';
  * the client's IP address, its user agent, and the city and region of its geolocation (the
  * country stays). The event itself, in events and logs, keeps everything.
  */
-export const REDACTED = 'redacted';
+const REDACTED = 'redacted';
 
 const maskAddress = (address: string) => address.replace(/[^\s<>,"@]+@/g, `${REDACTED}@`);
 

@@ -12,7 +12,7 @@ const MAX_VALUES = 20;
  * URLs as repeated fields (or a JSON array), not split on commas: a comma is legal in a URL.
  * Blank values are dropped; at least one must remain.
  */
-export const urls = () =>
+const urls = () =>
   z.preprocess(
     (value) => {
       if (value === undefined || value === null) return undefined;

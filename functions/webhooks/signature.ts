@@ -15,7 +15,7 @@ export interface WebhookPayload {
   'event-data': EventData;
 }
 
-export function hmacHex(key: string, timestamp: string, token: string): string {
+function hmacHex(key: string, timestamp: string, token: string): string {
   return createHmac('sha256', key).update(timestamp + token).digest('hex');
 }
 

@@ -25,7 +25,7 @@ export function literalAddress(hostname: string): string | undefined {
  * so a client reads back exactly what it stored; refuses with Mailgun's wording,
  * `<url> is not a valid url: <why>`.
  */
-export function parseWebhookUrl(raw: string): URL {
+function parseWebhookUrl(raw: string): URL {
   const text = raw.trim();
   const refuse = (why: string): never => {
     throw new BadRequest(`${text} is not a valid url: ${why}`);

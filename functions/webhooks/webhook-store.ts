@@ -7,7 +7,7 @@ import { env } from '../platform/env';
 import type { WebhookName } from './names';
 import { defineEntity } from '../data/key-registry';
 
-export const webhookKeys = defineEntity('webhooks', {
+const webhookKeys = defineEntity('webhooks', {
   domainWebhooks: { what: "a domain's v3/v4 webhooks, every type in one item", pk: 'ACCT#<account>', sk: 'WEBHOOKS#<domain>', key: (accountId: string, domain: string): Key => ({ pk: `ACCT#${accountId}`, sk: `WEBHOOKS#${domain}` }) },
   accountWebhooks: { what: "an account's /v1/webhooks, all in one item: the 3-URLs-per-type limit is checked in one write", pk: 'ACCT#<account>', sk: 'ACCOUNTWEBHOOKS', key: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNTWEBHOOKS' }) },
 });

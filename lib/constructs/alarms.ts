@@ -17,7 +17,7 @@ import { type MovingParts, movingPartsOf, type WatchedFunction, type WatchedQueu
 const RUNBOOK = 'docs/operations.md';
 
 /** AWS puts an account's sending under review at these rates (percent); the alarms must fire before. */
-export const SES_REVIEW_RATES = { bounce: 5, complaint: 0.1 } as const;
+const SES_REVIEW_RATES = { bounce: 5, complaint: 0.1 } as const;
 
 /** The alarms' levels that an operator may set (`-c bounceRateAlarm=3` and the like, lib/app-config.ts). */
 export interface AlarmSettings {
@@ -33,7 +33,7 @@ export interface AlarmSettings {
   apiP99LatencyMs?: number;
 }
 
-export const DEFAULT_ALARM_LEVELS = { bounceRatePercent: 4, complaintRatePercent: 0.08, apiP99LatencyMs: 5000 } as const;
+const DEFAULT_ALARM_LEVELS = { bounceRatePercent: 4, complaintRatePercent: 0.08, apiP99LatencyMs: 5000 } as const;
 
 /**
  * The longest a job may wait in a queue while all is well: the longest delay a retry is queued
@@ -44,11 +44,11 @@ export const SQS_MAX_DELAY_SECONDS = 900;
 export const maxHealthyAgeSeconds = (queue: Pick<WatchedQueue, 'visibilityTimeoutSeconds'>) => SQS_MAX_DELAY_SECONDS + queue.visibilityTimeoutSeconds;
 
 /** Below this many requests in five minutes the 5xx rate is not judged (one fault in three requests is not a rate). */
-export const MIN_REQUESTS_FOR_ERROR_RATE = 20;
+const MIN_REQUESTS_FOR_ERROR_RATE = 20;
 /** The share of 5xx answers (percent) that, in two five-minute periods running, raises the alarm. */
-export const API_5XX_RATE_PERCENT = 1;
+const API_5XX_RATE_PERCENT = 1;
 /** How far behind (ms) the table stream's consumer may fall before analytics and webhooks are noticeably late. */
-export const STREAM_ITERATOR_AGE_MS = 5 * 60_000;
+const STREAM_ITERATOR_AGE_MS = 5 * 60_000;
 
 export interface AlarmsProps {
   platformRegion: PlatformRegion;
@@ -389,7 +389,7 @@ export class Alarms extends NestedStack {
 }
 
 /** The reputation guard's region gauges (functions/reputation/sweep.ts writes them only when one is not zero). */
-export function reputationGuardMetrics(platformRegion: PlatformRegion) {
+function reputationGuardMetrics(platformRegion: PlatformRegion) {
   const metric = (metricName: string) =>
     new cloudwatch.Metric({ namespace: REPUTATION_METRICS.namespace, metricName, dimensionsMap: { PlatformRegion: platformRegion }, statistic: 'Maximum', period: Duration.minutes(15) });
   return { paused: metric(REPUTATION_METRICS.paused), aboveWarning: metric(REPUTATION_METRICS.aboveWarning), primaryAbovePause: metric(REPUTATION_METRICS.primaryAbovePause) };

@@ -127,7 +127,7 @@ function acknowledgeSesIdentities(grantee: AreaGrantee): void {
  * lib/constructs/product-api.ts) it is the parameter CDK passes the value in by,
  * `<referenceto<unique id of the element>Arn>` (or `Ref`).
  */
-export function nagArnReference(grantee: AreaGrantee, resource: Construct, attribute: 'Arn' | 'Ref' = 'Arn'): string {
+function nagArnReference(grantee: AreaGrantee, resource: Construct, attribute: 'Arn' | 'Ref' = 'Arn'): string {
   const owner = Stack.of(resource);
   const element = resource.node.defaultChild as CfnElement;
   if (Stack.of(grantee.scope) === owner) {
@@ -154,7 +154,7 @@ export function grantTableReadWrite(grantee: AreaGrantee, table: dynamodb.ITable
 }
 
 /** Reads only, on the table and its indexes. */
-export function grantTableRead(grantee: AreaGrantee, table: dynamodb.ITable): void {
+function grantTableRead(grantee: AreaGrantee, table: dynamodb.ITable): void {
   table.grantReadData(grantee.role);
   acknowledgeTableIndexes(grantee, table);
 }
@@ -282,7 +282,7 @@ export const grantPostmasterFetch: AreaGrant = (grantee, { table, postmasterCred
   }
 };
 
-export const areaPermissions: Readonly<Record<string, AreaGrant>> = {
+const areaPermissions: Readonly<Record<string, AreaGrant>> = {
   keys: tableReadWrite,
   // The API reference touches nothing: its document and files are built into its Lambda.
   openapi: () => undefined,

@@ -11,9 +11,9 @@ import { PlatformFunction } from './platform-function';
 import { deadLetterQueue } from './queue';
 
 /** A batch is a few hundred events turned into counter updates and queued webhooks. */
-export const EVENT_STREAM_TIMEOUT = Duration.minutes(1);
+const EVENT_STREAM_TIMEOUT = Duration.minutes(1);
 /** With the large batches (process-batch.ts), a short window: up to this much delay. */
-export const EVENT_STREAM_BATCHING_WINDOW = Duration.seconds(EVENT_STREAM_BATCHING_WINDOW_SECONDS);
+const EVENT_STREAM_BATCHING_WINDOW = Duration.seconds(EVENT_STREAM_BATCHING_WINDOW_SECONDS);
 
 export interface EventStreamProps {
   resources: AreaResources;

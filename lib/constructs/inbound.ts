@@ -12,7 +12,7 @@ import { queueWorker } from '../../functions/workers';
 import { type AreaGrantee, type AreaResources, grantMessageObjects, grantSendToQueue, grantTableReadWrite } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
 import type { QueueWithDlq } from './queue';
-import { workerOf, workerQueue, workerTimeout } from './queue-worker';
+import { workerOf, workerQueue } from './queue-worker';
 
 const RECEIVE = queueWorker('inbound');
 const ROUTE_ACTIONS = queueWorker('inbound-actions');
@@ -24,9 +24,6 @@ const ROUTE_ACTIONS = queueWorker('inbound-actions');
  */
 export const SES_RECEIVING_REGIONS: readonly string[] = ['us-east-1', 'us-west-2', 'eu-west-1'];
 
-/** The receive worker's and the route action worker's timeouts (functions/workers.ts). */
-export const INBOUND_WORKER_TIMEOUT = workerTimeout(RECEIVE);
-export const ROUTE_ACTION_WORKER_TIMEOUT = workerTimeout(ROUTE_ACTIONS);
 /** The received-mail bucket keeps a message as long as its notification may wait in the dead-letter queue. */
 const RAW_RETENTION = Duration.days(14);
 

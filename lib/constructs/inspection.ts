@@ -12,9 +12,8 @@ import { workerOf, workerQueue, workerTimeout } from './queue-worker';
 
 const INSPECT = queueWorker('inspect');
 
-/** The inspection worker's timeout, memory and bound (functions/workers.ts). */
+/** The inspection worker's timeout and bound (functions/workers.ts). */
 export const INSPECT_WORKER_TIMEOUT = workerTimeout(INSPECT);
-export const INSPECT_WORKER_MEMORY_MB = INSPECT.memorySizeMb;
 export const INSPECT_WORKER_CONCURRENCY = INSPECT.maxConcurrency;
 /**
  * One client's render: Chromium's start (unpacking it to /tmp on a cold start), the email's images,
@@ -25,7 +24,7 @@ export const PREVIEW_RENDER_TIMEOUT = Duration.seconds(150);
 /** Chromium with one page at DPR 2, and sharp on its screenshot; Lambda's CPU share grows with memory too. */
 export const PREVIEW_RENDER_MEMORY_MB = 2048;
 /** Streaming screenshots from S3 through a zip into a multipart upload: bounded by the export step's 600 s. */
-export const PREVIEW_EXPORT_TIMEOUT = Duration.seconds(540);
+const PREVIEW_EXPORT_TIMEOUT = Duration.seconds(540);
 
 /**
  * Inspection's background work (functions/inspect): the bucket for tests' inputs, results and

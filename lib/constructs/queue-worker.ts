@@ -23,7 +23,7 @@ export interface QueueWorkerProps extends PlatformFunctionProps {
  * A platform function fed by an SQS queue, batches of WORKER_BATCH_SIZE, reporting which messages
  * of a batch failed so that only those come back.
  */
-export function queueWorker(scope: Construct, id: string, { queue, grant, maxConcurrency, batchSize, ...fn }: QueueWorkerProps): PlatformFunction {
+function queueWorker(scope: Construct, id: string, { queue, grant, maxConcurrency, batchSize, ...fn }: QueueWorkerProps): PlatformFunction {
   const worker = new PlatformFunction(scope, id, fn);
   grant(worker.grantee);
   worker.fn.addEventSource(new SqsEventSource(queue, { batchSize: batchSize ?? WORKER_BATCH_SIZE, reportBatchItemFailures: true, maxConcurrency }));

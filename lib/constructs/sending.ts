@@ -6,7 +6,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { PlatformRegion } from '../regions';
-import { DEFAULT_SEND_CONCURRENCY, queueWorker } from '../../functions/workers';
+import { queueWorker } from '../../functions/workers';
 import { type AreaResources, configurationSetArn, ipConfigurationSetArns, grantAbandonUnsent, grantNotificationsWorker, grantSendWorker } from './area-permissions';
 import type { PlatformFunction } from './platform-function';
 import type { QueueWithDlq } from './queue';
@@ -27,12 +27,11 @@ export const SEND_WORKER_TIMEOUT = workerTimeout(SEND);
 export const SEND_DEAD_LETTER_WORKER_TIMEOUT = workerTimeout(SEND_DEAD_LETTERS);
 /** The notifications worker's timeout. */
 export const NOTIFICATIONS_WORKER_TIMEOUT = workerTimeout(NOTIFICATIONS);
-export { DEFAULT_SEND_CONCURRENCY };
 /** The SQS event source's maxConcurrency bound: Lambda accepts 2 to 1000. */
-export const SEND_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
+const SEND_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
 
 /** The SES events that become Mailgun events (functions/delivery/ses-notifications.ts reads these). */
-export const NOTIFIED_EVENTS = [
+const NOTIFIED_EVENTS = [
   ses.EmailSendingEvent.DELIVERY,
   ses.EmailSendingEvent.BOUNCE,
   ses.EmailSendingEvent.COMPLAINT,
@@ -147,7 +146,8 @@ export interface SendingWorkersProps {
    * account's maximum send rate (`aws sesv2 get-account`, SendQuota.MaxSendRate: 1/s in the SES
    * sandbox, 14/s for a new production account). So size it as
    *   sendConcurrency ~ MaxSendRate / (5 x average recipients per message):
-   * the default 2 suits a new production account; raise it as SES raises the quota. Beyond the
+   * the default (the send row's bound in functions/workers.ts) suits a new production account;
+   * raise it as SES raises the quota. Beyond the
    * rate SES throttles, and the worker re-queues throttled sends with a delay, so too high a
    * value costs retries and latency, not mail.
    */
@@ -163,9 +163,9 @@ export class SendingWorkers extends Construct {
 
   constructor(scope: Construct, id: string, props: SendingWorkersProps) {
     super(scope, id);
-    const sendConcurrency = props.sendConcurrency ?? DEFAULT_SEND_CONCURRENCY;
+    const { sendConcurrency } = props;
     const { min, max } = SEND_CONCURRENCY_RANGE;
-    if (!Number.isInteger(sendConcurrency) || sendConcurrency < min || sendConcurrency > max) {
+    if (sendConcurrency !== undefined && (!Number.isInteger(sendConcurrency) || sendConcurrency < min || sendConcurrency > max)) {
       throw new Error(`sendConcurrency must be a whole number from ${min} to ${max} (the SQS event source's maxConcurrency); got ${sendConcurrency}`);
     }
 

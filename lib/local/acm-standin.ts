@@ -1,9 +1,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { awsJsonOperation } from './aws-json';
 import { closeServer, listenOnLoopback, readBody, standInServer } from './http';
 import type { LocalCa } from './local-ca';
+import { writeStateFile } from './state-file';
 
 /** One certificate as the stand-in keeps it (dates in epoch milliseconds). */
 interface StoredCertificate {
@@ -120,9 +121,7 @@ export class AcmStandIn {
   private persist(): void {
     const file = this.options.stateFile;
     if (!file) return;
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify([...this.certificates.values()]), { mode: 0o600 });
-    renameSync(temp, file);
+    writeStateFile(file, JSON.stringify([...this.certificates.values()]));
   }
 
   private async validationFound(cert: StoredCertificate): Promise<boolean> {

@@ -14,7 +14,7 @@ import { routeKey, type RouteSpec } from '../../functions/platform/http/route';
 import { RouteMatcher } from '../../functions/platform/http/route-matcher';
 
 /** API Gateway's own payload limit for HTTP APIs, kept locally so nothing works here that fails there. */
-export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** The API areas' Lambda timeout: API Gateway's integration limit, less a second. */
 const API_AREA_TIMEOUT_MS = 29_000;
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { closeServer, listenOnLoopback, readBody, standInServer } from './http';
+import { writeStateFile } from './state-file';
 
 /** A custom domain name: the certificate it is served with, and the APIs mapped to it. */
 interface DomainNameRecord {
@@ -72,9 +73,7 @@ export class ApiGatewayStandIn {
   private persist(): void {
     const file = this.options.stateFile;
     if (!file) return;
-    const temp = `${file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify([...this.domains.values()]));
-    renameSync(temp, file);
+    writeStateFile(file, JSON.stringify([...this.domains.values()]));
   }
 
   private domainArn(name: string): string {

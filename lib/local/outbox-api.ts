@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { simpleParser } from 'mailparser';
+import { onBehalfOf } from '../../functions/accounts/on-behalf-of';
 import { authenticate } from '../../functions/authorizer/authenticate';
+import { ApiError } from '../../functions/platform/errors';
 import { roleAllows, type Access } from '../../functions/platform/access';
 import type { Principal } from '../../functions/platform/principal';
 import type { Outbox } from './outbox';
@@ -8,7 +10,8 @@ import type { Outbox } from './outbox';
 /**
  * Local mode's outbox as JSON, for the console's Outbox and for tests in any language (as
  * LocalStack's `/_aws/ses` is). Local mode only: nothing on AWS answers these paths. A request
- * signs in with an API key of the region as the API's do, and sees only its account's mail.
+ * signs in with an API key of the region as the API's do, and sees only its account's mail (or,
+ * with X-Mailgun-On-Behalf-Of, the mail of the subaccount it may act for, as on every route).
  *
  *   GET    /_local/outbox                              newest first: `search`, `limit` (≤ 500, default 50), `before` / `since` (a seq)
  *   GET    /_local/outbox/{id}                         one message: its headers, text, HTML and attachments' names
@@ -50,7 +53,15 @@ export function outboxApi(options: OutboxApiOptions) {
     const verdict = await options.run(() => authenticate(header, Date.now(), req.socket.remoteAddress));
     if (verdict.denied !== undefined) return void json(res, 401, { message: verdict.denied });
     if (!roleAllows(verdict.role, access)) return void json(res, 403, { message: `Forbidden: the key's role (${verdict.role}) cannot ${access === 'read' ? 'read' : 'change'} the outbox` });
-    return verdict;
+    const target = req.headers['x-mailgun-on-behalf-of'];
+    const subaccountId = typeof target === 'string' ? target.trim() : '';
+    if (!subaccountId || subaccountId === verdict.accountId) return verdict;
+    try {
+      return { ...verdict, accountId: await options.run(() => onBehalfOf(verdict, subaccountId, { anyStatus: false })) };
+    } catch (error) {
+      if (error instanceof ApiError) return void json(res, error.status, { message: error.message });
+      throw error;
+    }
   };
   return async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> => {
     if (url.pathname !== OUTBOX_PATH && !url.pathname.startsWith(`${OUTBOX_PATH}/`)) return false;

@@ -1,11 +1,12 @@
 import { Resolver } from 'node:dns/promises';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { TAG_ACCOUNT, TAG_STORAGE } from '../../functions/delivery/claims';
 import { simulated, type RefusedSend, type SentMessage } from './ses-standin';
+import { writeStateFile } from './state-file';
 
 /** How long delivered copies are kept: the outbox is for looking at recent mail, not an archive. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 3_600_000;
@@ -218,8 +219,9 @@ export class Outbox {
 
   private async write(message: SentMessage, recipients: string[], entry: OutboxEntry): Promise<void> {
     const file = join(this.dir!, `${message.sesMessageId}.eml`);
-    writeFileSync(file, await this.stamp(message.raw, recipients), { mode: 0o600 });
-    writeFileSync(file.replace(/\.eml$/, '.json'), JSON.stringify(entry), { mode: 0o600 });
+    // The entry is written after its message, so a listed entry always has its whole .eml.
+    writeStateFile(file, await this.stamp(message.raw, recipients));
+    writeStateFile(file.replace(/\.eml$/, '.json'), JSON.stringify(entry));
     this.hold({ entry, file, raw: undefined });
   }
 
@@ -232,7 +234,7 @@ export class Outbox {
       try {
         entries.push({ entry: JSON.parse(readFileSync(join(this.dir!, name), 'utf8')) as OutboxEntry, file });
       } catch {
-        // A file cut short by a crash: its .eml stays readable in the folder.
+        // Not an entry (a stray .json put in the folder by hand): skipped, as a listing would.
       }
     }
     entries.sort((a, b) => a.entry.timestamp.localeCompare(b.entry.timestamp) || a.entry.seq - b.entry.seq);

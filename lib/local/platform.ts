@@ -34,6 +34,12 @@ export interface LocalOptions {
   sendWorkerTimeoutSeconds?: number;
   /** Step Functions Retry intervals in ms (tests); default: as the definitions say. */
   workflowRetryIntervalMs?: number;
+  /**
+   * Validate each workflow definition as Step Functions does when it creates the state machine
+   * (default). About a second per region; the tests' hosts skip it, as their run validates every
+   * definition once (test/unit/local/workflow-runner.test.ts).
+   */
+  validateWorkflows?: boolean;
   /** The period of the periodic jobs (functions/schedules.ts) in ms (tests); default: each job's own. */
   periodicJobEveryMs?: number;
   /**
@@ -154,6 +160,7 @@ export async function startLocal(options: LocalOptions = {}): Promise<LocalPlatf
       authorizerCacheSeconds: options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS,
       sendWorkerTimeoutSeconds: options.sendWorkerTimeoutSeconds,
       workflowRetryIntervalMs: options.workflowRetryIntervalMs,
+      validateWorkflows: options.validateWorkflows,
       periodicJobEveryMs: options.periodicJobEveryMs,
       eventStreamBatchingWindowSeconds: options.eventStreamBatchingWindowSeconds,
       env: options.env ?? {},

@@ -53,13 +53,13 @@ const SES_TLS_CONFIGURATION_SET = 'mailplane-events-require-tls';
 /** Where the configuration sets the platform creates (one per dedicated IP) publish, as the stack's topic. */
 const SES_EVENTS_TOPIC_ARN = 'arn:aws:sns:local:000000000000:ses-events';
 /** The local id of the tracking API (lib/constructs/api.ts): what tracking hosts' custom domain names map to. */
-export const LOCAL_TRACKING_API_ID = 'tracking';
+const LOCAL_TRACKING_API_ID = 'tracking';
 
 /**
  * The event stream's batching window in local mode: the deployed one (2 s) would hold every
  * webhook and counter back that long on a developer's machine; this still gathers a burst.
  */
-export const LOCAL_EVENT_STREAM_BATCHING_WINDOW_SECONDS = 0.25;
+const LOCAL_EVENT_STREAM_BATCHING_WINDOW_SECONDS = 0.25;
 
 export interface RegionHostOptions {
   region: PlatformRegion;
@@ -81,6 +81,8 @@ export interface RegionHostOptions {
   drainTimeoutMs?: number;
   /** Step Functions Retry intervals, overridden (tests); default: as the definitions say. */
   workflowRetryIntervalMs?: number;
+  /** Validate the workflow definitions when they are loaded (default), as Step Functions does. */
+  validateWorkflows?: boolean;
   /** The period of every periodic job (functions/schedules.ts), overridden (tests); default: the job's own. */
   periodicJobEveryMs?: number;
   /** SMTP submission: STARTTLS on `port`, implicit TLS on `securePort` (0 picks a free one). */
@@ -423,6 +425,7 @@ async function startRegionOn(options: RegionHostOptions, opened: Stack): Promise
     queueUrl: (queue) => queues[queue],
     send: async (queueUrl, body, delaySeconds) => sqs.send(queueUrl, body, delaySeconds),
     retryIntervalMs: options.workflowRetryIntervalMs,
+    validate: options.validateWorkflows,
   });
   Object.assign(env, stateMachines);
   // The browser is closed on stop; a render cut short by it is tried again when its execution resumes.

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { dkimSign } from 'mailauth/lib/dkim/sign';
 import addressparser from 'nodemailer/lib/addressparser';
 import { sealingKey, sealWith, unsealWith } from '../../functions/platform/secrets';
 import { closeServer, listenOnLoopback, readBody, standInServer } from './http';
+import { writeStateFile } from './state-file';
 
 interface Identity {
   name: string;
@@ -416,7 +417,7 @@ export class SesStandIn {
       pools: [...this.pools],
       dedicatedIps: [...this.dedicatedIps.values()],
     };
-    writeFileSync(this.stateFile, JSON.stringify(state), { mode: 0o600 });
+    writeStateFile(this.stateFile, JSON.stringify(state));
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

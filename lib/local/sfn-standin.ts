@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { readAwsJsonRequest, replyAwsJson } from './aws-json';
 import { closeServer, listenOnLoopback, standInServer } from './http';
 import type { Json, LocalWorkflow, WorkflowExecution } from './workflow-runner';
+import { writeStateFile } from './state-file';
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
 
@@ -119,10 +120,7 @@ export class SfnStandIn {
     const closed = [...this.executions.values()].filter((e) => e.status !== 'RUNNING').sort((a, b) => (b.stopDate ?? 0) - (a.stopDate ?? 0));
     for (const old of closed.slice(CLOSED_KEPT)) this.executions.delete(old.executionArn);
     if (!this.file) return;
-    // Written whole, then renamed: a crash mid-write never leaves a torn file.
-    const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify([...this.executions.values()]));
-    renameSync(temp, this.file);
+    writeStateFile(this.file, JSON.stringify([...this.executions.values()]));
   }
 
   private launch(record: ExecutionRecord): void {

@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { writeStateFile } from './state-file';
 import { readAwsJsonRequest, replyAwsJson } from './aws-json';
 import { lambdaContext } from './lambda-context';
 import { closeServer, listenOnLoopback, standInServer } from './http';
@@ -75,6 +76,8 @@ export class SqsStandIn {
   private readonly crashes = new Set<string>();
   private readonly paused = new Set<string>();
   private readonly refusals = new Map<string, number>();
+  /** The ids of the messages in batches being delivered now. */
+  private readonly delivering = new Set<string>();
 
   constructor(
     private readonly dataDir: string | undefined,
@@ -152,6 +155,22 @@ export class SqsStandIn {
     return true;
   }
 
+  /**
+   * Time passing for a queue, for tests: every message received before whose invocation has ended
+   * is visible again now, as once its visibility timeout has run out (a delayed message that was
+   * never received keeps its delay). Redeliveries then need no waiting out of the timeout.
+   */
+  expireVisibility(name: string): void {
+    const now = Date.now();
+    let expired = false;
+    for (const message of this.queues.get(name)!.state.messages) {
+      if (message.receiveCount === 0 || message.visibleAt <= now || this.delivering.has(message.id)) continue;
+      message.visibleAt = now;
+      expired = true;
+    }
+    if (expired) this.schedulePump();
+  }
+
   /** Stops and restarts a queue's consumer, as disabling its Lambda event source mapping does. */
   pause(name: string): void {
     this.paused.add(name);
@@ -184,7 +203,7 @@ export class SqsStandIn {
   }
 
   private persist(name: string): void {
-    if (this.dataDir) writeFileSync(join(this.dataDir, `queue-${name}.json`), JSON.stringify(this.queues.get(name)!.state));
+    if (this.dataDir) writeStateFile(join(this.dataDir, `queue-${name}.json`), JSON.stringify(this.queues.get(name)!.state));
   }
 
   /**
@@ -242,7 +261,9 @@ export class SqsStandIn {
           message.visibleAt = now + queue.options.visibilityTimeoutSeconds * 1000;
         }
         taken = true;
+        for (const message of batch) this.delivering.add(message.id);
         void this.deliver(name, worker, batch).finally(() => {
+          for (const message of batch) this.delivering.delete(message.id);
           queue.running -= 1;
           this.schedulePump();
         });

@@ -76,9 +76,14 @@ export class LocalWorkflow {
     substitutions: Readonly<Record<string, string>>,
     tasks: TaskHandlers,
     directory: string = WORKFLOWS_DIR,
-    /** Every Retry waits this long instead of its own intervals (tests: minutes of retries in moments). */
-    retryIntervalMs?: number,
+    options: {
+      /** Every Retry waits this long instead of its own intervals (tests: minutes of retries in moments). */
+      retryIntervalMs?: number;
+      /** Validated as Step Functions would when the state machine is created (default). */
+      validate?: boolean;
+    } = {},
   ) {
+    const { retryIntervalMs, validate = true } = options;
     const file = join(directory, `${name}.asl.json`);
     let text: string;
     try {
@@ -96,8 +101,7 @@ export class LocalWorkflow {
     }
     const retryIntervalOverrides = retryIntervalMs === undefined ? undefined : Object.fromEntries(Object.keys(handlers).map((state) => [state, retryIntervalMs]));
     this.overrides = { taskResourceLocalHandlers: handlers as NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers'], retryIntervalOverrides };
-    // Validated as Step Functions would when the state machine is created.
-    this.machine = new StateMachine(this.definition);
+    this.machine = new StateMachine(this.definition, { validationOptions: { noValidate: !validate } });
   }
 
   run(input: Json, context: Record<string, unknown> = {}): WorkflowExecution {

@@ -13,7 +13,7 @@ import { LAMBDA_INVOKE, lambdaInvokeTask, LocalWorkflow, SQS_SEND_MESSAGE, sqsSe
 type Task = (payload: never) => Promise<unknown>;
 
 /** The ARN local mode gives a task's function. */
-export const localFunctionArn = (awsRegion: string, entry: string) => `arn:aws:lambda:${awsRegion}:000000000000:function:${entry.replace(/\//g, '-')}`;
+const localFunctionArn = (awsRegion: string, entry: string) => `arn:aws:lambda:${awsRegion}:000000000000:function:${entry.replace(/\//g, '-')}`;
 
 export interface LocalWorkflowsOptions {
   awsRegion: string;
@@ -22,12 +22,14 @@ export interface LocalWorkflowsOptions {
   send: (queueUrl: string, body: string, delaySeconds: number) => Promise<void>;
   /** Step Functions Retry intervals, overridden (tests); default: as the definitions say. */
   retryIntervalMs?: number;
+  /** Validate each definition when it is loaded, as Step Functions does (default). */
+  validate?: boolean;
   /** How a task's handler is found; default loadHandler. */
   load?: (entry: string) => Task;
 }
 
 /** The substitutions and task handlers of one row, in local mode. */
-export function localWorkflowOf(row: WorkflowRow, options: LocalWorkflowsOptions): LocalWorkflow {
+function localWorkflowOf(row: WorkflowRow, options: LocalWorkflowsOptions): LocalWorkflow {
   const load = options.load ?? ((entry: string) => loadHandler<Task>(entry));
   const functions = Object.fromEntries(Object.values(row.tasks).map((entry) => [localFunctionArn(options.awsRegion, entry), load(entry)]));
   const substitutions = {
@@ -35,7 +37,7 @@ export function localWorkflowOf(row: WorkflowRow, options: LocalWorkflowsOptions
     ...Object.fromEntries(Object.entries(row.queues ?? {}).map(([placeholder, queue]) => [placeholder, options.queueUrl(queue)])),
   };
   const tasks = { [LAMBDA_INVOKE]: lambdaInvokeTask(functions), ...(row.queues ? { [SQS_SEND_MESSAGE]: sqsSendMessageTask(options.send) } : {}) };
-  return new LocalWorkflow(row.name, substitutions, tasks, undefined, options.retryIntervalMs);
+  return new LocalWorkflow(row.name, substitutions, tasks, undefined, { retryIntervalMs: options.retryIntervalMs, validate: options.validate });
 }
 
 /** Registers every row's state machine; returns the settings that name them (each row's arnSetting). */

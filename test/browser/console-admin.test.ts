@@ -1,5 +1,4 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { horizontalOverflow, launchBrowser, newContext, openPage, expectAccessible as expectPageAccessible, signIn } from '../support/browser';
 import { ADMIN_KEY, apiKeys, call, sdk, startTestPlatform } from '../support/platform';
@@ -18,7 +17,6 @@ let page: Page;
 const ADMIN_PAGES = ['Subaccounts', 'IPs', 'Account settings'] as const;
 
 beforeAll(async () => {
-  buildConsoleIfStale();
   [platform, browser] = await Promise.all([startTestPlatform(), launchBrowser()]);
   context = await newContext(browser);
   page = await context.newPage();
@@ -85,6 +83,53 @@ describe('the console\'s administration pages', () => {
     expect((await parent.subaccounts.get(sub.id)).subaccount.status).toBe('open');
   });
 
+  it("shows a subaccount's features and monthly limit as the API has them, and changes both", async () => {
+    const parent = sdk(platform.us.url);
+    const sub = (await parent.subaccounts.list()).subaccounts.find((s) => s.name === 'Agency <b>One</b>')!;
+    await open('Subaccounts');
+    await page.getByRole('button', { name: 'Details of Agency <b>One</b>' }).click();
+    const features = page.getByRole('form', { name: 'Features of Agency <b>One</b>' });
+    const shown = async () => {
+      const out: Record<string, boolean> = {};
+      for (const [name, label] of [['sending', 'Sending'], ['email_preview', 'Email previews'], ['inbox_placement', 'Inbox placement'], ['validations', 'Address validations'], ['validations_bulk', 'Bulk address validations']] as const) {
+        out[name] = await features.getByLabel(label, { exact: true }).isChecked();
+      }
+      return out;
+    };
+    const fromApi = async () => Object.fromEntries(Object.entries((await parent.subaccounts.get(sub.id)).subaccount.features as Record<string, { enabled: boolean }>).map(([name, f]) => [name, f.enabled]));
+    await features.getByLabel('Sending', { exact: true }).waitFor();
+    expect(await shown()).toEqual(await fromApi());
+
+    // Saving nothing changed is the API's refusal; a change is saved and read back.
+    await features.getByRole('button', { name: 'Save features' }).click();
+    await features.getByRole('alert').filter({ hasText: 'No valid updates provided' }).waitFor();
+    await features.getByLabel('Address validations', { exact: true }).check();
+    await features.getByLabel('Email previews', { exact: true }).uncheck();
+    await features.getByRole('button', { name: 'Save features' }).click();
+    await page.getByRole('status').filter({ hasText: 'Features of Agency <b>One</b> saved.' }).waitFor();
+    expect(await fromApi()).toMatchObject({ validations: true, email_preview: false, sending: true });
+    expect(await shown()).toEqual(await fromApi());
+
+    // Its monthly limit, set by the parent: the refusal under the field, then the API's figures.
+    const limits = page.getByRole('region', { name: 'Monthly sending limit of Agency <b>One</b>' });
+    await limits.getByText('No monthly limit is set.').waitFor();
+    await limits.getByLabel('Monthly limit (messages)').fill('10');
+    await limits.getByRole('button', { name: 'Set limit' }).click();
+    await limits.getByRole('alert').filter({ hasText: 'minumum is 1000' }).waitFor();
+    await limits.getByLabel('Monthly limit (messages)').fill('2000');
+    await limits.getByRole('button', { name: 'Set limit' }).click();
+    const figures = limits.getByText(/of 2,000 messages this month/);
+    await figures.waitFor();
+    const api = (await call(`${platform.us.url}/v5/accounts/subaccounts/${sub.id}/limit/custom/monthly`)).json as { limit: number; current: number };
+    expect(await figures.textContent()).toContain(`${api.current.toLocaleString('en-US')} of ${api.limit.toLocaleString('en-US')} messages this month`);
+    // The parent's own limit is another one: still unset.
+    expect((await call(`${platform.us.url}/v5/accounts/limit/custom/monthly`)).status).toBe(404);
+    await expectAccessible('a subaccount\'s details');
+    await limits.getByRole('button', { name: 'Remove limit' }).click();
+    await limits.getByText('No monthly limit is set.').waitFor();
+    expect((await call(`${platform.us.url}/v5/accounts/subaccounts/${sub.id}/limit/custom/monthly`)).status).toBe(404);
+  });
+
   it('creates, edits and deletes an IP pool, each refusal shown where it applies, and starts a warm-up', async () => {
     await open('IPs');
     await page.getByRole('cell', { name: '192.0.2.10', exact: true }).waitFor();
@@ -146,6 +191,47 @@ describe('the console\'s administration pages', () => {
     await expectAccessible('IPs');
   });
 
+  it('delegates a pool and an IP to a subaccount, shows who has what as the API does, refuses a pooled IP under its field, and revokes the pool', async () => {
+    const sub = (await sdk(platform.us.url).subaccounts.list()).subaccounts.find((s) => s.name === 'Agency <b>One</b>')!;
+    await open('IPs');
+    const create = page.getByRole('form', { name: 'Create IP pool' });
+    await create.getByLabel('Pool name').fill('Shared out');
+    await create.getByLabel('Description').fill('For agencies');
+    await create.getByLabel('192.0.2.10').check();
+    await create.getByRole('button', { name: 'Create pool' }).click();
+    await page.getByRole('region', { name: 'IP pools', exact: true }).getByRole('cell', { name: 'Shared out', exact: true }).waitFor();
+    const created = ((await call(`${platform.us.url}/v3/ip_pools`)).json.ip_pools as Array<{ pool_id: string; name: string }>).find((p) => p.name === 'Shared out')!;
+    const section = page.getByRole('region', { name: 'Delegated to subaccounts' });
+    const row = section.getByRole('row').filter({ hasText: 'Agency <b>One</b>' });
+    await row.getByRole('cell', { name: 'none' }).first().waitFor();
+
+    const pool = section.getByRole('form', { name: 'Delegate a pool' });
+    await pool.getByLabel('Subaccount').selectOption({ label: 'Agency <b>One</b>' });
+    await pool.getByLabel('Pool').selectOption({ label: 'Shared out' });
+    await pool.getByRole('button', { name: 'Delegate pool' }).click();
+    await row.getByRole('button', { name: 'Revoke pool Shared out from Agency <b>One</b>' }).waitFor();
+    expect((await call(`${platform.us.url}/v5/accounts/subaccounts/ip_pools/all`)).json).toEqual({ items: [{ pool_id: created.pool_id, subaccount_id: sub.id }], total_count: 1 });
+
+    // An IP in a pool is refused, the platform's words under the IP field; a free one is delegated.
+    const ip = section.getByRole('form', { name: 'Delegate an IP' });
+    await ip.getByLabel('Subaccount').selectOption({ label: 'Agency <b>One</b>' });
+    await ip.getByLabel('IP', { exact: true }).selectOption('192.0.2.10');
+    await ip.getByRole('button', { name: 'Delegate IP' }).click();
+    await ip.getByRole('alert').filter({ hasText: 'is in the IP pool Shared out' }).waitFor();
+    expect(await describedError(ip.getByLabel('IP', { exact: true }))).toBe('IP 192.0.2.10 is in the IP pool Shared out: an IP in a pool cannot be delegated');
+    await expectAccessible('IPs with a refused delegation');
+    await ip.getByLabel('IP', { exact: true }).selectOption('192.0.2.11');
+    await ip.getByRole('button', { name: 'Delegate IP' }).click();
+    await row.getByRole('cell', { name: '192.0.2.11', exact: true }).waitFor();
+    const subIps = (await call(`${platform.us.url}/v3/ips`, { headers: { 'x-mailgun-on-behalf-of': sub.id } })).json.items;
+    expect(subIps).toEqual(['192.0.2.11']);
+
+    await row.getByRole('button', { name: 'Revoke pool Shared out from Agency <b>One</b>' }).click();
+    await section.getByRole('status').filter({ hasText: 'Pool Shared out revoked from Agency <b>One</b>.' }).waitFor();
+    expect(await row.getByRole('button', { name: /^Revoke pool / }).count()).toBe(0);
+    expect((await call(`${platform.us.url}/v5/accounts/subaccounts/ip_pools/all`)).json).toEqual({ items: [], total_count: 0 });
+  });
+
   it('shows the monthly limit against the count, with its refusal under the field, and the sandbox recipients\' state', async () => {
     await open('Account settings');
     await page.getByText('No monthly limit is set.').waitFor();
@@ -159,6 +245,28 @@ describe('the console\'s administration pages', () => {
     // The page's figures are the API's.
     const api = (await call(`${platform.us.url}/v5/accounts/limit/custom/monthly`)).json as { limit: number; current: number };
     expect(await page.getByText(/of 5,000 messages this month/).textContent()).toContain(`${api.current.toLocaleString('en-US')} of ${api.limit.toLocaleString('en-US')} messages this month`);
+
+    // The settings form starts from what GET /v5/accounts reads back, and a save is read back too.
+    await call(`${platform.us.url}/v5/accounts`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', body: 'name=Acme+Mail&inactive_session_timeout=1800' });
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Account settings' }).waitFor();
+    const settings = page.getByRole('form', { name: 'Account settings' });
+    const read = async () => (await call(`${platform.us.url}/v5/accounts`)).json.account as Record<string, unknown>;
+    await settings.getByLabel('Account name').waitFor();
+    expect(await settings.getByLabel('Account name').inputValue()).toBe('Acme Mail');
+    expect(await settings.getByLabel('Inactive session timeout (seconds)').inputValue()).toBe('1800');
+    expect(await settings.getByLabel('Absolute session timeout (seconds)').inputValue()).toBe('');
+    await settings.getByLabel('Absolute session timeout (seconds)').fill('7200');
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('status').filter({ hasText: 'Account info has been updated' }).waitFor();
+    expect(await read()).toMatchObject({ name: 'Acme Mail', inactive_session_timeout: 1800, absolute_session_timeout: 7200 });
+    await page.getByText('Webhooks carry personal data').waitFor();
+    await page.getByRole('button', { name: 'Redact personal data in webhooks' }).click();
+    await page.getByText('Webhooks redact personal data').waitFor();
+    expect((await read()).features).toEqual({ webhooks_redact_pii: { enabled: true } });
+    await page.getByRole('button', { name: 'Stop redacting personal data' }).click();
+    await page.getByText('Webhooks carry personal data').waitFor();
+    expect((await read()).features).toEqual({ webhooks_redact_pii: { enabled: false } });
 
     await page.getByLabel('Recipient address').fill('tester@example.net');
     await page.getByRole('button', { name: 'Add recipient' }).click();
@@ -176,12 +284,23 @@ describe('the console\'s administration pages', () => {
     await reader.getByRole('cell', { name: 'Agency <b>One</b>', exact: true }).waitFor();
     expect(await reader.getByRole('button', { name: 'Create subaccount' }).count()).toBe(0);
     expect(await reader.getByRole('button', { name: /^Disable / }).count()).toBe(0);
+    // A subaccount's details are there to read: its features shown, not changeable.
+    await reader.getByRole('button', { name: 'Details of Agency <b>One</b>' }).click();
+    await reader.getByLabel('Address validations', { exact: true }).waitFor();
+    expect(await reader.getByLabel('Address validations', { exact: true }).isDisabled()).toBe(true);
+    expect(await reader.getByRole('button', { name: 'Save features' }).count()).toBe(0);
     await reader.getByRole('link', { name: 'IPs', exact: true }).click();
     await reader.getByRole('heading', { name: 'IP pools', exact: true }).waitFor();
     expect(await reader.getByRole('button', { name: 'Create pool' }).count()).toBe(0);
+    await reader.getByRole('region', { name: 'Delegated to subaccounts' }).getByRole('cell', { name: '192.0.2.11', exact: true }).waitFor();
+    expect(await reader.getByRole('button', { name: /^Delegate |^Revoke / }).count()).toBe(0);
     await reader.getByRole('link', { name: 'Account settings', exact: true }).click();
     await reader.getByRole('heading', { name: 'Monthly sending limit' }).waitFor();
     expect(await reader.getByRole('button', { name: 'Set limit' }).count()).toBe(0);
+    // The settings are shown as they are, without a way to change them.
+    await reader.getByLabel('Account name').waitFor();
+    expect(await reader.getByLabel('Account name').inputValue()).toBe('Acme Mail');
+    expect(await reader.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
     await reader.close();
   });
 

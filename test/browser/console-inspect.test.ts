@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { horizontalOverflow, launchBrowser, newContext, openPage, expectAccessible as expectPageAccessible, signIn } from '../support/browser';
 import { ADMIN_KEY, apiKeys, call, eventually, sandboxOf, sdk, startTestPlatform } from '../support/platform';
@@ -21,7 +20,6 @@ let page: Page;
 const PAGES = ['Reporting', 'Inspect', 'Previews'] as const;
 
 beforeAll(async () => {
-  buildConsoleIfStale();
   [platform, browser] = await Promise.all([startTestPlatform(), launchBrowser()]);
   context = await newContext(browser);
   page = await context.newPage();

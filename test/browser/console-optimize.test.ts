@@ -2,13 +2,14 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { resultKeys } from '../../functions/optimize/inbox/results';
 import { updateItem } from '../../functions/data/store';
-import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { horizontalOverflow, launchBrowser, newContext, openPage, expectAccessible as expectPageAccessible, signIn } from '../support/browser';
 import { startDnsServer } from '../support/dns-server';
 import { ADMIN_KEY, apiKeys, call, eventually, primaryAccountId, sdk, startTestPlatform } from '../support/platform';
 import { fakeServiceAccount, PostmasterStandIn } from '../support/postmaster-standin';
 import { startSeedImap, type SeedImap } from '../support/seed-imap';
+import { SlackStandIn } from '../support/slack-standin';
+import { findSeedMailbox, seedLogin } from '../../functions/optimize/inbox/seed-mailboxes';
 import { handler as postmasterFetch } from '../../functions/optimize/postmaster/fetch-job';
 
 // The console's Optimize pages as a user meets them, against `npm start`'s host with the local
@@ -30,14 +31,23 @@ let dns: Awaited<ReturnType<typeof startDnsServer>>;
 let platform: LocalPlatform;
 let browser: Browser;
 let page: Page;
+let slack: SlackStandIn;
+const SLACK_TOKEN = 'xoxb-0000-console-token';
 const seeds: { inbox?: SeedImap; junk?: SeedImap } = {};
 
 beforeAll(async () => {
-  buildConsoleIfStale();
   dns = await startDnsServer();
   for (const [name, address] of TEST_POINTS) dns.set(name, { a: [address] });
   [seeds.inbox, seeds.junk] = await Promise.all([startSeedImap('ann@gmail.seed.test', undefined, { gmail: true }), startSeedImap('bob@outlook.seed.test')]);
-  [platform, browser] = await Promise.all([startTestPlatform({ periodicJobEveryMs: 500, env: { BLOCKLIST_RESOLVERS: dns.address, BLOCKLIST_CHECK_INTERVAL: '1', PLACEMENT_POLL_SECONDS: '1', PLACEMENT_DEADLINE_SECONDS: '3600' } }), launchBrowser()]);
+  slack = await new SlackStandIn({ id: 'T0CONSOLE', name: 'Console team' }, [
+    { id: 'C0ALERTS', name: 'alerts' },
+    { id: 'C0OPS', name: 'ops' },
+  ]).start();
+  slack.grant(SLACK_TOKEN);
+  [platform, browser] = await Promise.all([
+    startTestPlatform({ periodicJobEveryMs: 500, env: { BLOCKLIST_RESOLVERS: dns.address, BLOCKLIST_CHECK_INTERVAL: '1', PLACEMENT_POLL_SECONDS: '1', PLACEMENT_DEADLINE_SECONDS: '3600', SLACK_API_URL: slack.url } }),
+    launchBrowser(),
+  ]);
   page = await (await newContext(browser)).newPage();
   await signIn(page, platform.us.url, ADMIN_KEY);
 }, 240_000);
@@ -46,6 +56,7 @@ afterAll(async () => {
   await browser?.close();
   await platform?.close();
   await dns?.close();
+  await slack?.close();
   await Promise.all([seeds.inbox?.close(), seeds.junk?.close()]);
 });
 
@@ -206,6 +217,38 @@ describe('the Optimize pages', () => {
     expect((await call(`${platform.us.url}/v1/inboxready/ip_addresses/203.0.113.77`)).status).toBe(404);
     // The listing stays in the events.
     await page.getByRole('table', { name: 'Events, newest first' }).getByRole('cell', { name: 'ip_listed' }).first().waitFor();
+
+    // A domain: one column per domain list, listed on the DBL with since when, not listed on the others, as the API says.
+    const domain = 'listed.example.org';
+    await sdk(platform.us.url).domains.create({ name: domain });
+    await sdk(platform.us.url).domains.verify(domain);
+    await page.getByLabel('Domain to monitor').fill(domain);
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    const domainsTable = page.getByRole('table', { name: 'Managed domains and their state on the domain lists' });
+    const domainRow = domainsTable.getByRole('row').filter({ has: page.getByRole('rowheader', { name: domain }) });
+    await domainRow.getByText('healthy', { exact: true }).waitFor({ timeout: 30_000 });
+    dns.set(`${domain}.dbl.spamhaus.org`, { a: ['127.0.1.2'] });
+    await eventually(async () => {
+      if (await domainRow.getByText('listed', { exact: true }).count()) return true;
+      await page.getByRole('button', { name: 'Refresh domains' }).click();
+      await page.waitForTimeout(500);
+      return false;
+    }, 60_000);
+    type Domains = { blocklists: Array<{ list: string; name: string }>; domains: Array<{ domain: string; listed: Array<{ list: string; first_seen: string }>; unknown_lists: unknown[] }> };
+    const monitored = await api<Domains>('/v1/monitoring/domains');
+    const apiDomain = monitored.domains.find((d) => d.domain === domain)!;
+    expect(apiDomain.listed.map((l) => l.list)).toEqual(['dbl.spamhaus.org']);
+    expect(apiDomain.unknown_lists).toEqual([]);
+    const headers = await domainsTable.evaluate((el) => [...el.querySelectorAll('thead th')].map((th) => th.textContent));
+    expect(headers.slice(3, 3 + monitored.blocklists.length)).toEqual(monitored.blocklists.map((l) => l.name));
+    const domainCells = (await rowsOf(domainsTable)).find((r) => r[0] === domain)!;
+    monitored.blocklists.forEach((list, i) => {
+      const cell = domainCells[3 + i]!;
+      if (list.list === 'dbl.spamhaus.org') expect(cell).toMatch(/^listed since /);
+      else expect(cell).toBe('not listed');
+    });
+    await expectAccessible('blocklists with a listed domain');
+    await snap('blocklists-domain-listed');
   });
 
   it('runs an inbox placement test and shows the matrix the API gives, with verdicts, score state and sharing', async () => {
@@ -277,6 +320,49 @@ describe('the Optimize pages', () => {
     expect((await api<{ sharing: { enabled: boolean } }>(`/v4/inbox/sharing/${resultId}`)).sharing.enabled).toBe(false);
   });
 
+  it('lists the operator’s seed mailboxes as the API does; adds, edits without the credential, and removes one', async () => {
+    await open('Inbox placement');
+    type Seed = { email: string; provider: string; imap_host: string; imap_port: number; imap_tls: boolean; imap_user: string; auth: string; first_name: string; last_name: string };
+    const seedsTable = page.getByRole('table', { name: 'Seed mailboxes, by address' });
+    await seedsTable.getByRole('rowheader', { name: seeds.inbox!.email }).waitFor();
+    const shown = async () => (await rowsOf(seedsTable)).map((r) => r.slice(0, 6));
+    const expected = (items: Seed[]) => items.map((s) => [s.email, s.provider, `${s.imap_host}:${s.imap_port}${s.imap_tls ? ' (TLS)' : ' (plain)'}`, s.imap_user, s.auth === 'oauth2' ? 'OAuth2 access token' : 'Password or app password', `${s.first_name} ${s.last_name}`.trim()]);
+    expect(await shown()).toEqual(expected((await api<{ items: Seed[] }>('/v1/inbox/seed-mailboxes')).items));
+
+    const add = page.getByRole('form', { name: 'Add a seed mailbox' });
+    await add.getByLabel('Seed address').fill('carol@yahoo.seed.test');
+    await add.getByLabel('Provider domain').fill('yahoo.com');
+    await add.getByLabel('IMAP host').fill('127.0.0.1');
+    await add.getByLabel('IMAP port').fill('1143');
+    await add.getByLabel('Implicit TLS').uncheck();
+    await add.getByLabel('Credential').fill('carol-secret-pw');
+    await add.getByLabel('First name').fill('Carol');
+    await add.getByRole('button', { name: 'Add seed mailbox' }).click();
+    await seedsTable.getByRole('rowheader', { name: 'carol@yahoo.seed.test' }).waitFor();
+    expect(await shown()).toEqual(expected((await api<{ items: Seed[] }>('/v1/inbox/seed-mailboxes')).items));
+    // Saved, never shown back: not on the page, not in the API's answer.
+    expect(await page.content()).not.toContain('carol-secret-pw');
+    expect((await call(`${platform.us.url}/v1/inbox/seed-mailboxes`)).text).not.toContain('carol-secret-pw');
+    await expectAccessible('inbox placement, seed mailboxes');
+    await snap('placement-seed-mailboxes');
+
+    // Edited without its credential: the stored one stays.
+    await seedsTable.getByRole('button', { name: 'Edit seed mailbox carol@yahoo.seed.test' }).click();
+    const edit = page.getByRole('form', { name: 'Edit seed mailbox carol@yahoo.seed.test' });
+    expect(await edit.getByLabel('New credential (empty keeps the stored one)').inputValue()).toBe('');
+    await edit.getByLabel('Last name').fill('Jones');
+    await edit.getByRole('button', { name: 'Save seed mailbox' }).click();
+    await seedsTable.getByRole('cell', { name: 'Carol Jones' }).waitFor();
+    expect((await api<{ items: Seed[] }>('/v1/inbox/seed-mailboxes')).items.find((s) => s.email === 'carol@yahoo.seed.test')).toMatchObject({ first_name: 'Carol', last_name: 'Jones', imap_port: 1143, imap_tls: false });
+    expect((await platform.us.run(async () => seedLogin((await findSeedMailbox('carol@yahoo.seed.test'))!))).secret).toBe('carol-secret-pw');
+
+    await seedsTable.getByRole('button', { name: 'Remove seed mailbox carol@yahoo.seed.test' }).click();
+    await page.getByRole('dialog', { name: 'Remove seed mailbox carol@yahoo.seed.test' }).getByRole('button', { name: 'Remove' }).click();
+    await seedsTable.getByRole('rowheader', { name: 'carol@yahoo.seed.test' }).waitFor({ state: 'detached' });
+    expect((await api<{ items: Seed[] }>('/v1/inbox/seed-mailboxes')).items.map((s) => s.email)).not.toContain('carol@yahoo.seed.test');
+    await page.getByText('Seed mailboxes at: gmail.com, outlook.com.').waitFor();
+  });
+
   it('adds an alert and sends its test; shows the signing key and the history of alerted events', async () => {
     await open('Alerts');
     await page.getByLabel('Event', { exact: true }).selectOption('ip_listed');
@@ -290,8 +376,46 @@ describe('the Optimize pages', () => {
     await page.getByText(settings.webhooks.signing_key, { exact: true }).waitFor();
     await row.getByRole('button', { name: 'Send a test alert for ip_listed by email' }).click();
     await page.getByRole('status').filter({ hasText: 'A test alert for ip_listed by email was sent.' }).waitFor();
-    // The listing of the previous journey is in the history.
-    await page.getByRole('table', { name: 'Alerted events, newest first' }).getByRole('cell', { name: '203.0.113.77' }).first().waitFor();
+
+    // Edited in place: a full replace, as PUT does it.
+    await row.getByRole('button', { name: 'Edit alert ip_listed by email' }).click();
+    const edit = page.getByRole('form', { name: 'Edit alert ip_listed by email' });
+    expect(await edit.getByLabel('Email addresses (comma-separated)').inputValue()).toBe('ops@example.net');
+    await edit.getByLabel('Email addresses (comma-separated)').fill('ops@example.net, oncall@example.net');
+    await edit.getByRole('button', { name: 'Save alert' }).click();
+    await row.getByText('ops@example.net, oncall@example.net').waitFor();
+    type Settings = { events: Array<{ id: string; event_type: string; channel: string; settings: { emails?: string[]; channel_ids?: string[] } }> };
+    expect((await api<Settings>('/v1/alerts/settings')).events).toEqual([expect.objectContaining({ event_type: 'ip_listed', channel: 'email', settings: { emails: ['ops@example.net', 'oncall@example.net'] } })]);
+
+    // Slack: said to be not connected; once connected, its channels are picked from the workspace.
+    const add = page.getByRole('form', { name: 'Add an alert' });
+    await add.getByLabel('Event', { exact: true }).selectOption('ip_delisted');
+    await add.getByLabel('Channel', { exact: true }).selectOption('slack');
+    await add.getByText('Slack is not connected').waitFor();
+    expect(await add.getByRole('button', { name: 'Add alert' }).isDisabled()).toBe(true);
+    await page.getByLabel('Slack bot token').fill(SLACK_TOKEN);
+    await page.getByRole('button', { name: 'Connect Slack' }).click();
+    await page.getByText('Console team').waitFor();
+    await add.getByRole('checkbox', { name: '#alerts' }).check();
+    await add.getByRole('button', { name: 'Add alert' }).click();
+    await page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'ip_delisted', exact: true }) }).getByText('C0ALERTS').waitFor();
+    expect((await api<Settings>('/v1/alerts/settings')).events.find((e) => e.channel === 'slack')).toMatchObject({ event_type: 'ip_delisted', settings: { channel_ids: ['C0ALERTS'] } });
+    await expectAccessible('alerts, Slack connected');
+
+    // A listing now raises an alert the email setting delivers; the history shows it as the API does.
+    await call(`${platform.us.url}/v1/inboxready/ip_addresses`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ ip: '203.0.113.88' }) });
+    dns.set('88.113.0.203.zen.spamhaus.org', { a: ['127.0.0.2'] });
+    type History = { items: Array<{ event: string; subject: string; list_name: string; message: string; deliveries: Array<{ channel: string; state: string }> }> };
+    await eventually(async () => (await api<History>('/v1/alerts/history?page=last&limit=50')).items.some((a) => a.subject === '203.0.113.88' && a.deliveries.some((d) => d.state === 'delivered')), 60_000);
+    await page.getByRole('button', { name: 'Refresh history' }).click();
+    const historyTable = page.getByRole('table', { name: /^Alerts raised, newest first/ });
+    await historyTable.getByRole('cell', { name: '203.0.113.88', exact: true }).waitFor();
+    const history = [...(await api<History>('/v1/alerts/history?page=last&limit=50')).items].reverse();
+    expect((await rowsOf(historyTable)).map((r) => r.slice(1, 5))).toEqual(history.map((a) => [a.event, a.subject, a.list_name, a.message]));
+    // The listing of the blocklist journey went to no one (no alert was on); this one was delivered by email.
+    const cells = (await rowsOf(historyTable)).find((r) => r[2] === '203.0.113.77' && r[1] === 'ip_listed')!;
+    expect(cells[5]).toBe('no alert was on');
+    expect((await rowsOf(historyTable)).find((r) => r[2] === '203.0.113.88')![5]).toBe('Email: delivered');
     await expectAccessible('alerts');
     await snap('alerts');
   });
@@ -436,6 +560,13 @@ describe('the Optimize pages', () => {
       const dayRows = await rowsOf(tab.getByRole('table', { name: /^Score per day/ }));
       const last = today.items.at(-1)!;
       expect(dayRows.at(-1)!.slice(1)).toEqual([String(last.score), ...rates.map((r) => String(last.rates[r]))]);
+      // One domain's days, as term=domain:<name> gives them.
+      await tab.getByLabel('Score of').selectOption('mail.example.com');
+      const domainTable = tab.getByRole('table', { name: /^Score per day of mail\.example\.com/ });
+      await domainTable.waitFor();
+      const domainDays = (await call(`${configured.us.url}/v1/maverick-score/grouped?group=timestamp&limit=100&sort=timestamp:asc&term=domain:mail.example.com`)).json as { items: Array<Score & { group_key: string }> };
+      expect(domainDays.items.length).toBeGreaterThan(0);
+      expect((await rowsOf(domainTable)).map((r) => r.slice(1))).toEqual(domainDays.items.map((d) => [String(d.score), ...rates.map((r) => String(d.rates[r]))]));
       await expectAccessible('health score with a score', tab);
       await snap('health-scored', tab);
     } finally {

@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildConsoleIfStale } from '../../lib/console-build';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { horizontalOverflow, launchBrowser, newContext, openPage, expectAccessible as expectPageAccessible, signIn as signInAt } from '../support/browser';
 import { ADMIN_KEY, apiKeys, call, eventually, sdk, startTestPlatform } from '../support/platform';
@@ -23,7 +22,6 @@ const beaconHits: string[] = [];
 const PAGES = ['Overview', 'Domains', 'Logs', 'Suppressions', 'Templates', 'Routes', 'Mailing lists', 'API keys', 'Outbox'] as const;
 
 beforeAll(async () => {
-  buildConsoleIfStale();
   beacon = createServer((req, res) => {
     beaconHits.push(req.url ?? '');
     res.writeHead(204).end();

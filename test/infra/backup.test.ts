@@ -112,9 +112,11 @@ describe('pointed at a restored table (-c tableName, -c tableStreamArn)', () => 
     const both = platformStackConfigs(context({ tableNameUs: restored.tableName, tableStreamArnUs: restored.tableStreamArn }));
     expect(both.map((c) => c.props.existingTable)).toEqual([restored, undefined]);
     expect(() => platformStackConfigs(context({ tableName: restored.tableName, tableStreamArn: restored.tableStreamArn }))).toThrow(/deploy one region/);
-    expect(() => platformStackConfigs(context({ regions: 'us', tableName: restored.tableName }))).toThrow(/go together/);
-    expect(() => platformStackConfigs(context({ regions: 'us', tableName: 'other', tableStreamArn: restored.tableStreamArn }))).toThrow(/stream of table mailplane-us-restored in us-east-1, not of other/);
-    expect(() => platformStackConfigs(context({ regions: 'eu', tableName: restored.tableName, tableStreamArn: restored.tableStreamArn }))).toThrow(/not of mailplane-us-restored in eu-west-1/);
-    expect(() => platformStackConfigs(context({ regions: 'us', tableName: restored.tableName, tableStreamArn: 'stream' }))).toThrow(/not a DynamoDB stream ARN/);
+    // Each refusal names the settings as the user passed them.
+    expect(() => platformStackConfigs(context({ regions: 'us', tableName: restored.tableName }))).toThrow('Context tableName and tableStreamArn go together');
+    expect(() => platformStackConfigs(context({ tableStreamArnEu: restored.tableStreamArn }))).toThrow('Context tableNameEu and tableStreamArnEu go together');
+    expect(() => platformStackConfigs(context({ regions: 'us', tableName: 'other', tableStreamArn: restored.tableStreamArn }))).toThrow('Context tableStreamArn is the stream of table mailplane-us-restored in us-east-1, not of other');
+    expect(() => platformStackConfigs(context({ regions: 'eu', tableName: restored.tableName, tableStreamArn: restored.tableStreamArn }))).toThrow(/tableStreamArn is the stream .* not of mailplane-us-restored in eu-west-1/);
+    expect(() => platformStackConfigs(context({ regions: 'us', tableName: restored.tableName, tableStreamArn: 'stream' }))).toThrow('Context tableStreamArn is not a DynamoDB stream ARN');
   });
 });

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { build } from 'esbuild';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { App, Stack } from 'aws-cdk-lib';
 import { PLATFORM_BUNDLING, PlatformFunction, platformBundlingOf } from '../../lib/constructs/platform-function';
 import { esbuildOptionsOf } from '../../lib/esbuild-options';
@@ -18,6 +18,46 @@ beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailplane-bundle-'));
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Functions beside the preview and inbound areas that install native packages, or must not. */
+const NATIVE_NEIGHBOURS = ['inbound/receive-worker.ts', 'inspect/preview/export-task.ts', 'inspect/preview/render-task.ts'].map((file) => path.join(REPO_ROOT, 'functions', file));
+
+type Inputs = Metafile['inputs'];
+let graphs: Promise<Map<string, Inputs>> | undefined;
+
+/**
+ * The modules an entry's Lambda bundle is made of (`modules`), and what each module imports
+ * (`inputs`), as esbuild resolves them with the entry's own bundling: its side bundles and the
+ * packages it installs external. The entries of the tests below that share their bundling are
+ * built at once, as ES modules split into shared chunks: which modules esbuild reads and what
+ * they import does not depend on the output format, and the code the entries share is then
+ * generated once rather than once per entry. Built once per run of this file.
+ */
+async function bundleGraph(entry: string): Promise<{ modules: string[]; inputs: Inputs }> {
+  graphs ??= (async () => {
+    const groups = new Map<string, { options: BuildOptions; entries: string[] }>();
+    for (const each of [...areas.map(handlerEntry), ...NATIVE_NEIGHBOURS]) {
+      const { commandHooks: _hooks, nodeModules, ...bundling } = platformBundlingOf(each);
+      const options = { ...esbuildOptionsOf(bundling), external: [...(bundling.externalModules ?? []), ...(nodeModules ?? [])] };
+      const key = JSON.stringify(options);
+      groups.set(key, { options, entries: [...(groups.get(key)?.entries ?? []), each] });
+    }
+    const byEntry = new Map<string, Inputs>();
+    await Promise.all(
+      [...groups.values()].map(async ({ options, entries }) => {
+        const { metafile } = await build({ ...options, format: 'esm', splitting: true, minify: false, sourcemap: false, entryPoints: entries, write: false, outdir: dir, metafile: true, logLevel: 'silent' });
+        for (const each of entries) byEntry.set(each, metafile.inputs);
+      }),
+    );
+    return byEntry;
+  })();
+  const inputs = (await graphs).get(entry);
+  if (!inputs) throw new Error(`${entry} is not among the entries bundleGraph builds`);
+  // What the entry reaches: the group's other entries' modules are in the same metafile.
+  const modules = new Set([path.relative(REPO_ROOT, entry)]);
+  for (const file of modules) for (const i of inputs[file]?.imports ?? []) if (!i.external) modules.add(i.path);
+  return { modules: [...modules], inputs };
+}
 
 /** Bundles `source` (resolved from the repository root) as every platform function is, and runs it. */
 async function runBundled(source: string): Promise<string> {
@@ -160,16 +200,11 @@ test('native and browser packages are in a bundle only where they are installed 
   // native build, and a browser would have no executable: the preview API area names screenshots
   // but must never pull in the render task's sharp or Chromium.
   const native = /node_modules\/(sharp|@img\/sharp|playwright-core|@sparticuz\/chromium)\//;
-  const entries = [
-    ...['inspect/preview', 'inspect/links', 'inspect/accessibility', 'inspect/analyze', 'messages', 'storage'].map(handlerEntry),
-    ...['inbound/receive-worker.ts', 'inspect/preview/export-task.ts', 'inspect/preview/render-task.ts'].map((file) => path.join(REPO_ROOT, 'functions', file)),
-  ];
+  const entries = [...['inspect/preview', 'inspect/links', 'inspect/accessibility', 'inspect/analyze', 'messages', 'storage'].map(handlerEntry), ...NATIVE_NEIGHBOURS];
   const bundledNative: Record<string, string[]> = {};
   for (const entry of entries) {
-    const bundling = platformBundlingOf(entry);
-    const { commandHooks: _hooks, nodeModules, ...options } = bundling;
-    const result = await build({ ...esbuildOptionsOf(options), external: [...(options.externalModules ?? []), ...(nodeModules ?? [])], entryPoints: [entry], write: false, outdir: dir, metafile: true, logLevel: 'silent' });
-    bundledNative[path.relative(REPO_ROOT, entry)] = [...new Set(Object.keys(result.metafile.inputs).flatMap((input) => native.exec(input)?.[1] ?? []))];
+    const { modules } = await bundleGraph(entry);
+    bundledNative[path.relative(REPO_ROOT, entry)] = [...new Set(modules.flatMap((input) => native.exec(input)?.[1] ?? []))];
   }
   expect(Object.entries(bundledNative).filter(([, found]) => found.length)).toEqual([]);
   // The render task has them installed beside it, for Lambda's x86-64 Linux.
@@ -200,19 +235,17 @@ test('no API Lambda bundles a module it require()s that reaches the AWS clients:
   const AWS_CLIENTS = 'functions/platform/aws-clients.ts';
   const inlined: Record<string, string[]> = {};
   for (const area of areas) {
-    const entry = handlerEntry(area);
-    const { commandHooks: _hooks, ...bundling } = platformBundlingOf(entry);
-    const { metafile } = await build({ ...esbuildOptionsOf(bundling), entryPoints: [entry], write: false, outdir: dir, metafile: true, logLevel: 'silent' });
+    const { modules, inputs } = await bundleGraph(handlerEntry(area));
     const reachesClients = (start: string): boolean => {
       const seen = new Set([start]);
       for (const file of seen) {
         if (file === AWS_CLIENTS) return true;
-        for (const i of metafile.inputs[file]?.imports ?? []) if (!i.external) seen.add(i.path);
+        for (const i of inputs[file]?.imports ?? []) if (!i.external) seen.add(i.path);
       }
       return false;
     };
-    const required = Object.entries(metafile.inputs).flatMap(([importer, { imports }]) =>
-      imports.filter((i) => i.kind === 'require-call' && !i.external && reachesClients(i.path)).map((i) => `${importer} -> ${i.path}`),
+    const required = modules.flatMap((importer) =>
+      inputs[importer]!.imports.filter((i) => i.kind === 'require-call' && !i.external && reachesClients(i.path)).map((i) => `${importer} -> ${i.path}`),
     );
     if (required.length) inlined[area] = required;
   }

@@ -8,7 +8,8 @@ import { areas, routes } from '../../functions/routes';
 import { periodicJobs } from '../../functions/schedules';
 import { SES_DEDICATED_IP_ACTIONS, SES_IDENTITY_ACTIONS, SES_IP_CONFIGURATION_SET_ACTIONS, SES_SEND_ACTIONS } from '../../lib/constructs/area-permissions';
 import { sendQueueTiming } from '../../functions/delivery/send-timing';
-import { DEFAULT_SEND_CONCURRENCY, NOTIFICATIONS_WORKER_TIMEOUT, SEND_DEAD_LETTER_WORKER_TIMEOUT, SEND_WORKER_TIMEOUT } from '../../lib/constructs/sending';
+import { queueWorker } from '../../functions/workers';
+import { NOTIFICATIONS_WORKER_TIMEOUT, SEND_DEAD_LETTER_WORKER_TIMEOUT, SEND_WORKER_TIMEOUT } from '../../lib/constructs/sending';
 import { messageRetentionDays } from '../../lib/constructs/data';
 import { DEFAULT_MAX_MESSAGE_TTL, platformEnvironment } from '../../lib/constructs/platform-env';
 import type { PlatformRegion } from '../../lib/regions';
@@ -656,7 +657,7 @@ describe.each<PlatformRegion>(['us', 'eu'])('PlatformStack (%s)', (region) => {
           EventSourceArn: { 'Fn::GetAtt': [ids.sendQueue, 'Arn'] },
           BatchSize: 10,
           FunctionResponseTypes: ['ReportBatchItemFailures'],
-          ScalingConfig: { MaximumConcurrency: DEFAULT_SEND_CONCURRENCY },
+          ScalingConfig: { MaximumConcurrency: queueWorker('send').maxConcurrency },
         },
         {
           FunctionName: { Ref: ids.sendDeadLetterWorker },
@@ -1052,6 +1053,7 @@ describe('PlatformStack settings', () => {
   };
 
   test('sendConcurrency comes from the stack prop, else the context (as `-c` passes it, a string), else 2', () => {
+    expect(sendConcurrencyOf(build())).toBe(2);
     expect(sendConcurrencyOf(build({}, { sendConcurrency: '6' }))).toBe(6);
     expect(sendConcurrencyOf(build({ sendConcurrency: 3 }, { sendConcurrency: 8 }))).toBe(3);
     expect(() => build({}, { sendConcurrency: 'two' })).toThrow(/Context "sendConcurrency" must be a whole number/);

@@ -57,9 +57,10 @@ describe('on AWS', () => {
     expect(mapping['FunctionResponseTypes']).toEqual(['ReportBatchItemFailures']);
     expect(mapping['ScalingConfig']?.['MaximumConcurrency']).toBe(row.maxConcurrency);
     expect(queue.props['VisibilityTimeout']).toBe(visibilityTimeoutOf(row.timeoutSeconds));
-    if (row.deadLettersOf) {
-      // A dead-letter consumer reads the dead-letter queue of the row it names, which has none of its own.
-      const source = sqsMappings.find((m) => m.fn['Description'] === rows.find((r) => r.queue === row.deadLettersOf)!.description)!;
+    const sourceRow = rows.find((r) => r.deadLetterQueue === row.queue);
+    if (sourceRow) {
+      // A dead-letter consumer reads the dead-letter queue of the row that names it, which has none of its own.
+      const source = sqsMappings.find((m) => m.fn['Description'] === sourceRow.description)!;
       expect(source.queue.props['RedrivePolicy']['deadLetterTargetArn']).toEqual({ 'Fn::GetAtt': [queue.id, 'Arn'] });
       expect(queue.props['RedrivePolicy']).toBeUndefined();
     } else {

@@ -171,6 +171,26 @@ describe('test sends', () => {
     const mail = await eventually(async () => platform.us.ses.sent.find((m) => m.raw.toString().includes('test-alert@example.com')));
     expect(mail.raw.toString()).toMatch(/Subject: \[Test\] Alert: IP 192\.0\.2\.1 removed from Mailplane test list/);
   });
+
+  it("keeps a subaccount's alert email out of its analytics: platform mail, flagged is-system-test in its events", async () => {
+    const sub = (await api('POST', '/v5/accounts/subaccounts', { name: 'Alerted tenant' })).json.subaccount as { id: string };
+    const behalf = { 'x-mailgun-on-behalf-of': sub.id };
+    const asSub = (method: string, path: string, body?: unknown) =>
+      call(`${base}${path}`, { method, headers: behalf, ...(body === undefined ? {} : { body: JSON.stringify(body), contentType: 'application/json' }) });
+    const domain = ((await asSub('GET', '/v4/domains')).json.items as Array<{ name: string; type: string }>).find((d) => d.type === 'sandbox')!.name;
+    expect((await asSub('POST', '/v1/alerts/email/test', { event_type: 'ip_listed', emails: ['tenant-ops@example.com'] })).json).toEqual({ message: 'sent' });
+    const delivered = async (to: string) =>
+      ((await asSub('GET', `/v3/${domain}/events?event=delivered&recipient=${encodeURIComponent(to)}`)).json.items as Array<{ flags: Record<string, boolean> }>)[0];
+    const alertDelivery = await eventually(() => delivered('tenant-ops@example.com'));
+    expect(alertDelivery.flags).toMatchObject({ 'is-system-test': true });
+    // The tenant's own message is counted; the alert never is.
+    await call(`${base}/v3/${domain}/messages`, { method: 'POST', headers: behalf, contentType: 'application/x-www-form-urlencoded', body: new URLSearchParams({ from: `me@${domain}`, to: 'customer@example.com', subject: 'own', text: 'x' }).toString() });
+    expect((await eventually(() => delivered('customer@example.com'))).flags['is-system-test']).toBeUndefined();
+    const counts = async () =>
+      ((await asSub('POST', '/v1/analytics/metrics', { duration: '1d', resolution: 'day', metrics: ['accepted_outgoing_count', 'delivered_count'], include_aggregates: true })).json.aggregates as { metrics: Record<string, number> }).metrics;
+    await eventually(async () => (await counts()).delivered_count! >= 1);
+    expect(await counts()).toMatchObject({ accepted_outgoing_count: 1, delivered_count: 1 });
+  });
 });
 
 describe('Slack', () => {

@@ -150,6 +150,16 @@ test('a verified managed domain is monitored on the domain lists: listed, its ev
   dns.set(`${domain}.dbl.spamhaus.org`, { a: ['127.0.1.2'] });
   await waitFor(monitored, (d) => d?.state === 'listed');
   expect((await monitored())?.listed.map((l) => l.list)).toEqual(['dbl.spamhaus.org']);
+  // The lists every domain is checked on: listed on one, unknown on none, so not listed on the others; and when it was checked.
+  const reply = (await call(`${url()}/v1/monitoring/domains`)).json as { blocklists: Array<{ list: string; name: string }>; domains: Array<{ domain: string; unknown_lists: unknown[]; last_checked_at: string }> };
+  expect(reply.blocklists).toEqual([
+    { list: 'dbl.spamhaus.org', name: 'Spamhaus DBL' },
+    { list: 'multi.uribl.com', name: 'URIBL' },
+    { list: 'multi.surbl.org', name: 'SURBL' },
+  ]);
+  const checked = reply.domains.find((d) => d.domain === domain)!;
+  expect(checked.unknown_lists).toEqual([]);
+  expect(Date.parse(checked.last_checked_at)).toBeGreaterThan(Date.parse('2020-01-01'));
   const blocklists = (await call(`${url()}/v1/monitoring/domains/${domain}/blocklists`)).json as { blocklists: Array<{ list: string; name: string; comments: string[] }> };
   expect(blocklists.blocklists).toEqual([expect.objectContaining({ list: 'dbl.spamhaus.org', name: 'Spamhaus DBL', comments: expect.arrayContaining(['127.0.1.2 spam domain']) })]);
   const events = (await call(`${url()}/v1/monitoring/domains/${domain}/events`)).json as { events: Array<{ event: string; domain: string; list: string }>; paging: { next: string } };
@@ -161,6 +171,65 @@ test('a verified managed domain is monitored on the domain lists: listed, its ev
   // No longer a managed domain: no longer monitored.
   await call(`${url()}/v1/inboxready/domains?domain=${domain}`, { method: 'DELETE' });
   expect(await monitored()).toBeUndefined();
+});
+
+test('a domain listing raises an alert that GET /v1/alerts/history lists with each channel’s delivery; another account sees none of it', async () => {
+  const domain = 'history.example.com';
+  // The webhook takes the save-time GET and refuses the alert itself; the email goes out.
+  receiver.answer('/history', (post) => (post.method === 'GET' ? { status: 200 } : { status: 500, body: 'down for maintenance' }));
+  const json = (body: unknown) => ({ method: 'POST', contentType: 'application/json', body: JSON.stringify(body) });
+  const webhook = (await call(`${url()}/v1/alerts/settings/events`, json({ event_type: 'domain_listed', channel: 'webhook', settings: { url: `${receiver.url}/history` } }))).json as { id: string };
+  const email = (await call(`${url()}/v1/alerts/settings/events`, json({ event_type: 'domain_listed', channel: 'email', settings: { emails: ['history@example.com'] } }))).json as { id: string };
+  await sdk(url()).domains.create({ name: domain });
+  await sdk(url()).domains.verify(domain);
+  expect((await call(`${url()}/v1/inboxready/domains?domain=${domain}`, { method: 'POST' })).status).toBe(200);
+  dns.set(`${domain}.dbl.spamhaus.org`, { a: ['127.0.1.2'] });
+
+  type Delivery = { setting_id: string; channel: string; state: string; attempts: number; last_error?: string; next_attempt_at?: string; updated_at: string };
+  type HistoryPage = { items: Array<{ id: string; event: string; subject: string; list: string; list_name: string; message: string; timestamp: string; deliveries: Delivery[] }>; paging: Record<string, string> };
+  const history = async (query = '', headers: Record<string, string> = {}) => (await call(`${url()}/v1/alerts/history${query}`, { headers })).json as unknown as HistoryPage;
+  const ours = (page: HistoryPage) => page.items.find((item) => item.subject === domain);
+  const settled = await waitFor(
+    async () => ours(await history('?event=domain_listed&limit=100')),
+    (item) => item?.deliveries.find((d) => d.channel === 'email')?.state === 'delivered' && item.deliveries.find((d) => d.channel === 'webhook')?.state === 'retrying',
+  );
+  expect(settled).toEqual({
+    id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    event: 'domain_listed',
+    subject: domain,
+    list: 'dbl.spamhaus.org',
+    list_name: 'Spamhaus DBL',
+    message: `Domain ${domain} was blocklisted by Spamhaus DBL`,
+    timestamp: expect.any(String),
+    deliveries: expect.arrayContaining([
+      { setting_id: email.id, channel: 'email', state: 'delivered', attempts: 1, updated_at: expect.any(String) },
+      { setting_id: webhook.id, channel: 'webhook', state: 'retrying', attempts: 1, last_error: 'HTTP 500', next_attempt_at: expect.any(String), updated_at: expect.any(String) },
+    ]),
+  });
+  expect(settled!.deliveries).toHaveLength(2);
+  // The email said to be delivered was taken by the sending pipeline, and goes out.
+  await eventually(async () => platform.us.ses.sent.some((m) => m.destinations.includes('history@example.com') && m.raw.toString().includes(domain)));
+  // Where an alert delivers is not in its history, nor any key.
+  const signingKey = ((await call(`${url()}/v1/alerts/settings`)).json as { webhooks: { signing_key: string } }).webhooks.signing_key;
+  const raw = JSON.stringify(await history('?limit=100'));
+  expect(raw).not.toContain(receiver.url);
+  expect(raw).not.toContain(signingKey);
+
+  // A time range and pivot pages, as the events routes have them.
+  const all = (await history('?limit=100')).items;
+  expect(all.map((item) => item.timestamp)).toEqual([...all.map((item) => item.timestamp)].sort());
+  const after = encodeURIComponent(new Date(Date.parse(settled!.timestamp) + 1).toISOString());
+  expect((await history(`?timerangeStart=${after}`)).items).toEqual([]);
+  expect((await history(`?timerangeEnd=${after}&limit=100`)).items.map((item) => item.id)).toContain(settled!.id);
+  const last = await history('?page=last&limit=1');
+  expect(last.items.map((item) => item.id)).toEqual([all.at(-1)!.id]);
+  if (all.length > 1) expect((await call(last.paging['previous']!)).json).toMatchObject({ items: [{ id: all.at(-2)!.id }] });
+  expect((await call(`${url()}/v1/alerts/history?event=listed`)).status).toBe(400);
+  expect((await call(`${url()}/v1/alerts/history?timerangeStart=${after}&timerangeEnd=${encodeURIComponent(settled!.timestamp)}`)).status).toBe(400);
+
+  // A subaccount has a history of its own: empty.
+  const sub = (await sdk(url()).subaccounts.create('history-sub')).subaccount;
+  expect((await history('?limit=100', { 'x-mailgun-on-behalf-of': sub.id })).items).toEqual([]);
 });
 
 test('without a resolver every list is unknown, with its reason, never healthy', async () => {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { CONSOLE_DIST } from '../../lib/console-build';
-import { ADMIN_KEY, call, eventually, sdk, startTestPlatform } from '../support/platform';
+import { ADMIN_KEY, call, eventually, sandboxOf, sdk, startTestPlatform } from '../support/platform';
 
 // The console's host beside the API in local mode: its page with a strict policy, the config
 // that names both regions, CORS for the consoles' origins only, and the outbox's JSON twin.
@@ -98,4 +98,26 @@ it('lists what SES was handed at /_local/outbox, to the sending account only, an
   const cleared = await call(`${platform.us.url}/_local/outbox`, { method: 'DELETE' });
   expect(cleared.json).toMatchObject({ message: 'Outbox cleared' });
   expect((await call(`${platform.us.url}/_local/outbox`)).json.messages).toEqual([]);
+});
+
+it('shows a parent acting for a subaccount (X-Mailgun-On-Behalf-Of) that subaccount\'s outbox, as the API does', async () => {
+  const sub = (await sdk(platform.us.url).subaccounts.create('Outbox tenant')).subaccount;
+  const asSub = sdk(platform.us.url);
+  asSub.setSubaccount(sub.id);
+  const domain = await sandboxOf(asSub);
+  await asSub.messages.create(domain, { from: `me@${domain}`, to: ['tenant-reader@example.net'], subject: 'Tenant outbox', text: 'Hi' });
+  const behalf = { 'x-mailgun-on-behalf-of': sub.id };
+  const listed = await eventually(async () => {
+    const reply = await call(`${platform.us.url}/_local/outbox?search=tenant`, { headers: behalf });
+    return (reply.json.messages as unknown[] | undefined)?.length ? reply : undefined;
+  }, 15_000);
+  const [entry] = listed.json.messages as Array<Record<string, unknown>>;
+  expect(entry).toMatchObject({ subject: 'Tenant outbox' });
+  expect((await call(`${platform.us.url}/_local/outbox/${String(entry!.id)}`, { headers: behalf })).json).toMatchObject({ subject: 'Tenant outbox' });
+  // The parent's own outbox does not hold it; an account that is not its subaccount is refused as the API refuses it.
+  expect((await call(`${platform.us.url}/_local/outbox?search=tenant`)).json.messages).toEqual([]);
+  expect(await call(`${platform.us.url}/_local/outbox`, { headers: { 'x-mailgun-on-behalf-of': '0'.repeat(24) } })).toMatchObject({ status: 404, json: { message: 'Subaccount not found' } });
+
+  expect((await call(`${platform.us.url}/_local/outbox`, { method: 'DELETE', headers: behalf })).json).toMatchObject({ message: 'Outbox cleared', count: 1 });
+  expect((await call(`${platform.us.url}/_local/outbox?search=tenant`, { headers: behalf })).json.messages).toEqual([]);
 });

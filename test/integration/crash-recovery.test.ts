@@ -10,7 +10,7 @@ import { call, eventually, sandboxOf, sdk } from '../support/platform';
 const ADMIN = 'crash-admin-key-0123456789abcdef';
 /** Short, so claims the killed host left behind are dead a few seconds after the restart. */
 const SEND_WORKER_TIMEOUT_SECONDS = 2;
-const MESSAGES = 200;
+const MESSAGES = 100;
 
 let dataDir: string;
 let host: LocalProcess | undefined;

@@ -10,6 +10,12 @@ import { ADMIN_KEY, call, eventsOf, eventually, sandboxOf, sdk, startTestPlatfor
 // Walks every row of functions/routes.ts with malformed bodies, parameters and path segments.
 // Whatever arrives, the answer is never a 5xx, a refusal is a JSON `{"message": ...}`, and the
 // host keeps answering. The case list is fixed (no random seeds) so a failure names its case.
+//
+// Inputs that take one and the same path through the shared request handling (a body the parser
+// refuses before any route reads it, a segment too long to be a key part, ...) form a group: each
+// route is sent one member of each group, in turn by its place in the table, so that every route
+// meets every group and every member meets dozens of routes. What a route reads itself (its path
+// values, its fields, its query) is still sent to every route in full.
 
 let platform: LocalPlatform;
 let host: { hostname: string; port: number };
@@ -197,19 +203,32 @@ function pathFor(route: RouteSpec, override: Record<string, string> = {}): strin
   return route.path.replace(/\{(\w+)\+?\}/g, (_, name: string) => override[name] ?? realValue(route, name));
 }
 
-/** Path segments as they arrive on the wire; none may reach a store call it would break. */
-const HOSTILE_SEGMENTS: Array<[string, string]> = [
-  ['1020 characters', 'a'.repeat(1020)],
-  ['600 two-byte characters', '%C3%A9'.repeat(600)],
-  ['invalid percent-encoding %zz', '%zz'],
-  ['a lone %', '%'],
-  ['NUL', '%00'],
-  ['truncated UTF-8', '%E2%82'],
-  ['an encoded slash', 'a%2Fb'],
-  ['encoded dots', '%2E%2E'],
-  ['a blank', '%20'],
-  ['__proto__', '__proto__'],
-  ['constructor', 'constructor'],
+type Group<T> = ReadonlyArray<readonly [string, T]>;
+
+/** The member of a group the `turn`-th route (or path parameter) is sent. */
+const inTurn = <T>(group: Group<T>, turn: number) => group[turn % group.length]!;
+
+/**
+ * Path segments as they arrive on the wire; none may reach a store call it would break. The first
+ * two groups each take one path through functions/platform/http/path-params.ts: too long to be a
+ * key part (refused there, counted in bytes), or not valid percent-encoding (kept as sent).
+ */
+const HOSTILE_SEGMENTS: Array<Group<string>> = [
+  [
+    ['600 two-byte characters', '%C3%A9'.repeat(600)],
+    ['1020 characters', 'a'.repeat(1020)],
+  ],
+  [
+    ['invalid percent-encoding %zz', '%zz'],
+    ['a lone %', '%'],
+    ['truncated UTF-8', '%E2%82'],
+  ],
+  [['NUL', '%00']],
+  [['an encoded slash', 'a%2Fb']],
+  [['encoded dots', '%2E%2E']],
+  [['a blank', '%20']],
+  [['__proto__', '__proto__']],
+  [['constructor', 'constructor']],
 ];
 
 const token = (cursor: unknown) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
@@ -316,25 +335,72 @@ function validParts(route: RouteSpec): Part[] | undefined {
 
 const MEGABYTE = 'x'.repeat(1024 * 1024);
 
-/** Every field of a valid request replaced, one at a time, by what a string field must survive. */
-function fieldMutations(route: RouteSpec, fields: Record<string, string>): Array<[string, { query?: string; contentType?: string; body?: Buffer }]> {
+type Mutation = [string, { query?: string; contentType?: string; body?: Buffer }];
+
+/**
+ * Every field of a valid request replaced, one at a time, by what a string field must survive. A
+ * field sent twice arrives as the same two-item list whether it came repeated in a form (with
+ * invalid percent-encoding or not) or as a JSON array, so the JSON array goes only to the routes
+ * that may read the JSON document itself (every method but GET).
+ */
+function fieldMutations(route: RouteSpec, fields: Record<string, string>): Mutation[] {
   const get = route.method === 'GET';
   // Query strings are bounded by the header size (16 KB): GET carries long values, not 1 MB ones.
   const asForm = (changed: Record<string, string | string[]>) => (get ? { query: formOf({ ...fields, ...changed }) } : urlencoded(formOf({ ...fields, ...changed })));
   const asJson = (name: string, value: unknown) => ({ ...json({ ...fields, [name]: value }), ...(get ? { query: '' } : {}) });
-  return Object.keys(fields).flatMap((name): Array<[string, { query?: string; contentType?: string; body?: Buffer }]> => [
+  return Object.keys(fields).flatMap((name): Mutation[] => [
     [`${name} = ${get ? '8000 characters' : '1 MB'}`, asForm({ [name]: get ? 'x'.repeat(8000) : MEGABYTE })],
     [`${name} = 1100 characters`, asForm({ [name]: 'a'.repeat(1100) })],
     [`${name} = NUL`, asForm({ [name]: `a\u0000b` })],
     [`${name} repeated`, asForm({ [name]: [fields[name]!, 'second'] })],
-    [`${name} = invalid percent-encoding`, get ? { query: `${formOf(fields)}&${encodeURIComponent(name)}=%zz%` } : urlencoded(`${formOf(fields)}&${encodeURIComponent(name)}=%zz%`)],
-    [`${name} as a JSON array`, asJson(name, [fields[name], 'second'])],
+    ...(get ? [] : [[`${name} as a JSON array`, asJson(name, [fields[name], 'second'])] satisfies Mutation]),
     [`${name} as a JSON object`, asJson(name, { $gt: '' })],
     [`${name} as a huge JSON number`, asJson(name, 1e308)],
   ]);
 }
 
-const LIMITS = ['-1', '1e309', '99999999999999999999', '0', '1.5', 'abc'];
+/**
+ * Paging values each route bounds or parses in its own way (a negative, zero, one beyond the safe
+ * integers), and a group that is no integer at all, which functions/platform/http/params.ts's
+ * integer() refuses for every route that uses it.
+ */
+const LIMITS = ['-1', '0', '99999999999999999999'];
+const NOT_INTEGERS: Group<string> = [
+  ['1.5', '1.5'],
+  ['abc', 'abc'],
+  ['1e309', '1e309'],
+];
+
+type Body = { contentType: string; body: Buffer };
+
+/** Bodies functions/platform/http/body.ts refuses before any route reads them. */
+const UNPARSABLE_BODIES: Group<Body> = [['invalid JSON', rawJson('{"unterminated')], ...truncatedMultiparts()];
+
+/** Bodies of a type no route reads: they add no fields. */
+const UNREAD_BODIES: Group<Body> = [
+  ['text/plain', { contentType: 'text/plain', body: Buffer.from('hello') }],
+  ['application/xml', { contentType: 'application/xml', body: Buffer.from('<a/>') }],
+];
+
+/**
+ * JSON documents that are no object: they add no fields, and reach the routes that read the
+ * document itself as they are. No GET reads one, so a GET is sent one of them in turn.
+ */
+const JSON_NOT_OBJECTS: Group<Body> = [
+  ['a JSON array for the object', json(['a', 'b'])],
+  ['a JSON string for the object', json('just a string')],
+  ['JSON null', rawJson('null')],
+  ['a JSON number beyond double', rawJson('1e309')],
+  ['deeply nested JSON', rawJson(`${'['.repeat(5000)}${']'.repeat(5000)}`)],
+];
+
+/** Credentials that are not; the authorizer reads them alike for every route. */
+const NOT_CREDENTIALS: Group<string | null> = [
+  ['no credentials', null],
+  ['a Basic header that is not base64', 'Basic %%%'],
+  ['Basic without a colon', `Basic ${Buffer.from('nocolon').toString('base64')}`],
+  ['a Bearer token', 'Bearer x'],
+];
 
 function casesFor(route: RouteSpec): Case[] {
   const label = routeKey(route);
@@ -349,27 +415,24 @@ function casesFor(route: RouteSpec): Case[] {
   // What a valid request sends, so a hostile path segment is the only thing wrong.
   const valid = fields ? (route.method === 'GET' ? { query: formOf(fields) } : urlencoded(formOf(fields))) : document ? json(document) : parts ? multipart(parts) : {};
 
-  for (const param of paramsOf(route)) {
-    for (const [what, segment] of [...HOSTILE_SEGMENTS, ...(param === 'token' ? FORGED_TOKENS : [])]) add(`{${param}} = ${what}`, { ...valid, path: pathFor(route, { [param]: segment }) });
-  }
+  const turn = routes.indexOf(route);
+
+  paramsOf(route).forEach((param, at) => {
+    // Tokens skip the length check and are read by their routes' own decoders: every member goes.
+    const segments = param === 'token' ? [...HOSTILE_SEGMENTS.flat(), ...FORGED_TOKENS] : HOSTILE_SEGMENTS.map((group) => inTurn(group, turn + at));
+    for (const [what, segment] of segments) add(`{${param}} = ${what}`, { ...valid, path: pathFor(route, { [param]: segment }) });
+  });
   add('a valid request', valid);
 
   // Bodies no route can read (beside a GET's valid query, which the body merges into).
   const query = 'query' in valid ? { query: valid.query } : {};
-  add('invalid JSON', { ...query, ...rawJson('{"unterminated') });
-  add('a JSON array for the object', { ...query, ...json(['a', 'b']) });
-  add('a JSON string for the object', { ...query, ...json('just a string') });
-  add('JSON null', { ...query, ...rawJson('null') });
-  add('a JSON number beyond double', { ...query, ...rawJson('1e309') });
-  add('deeply nested JSON', { ...query, ...rawJson(`${'['.repeat(5000)}${']'.repeat(5000)}`) });
-  add('text/plain', { ...query, contentType: 'text/plain', body: Buffer.from('hello') });
-  add('application/xml', { ...query, contentType: 'application/xml', body: Buffer.from('<a/>') });
+  const notObjects = route.method === 'GET' ? [inTurn(JSON_NOT_OBJECTS, turn)] : JSON_NOT_OBJECTS;
+  for (const [what, body] of [inTurn(UNPARSABLE_BODIES, turn), inTurn(UNREAD_BODIES, turn), ...notObjects]) add(what, { ...query, ...body });
   add('urlencoded with invalid percent-encoding and NUL', { ...query, ...urlencoded('%zz=%&a=%00&%=1&name=%E2%82') });
-  for (const [what, body] of truncatedMultiparts()) add(what, { ...query, ...body });
 
   // Query strings.
   // Lists are read with GET (the JSON ones take their paging in the document, below).
-  if (route.method === 'GET') for (const limit of LIMITS) add(`limit=${limit}`, { query: `limit=${limit}&skip=${limit}` });
+  if (route.method === 'GET') for (const limit of [...LIMITS, inTurn(NOT_INTEGERS, turn)[1]]) add(`limit=${limit}`, { query: `limit=${limit}&skip=${limit}` });
   add('repeated query keys', { query: 'limit=1&limit=2&page=next&page=last&p=a&p=b&address=a&address=b&tag=a&tag=b' });
   add('invalid percent-encoding in the query', { query: '%zz=%&limit=%00&page=%E2%82' });
   add('pivots of 1100 characters', { query: `page=next&address=${'a'.repeat(1100)}&p=${'a'.repeat(1100)}&tag=${'a'.repeat(1100)}&pivot=${'a'.repeat(1100)}` });
@@ -397,13 +460,8 @@ function casesFor(route: RouteSpec): Case[] {
     add('multipart with an empty file', multipart(parts.map((p) => (p.filename ? { ...p, value: '' } : p))));
   }
 
-  // Credentials that are not.
-  for (const [what, authorization] of [
-    ['no credentials', null],
-    ['a Basic header that is not base64', 'Basic %%%'],
-    ['Basic without a colon', `Basic ${Buffer.from('nocolon').toString('base64')}`],
-    ['a Bearer token', 'Bearer x'],
-  ] as const) add(what, { ...valid, authorization });
+  const [what, authorization] = inTurn(NOT_CREDENTIALS, turn);
+  add(what, { ...valid, authorization });
   return cases;
 }
 

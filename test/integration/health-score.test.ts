@@ -51,3 +51,42 @@ test('the score is 100 minus five capped impacts, each from its own counter; gro
   expect((await call(`${url()}/v1/maverick-score/grouped?group=ip`)).status).toBe(400);
   expect((await call(`${url()}/v1/maverick-score/grouped?sort=colour:asc`)).status).toBe(400);
 });
+
+test('term[]=domain:<name> filters to one domain, so grouping by day charts that domain over time', async () => {
+  const today = bucketStart(Date.now(), 'day');
+  const yesterday = today - 86_400_000;
+  const clean = { processed: 20_000, delivered_smtp: 20_000 };
+  const bouncy = { processed: 20_000, delivered_smtp: 19_000, hard_bounces: 1_000 };
+  await platform.us.run(() =>
+    addToCounters(
+      [
+        { accountId, kind: [], values: [], resolution: 'day', bucket: yesterday, counts: { processed: 40_000, delivered_smtp: 39_000, hard_bounces: 1_000 } },
+        { accountId, kind: ['domain'], values: ['news.example.com'], resolution: 'day', bucket: yesterday, counts: clean },
+        { accountId, kind: ['domain'], values: ['other.example.com'], resolution: 'day', bucket: yesterday, counts: bouncy },
+      ],
+      'health-days',
+    ),
+  );
+  type Grouped = { items: Array<{ group_key: string; score: number; rates: Record<string, number>; counters: { delivered: number } }>; total: number };
+  const grouped = async (query: string) => (await call(`${url()}/v1/maverick-score/grouped?${query}`)).json as unknown as Grouped;
+  const day = (bucket: number) => new Date(bucket).toISOString().slice(0, 10);
+
+  // news.example.com: a clean day yesterday (100), today's 65 of the test above.
+  const news = await grouped('group=timestamp&sort=timestamp:asc&term=domain:news.example.com');
+  expect(news.items.map((i) => [i.group_key, i.score, i.counters.delivered])).toEqual([
+    [day(yesterday), 100, 20_000],
+    [day(today), 65, 9_000],
+  ]);
+  // other.example.com sent yesterday only: its one day scores as the domain does over the window.
+  const other = await grouped('group=timestamp&term[]=domain:Other.Example.com');
+  const otherDomain = await grouped('group=domain&term=domain:other.example.com');
+  expect(otherDomain.items).toHaveLength(1);
+  expect(other.items).toEqual([{ ...otherDomain.items[0]!, group_key: day(yesterday) }]);
+  // The account's own days are both domains together.
+  const account = await grouped('group=timestamp&sort=timestamp:asc');
+  expect(account.items.map((i) => i.counters.delivered)).toEqual([39_000, 9_000]);
+  // A day filter, and fields that are not there.
+  expect((await grouped(`group=domain&term=timestamp:${day(yesterday)}`)).items.map((i) => i.group_key).sort()).toEqual(['news.example.com', 'other.example.com']);
+  expect((await call(`${url()}/v1/maverick-score/grouped?term=ip:192.0.2.1`)).status).toBe(400);
+  expect((await call(`${url()}/v1/maverick-score/grouped?term=colour:red`)).json).toMatchObject({ Reason: "Invalid parameter 'term': colour is not a field; one of domain, subaccount, timestamp, as field:value" });
+});

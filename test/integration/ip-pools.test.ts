@@ -199,6 +199,23 @@ test('a pool delegated to a subaccount is used, not changed, by it; revoking mov
   expect(await parent.ip_pools.revokeDelegation(shared.pool_id, sub)).toMatchObject({ message: 'started' });
   await eventually(async () => ((await call(`${url()}/v3/domains/${subDomain}/ips`, { headers: { 'x-mailgun-on-behalf-of': sub } })).json.total_count as number) === 0);
   expect((await asSub.ip_pools.list()).ip_pools).toEqual([]);
+  await eventually(async () => ((await call(`${url()}/v5/accounts/subaccounts/ip_pools/all`)).json.total_count as number) === 0);
+});
+
+test('an IP delegated to a subaccount is its own to use; one in a pool of the parent is refused, as Mailgun refuses it', async () => {
+  const parent = sdk(url());
+  const sub = (await parent.subaccounts.create('Reseller')).subaccount.id;
+  const subIps = async () => (await call(`${url()}/v3/ips`, { headers: { 'x-mailgun-on-behalf-of': sub } })).json.items;
+  const delegate = (ip: string) => call(`${url()}/v5/accounts/subaccounts/${sub}/ip`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', body: `ip=${ip}` });
+  const pooled = ((await parent.ip_pools.list()).ip_pools as unknown as Array<{ name: string; ips: string[] }>).find((pool) => pool.ips.length)!;
+  const refused = await delegate(pooled.ips[0]!);
+  expect([refused.status, refused.json]).toEqual([400, { message: `IP ${pooled.ips[0]} is in the IP pool ${pooled.name}: an IP in a pool cannot be delegated` }]);
+  expect(await subIps()).toEqual([]);
+  expect((await delegate('203.0.113.9')).json).toEqual({ message: 'IP 203.0.113.9 is not a dedicated IP of this account' });
+
+  const free = (await listIps()).assignable_to_pools[0]!;
+  expect((await delegate(free)).json).toEqual({ message: 'success' });
+  expect(await subIps()).toEqual([free]);
 });
 
 test('a warming IP sends no more than its stage allows in an hour; the rest waits, unsent', async () => {

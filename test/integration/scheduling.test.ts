@@ -24,7 +24,9 @@ type Ev = {
 };
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  // Step Functions retries a refused send job for about an hour; the runner's Retry waits are
+  // shortened here (they apply only to a failing task).
+  platform = await startTestPlatform({ workflowRetryIntervalMs: 5 });
   mg = sdk(platform.us.url);
   sandbox = await sandboxOf(mg);
 });
@@ -37,7 +39,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * A delivery time `leadMs` ahead, on a whole second: o:deliverytime is an RFC 2822 date
  * (toUTCString), which has no fractions of a second. A test that acts on the message while it
  * waits (looks at it, clears the queue, stops the host) takes the default, which leaves a slow
- * machine room for that; one that only checks the delivery came no earlier can take less.
+ * machine room for that; one that only needs the message to wait in a workflow takes two
+ * seconds, room for the request that schedules it; one that only checks the delivery came no
+ * earlier can take less.
  */
 const soon = (leadMs = 5000) => new Date(Math.ceil((Date.now() + leadMs) / 1000) * 1000);
 
@@ -130,40 +134,29 @@ it('cancels a scheduled message when the queue is cleared, with a final failed e
 });
 
 describe('when the send queue refuses the job', () => {
-  // Step Functions retries for about an hour; the runner's Retry waits are shortened here.
-  let flaky: LocalPlatform;
-  let client: ReturnType<typeof sdk>;
-  let domain: string;
-  beforeAll(async () => {
-    flaky = await startTestPlatform({ workflowRetryIntervalMs: 5 });
-    client = sdk(flaky.us.url);
-    domain = await sandboxOf(client);
-  });
-  afterAll(() => flaky.close());
-
   it('retries, and a job queued on a later attempt is delivered', async () => {
-    flaky.us.sqs.refuseSends('send', 3);
-    const id = await schedule(client, 'retried@example.com', soon(), 'retried', domain);
-    await eventually(async () => (await eventsOf<Ev>(flaky.us.url, domain, id)).some((e) => e.event === 'delivered'));
-    expect(sesSendsOf(flaky.us, id)).toHaveLength(1);
+    platform.us.sqs.refuseSends('send', 3);
+    const id = await schedule(mg, 'retried@example.com', soon(2000), 'retried');
+    await eventually(async () => (await eventsOf<Ev>(platform.us.url, sandbox, id)).some((e) => e.event === 'delivered'));
+    expect(sesSendsOf(platform.us, id)).toHaveLength(1);
   });
 
   it('gives every recipient a final failed event once the retries run out, and sends nothing', async () => {
-    flaky.us.sqs.refuseSends('send', 1000);
-    const at = soon();
-    const id = await client.messages.create(domain, { from: `s@${domain}`, to: ['lost1@example.com', 'lost2@example.com'], subject: 'lost', text: 'x', 'o:deliverytime': at.toUTCString() } as never).then((r) => r.id!);
+    platform.us.sqs.refuseSends('send', 1000);
+    const at = soon(2000);
+    const id = await mg.messages.create(sandbox, { from: `s@${sandbox}`, to: ['lost1@example.com', 'lost2@example.com'], subject: 'lost', text: 'x', 'o:deliverytime': at.toUTCString() } as never).then((r) => r.id!);
     const failed = await eventually(async () => {
-      const found = (await eventsOf<Ev>(flaky.us.url, domain, id)).filter((e) => e.event === 'failed');
+      const found = (await eventsOf<Ev>(platform.us.url, sandbox, id)).filter((e) => e.event === 'failed');
       return found.length === 2 && found;
     });
     expect(failed.map((e) => e.recipient).sort()).toEqual(['lost1@example.com', 'lost2@example.com']);
     for (const event of failed) expect(event).toMatchObject({ severity: 'permanent', 'delivery-status': { message: 'The scheduled message could not be queued for sending' } });
-    const storageKey = (await eventsOf<Ev>(flaky.us.url, domain, id)).find((e) => e.event === 'accepted')!.storage!.key;
-    const execution = await eventually(async () => executions(flaky).find((e) => e.name === `deliver-${storageKey}` && e.status !== 'RUNNING'));
+    const storageKey = (await eventsOf<Ev>(platform.us.url, sandbox, id)).find((e) => e.event === 'accepted')!.storage!.key;
+    const execution = await eventually(async () => executions(platform).find((e) => e.name === `deliver-${storageKey}` && e.status !== 'RUNNING'));
     expect(execution).toMatchObject({ status: 'FAILED', error: 'SendJobNotQueued' });
-    flaky.us.sqs.refuseSends('send', 0);
+    platform.us.sqs.refuseSends('send', 0);
     await sleep(200);
-    expect(sesSendsOf(flaky.us, id)).toHaveLength(0);
+    expect(sesSendsOf(platform.us, id)).toHaveLength(0);
   });
 });
 

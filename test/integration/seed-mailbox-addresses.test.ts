@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { findCopy } from '../../functions/optimize/inbox/imap-search';
+import { findSeedMailbox, seedLogin } from '../../functions/optimize/inbox/seed-mailboxes';
 import { withEnv } from '../../functions/platform/env';
 import type { LocalPlatform } from '../../lib/local/platform';
 import { call, startTestPlatform } from '../support/platform';
@@ -42,6 +43,24 @@ describe('local mode (loopback allowed)', () => {
     const res = await save(seed('127.0.0.1'));
     expect(res.status).toBe(200);
     expect((await call(`${platform.us.url}/v1/inbox/seed-mailboxes`)).json.items).toEqual([expect.objectContaining({ imap_host: '127.0.0.1' })]);
+  });
+
+  it('edits a seed without its secret (the stored one stays, never shown), and wants one for a new seed', async () => {
+    expect((await save(seed('127.0.0.1'))).status).toBe(200);
+    const { password: _password, ...withoutSecret } = seed('127.0.0.1');
+    const edited = await save({ ...withoutSecret, imap_port: 1143, first_name: 'Ann' });
+    expect(edited.status).toBe(200);
+    expect(edited.text).not.toContain('app-password');
+    const listed = await call(`${platform.us.url}/v1/inbox/seed-mailboxes`);
+    expect(listed.json.items).toEqual([expect.objectContaining({ email: 'ann@gmail.seed.test', imap_port: 1143, first_name: 'Ann', auth: 'password', password: '' })]);
+    expect(listed.text).not.toContain('app-password');
+    const stored = await platform.us.run(async () => seedLogin((await findSeedMailbox('ann@gmail.seed.test'))!));
+    expect([stored.auth, stored.secret]).toEqual(['password', 'app-password']);
+
+    const fresh = await save({ ...withoutSecret, email: 'new@gmail.seed.test' });
+    expect([fresh.status, fresh.json]).toEqual([400, { message: "Missing parameter 'password': a new seed mailbox needs password (or an app password) or oauth2_token" }]);
+    expect((await save({ ...seed('127.0.0.1'), oauth2_token: 'token' })).status).toBe(400);
+    expect(((await call(`${platform.us.url}/v1/inbox/seed-mailboxes`)).json.items as unknown[]).length).toBe(1);
   });
 });
 

@@ -53,7 +53,11 @@ it("runs exactly the worker table's queues (and the table stream's stand-in), as
 it('delivers each recipient exactly once when the worker dies after sending and the queue redelivers the batch', async () => {
   platform.us.sqs.crashNextInvocation('send');
   const ids = await Promise.all([send(['a1@example.com', 'a2@example.com'], 'c1'), send(['b1@example.com'], 'c2'), send(['c1@example.com'], 'c3')]);
-  await eventually(async () => platform.us.sqs.depth('send').visible + platform.us.sqs.depth('send').inFlight === 0 && platform.us.sqs.depth('send').dead === 0);
+  // The crashed batch comes back as soon as its invocation has ended, not a visibility timeout later.
+  await eventually(async () => {
+    platform.us.sqs.expireVisibility('send');
+    return platform.us.sqs.depth('send').visible + platform.us.sqs.depth('send').inFlight === 0 && platform.us.sqs.depth('send').dead === 0;
+  });
   for (const id of ids) {
     const all = await eventually(async () => {
       const found = await eventsOf<Ev>(platform.us.url, sandbox, id);
@@ -144,7 +148,9 @@ describe('a send job the queue gives up on', () => {
       await s3Client().send(new DeleteObjectCommand({ Bucket: platform.us.env.MESSAGES_BUCKET, Key: objectKey(record) }));
     });
     platform.us.sqs.resume('send');
+    // Each failed receive comes back as soon as its invocation has ended, not a visibility timeout later.
     const failed = await eventually(async () => {
+      platform.us.sqs.expireVisibility('send');
       const found = (await eventsOf<Ev>(platform.us.url, sandbox, id)).filter((e) => e.event === 'failed');
       return found.length === 2 ? found : undefined;
     });

@@ -268,11 +268,23 @@ test("account tags with include_subaccounts list the subaccounts' tags too, each
   expect(withSubs.pagination.total).toBeGreaterThan(own.pagination.total);
 });
 
-test('PUT /v5/accounts renames the acting account (a subaccount through the header) and keeps its session settings', async () => {
+test('PUT /v5/accounts renames the acting account (a subaccount through the header) and keeps its session settings, which GET /v5/accounts reads back', async () => {
   const sub = (await parent().subaccounts.create('Old name')).subaccount;
-  const res = await call(`${platform.us.url}/v5/accounts`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', headers: { 'x-mailgun-on-behalf-of': sub.id }, body: 'name=New+name&inactive_session_timeout=1800' });
+  const asSub = { headers: { 'x-mailgun-on-behalf-of': sub.id } };
+  const before = await call(`${platform.us.url}/v5/accounts`, asSub);
+  expect(before.json).toEqual({ account: { id: sub.id, name: 'Old name', status: 'open', created_at: expect.stringMatching(/ GMT$/), features: { webhooks_redact_pii: { enabled: false } } } });
+  const res = await call(`${platform.us.url}/v5/accounts`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', ...asSub, body: 'name=New+name&inactive_session_timeout=1800' });
   expect(res.json).toEqual({ message: 'Account info has been updated' });
   expect((await parent().subaccounts.get(sub.id)).subaccount.name).toBe('New name');
+  await call(`${platform.us.url}/v5/accounts`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', ...asSub, body: 'absolute_session_timeout=7200&logout_redirect_url=https%3A%2F%2Fexample.com%2Fbye' });
+  await call(`${platform.us.url}/v5/accounts/features`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', ...asSub, body: 'webhooks_redact_pii=%7B%22enabled%22%3Atrue%7D' });
+  // Each PUT kept what the other set; the parent's own settings are untouched.
+  expect((await call(`${platform.us.url}/v5/accounts`, asSub)).json).toEqual({
+    account: { ...(before.json.account as object), name: 'New name', inactive_session_timeout: 1800, absolute_session_timeout: 7200, logout_redirect_url: 'https://example.com/bye', features: { webhooks_redact_pii: { enabled: true } } },
+  });
+  const own = (await call(`${platform.us.url}/v5/accounts`)).json.account as Record<string, unknown>;
+  expect(own).toMatchObject({ id: (await call(`${platform.us.url}/v5/users/me`)).json.account_id, features: { webhooks_redact_pii: { enabled: false } } });
+  expect(own).not.toHaveProperty('logout_redirect_url');
   expect((await call(`${platform.us.url}/v5/accounts`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', body: '' })).status).toBe(400);
   expect((await call(`${platform.us.url}/v5/accounts`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', body: 'logout_redirect_url=nowhere' })).status).toBe(400);
 });

@@ -21,7 +21,7 @@ const TSX = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
  */
 
 /** The context the test hands the app, as the CLI would from `-c` (beside cdk.json's). */
-export const APP_SYNTH_CONTEXT = { regions: 'eu', euRegion: 'eu-north-1' };
+const APP_SYNTH_CONTEXT = { regions: 'eu', euRegion: 'eu-north-1' };
 
 export interface AppSynth {
   /** The cloud assembly directory (CDK_OUTDIR). */
@@ -49,7 +49,7 @@ function hashTree(hash: ReturnType<typeof createHash>, dir: string): void {
 }
 
 /** The hash of what the synth reads: a change to any of it makes a new assembly. */
-export function appSynthKey(): string {
+function appSynthKey(): string {
   const hash = createHash('sha256');
   hash.update(`${process.versions.node}\0${JSON.stringify(APP_SYNTH_CONTEXT)}\0`);
   for (const dir of SOURCES) hashTree(hash, path.join(REPO_ROOT, dir));

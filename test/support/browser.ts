@@ -31,7 +31,7 @@ export interface Violation {
  * evaluated through the DevTools protocol, which the page's Content-Security-Policy does not cover
  * (an injected <script> would be refused, as it should be).
  */
-export async function seriousViolations(page: Page): Promise<Violation[]> {
+async function seriousViolations(page: Page): Promise<Violation[]> {
   await page.evaluate(axe.source);
   return page.evaluate(async () => {
     const result = await (window as unknown as { axe: typeof axe }).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });

@@ -16,9 +16,11 @@ export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
  * mode lets anyone do (SANDBOX_RECIPIENTS=any); sandbox-recipients.test.ts sets Mailgun's rule.
  * EVENT_SHARDS in the test run's environment reaches the platform (`EVENT_SHARDS=4 npx jest
  * test/integration/logs.test.ts` reads the same events spread over shards).
+ * The workflow definitions are not validated at each start: test/unit/local/workflow-runner.test.ts
+ * validates every one once.
  */
 export function startTestPlatform(options: LocalOptions = {}): Promise<LocalPlatform> {
-  return startLocal({ port: 0, dataDir: null, bootstrapApiKey: ADMIN_KEY, authorizerCacheSeconds: 0, ...options, env: { EVENT_SHARDS: process.env.EVENT_SHARDS, ...options.env } });
+  return startLocal({ port: 0, dataDir: null, bootstrapApiKey: ADMIN_KEY, authorizerCacheSeconds: 0, validateWorkflows: false, ...options, env: { EVENT_SHARDS: process.env.EVENT_SHARDS, ...options.env } });
 }
 
 /** The official JS SDK pointed at a local region, as a user would configure it. */

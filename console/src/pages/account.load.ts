@@ -1,8 +1,11 @@
 import { call } from '../api';
 import { credentials } from '../session';
 
-export function fetchMonthlyLimit<T>(signal?: AbortSignal): Promise<T> {
-  return call<T>(credentials(), 'GET', '/v5/accounts/limit/custom/monthly', { signal });
+/** The account's own monthly sending limit (pages/monthly-limit.tsx shows it). */
+export const OWN_LIMIT_PATH = '/v5/accounts/limit/custom/monthly';
+
+export function fetchAccountSettings<T>(signal?: AbortSignal): Promise<T> {
+  return call<T>(credentials(), 'GET', '/v5/accounts', { signal });
 }
 
 export function fetchAllowlist<T>(signal?: AbortSignal): Promise<T> {
@@ -19,7 +22,8 @@ export function fetchAuthorizedRecipients<T>(signal?: AbortSignal): Promise<T> {
 
 /** What the Account settings page asks for as it opens: each section's data. */
 export function loadAccount(): void {
-  void fetchMonthlyLimit();
+  void call(credentials(), 'GET', OWN_LIMIT_PATH);
+  void fetchAccountSettings();
   void fetchAllowlist();
   void fetchUsers();
   void fetchAuthorizedRecipients();

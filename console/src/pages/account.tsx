@@ -1,17 +1,11 @@
 import { useState } from 'preact/hooks';
-import { ApiError, call, p } from '../api';
+import { call, p } from '../api';
 import { can, credentials, currentActing, useAppState } from '../session';
-import { FieldError, invalidProps, placeError, type PlacedError } from '../ui/field-errors';
+import { FieldError, invalidProps, useFieldAction } from '../ui/field-errors';
 import { useAction, useLoad } from '../ui/load';
-import { fetchAllowlist, fetchAuthorizedRecipients, fetchMonthlyLimit, fetchUsers } from './account.load';
+import { fetchAccountSettings, fetchAllowlist, fetchAuthorizedRecipients, fetchUsers, OWN_LIMIT_PATH } from './account.load';
 import { ErrorText, fieldsOf, Head, Loading, Notice, Page } from '../ui/widgets';
-
-interface MonthlyLimit {
-  limit: number;
-  current: number;
-  period: string;
-  enabled?: boolean;
-}
+import { MonthlyLimitSection, type LimitTarget } from './monthly-limit';
 
 interface User {
   id: string;
@@ -23,87 +17,17 @@ interface User {
   is_master: boolean;
 }
 
-/** A form whose API error is shown beside the field it names (`limit`, `address`, `email`, …). */
-function useFieldAction(place: (message: string) => string | undefined = () => undefined) {
-  const [error, setError] = useState<PlacedError>();
-  const [busy, setBusy] = useState(false);
-  const run = (work: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(undefined);
-    return work().then(
-      () => (setBusy(false), true),
-      (e: unknown) => (setBusy(false), setError(placeError(e, place)), false),
-    );
-  };
-  return { error, busy, run };
+/** What GET /v5/accounts reads back: the settings PUT /v5/accounts and PUT /v5/accounts/features set. */
+interface AccountSettings {
+  id: string;
+  name: string;
+  inactive_session_timeout?: number;
+  absolute_session_timeout?: number;
+  logout_redirect_url?: string;
+  features: { webhooks_redact_pii: { enabled: boolean } };
 }
 
-function MonthlyLimitSection() {
-  const { region } = useAppState();
-  const limit = useLoad(
-    (signal) =>
-      fetchMonthlyLimit<MonthlyLimit>(signal).catch((error: unknown) => {
-        // No limit set is the API's 404 ("No threshold for account"): a state, not a failure.
-        if (error instanceof ApiError && error.status === 404) return undefined;
-        throw error;
-      }),
-    [region],
-  );
-  const set = useFieldAction((m) => (/limit/i.test(m) ? 'limit' : undefined));
-  const other = useAction();
-  const data = limit.data;
-  return (
-    <section aria-labelledby="limit-h" class="panel">
-      <h2 id="limit-h">Monthly sending limit</h2>
-      <p class="muted">A hard cap on the messages the account accepts in a calendar month.</p>
-      <ErrorText error={limit.error ?? other.error} />
-      {limit.loading && !limit.data ? <Loading what="the limit" /> : null}
-      {!limit.loading && !limit.error && !data ? <p>No monthly limit is set.</p> : null}
-      {data ? (
-        <div>
-          <p>
-            <strong>{data.current.toLocaleString('en-US')}</strong> of <strong>{data.limit.toLocaleString('en-US')}</strong> messages this month ({Math.round((data.current / data.limit) * 100)}%)
-            {data.enabled === false ? <span class="badge bad"> limit reached: sending stopped</span> : null}
-          </p>
-          <progress class="meter" max={data.limit} value={Math.min(data.current, data.limit)} aria-label="Messages this month against the monthly limit" />
-        </div>
-      ) : null}
-      {can('admin') ? (
-        <form
-          class="row"
-          aria-label="Set monthly limit"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const value = fieldsOf(e.currentTarget).limit;
-            void set.run(() => call(credentials(), 'PUT', '/v5/accounts/limit/custom/monthly', { query: { limit: value } })).then((ok) => ok && limit.reload());
-          }}
-        >
-          <div class="field">
-            <label for="limit-value">Monthly limit (messages)</label>
-            <input id="limit-value" name="limit" type="number" min={1} required defaultValue={data ? String(data.limit) : ''} {...invalidProps(set.error, 'limit', 'limit-value')} />
-            <FieldError error={set.error} field="limit" id="limit-value" />
-          </div>
-          <button type="submit" class="primary" disabled={set.busy}>
-            Set limit
-          </button>
-          {data ? (
-            <>
-              {data.enabled === false ? (
-                <button type="button" onClick={() => void other.run(() => call(credentials(), 'PUT', '/v5/accounts/limit/custom/enable')).then(() => limit.reload())}>
-                  Resume sending
-                </button>
-              ) : null}
-              <button type="button" class="danger" onClick={() => void other.run(() => call(credentials(), 'DELETE', '/v5/accounts/limit/custom/monthly')).then(() => limit.reload())}>
-                Remove limit
-              </button>
-            </>
-          ) : null}
-          {set.error?.field === 'form' ? <ErrorText error={set.error.message} /> : null}
-        </form>
-      ) : null}
-    </section>
-  );
-}
+const OWN_LIMIT: LimitTarget = { id: 'limit', credentials, path: OWN_LIMIT_PATH, resumeAs: credentials };
 
 function AllowlistSection() {
   const { region } = useAppState();
@@ -266,61 +190,77 @@ function SandboxSection() {
 }
 
 function SettingsSection() {
+  const { region } = useAppState();
+  const settings = useLoad((signal) => fetchAccountSettings<{ account: AccountSettings }>(signal).then((r) => r.account), [region]);
   const save = useFieldAction((m) => /'(name|inactive_session_timeout|absolute_session_timeout|logout_redirect_url)'/.exec(m)?.[1]);
   const features = useAction();
   const [saved, setSaved] = useState<string>();
-  if (!can('admin')) return null;
-  const field = (name: string, label: string, extra: Record<string, unknown> = {}) => (
+  const current = settings.data;
+  const admin = can('admin');
+  const field = (name: keyof AccountSettings, label: string, extra: Record<string, unknown> = {}) => (
     <div class="field">
       <label for={`acct-${name}`}>{label}</label>
-      <input id={`acct-${name}`} name={name} autocomplete="off" {...extra} {...invalidProps(save.error, name, `acct-${name}`)} />
+      <input id={`acct-${name}`} name={name} autocomplete="off" readOnly={!admin} defaultValue={current?.[name] === undefined ? '' : String(current[name])} {...extra} {...invalidProps(save.error, name, `acct-${name}`)} />
       <FieldError error={save.error} field={name} id={`acct-${name}`} />
     </div>
   );
+  const redacting = current?.features.webhooks_redact_pii.enabled;
   return (
     <section aria-labelledby="settings-h" class="panel">
       <h2 id="settings-h">Account settings</h2>
-      <p class="muted">Fields left empty are not changed (the API does not read them back).</p>
+      <p class="muted">The forms start from the account's current settings. A session setting left empty is not changed.</p>
       {saved ? <Notice>{saved}</Notice> : null}
-      <form
-        class="stack"
-        aria-label="Account settings"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const f = fieldsOf(e.currentTarget);
-          const form = Object.fromEntries(Object.entries(f).filter(([, v]) => v.trim() !== ''));
-          setSaved(undefined);
-          void save.run(() => call<{ message: string }>(credentials(), 'PUT', '/v5/accounts', { form }).then((r) => setSaved(r.message)));
-        }}
-      >
-        {field('name', 'Account name')}
-        {field('inactive_session_timeout', 'Inactive session timeout (seconds)', { type: 'number', min: 60, max: 86400 })}
-        {field('absolute_session_timeout', 'Absolute session timeout (seconds)', { type: 'number', min: 60, max: 86400 })}
-        {field('logout_redirect_url', 'Logout redirect URL', { type: 'url' })}
-        <div class="actions">
-          <button type="submit" class="primary" disabled={save.busy}>
-            Save settings
-          </button>
-        </div>
-        {save.error?.field === 'form' ? <ErrorText error={save.error.message} /> : null}
-      </form>
+      <ErrorText error={settings.error} />
+      {settings.loading && !current ? <Loading what="the settings" /> : null}
+      {current ? (
+        // Keyed on what was read, so the fields start again from the saved values after a save.
+        <form
+          key={JSON.stringify(current)}
+          class="stack"
+          aria-label="Account settings"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const f = fieldsOf(e.currentTarget);
+            const form = Object.fromEntries(Object.entries(f).filter(([, v]) => v.trim() !== ''));
+            setSaved(undefined);
+            void save.run(() => call<{ message: string }>(credentials(), 'PUT', '/v5/accounts', { form }).then((r) => (setSaved(r.message), settings.reload())));
+          }}
+        >
+          {field('name', 'Account name')}
+          {field('inactive_session_timeout', 'Inactive session timeout (seconds)', { type: 'number', min: 60, max: 86400 })}
+          {field('absolute_session_timeout', 'Absolute session timeout (seconds)', { type: 'number', min: 60, max: 86400 })}
+          {field('logout_redirect_url', 'Logout redirect URL', { type: 'url' })}
+          {admin ? (
+            <div class="actions">
+              <button type="submit" class="primary" disabled={save.busy}>
+                Save settings
+              </button>
+            </div>
+          ) : null}
+          {save.error?.field === 'form' ? <ErrorText error={save.error.message} /> : null}
+        </form>
+      ) : null}
       <h3>Webhook privacy</h3>
-      <div class="actions">
-        {[true, false].map((enabled) => (
+      {current ? (
+        <p>
+          Webhooks {redacting ? <span class="badge ok">redact personal data</span> : <span class="badge">carry personal data</span>}
+        </p>
+      ) : null}
+      {admin && current ? (
+        <div class="actions">
           <button
-            key={String(enabled)}
             type="button"
             disabled={features.busy}
             onClick={() =>
               void features
-                .run(() => call(credentials(), 'PUT', '/v5/accounts/features', { form: { webhooks_redact_pii: JSON.stringify({ enabled }) } }))
-                .then((r) => r && setSaved(enabled ? 'Webhooks now redact personal data.' : 'Webhooks now carry personal data.'))
+                .run(() => call(credentials(), 'PUT', '/v5/accounts/features', { form: { webhooks_redact_pii: JSON.stringify({ enabled: !redacting }) } }))
+                .then((r) => r && (setSaved(redacting ? 'Webhooks now carry personal data.' : 'Webhooks now redact personal data.'), settings.reload()))
             }
           >
-            {enabled ? 'Redact personal data in webhooks' : 'Stop redacting personal data'}
+            {redacting ? 'Stop redacting personal data' : 'Redact personal data in webhooks'}
           </button>
-        ))}
-      </div>
+        </div>
+      ) : null}
       <ErrorText error={features.error} />
     </section>
   );
@@ -331,7 +271,7 @@ export default function Account() {
   return (
     <Page title="Account settings">
       {acting ? <Notice>These are the settings of subaccount {acting.name}.</Notice> : null}
-      <MonthlyLimitSection />
+      <MonthlyLimitSection target={OWN_LIMIT} />
       <AllowlistSection />
       <UsersSection />
       <SandboxSection />

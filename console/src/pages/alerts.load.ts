@@ -1,6 +1,5 @@
 import { call } from '../api';
 import { credentials } from '../session';
-import { loadBlocklistEvents } from './blocklist-events';
 
 /** The events an alert can be set for. */
 export function fetchAlertEvents<T>(signal?: AbortSignal): Promise<T> {
@@ -11,12 +10,17 @@ export function fetchAlertSettings<T>(signal?: AbortSignal): Promise<T> {
   return call<T>(credentials(), 'GET', '/v1/alerts/settings', { signal });
 }
 
-/** How many domain events the alert history lists. */
-export const HISTORY_DOMAIN_EVENTS = 50;
+/** How many alerts the history shows: the latest. */
+export const HISTORY_LIMIT = 50;
+
+/** The latest alerts raised, oldest first, with where each delivery stands. */
+export function fetchAlertHistory<T>(signal?: AbortSignal): Promise<T> {
+  return call<T>(credentials(), 'GET', '/v1/alerts/history', { query: { page: 'last', limit: HISTORY_LIMIT }, signal });
+}
 
 /** What the Alerts page asks for as it opens: the events, the settings and the history. */
 export function loadAlerts(): void {
   void fetchAlertEvents();
   void fetchAlertSettings();
-  void loadBlocklistEvents(new AbortController().signal, HISTORY_DOMAIN_EVENTS);
+  void fetchAlertHistory();
 }

@@ -1,10 +1,10 @@
-import { BlocklistEventsTable, loadBlocklistEvents } from './blocklist-events';
 import { useState } from 'preact/hooks';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
-import { fetchAlertEvents, fetchAlertSettings, HISTORY_DOMAIN_EVENTS } from './alerts.load';
+import { fetchAlertEvents, fetchAlertHistory, fetchAlertSettings, HISTORY_LIMIT } from './alerts.load';
 import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Page } from '../ui/widgets';
+import { RefreshHead, SubmitOrCancel } from '../ui/form-parts';
 import './optimize.css';
 
 const CHANNELS = [
@@ -18,7 +18,12 @@ interface EventSetting {
   id: string;
   event_type: string;
   channel: Channel;
-  settings: { emails?: string[]; url?: string; channel_ids?: string[]; disabled_channel_ids?: Record<string, { disabled_at: string; reason: string }> };
+  settings: {
+    emails?: string[];
+    url?: string;
+    channel_ids?: string[];
+    disabled_channel_ids?: Record<string, { disabled_at: string; reason: string }>;
+  };
   disabled_at: string | null;
   disabled_reason?: string;
 }
@@ -49,7 +54,19 @@ function testOf(setting: EventSetting): [string, unknown] {
   return ['/v1/alerts/slack/test', { event_type: setting.event_type }];
 }
 
-function SettingCell({ setting, onChange, act, setDone }: { setting?: EventSetting; onChange: () => void; act: ReturnType<typeof useAction>; setDone: (text: string) => void }) {
+function SettingCell({
+  setting,
+  onChange,
+  onEdit,
+  act,
+  setDone,
+}: {
+  setting?: EventSetting;
+  onChange: () => void;
+  onEdit: (setting: EventSetting) => void;
+  act: ReturnType<typeof useAction>;
+  setDone: (text: string) => void;
+}) {
   if (!setting) return <td class="muted">off</td>;
   const label = `${setting.event_type} by ${setting.channel}`;
   const disabledChannels = Object.entries(setting.settings.disabled_channel_ids ?? {});
@@ -89,6 +106,9 @@ function SettingCell({ setting, onChange, act, setDone }: { setting?: EventSetti
           >
             Test
           </button>
+          <button type="button" class="small" aria-label={`Edit alert ${label}`} disabled={act.busy} onClick={() => onEdit(setting)}>
+            Edit
+          </button>
           <ConfirmButton
             class="small danger"
             label={`Delete alert ${label}`}
@@ -102,22 +122,107 @@ function SettingCell({ setting, onChange, act, setDone }: { setting?: EventSetti
   );
 }
 
-function AddSetting({ events, slackConnected, onDone }: { events: string[]; slackConnected: boolean; onDone: () => void }) {
+interface SlackChannel {
+  id: string;
+  name: string;
+  is_archived: boolean;
+}
+interface ChannelPage {
+  items: SlackChannel[];
+  paging: { next: string };
+}
+
+/** Channels asked of Slack a page at a time. */
+const CHANNEL_PAGE = 100;
+
+/** Slack's cursor for the page after this one, or none past the end (the API's `next` then leads to page `end`). */
+function nextCursor(page: ChannelPage): string | undefined {
+  const cursor = new URL(page.paging.next).searchParams.get('page');
+  return cursor && cursor !== 'end' && page.items.length ? cursor : undefined;
+}
+
+/** The workspace's channels as checkboxes, a page at a time; channels chosen before stay listed even when not on a page read. */
+function SlackChannelPicker({ connected, chosen }: { connected: boolean; chosen: string[] }) {
+  const { region } = useAppState();
+  const first = useLoad(
+    (signal) =>
+      connected
+        ? call<ChannelPage>(credentials(), 'GET', '/v1/alerts/slack/channels', {
+            query: { limit: CHANNEL_PAGE },
+            signal,
+          })
+        : Promise.resolve(undefined),
+    [region, connected],
+  );
+  const [more, setMore] = useState<ChannelPage[]>([]);
   const act = useAction();
-  const [channel, setChannel] = useState<Channel>('email');
-  const targetLabel = channel === 'email' ? 'Email addresses (comma-separated)' : channel === 'webhook' ? 'Webhook URL' : 'Slack channel IDs (comma-separated)';
+  if (!connected) return <p class="muted">Slack is not connected: connect it under Slack below, then pick its channels here.</p>;
+  const pages = first.data ? [first.data, ...more] : [];
+  const channels = pages.flatMap((page) => page.items);
+  const cursor = pages.length ? nextCursor(pages[pages.length - 1]!) : undefined;
+  const unlisted = chosen.filter((id) => !channels.some((c) => c.id === id));
+  return (
+    <fieldset class="checks grow">
+      <legend>Slack channels</legend>
+      <ErrorText error={first.error ?? act.error} />
+      {first.loading && !first.data ? <Loading what="Slack channels" /> : null}
+      {first.data && !channels.length ? <p class="muted">The workspace has no channel the bot can see.</p> : null}
+      {channels.map((c) => (
+        <label key={c.id} class="check">
+          <input type="checkbox" name="channel_ids" value={c.id} defaultChecked={chosen.includes(c.id)} disabled={c.is_archived && !chosen.includes(c.id)} /> #{c.name}
+          {c.is_archived ? ' (archived)' : ''}
+        </label>
+      ))}
+      {unlisted.map((id) => (
+        <label key={id} class="check">
+          <input type="checkbox" name="channel_ids" value={id} defaultChecked /> {id}
+        </label>
+      ))}
+      {cursor ? (
+        <button
+          type="button"
+          class="small"
+          disabled={act.busy}
+          onClick={() =>
+            void act.run(async () => {
+              const page = await call<ChannelPage>(credentials(), 'GET', '/v1/alerts/slack/channels', { query: { limit: CHANNEL_PAGE, page: cursor } });
+              setMore((pages) => [...pages, page]);
+            })
+          }
+        >
+          More channels
+        </button>
+      ) : null}
+    </fieldset>
+  );
+}
+
+/** Adds an alert, or (given `setting`) replaces one in place: PUT is a full replace. */
+function SettingForm({ events, slackConnected, setting, onDone, onCancel }: { events: string[]; slackConnected: boolean; setting?: EventSetting; onDone: () => void; onCancel?: () => void }) {
+  const act = useAction();
+  const [channel, setChannel] = useState<Channel>(setting?.channel ?? 'email');
+  const id = setting ? 'al-edit' : 'al';
+  const label = setting ? `Edit alert ${setting.event_type} by ${setting.channel}` : 'Add an alert';
+  const targetLabel = channel === 'email' ? 'Email addresses (comma-separated)' : 'Webhook URL';
+  const initial = setting && setting.channel === channel ? target(setting) : '';
   return (
     <form
       class="panel row"
-      aria-label="Add an alert"
+      aria-label={label}
       onSubmit={(e) => {
         e.preventDefault();
         const form = e.currentTarget;
         const f = fieldsOf(form);
         const value = f['target'] ?? '';
-        const settings = channel === 'email' ? { emails: split(value) } : channel === 'webhook' ? { url: value.trim() } : { channel_ids: split(value) };
+        const channelIds = new FormData(form).getAll('channel_ids').map(String);
+        const settings = channel === 'email' ? { emails: split(value) } : channel === 'webhook' ? { url: value.trim() } : { channel_ids: channelIds };
+        const json = { event_type: f['event_type'], channel, settings };
         void act.run(async () => {
-          await call(credentials(), 'POST', '/v1/alerts/settings/events', { json: { event_type: f['event_type'], channel, settings } });
+          if (setting) await call(credentials(), 'PUT', p`/v1/alerts/settings/events/${setting.id}`, { json });
+          else
+            await call(credentials(), 'POST', '/v1/alerts/settings/events', {
+              json,
+            });
           form.reset();
           setChannel('email');
           onDone();
@@ -125,8 +230,8 @@ function AddSetting({ events, slackConnected, onDone }: { events: string[]; slac
       }}
     >
       <div class="field">
-        <label for="al-event">Event</label>
-        <select id="al-event" name="event_type">
+        <label for={`${id}-event`}>Event</label>
+        <select id={`${id}-event`} name="event_type" defaultValue={setting?.event_type}>
           {events.map((e) => (
             <option key={e} value={e}>
               {e}
@@ -135,23 +240,24 @@ function AddSetting({ events, slackConnected, onDone }: { events: string[]; slac
         </select>
       </div>
       <div class="field">
-        <label for="al-channel">Channel</label>
-        <select id="al-channel" name="channel" value={channel} onChange={(e) => setChannel((e.target as HTMLSelectElement).value as Channel)}>
-          {CHANNELS.map(([value, label]) => (
-            <option key={value} value={value} disabled={value === 'slack' && !slackConnected}>
-              {label}
-              {value === 'slack' && !slackConnected ? ' (connect Slack first)' : ''}
+        <label for={`${id}-channel`}>Channel</label>
+        <select id={`${id}-channel`} name="channel" value={channel} onChange={(e) => setChannel((e.target as HTMLSelectElement).value as Channel)}>
+          {CHANNELS.map(([value, text]) => (
+            <option key={value} value={value}>
+              {text}
             </option>
           ))}
         </select>
       </div>
-      <div class="field grow">
-        <label for="al-target">{targetLabel}</label>
-        <input id="al-target" name="target" required autocomplete="off" type={channel === 'webhook' ? 'url' : 'text'} />
-      </div>
-      <button type="submit" class="primary" disabled={act.busy}>
-        Add alert
-      </button>
+      {channel === 'slack' ? (
+        <SlackChannelPicker connected={slackConnected} chosen={setting?.channel === 'slack' ? (setting.settings.channel_ids ?? []) : []} />
+      ) : (
+        <div class="field grow">
+          <label for={`${id}-target`}>{targetLabel}</label>
+          <input key={`${id}-${channel}`} id={`${id}-target`} name="target" required autocomplete="off" type={channel === 'webhook' ? 'url' : 'text'} defaultValue={initial} />
+        </div>
+      )}
+      <SubmitOrCancel label={setting ? 'Save alert' : 'Add alert'} busy={act.busy} disabled={channel === 'slack' && !slackConnected} onCancel={onCancel} />
       <ErrorText error={act.error} />
     </form>
   );
@@ -188,7 +294,9 @@ function SlackConnection({ slack, onChange }: { slack: Settings['slack']; onChan
             const form = e.currentTarget;
             const token = fieldsOf(form)['token'] ?? '';
             void act.run(async () => {
-              await call(credentials(), 'PUT', '/v1/alerts/settings/slack', { json: { token } });
+              await call(credentials(), 'PUT', '/v1/alerts/settings/slack', {
+                json: { token },
+              });
               form.reset();
               onChange();
             });
@@ -206,19 +314,82 @@ function SlackConnection({ slack, onChange }: { slack: Settings['slack']; onChan
   );
 }
 
-/** The transitions that raise blocklist alerts, newest first: what alerts were about. */
+interface Delivery {
+  setting_id: string;
+  channel: Channel;
+  state: 'queued' | 'retrying' | 'delivered' | 'partial' | 'failed' | 'skipped';
+  attempts: number;
+  last_error?: string;
+  next_attempt_at?: string;
+  updated_at: string;
+}
+interface RaisedAlert {
+  id: string;
+  event: string;
+  subject: string;
+  list_name: string;
+  message: string;
+  timestamp: string;
+  suppressed?: string;
+  deliveries: Delivery[];
+}
+
+const STATE_BADGE: Record<Delivery['state'], string> = {
+  delivered: 'ok',
+  partial: 'wait',
+  queued: 'wait',
+  retrying: 'wait',
+  failed: 'bad',
+  skipped: 'wait',
+};
+const channelName = (channel: Channel) => CHANNELS.find(([value]) => value === channel)?.[1] ?? channel;
+
+/** The alerts raised, newest first, and where each delivery stands (GET /v1/alerts/history). */
 function History() {
   const { region } = useAppState();
-  const history = useLoad((signal) => loadBlocklistEvents(signal, HISTORY_DOMAIN_EVENTS),
-    [region],
-  );
+  const history = useLoad((signal) => fetchAlertHistory<{ items: RaisedAlert[] }>(signal), [region]);
+  const alerts = history.data ? [...history.data.items].reverse() : undefined;
   return (
     <section aria-labelledby="history-h">
-      <h2 id="history-h">Alert history</h2>
-      <p class="muted">The blocklist changes that raise alerts (each is alerted once, to every alert of its event that is on). The API keeps no list of reputation alerts or of each delivery: a disabled alert above says why its deliveries stopped.</p>
+      <RefreshHead id="history-h" title="Alert history" refreshLabel="Refresh history" onRefresh={history.reload} loading={history.loading} />
+      <p class="muted">
+        Every alert raised (blocklist and reputation changes) and, for each alert it went to, whether that channel delivered it. An alert raised while none of its event was on went to no one.
+      </p>
       <ErrorText error={history.error} />
-      {history.data ? (
-        <BlocklistEventsTable events={history.data} caption="Alerted events, newest first" empty="No alerted event yet." />
+      {history.loading && !alerts ? <Loading what="the alert history" /> : null}
+      {alerts ? (
+        <div class="table-wrap" tabIndex={0}>
+          <table aria-busy={history.loading}>
+            <caption class="muted">Alerts raised, newest first (the latest {HISTORY_LIMIT})</caption>
+            <Head columns={['Time', 'Event', 'IP, domain or account', 'List', 'Message', 'Deliveries']} />
+            <tbody>
+              {alerts.map((a) => (
+                <tr key={a.id}>
+                  <td>{formatDate(a.timestamp)}</td>
+                  <td>{a.event}</td>
+                  <td class="break">{a.subject}</td>
+                  <td>{a.list_name}</td>
+                  <td class="break">{a.message}</td>
+                  <td class="break">
+                    {a.suppressed ? <span class="muted">Held back: {a.suppressed}</span> : null}
+                    {!a.suppressed && !a.deliveries.length ? <span class="muted">no alert was on</span> : null}
+                    <ul class="plain">
+                      {a.deliveries.map((d) => (
+                        <li key={d.setting_id}>
+                          {channelName(d.channel)}: <span class={`badge ${STATE_BADGE[d.state]}`}>{d.state}</span>
+                          {d.attempts > 1 ? ` after ${d.attempts} attempts` : ''}
+                          {d.last_error ? <span class="muted"> ({d.last_error})</span> : null}
+                          {d.next_attempt_at ? <span class="muted"> next attempt {formatDate(d.next_attempt_at)}</span> : null}
+                        </li>
+                      ))}
+                    </ul>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {!alerts.length ? <p class="muted">No alert raised yet.</p> : null}
+        </div>
       ) : null}
     </section>
   );
@@ -230,6 +401,7 @@ export default function Alerts() {
   const settings = useLoad((signal) => fetchAlertSettings<Settings>(signal), [region]);
   const act = useAction();
   const [done, setDone] = useState<string>();
+  const [editing, setEditing] = useState<EventSetting>();
   const s = settings.data;
   const slackConnected = Boolean(s && (s.slack.team_id || s.slack.team_name));
   return (
@@ -240,7 +412,17 @@ export default function Alerts() {
         <>
           <section aria-labelledby="settings-h">
             <h2 id="settings-h">Alerts per event and channel</h2>
-            {can('write') ? <AddSetting events={events.data.events} slackConnected={slackConnected} onDone={settings.reload} /> : null}
+            {can('write') ? <SettingForm events={events.data.events} slackConnected={slackConnected} onDone={settings.reload} /> : null}
+            {editing ? (
+              <SettingForm
+                key={editing.id}
+                events={events.data.events}
+                slackConnected={slackConnected}
+                setting={editing}
+                onDone={() => (setEditing(undefined), settings.reload())}
+                onCancel={() => setEditing(undefined)}
+              />
+            ) : null}
             {done ? (
               <p role="status" class="notice">
                 {done}
@@ -256,7 +438,14 @@ export default function Alerts() {
                     <tr key={event}>
                       <th scope="row">{event}</th>
                       {CHANNELS.map(([channel]) => (
-                        <SettingCell key={channel} setting={s.events.find((x) => x.event_type === event && x.channel === channel)} onChange={settings.reload} act={act} setDone={setDone} />
+                        <SettingCell
+                          key={channel}
+                          setting={s.events.find((x) => x.event_type === event && x.channel === channel)}
+                          onChange={settings.reload}
+                          onEdit={setEditing}
+                          act={act}
+                          setDone={setDone}
+                        />
                       ))}
                     </tr>
                   ))}

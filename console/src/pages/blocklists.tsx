@@ -3,9 +3,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
-import { useAction, useLoad } from '../ui/load';
+import { useAction, useLoad, type Loaded } from '../ui/load';
 import { DOMAIN_EVENTS, fetchBlocklists, fetchManagedDomains, fetchMonitoredDomains, fetchMonitoredIps } from './blocklists.load';
 import { ConfirmButton, ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
+import { RefreshHead } from '../ui/form-parts';
 import './optimize.css';
 
 const ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -37,11 +38,22 @@ interface MonitoredDomain {
   state: 'healthy' | 'listed' | 'unknown';
   listed: Listing[];
   unknown_lists: UnknownList[];
+  last_checked_at: string;
 }
 interface ManagedDomain {
   name: string;
   verified: { status: string };
   txt_record: string;
+}
+
+/** Until every subject had its first check, loads again every few seconds. */
+function useUntilChecked<T>(loaded: Loaded<T>, subjects: (data: T) => Array<{ last_checked_at: string }>) {
+  const waiting = loaded.data !== undefined && subjects(loaded.data).some((s) => s.last_checked_at === ZERO_TIME);
+  useEffect(() => {
+    if (!waiting) return;
+    const timer = setTimeout(loaded.reload, 3000);
+    return () => clearTimeout(timer);
+  }, [loaded.data]);
 }
 
 export function StateBadge({ state }: { state: string }) {
@@ -84,13 +96,7 @@ function IpSection({ onChange }: { onChange: () => void }) {
   const lists = useLoad((signal) => fetchBlocklists<{ items: Array<{ blocklist: string; name: string }> }>(signal), [region]);
   const ips = useLoad((signal) => fetchMonitoredIps<{ items: MonitoredIp[] }>(signal), [region]);
   const act = useAction();
-  // Until every IP had its first check, look again every few seconds.
-  const waiting = ips.data?.items.some((ip) => ip.last_checked_at === ZERO_TIME);
-  useEffect(() => {
-    if (!waiting) return;
-    const timer = setTimeout(ips.reload, 3000);
-    return () => clearTimeout(timer);
-  }, [ips.data]);
+  useUntilChecked(ips, (data) => data.items);
   const zones = lists.data?.items ?? [];
   // One reason for every unknown list (no resolver, most often) is said once, above the table.
   const reasons = new Set(ips.data?.items.flatMap((ip) => ip.unknown_lists.map((l) => l.reason)));
@@ -98,14 +104,7 @@ function IpSection({ onChange }: { onChange: () => void }) {
   const refresh = () => (ips.reload(), onChange());
   return (
     <section aria-labelledby="ips-h">
-      <div class="page-head">
-        <h2 id="ips-h">IP addresses</h2>
-        <div class="actions">
-          <button type="button" onClick={refresh} disabled={ips.loading}>
-            Refresh
-          </button>
-        </div>
-      </div>
+      <RefreshHead id="ips-h" title="IP addresses" refreshLabel="Refresh" onRefresh={refresh} loading={ips.loading} />
       {can('write') ? (
         <form
           class="panel row"
@@ -185,21 +184,16 @@ function IpSection({ onChange }: { onChange: () => void }) {
 
 function DomainSection({ onChange }: { onChange: () => void }) {
   const { region } = useAppState();
-  const monitored = useLoad((signal) => fetchMonitoredDomains<{ domains: MonitoredDomain[] }>(signal), [region]);
+  const monitored = useLoad((signal) => fetchMonitoredDomains<{ domains: MonitoredDomain[]; blocklists: Array<{ list: string; name: string }> }>(signal), [region]);
   const managed = useLoad((signal) => fetchManagedDomains<{ items: ManagedDomain[] }>(signal), [region]);
   const act = useAction();
   const reload = () => (monitored.reload(), managed.reload(), onChange());
   const byName = new Map(monitored.data?.domains.map((d) => [d.domain, d]));
+  const lists = monitored.data?.blocklists ?? [];
+  useUntilChecked(monitored, (data) => data.domains);
   return (
     <section aria-labelledby="domains-h">
-      <div class="page-head">
-        <h2 id="domains-h">Domains</h2>
-        <div class="actions">
-          <button type="button" onClick={reload} disabled={monitored.loading}>
-            Refresh domains
-          </button>
-        </div>
-      </div>
+      <RefreshHead id="domains-h" title="Domains" refreshLabel="Refresh domains" onRefresh={reload} loading={monitored.loading} />
       <p class="muted">Verified managed domains are watched on Spamhaus DBL, URIBL and SURBL. A sending domain of the account is verified at once; another is verified once its apex publishes the TXT record shown.</p>
       {can('write') ? (
         <form
@@ -230,7 +224,7 @@ function DomainSection({ onChange }: { onChange: () => void }) {
         <div class="table-wrap" tabIndex={0}>
           <table>
             <caption class="muted">Managed domains and their state on the domain lists</caption>
-            <Head columns={['Domain', 'Verification', 'State', 'Listed on', 'Unknown on', can('write') && 'Actions']} />
+            <Head columns={['Domain', 'Verification', 'State', ...lists.map((l) => l.name), 'Last checked', can('write') && 'Actions']} />
             <tbody>
               {managed.data.items.map((d) => {
                 const m = byName.get(d.name);
@@ -244,8 +238,8 @@ function DomainSection({ onChange }: { onChange: () => void }) {
                       {d.verified.status === 'pending' ? <div class="muted mono">TXT {d.txt_record}</div> : null}
                     </td>
                     <td>{m ? <StateBadge state={m.state} /> : <span class="muted">not monitored until verified</span>}</td>
-                    <td class="break">{m?.listed.map((l) => `${l.name}${l.first_seen ? ` (since ${formatDate(l.first_seen)})` : ''}`).join(', ') || (m ? 'none' : '')}</td>
-                    <td class="break">{m?.unknown_lists.map((l) => `${l.name}: ${l.reason}`).join('; ') ?? ''}</td>
+                    {lists.map((l) => (m ? <ListCell key={l.list} zone={l.list} subject={{ ...m, checked: m.last_checked_at !== ZERO_TIME }} /> : <td key={l.list} />))}
+                    <td>{!m ? '' : m.last_checked_at === ZERO_TIME ? 'not yet' : formatDate(m.last_checked_at)}</td>
                     {can('write') ? (
                       <td class="actions">
                         {d.verified.status === 'pending' ? (

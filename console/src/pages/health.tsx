@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
@@ -67,8 +68,14 @@ function Parts({ score }: { score: Score }) {
 export default function Health() {
   const { region } = useAppState();
   const total = useLoad((signal) => scoreOrReason(() => fetchTotalScore<Score>(signal)), [region]);
-  const byDomain = useLoad((signal) => fetchScores<Grouped>('domain', signal), [region]);
-  const byDay = useLoad((signal) => fetchScores<Grouped>('timestamp', signal), [region]);
+  const byDomain = useLoad((signal) => fetchScores<Grouped>('domain', { signal }), [region]);
+  // The account's days, or one domain's (Mailgun's exact filter, term=domain:<name>).
+  const [domain, setDomain] = useState('');
+  const byDay = useLoad(
+    (signal) => fetchScores<Grouped>('timestamp', { term: domain ? `domain:${domain}` : undefined, signal }),
+    [region, domain],
+  );
+  const whose = domain || 'the account';
   // The days the API scored (a day with too little mail has none), oldest first.
   const scoredDays = byDay.data?.items ?? [];
   const x = scoredDays.map((item) => daySeconds(item.group_key));
@@ -122,12 +129,22 @@ export default function Health() {
       </section>
       <section aria-labelledby="days-h">
         <h2 id="days-h">Over time</h2>
-        <p class="muted">The account's score per day (the API scores days, not a domain's days).</p>
+        <div class="field">
+          <label for="health-of">Score of</label>
+          <select id="health-of" value={domain} onChange={(e) => setDomain((e.target as HTMLSelectElement).value)}>
+            <option value="">The account</option>
+            {(byDomain.data?.items ?? []).map((item) => (
+              <option key={item.group_key} value={item.group_key}>
+                {item.group_key}
+              </option>
+            ))}
+          </select>
+        </div>
         <ErrorText error={byDay.error} />
-        {byDay.data && !byDay.data.items.length ? <Notice>No day of the last 30 had enough mail to be scored.</Notice> : null}
+        {byDay.data && !byDay.data.items.length && !byDay.loading ? <Notice>No day of the last 30 had enough mail from {whose} to be scored.</Notice> : null}
         {byDay.data?.items.length ? (
           <Chart days
-            title="Score per day over the last 30 days (a day not listed had too little mail to be scored)"
+            title={`Score per day of ${whose} over the last 30 days (a day not listed had too little mail to be scored)`}
             x={x}
             series={[{ label: 'Score', values: scoredDays.map((item) => item.score) }, ...PARTS.map(([name, label]) => ({ label: `${label} impact`, values: scoredDays.map((item) => item.rates[name]) }))]}
           />

@@ -1,10 +1,12 @@
 import { useState } from 'preact/hooks';
 import { call, p } from '../api';
-import { can, credentials, serviceHeaders, useAppState } from '../session';
+import { can, credentials, currentActing, serviceHeaders, useAppState } from '../session';
+import { listSubaccounts } from '../account-switch';
 import { listDomains } from '../ui/domain-picker';
 import { Checkboxes, FieldError, invalidProps, placeError, valuesOf, type PlacedError } from '../ui/field-errors';
 import { useAction, useLoad } from '../ui/load';
 import { ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
+import { Delegation } from './ip-delegation';
 
 interface IpList {
   items: string[];
@@ -615,8 +617,13 @@ export default function Ips() {
   const { region } = useAppState();
   const data = useLoad(
     async (signal) => {
-      const [list, pools] = await Promise.all([ips(), call<{ ip_pools: Pool[] }>(credentials(), 'GET', '/v3/ip_pools', { signal })]);
-      return { list, pools: pools.ip_pools };
+      const [list, pools, subaccounts] = await Promise.all([
+        ips(),
+        call<{ ip_pools: Pool[] }>(credentials(), 'GET', '/v3/ip_pools', { signal }),
+        // Only a primary account has subaccounts to delegate to; a subaccount's key may not list them.
+        currentActing() ? undefined : listSubaccounts(signal).catch(() => undefined),
+      ]);
+      return { list, pools: pools.ip_pools, delegates: Boolean(subaccounts?.length) };
     },
     [region],
   );
@@ -628,6 +635,7 @@ export default function Ips() {
         <>
           <DedicatedIps list={data.data.list} pools={data.data.pools} />
           <Pools list={data.data.list} pools={data.data.pools} reload={data.reload} />
+          {data.data.delegates ? <Delegation pools={data.data.pools} ips={data.data.list.items} /> : null}
           <Warmups list={data.data.list} reload={data.reload} />
           <Dynamic />
         </>

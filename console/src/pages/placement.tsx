@@ -5,6 +5,8 @@ import { listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
 import { fetchProviders, fetchResults, fetchSeedLists } from './placement.load';
 import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
+import { SeedMailboxes } from './seed-mailboxes';
+import { RefreshHead } from '../ui/form-parts';
 import './optimize.css';
 
 interface SeedList {
@@ -385,22 +387,14 @@ export default function Placement() {
           <p class="muted">Seed mailboxes at: {providers.data.items.map((i) => i.domain).join(', ')}.</p>
         ) : (
           <Notice>
-            No seed mailboxes are configured, so placement cannot be measured: tests and seed lists are refused. The operator adds mailboxes they own at each provider (POST /v1/inbox/seed-mailboxes with the primary account's admin key; see
-            docs/optimization.md, "Inbox placement").
+            No seed mailboxes are configured, so placement cannot be measured: tests and seed lists are refused. The operator adds mailboxes they own at each provider (under Seed mailboxes below, with the primary account's admin key, or POST /v1/inbox/seed-mailboxes; see docs/optimization.md, "Inbox placement").
           </Notice>
         )
       ) : null}
       {open ? <ResultView id={open} onClose={() => setOpen(undefined)} onDeleted={() => (setOpen(undefined), results.reload())} onChanged={results.reload} /> : null}
       {configured && can('send') && lists.data ? <RunTest lists={lists.data.items} onStarted={(id) => (setOpen(id), results.reload())} /> : null}
       <section aria-labelledby="results-h">
-        <div class="page-head">
-          <h2 id="results-h">Results</h2>
-          <div class="actions">
-            <button type="button" onClick={results.reload} disabled={results.loading}>
-              Refresh results
-            </button>
-          </div>
-        </div>
+        <RefreshHead id="results-h" title="Results" refreshLabel="Refresh results" onRefresh={results.reload} loading={results.loading} />
         {results.data ? (
           <div class="table-wrap" tabIndex={0}>
             <table>
@@ -430,6 +424,7 @@ export default function Placement() {
         ) : null}
       </section>
       {lists.data ? <SeedLists lists={lists.data.items} onChange={lists.reload} configured={configured} /> : null}
+      <SeedMailboxes onChange={providers.reload} />
     </Page>
   );
 }

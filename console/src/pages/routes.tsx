@@ -4,6 +4,7 @@ import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
 import { fetchRoutes, PAGE_SIZE } from './routes.load';
 import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, Head } from '../ui/widgets';
+import { SubmitOrCancel } from '../ui/form-parts';
 
 interface MailRoute {
   id: string;
@@ -54,14 +55,7 @@ function RouteForm({ route, onSaved, onCancel }: { route?: MailRoute; onSaved: (
         </div>
       </div>
       <div class="actions">
-        <button type="submit" class="primary" disabled={act.busy}>
-          {route ? 'Save route' : 'Create route'}
-        </button>
-        {onCancel ? (
-          <button type="button" onClick={onCancel}>
-            Cancel
-          </button>
-        ) : null}
+        <SubmitOrCancel label={route ? 'Save route' : 'Create route'} busy={act.busy} onCancel={onCancel} />
       </div>
       <ErrorText error={act.error} />
     </form>

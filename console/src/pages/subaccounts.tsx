@@ -1,11 +1,97 @@
+import { useState } from 'preact/hooks';
 import { call, p } from '../api';
 import { listSubaccounts, subaccountsChanged, type Subaccount } from '../account-switch';
 import { can, credentials, currentActing, setActing, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
 import { ErrorText, Head, Loading, Notice, Page } from '../ui/widgets';
+import { MonthlyLimitSection } from './monthly-limit';
 
 function StatusBadge({ status }: { status: Subaccount['status'] }) {
   return <span class={`badge ${status === 'open' ? 'ok' : 'bad'}`}>{status === 'open' ? 'enabled' : status}</span>;
+}
+
+/** The features a parent turns on and off per subaccount (PUT …/{id}/features), as the console names them. */
+const FEATURES = [
+  ['sending', 'Sending'],
+  ['email_preview', 'Email previews'],
+  ['inbox_placement', 'Inbox placement'],
+  ['validations', 'Address validations'],
+  ['validations_bulk', 'Bulk address validations'],
+] as const;
+
+/** The parent's own credentials: subaccounts are managed by their parent, never on behalf of one. */
+const asParent = () => ({ ...credentials(), onBehalfOf: undefined });
+
+type SendingFeature = { enabled?: boolean; reason?: string; paused_at?: string };
+
+/** One subaccount: its features as the API has them, and the monthly limit its parent sets on it. */
+function SubaccountDetail({ id, onChanged, onClose }: { id: string; onChanged: () => void; onClose: () => void }) {
+  const detail = useLoad((signal) => call<{ subaccount: Subaccount }>(asParent(), 'GET', p`/v5/accounts/subaccounts/${id}`, { signal }).then((r) => r.subaccount), [id]);
+  const save = useAction();
+  const [saved, setSaved] = useState<string>();
+  const sub = detail.data;
+  const admin = can('admin');
+  const enabled = (name: string) => sub?.features?.[name]?.enabled === true;
+  const sending = sub?.features?.['sending'] as SendingFeature | undefined;
+  return (
+    <section class="panel" aria-labelledby="sub-detail-h">
+      <h2 id="sub-detail-h">Subaccount {sub?.name ?? id}</h2>
+      <ErrorText error={detail.error} />
+      {detail.loading && !sub ? <Loading what="the subaccount" /> : null}
+      {sub ? (
+        <form
+          key={JSON.stringify(sub.features)}
+          class="stack"
+          aria-label={`Features of ${sub.name}`}
+          onSubmit={(e) => {
+            e.preventDefault();
+            const form = e.currentTarget;
+            // Only what changed: the API refuses a request that changes nothing it knows.
+            const changes = Object.fromEntries(
+              FEATURES.map(([name]) => [name, (form.elements.namedItem(name) as HTMLInputElement).checked] as const)
+                .filter(([name, on]) => on !== enabled(name))
+                .map(([name, on]) => [name, JSON.stringify({ enabled: on })]),
+            );
+            setSaved(undefined);
+            void save.run(async () => {
+              await call(asParent(), 'PUT', p`/v5/accounts/subaccounts/${id}/features`, { form: changes });
+              setSaved(`Features of ${sub.name} saved.`);
+              detail.reload();
+              onChanged();
+            });
+          }}
+        >
+          <fieldset class="checks">
+            <legend>Features</legend>
+            {FEATURES.map(([name, label]) => (
+              <label class="check" key={name}>
+                <input type="checkbox" name={name} defaultChecked={enabled(name)} disabled={!admin} /> {label}
+              </label>
+            ))}
+          </fieldset>
+          {sending?.enabled === false && sending.reason ? <p class="error">Sending was paused: {sending.reason}</p> : null}
+          {saved ? <Notice>{saved}</Notice> : null}
+          <ErrorText error={save.error} />
+          <div class="actions">
+            {admin ? (
+              <button type="submit" class="primary" disabled={save.busy}>
+                Save features
+              </button>
+            ) : null}
+            <button type="button" onClick={onClose}>
+              Close
+            </button>
+          </div>
+        </form>
+      ) : null}
+      {sub ? (
+        <MonthlyLimitSection
+          target={{ id: 'sub-limit', credentials: asParent, path: p`/v5/accounts/subaccounts/${id}/limit/custom/monthly`, resumeAs: () => ({ ...credentials(), onBehalfOf: id }) }}
+          heading={`Monthly sending limit of ${sub.name}`}
+        />
+      ) : null}
+    </section>
+  );
 }
 
 /** Subaccounts of the key's own account (never asked on behalf of one): list, create, disable and enable. */
@@ -13,8 +99,8 @@ export default function Subaccounts() {
   const { region } = useAppState();
   const list = useLoad((signal) => listSubaccounts(signal), [region]);
   const act = useAction();
+  const [open, setOpen] = useState<string>();
   const acting = currentActing();
-  const asParent = () => ({ ...credentials(), onBehalfOf: undefined });
   const changed = () => {
     list.reload();
     subaccountsChanged();
@@ -67,6 +153,9 @@ export default function Subaccounts() {
                   </td>
                   <td>{s.created_at}</td>
                   <td class="actions">
+                    <button type="button" class="small" aria-label={`Details of ${s.name}`} aria-expanded={open === s.id} onClick={() => setOpen(open === s.id ? undefined : s.id)}>
+                      Details
+                    </button>
                     {s.status === 'open' ? (
                       <button type="button" class="small" aria-label={`Act as ${s.name}`} disabled={acting?.id === s.id} onClick={() => setActing({ id: s.id, name: s.name })}>
                         {acting?.id === s.id ? 'Acting as it' : 'Act as'}
@@ -113,6 +202,7 @@ export default function Subaccounts() {
           {!list.data.length ? <p class="muted">No subaccounts yet.</p> : null}
         </div>
       ) : null}
+      {open ? <SubaccountDetail key={open} id={open} onChanged={changed} onClose={() => setOpen(undefined)} /> : null}
     </Page>
   );
 }

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { handleAuthFailure } from '../session';
 import { errorText } from './load';
@@ -20,6 +21,21 @@ export function placeError(error: unknown, place: (message: string) => string | 
   const message = error instanceof ApiError ? error.message : errorText(error);
   const param = /parameter '([\w.]+)'/.exec(message)?.[1];
   return { field: place(message) ?? param ?? 'form', message };
+}
+
+/** A form whose API error is shown beside the field it names (`limit`, `address`, `email`, …). */
+export function useFieldAction(place: (message: string) => string | undefined = () => undefined) {
+  const [error, setError] = useState<PlacedError>();
+  const [busy, setBusy] = useState(false);
+  const run = (work: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    return work().then(
+      () => (setBusy(false), true),
+      (e: unknown) => (setBusy(false), setError(placeError(e, place)), false),
+    );
+  };
+  return { error, busy, run };
 }
 
 /** The props that tie a control to its error: aria-invalid and aria-describedby. */

@@ -1,5 +1,5 @@
 import { z } from 'zod/v3';
-import { BadRequest } from '../../platform/errors';
+import { BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
 import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { boundedText, integer, MAX_LENGTH, schema, text } from '../../platform/http/params';
@@ -7,9 +7,7 @@ import { accountRoutes } from './routes';
 import { featureChanges } from '../../accounts/features';
 import { forgetRedaction } from '../../webhooks/redact-pii';
 import { findAccount, patchAccount, type AccountItem } from '../../accounts/account-store';
-
-/** The account's own features PUT /v5/accounts/features sets. */
-const ACCOUNT_FEATURES = ['webhooks_redact_pii'] as const;
+import { ACCOUNT_FEATURES, accountSettingsJson } from './present';
 
 /** A day, in seconds: the longest a dashboard session setting may be. */
 const MAX_TIMEOUT = 86_400;
@@ -32,6 +30,13 @@ const updateInput = schema(() =>
 );
 
 export const handler = areaHandler(accountRoutes, {
+  /** GET /v5/accounts (an addition: Mailgun has no read of these): the acting account's settings. */
+  getAccount: operation(schema(() => z.object({}).passthrough()), async (req) => {
+    const account = await findAccount(req.accountId);
+    if (!account) throw new NotFound('Account not found');
+    return accountSettingsJson(account);
+  }),
+
   /**
    * PUT /v5/accounts: the name shows wherever the account is named (a subaccount's list entry, tag
    * listings' `account_name`); the session settings are kept for a dashboard, as this platform has

@@ -31,6 +31,7 @@ import { ipAddressList } from '../../sending-ips/ip-records';
 import { accountIps, compareIps } from '../../sending-ips/ip-store';
 import { cancelWarmup, findWarmup, listWarmups, sentThisHour, startWarmup, warmupDetails, warmupListItem } from '../../sending-ips/warmup';
 import { findSubaccount } from '../../accounts/subaccount-store';
+import { BANDS, getDynamicPools } from '../../sending-ips/dynamic-pools';
 import { ipRoutes } from './routes';
 
 const SUCCESS = { message: 'success' };
@@ -324,7 +325,7 @@ export const handler = areaHandler(ipRoutes, {
 
   delegateIpToSubaccount: operation(schema(() => z.object({ subaccount_id: z.string(), ip: boundedText(MAX_LENGTH.ip) })), async (req, input) => {
     await requireSubaccount(req.accountId, input.subaccount_id);
-    await requireAccountIp(req.accountId, input.ip);
+    await requireDelegableIp(req.accountId, input.ip);
     await delegateIp(req.accountId, input.subaccount_id, input.ip);
     return SUCCESS;
   }),
@@ -339,6 +340,16 @@ async function addIps(accountId: string, poolId: string, add: string[]) {
   if (ips.length === pool.ips.length) throw new BadRequest('The IPs are in this IP pool already');
   await savePoolChanges(pool, { ips });
   return { ...SUCCESS, reference_id: objectId() };
+}
+
+/** Mailgun's rule: an IP the parent has in a DIPP or a dynamic pool band cannot be delegated to a subaccount. */
+async function requireDelegableIp(parentId: string, ip: string): Promise<void> {
+  await requireAccountIp(parentId, ip);
+  const pool = (await ownPools(parentId)).find((candidate) => candidate.ips.includes(ip));
+  if (pool) throw new BadRequest(`IP ${ip} is in the IP pool ${pool.name}: an IP in a pool cannot be delegated`);
+  const bands = (await getDynamicPools(parentId))?.bands;
+  const band = bands && BANDS.find((name) => bands[name].ips.includes(ip));
+  if (band) throw new BadRequest(`IP ${ip} is in the dynamic IP pool ${band}: an IP in a pool cannot be delegated`);
 }
 
 /** A parent's own pool to one of its subaccounts. */

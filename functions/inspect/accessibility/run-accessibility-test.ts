@@ -4,7 +4,7 @@ import type { StoredSource } from '../common/source-input';
 import { checkAccessibility } from './axe-runner';
 
 /** Accessibility tests end `Complete` (contract §0: the documented samples; Mailgun's MCP fixture says `Completed`). */
-export const COMPLETE = 'Complete';
+const COMPLETE = 'Complete';
 
 /** One run: axe-core and the email rules over the stored HTML; the list shows the four counts. */
 export const runAccessibilityTest: TestRunner = async (_test, input) => {

@@ -111,11 +111,6 @@ export function platformName(platform: string): string {
   return data().nicenames.platform[platform] ?? platform;
 }
 
-/** The data set's own date, shown with results so users know how current the verdicts are. */
-export function dataVersion(): { api_version: string; last_update_date: string } {
-  return { api_version: data().api_version, last_update_date: data().last_update_date };
-}
-
 /** GET /v1/inspect/analyze/dictionary (contract §4): lookups named from caniemail's own nicenames. */
 export function dictionary() {
   const variants: Record<string, { client: string; platform: string; version: string; application_type: string }> = {};

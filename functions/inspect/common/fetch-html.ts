@@ -8,7 +8,7 @@ const MAX_REDIRECTS = 5;
 const FETCH_TIMEOUT_MS = 15_000;
 
 /** Why an email's HTML could not be fetched: the run ends Failed with this as its reason. */
-export class HtmlFetchError extends Error {
+class HtmlFetchError extends Error {
   override name = 'HtmlFetchError';
 }
 

@@ -14,7 +14,7 @@ export interface SourcePosition {
 }
 
 /** Turns character offsets into 1-based line and column, by binary search over line starts. */
-export class LineIndex {
+class LineIndex {
   private readonly starts: number[] = [0];
 
   constructor(text: string) {
@@ -40,7 +40,7 @@ const isElement = (node: AnyNode): node is Element => node.type === 'tag' || nod
  * id that is unique in the document stopping the walk (`#cta > a`). `:nth-of-type` appears only where
  * a parent has more than one child of that tag, so selectors stay readable.
  */
-export function selectorOf(element: Element, uniqueIds?: ReadonlySet<string>): string {
+function selectorOf(element: Element, uniqueIds?: ReadonlySet<string>): string {
   const parts: string[] = [];
   let node: Element | null = element;
   while (node) {

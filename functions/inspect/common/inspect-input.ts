@@ -21,7 +21,7 @@ export interface HtmlSourceInput {
  */
 export const MAX_HTML_BYTES = 5 * 1024 * 1024;
 
-export const TRANSFER_ENCODINGS = ['base64', 'quoted-printable', '7bit', '8bit'] as const;
+const TRANSFER_ENCODINGS = ['base64', 'quoted-printable', '7bit', '8bit'] as const;
 
 export function ensureHtmlSize(html: string): string {
   if (Buffer.byteLength(html, 'utf8') > MAX_HTML_BYTES) throw new PayloadTooLarge(`The HTML is larger than ${MAX_HTML_BYTES / 1024 / 1024} MiB, the most a test accepts`);
@@ -75,7 +75,7 @@ export function decodeTransferEncoded(text: string, transferEncoding: string | u
 }
 
 /** The HTML part of a raw message (mailparser decodes its transfer encoding and charset). */
-export async function htmlOfMime(mime: string): Promise<string> {
+async function htmlOfMime(mime: string): Promise<string> {
   // mailparser is a side bundle of the inspection Lambdas (lib/side-bundles.ts), needed only here.
   const { simpleParser } = mailparser();
   const parsed = await simpleParser(Buffer.from(mime, 'utf8'), { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });

@@ -6,7 +6,7 @@ import { env } from '../../platform/env';
 import { objectId } from '../../platform/ids';
 import { defineEntity } from '../../data/key-registry';
 
-export const inspectKeys = defineEntity(
+const inspectKeys = defineEntity(
   'inspect tests',
   {
     inspectTest: { what: 'an inspection test (links, images, accessibility, code analysis) of an account, in a partition per kind; ids start with their creation second (objectId), so the partition is in creation order', pk: 'ACCT#<account>#INSPECT#<kind>', sk: '<id>', key: (accountId: string, kind: string, id = ''): Key => ({ pk: `ACCT#${accountId}#INSPECT#${kind}`, sk: id }) },
@@ -60,14 +60,14 @@ function bucket(): string {
 }
 
 const objectKey = (accountId: string, kind: InspectKind, id: string, name: string) => `${accountId}/${kind}/${id}/${name}.json`;
-export const inputKey = (test: Pick<InspectTest, 'accountId' | 'kind' | 'id'>, run: number) => objectKey(test.accountId, test.kind, test.id, `input-${run}`);
+const inputKey = (test: Pick<InspectTest, 'accountId' | 'kind' | 'id'>, run: number) => objectKey(test.accountId, test.kind, test.id, `input-${run}`);
 export const resultKey = (test: Pick<InspectTest, 'accountId' | 'kind' | 'id'>, run: number) => objectKey(test.accountId, test.kind, test.id, `result-${run}`);
 
 export async function putJson(key: string, value: unknown): Promise<void> {
   await s3Client().send(new PutObjectCommand({ Bucket: bucket(), Key: key, Body: JSON.stringify(value), ContentType: 'application/json' }));
 }
 
-export async function getJson<T>(key: string): Promise<T | undefined> {
+async function getJson<T>(key: string): Promise<T | undefined> {
   try {
     const out = await s3Client().send(new GetObjectCommand({ Bucket: bucket(), Key: key }));
     return JSON.parse(await out.Body!.transformToString('utf8')) as T;

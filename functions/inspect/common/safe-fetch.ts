@@ -185,7 +185,7 @@ export function fetchOnce(target: string, options: FetchOptions): Promise<FetchO
 }
 
 /** What a browser-like client says when the caller names no user agent: some sites refuse bare clients. */
-export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; MailplaneInspect/1.0; +https://github.com/mailplane)';
+const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; MailplaneInspect/1.0; +https://github.com/mailplane)';
 
 /**
  * Where a chain of redirects ends: each hop a new call of `fetchHop` (so each is checked against

@@ -24,7 +24,7 @@ export interface Comparison {
 }
 
 /** A file that cannot be read as a list of links: the route answers 400 with the message. */
-export class ExpectedLinksError extends Error {
+class ExpectedLinksError extends Error {
   override name = 'ExpectedLinksError';
 }
 

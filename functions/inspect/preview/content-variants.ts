@@ -3,7 +3,7 @@ import { BadRequest } from '../../platform/errors';
 import { textFromHtml } from '../../templates/text-part';
 
 /** GET /v1/preview/tests/{id}/content/{content} (contract §5.8): the kinds a test's HTML can be shown as. */
-export const CONTENT_KINDS = ['inlinecss', 'textonly'] as const;
+const CONTENT_KINDS = ['inlinecss', 'textonly'] as const;
 
 let juice: typeof juiceType | undefined;
 

@@ -4,7 +4,7 @@ import { randomHex } from '../../platform/ids';
 import { PreviewError } from './preview-error';
 import { defineEntity } from '../../data/key-registry';
 
-export const previewAddressKeys = defineEntity(
+const previewAddressKeys = defineEntity(
   'preview addresses',
   {
     previewAddress: { what: "the account's preview address (POST /v2/preview/address): mail to it becomes a preview test", pk: 'ACCT#<account>', sk: 'PREVIEWADDRESS', key: (accountId: string): Key => ({ pk: `ACCT#${accountId}`, sk: 'PREVIEWADDRESS' }) },

@@ -92,7 +92,7 @@ export function previewTestId(bytes: Buffer = randomBytes(45)): string {
   return [...bytes.subarray(0, 45)].map((byte) => ALPHANUMERIC[byte % ALPHANUMERIC.length]).join('');
 }
 
-export const isPreviewTestId = (id: string) => /^[A-Za-z0-9]{45}$/.test(id);
+const isPreviewTestId = (id: string) => /^[A-Za-z0-9]{45}$/.test(id);
 
 const prefix = (accountId: string, testId: string) => `${accountId}/preview/${testId}`;
 export const contentKey = (accountId: string, testId: string) => `${prefix(accountId, testId)}/content.html`;

@@ -25,7 +25,7 @@ import { caughtMessage, type CaughtError } from './workflow-error';
 
 export type RenderTaskEvent = { step: 'render'; item: RenderItem } | { step: 'bounce'; item: RenderItem; error?: CaughtError };
 
-export class RenderFailed extends Error {
+class RenderFailed extends Error {
   override name = 'RenderFailed';
 }
 

@@ -29,7 +29,7 @@ const MAX_REDIRECTS = 5;
 const EMAIL_URL = 'http://email.invalid/';
 const EMAIL_ORIGIN = new URL(EMAIL_URL).origin;
 /** A screenshot stops here (CSS pixels): a page longer than any email would exhaust the task's memory. */
-export const MAX_PAGE_HEIGHT = 16_000;
+const MAX_PAGE_HEIGHT = 16_000;
 
 /**
  * @sparticuz/chromium's switches, less the ones that would let an email's content reach further

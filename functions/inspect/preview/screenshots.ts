@@ -4,7 +4,7 @@ export type RenderName = 'default' | 'no_images' | 'horizontal' | 'horizontal_no
 export type ThumbnailName = 'thumbnail' | 'full_thumbnail';
 export type ScreenshotName = RenderName | ThumbnailName;
 
-export const SCREENSHOT_NAMES: readonly ScreenshotName[] = ['default', 'no_images', 'horizontal', 'horizontal_no_images', 'thumbnail', 'full_thumbnail'];
+const SCREENSHOT_NAMES: readonly ScreenshotName[] = ['default', 'no_images', 'horizontal', 'horizontal_no_images', 'thumbnail', 'full_thumbnail'];
 export const isScreenshotName = (name: string): name is ScreenshotName => (SCREENSHOT_NAMES as readonly string[]).includes(name);
 
 /** What decides a client's screenshots: whether it is also shown sideways, and whether it can block images. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { deleteItem, getItem, putItem, updateItemIf, type Key } from '../../data/store';
 import { defineEntity } from '../../data/key-registry';
 
-export const shareKeys = defineEntity(
+const shareKeys = defineEntity(
   'preview shares',
   {
     previewShare: { what: "a preview test's share (one per test)", pk: 'ACCT#<account>#PREVIEWSHARE', sk: '<test id>', key: (accountId: string, testId: string): Key => ({ pk: `ACCT#${accountId}#PREVIEWSHARE`, sk: testId }) },
@@ -11,7 +11,7 @@ export const shareKeys = defineEntity(
 );
 
 /** A share's lifetime (contract §5.11, proposed): 30 days, reset by rotate. */
-export const SHARE_LIFETIME_MS = 30 * 86_400_000;
+const SHARE_LIFETIME_MS = 30 * 86_400_000;
 
 export interface PreviewShare {
   accountId: string;

@@ -1,11 +1,11 @@
 /** Blocklist monitoring's transitions of a monitored IP or domain on one list (optimize-contract 1.9 and 2.7). */
-export const BLOCKLIST_ALERT_EVENTS = ['ip_listed', 'ip_delisted', 'domain_listed', 'domain_delisted'] as const;
+const BLOCKLIST_ALERT_EVENTS = ['ip_listed', 'ip_delisted', 'domain_listed', 'domain_delisted'] as const;
 
 /**
  * The reputation guard's transitions of an account (functions/reputation): the threshold alerts
  * of Mailgun's newer documentation, for an account's own bounce and complaint rates.
  */
-export const REPUTATION_ALERT_EVENTS = ['reputation_warning', 'reputation_recovered', 'sending_paused', 'sending_resumed'] as const;
+const REPUTATION_ALERT_EVENTS = ['reputation_warning', 'reputation_recovered', 'sending_paused', 'sending_resumed'] as const;
 
 /** The alert events the platform emits (`GET /v1/alerts/events` lists exactly these). */
 export const ALERT_EVENT_TYPES = [...BLOCKLIST_ALERT_EVENTS, ...REPUTATION_ALERT_EVENTS] as const;

@@ -1,4 +1,5 @@
 import type { RaisedAlert } from './alert-message';
+import type { AlertChannel } from './settings-store';
 import { retryDelayMs } from '../../webhooks/delivery-job';
 
 /**
@@ -9,6 +10,8 @@ import { retryDelayMs } from '../../webhooks/delivery-job';
 export interface AlertJob {
   alert: RaisedAlert;
   settingId: string;
+  /** The setting's channel when the alert was raised: the history names it even once the setting is gone. */
+  channel?: AlertChannel;
   /** Attempts made so far (0 for the first). */
   attempt: number;
   /** Epoch ms before which the job must not run: SQS delays stop at 15 minutes, the schedule does not. */

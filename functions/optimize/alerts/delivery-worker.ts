@@ -6,7 +6,8 @@ import { logger } from '../../platform/logger';
 import { enqueueAlertJob } from './alert-queue';
 import { deliverTo, type Attempt } from './channels';
 import { alertRetryDelayMs, type AlertJob } from './delivery-job';
-import { disableAlertSetting, disableSlackChannels, findAlertSetting, type AlertSettingItem, alertKeys } from './settings-store';
+import { recordDelivery, type DeliveryState } from './history';
+import { disableAlertSetting, disableSlackChannels, findAlertSetting, type AlertChannel, type AlertSettingItem, alertKeys } from './settings-store';
 
 /**
  * Consumes the alerts queue: each message is one attempt at one alert for one setting (webhook,
@@ -40,38 +41,45 @@ async function markHandled(job: AlertJob, messageId: string): Promise<void> {
   await updateItemIf(claimKey(job), { owner: messageId }, { owner: HANDLED });
 }
 
+/** Where this job's delivery stands, in the account's alert history. */
+const record = (job: AlertJob, channel: AlertChannel, state: DeliveryState, lastError?: string, nextAttemptAt?: number) =>
+  recordDelivery(job.alert, job.settingId, { channel, state, attempts: job.attempt + 1, lastError, nextAttemptAt: nextAttemptAt === undefined ? undefined : new Date(nextAttemptAt).toISOString() });
+
 async function retryOrDisable(job: AlertJob, setting: AlertSettingItem, why: string, channelIds?: string[]): Promise<void> {
   const delay = alertRetryDelayMs(job.attempt, env().ALERT_RETRY_SCALE);
   if (delay === undefined) {
     await disableAlertSetting(job.alert.accountId, setting, `Delivery failed ${job.attempt + 1} times over the retry schedule; last: ${why}`);
     logger.warn('alert setting disabled: retries spent', { accountId: job.alert.accountId, settingId: setting.id, channel: setting.channel, why });
-    return;
+    return record(job, setting.channel, 'failed', why);
   }
-  await enqueueAlertJob({ ...job, attempt: job.attempt + 1, notBefore: Date.now() + delay, channelIds, lastOutcome: why });
+  const notBefore = Date.now() + delay;
+  await enqueueAlertJob({ ...job, attempt: job.attempt + 1, notBefore, channelIds, lastOutcome: why });
+  await record(job, setting.channel, 'retrying', why, notBefore);
 }
 
 async function settle(job: AlertJob, setting: AlertSettingItem, attempt: Attempt): Promise<void> {
   const { accountId } = job.alert;
   switch (attempt.outcome) {
     case 'delivered':
-      return;
+      return record(job, setting.channel, 'delivered');
     case 'retry':
       return retryOrDisable(job, setting, attempt.why, attempt.channelIds);
     case 'give-up':
       await disableAlertSetting(accountId, setting, attempt.why);
       logger.warn('alert setting disabled', { accountId, settingId: setting.id, channel: setting.channel, why: attempt.why });
-      return;
+      return record(job, setting.channel, 'failed', attempt.why);
     case 'partial': {
       await disableSlackChannels(accountId, setting.id, attempt.refusedChannels);
       const disabled = { ...setting.settings.disabled_channel_ids, ...attempt.refusedChannels };
       const left = (setting.settings.channel_ids ?? []).filter((id) => !disabled[id]);
+      const refusedList = Object.entries(attempt.refusedChannels).map(([id, code]) => `${id} (${code})`).join(', ');
       if (!left.length) {
         const current = await findAlertSetting(accountId, setting.id);
-        if (current) await disableAlertSetting(accountId, current, `Slack refused every channel: ${Object.entries(attempt.refusedChannels).map(([id, code]) => `${id} (${code})`).join(', ')}`);
-        return;
+        if (current) await disableAlertSetting(accountId, current, `Slack refused every channel: ${refusedList}`);
+        return record(job, setting.channel, 'failed', `Slack refused every channel: ${refusedList}`);
       }
       if (attempt.retryChannelIds) return retryOrDisable(job, setting, attempt.why ?? 'Slack did not answer', attempt.retryChannelIds);
-      return;
+      return record(job, setting.channel, 'partial', `Slack refused ${refusedList}`);
     }
   }
 }
@@ -81,6 +89,10 @@ async function run(job: AlertJob, messageId: string): Promise<void> {
   const setting = await findAlertSetting(job.alert.accountId, job.settingId);
   // Deleted or disabled since the alert was raised: nothing is owed to it any more.
   if (setting && !setting.disabledAt) await settle(job, setting, await deliverTo(job.alert.accountId, setting, job.alert, job.channelIds));
+  else {
+    const channel = setting?.channel ?? job.channel;
+    if (channel) await recordDelivery(job.alert, job.settingId, { channel, state: 'skipped', attempts: job.attempt, lastError: setting ? `the alert was disabled: ${setting.disabledReason ?? ''}` : 'the alert was deleted' });
+  }
   await markHandled(job, messageId);
 }
 

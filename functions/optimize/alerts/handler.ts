@@ -2,15 +2,17 @@ import { z } from 'zod/v3';
 import { addToCounter } from '../../data/store';
 import { ApiError, BadRequest, NotFound } from '../../platform/errors';
 import { areaHandler, operation } from '../../platform/http/pipeline';
+import { pivotPaging, pivotQuery } from '../../platform/http/paging';
 import { onBehalfOf } from '../../accounts/on-behalf-of';
 import { ALERT_EVENT_TYPES } from './alert-event';
 import { postAlert, slackBlocks } from './channels';
 import { mailAlert, NoAlertSender } from './email-alert';
 import { alertTitle } from './alert-message';
-import { channelPage, END_PAGE, eventSettingJson, slackJson } from './present';
+import { alertHistoryJson, channelPage, END_PAGE, eventSettingJson, slackJson } from './present';
+import { historyPage } from './history';
 import { alertRoutes } from './routes';
 import { sampleAlert } from './sample-alert';
-import { alertSettingInput, channelsInput, emailTestInput, replaceSettingInput, idInput, slackSettingsInput, slackTestInput, webhookTestInput } from './schemas';
+import { alertSettingInput, channelsInput, emailTestInput, historyInput, replaceSettingInput, idInput, slackSettingsInput, slackTestInput, webhookTestInput } from './schemas';
 import { checkChannelIds, checkEmails, reachable, settingInput } from './settings-input';
 import { createAlertSetting, deleteAlertSetting, deleteChannelSettings, listAlertSettings, replaceAlertSetting, alertKeys } from './settings-store';
 import { alertSigningKey, rotateAlertSigningKey } from './signing-key';
@@ -62,6 +64,17 @@ export const handler = areaHandler(alertRoutes, {
   alertSettings: operation(() => z.object({}).passthrough(), async (req) => {
     const [events, slack, signingKey] = await Promise.all([listAlertSettings(req.accountId), slackConnection(req.accountId), alertSigningKey(req.accountId)]);
     return { events: events.map(eventSettingJson), slack: slackJson(slack), webhooks: { signing_key: signingKey } };
+  }),
+
+  /** The alerts raised for the account, in time order, with each setting's delivery; pivot pages like the blocklist events. */
+  alertHistory: operation(historyInput, async (req, input) => {
+    if (input.timerangeStart && input.timerangeEnd && input.timerangeStart >= input.timerangeEnd) throw new BadRequest("Invalid parameter 'timerangeStart': must be before 'timerangeEnd'");
+    const query = pivotQuery(input);
+    const items = await historyPage(req.accountId, { from: input.timerangeStart, to: input.timerangeEnd, event: input.event, limit: input.limit, ...query });
+    // Pages read backwards (last, prev) are shown in time order like the others.
+    if (!query.ascending) items.reverse();
+    const extra = { timerangeStart: input.timerangeStart, timerangeEnd: input.timerangeEnd, event: input.event };
+    return { items: items.map(alertHistoryJson), paging: pivotPaging(req.baseUrl, '/v1/alerts/history', 'pivot', input, items.map((item) => item.sk), extra) };
   }),
 
   addAlertSetting: addSetting,

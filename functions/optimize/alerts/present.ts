@@ -1,4 +1,5 @@
 import type { SlackConnection } from './slack-store';
+import type { AlertHistoryItem } from './history';
 import type { AlertSettingItem } from './settings-store';
 
 /** An EventSetting as the wire shows it (contract 1.9): its channel's fields only, `disabled_at` null or RFC 3339. */
@@ -30,3 +31,29 @@ export function channelPage(baseUrl: string, items: unknown[], limit: number, ne
 
 /** The page past the last one: Slack's cursors go forward only, so `next` on the last page and `last` lead here, to an empty page. */
 export const END_PAGE = 'end';
+
+/**
+ * One raised alert of the history: what it said, and per setting where its delivery stands
+ * (never where it delivers to: the settings say that, to those who may read them).
+ */
+export function alertHistoryJson(item: AlertHistoryItem) {
+  return {
+    id: item.id,
+    event: item.event,
+    subject: item.subject,
+    list: item.list,
+    list_name: item.listName,
+    message: item.message,
+    timestamp: item.timestamp,
+    ...(item.suppressed ? { suppressed: item.suppressed } : {}),
+    deliveries: Object.entries(item.deliveries).map(([settingId, d]) => ({
+      setting_id: settingId,
+      channel: d.channel,
+      state: d.state,
+      attempts: d.attempts,
+      ...(d.lastError ? { last_error: d.lastError } : {}),
+      ...(d.nextAttemptAt ? { next_attempt_at: d.nextAttemptAt } : {}),
+      updated_at: d.updatedAt,
+    })),
+  };
+}

@@ -3,6 +3,7 @@ import { getItem, putItem, updateItem, updateItemIf } from '../../data/store';
 import { env } from '../../platform/env';
 import { ALERT_EVENT_TYPES, type AlertEvent } from './alert-event';
 import { enqueueAlertJob } from './alert-queue';
+import { recordRaised } from './history';
 import type { RaisedAlert } from './alert-message';
 import { activeSettingsFor, alertKeys } from './settings-store';
 
@@ -60,6 +61,7 @@ async function claimWindow(event: AlertEvent, hash: string, now: number): Promis
  * setting (event type, not disabled) goes on the alerts queue. A raise that died between the two
  * is finished by the next raise of the same transition, under the same alert id; the deliveries'
  * claims (delivery-worker.ts) keep a setting from getting the alert twice when two raises race.
+ * Each raised alert, delivered or held back, goes into the account's history (history.ts).
  */
 export async function raiseAlert(event: AlertEvent): Promise<void> {
   if (!(ALERT_EVENT_TYPES as readonly string[]).includes(event.event)) throw new Error(`raiseAlert: unknown alert event ${String(event.event)}`);
@@ -71,11 +73,15 @@ export async function raiseAlert(event: AlertEvent): Promise<void> {
     raised = (await getItem<RaisedItem>(key, { consistent: true }))!;
     if (raised.queued) return;
   }
+  const { queued: _queued, raisedAt: _raisedAt, suppressed: _suppressed, ...alert } = raised;
   if (!(await claimWindow(event, hash, Date.now()))) {
-    await updateItem(key, { queued: true, suppressed: `the same alert (${event.event} of ${event.subject} on ${event.list}) was delivered less than ${env().ALERT_DEDUPE_WINDOW_SECONDS} s before` });
+    const suppressed = `the same alert (${event.event} of ${event.subject} on ${event.list}) was delivered less than ${env().ALERT_DEDUPE_WINDOW_SECONDS} s before`;
+    await recordRaised(alert, [], suppressed);
+    await updateItem(key, { queued: true, suppressed });
     return;
   }
-  const { queued: _queued, raisedAt: _raisedAt, ...alert } = raised;
-  for (const setting of await activeSettingsFor(event.accountId, event.event)) await enqueueAlertJob({ alert, settingId: setting.id, attempt: 0 });
+  const settings = await activeSettingsFor(event.accountId, event.event);
+  await recordRaised(alert, settings);
+  for (const setting of settings) await enqueueAlertJob({ alert, settingId: setting.id, channel: setting.channel, attempt: 0 });
   await updateItem(key, { queued: true });
 }

@@ -5,11 +5,13 @@ const area = 'optimize/alerts';
 /**
  * Alerts (optimize contract 1.9, 2.7): which events exist, the account's (event type, channel)
  * settings, the alerts webhook signing key, the Slack connection and the test sends. The Go SDK
- * adds and deletes settings at `/v1/alerts/settings[/{id}]`: those rows are aliases.
+ * adds and deletes settings at `/v1/alerts/settings[/{id}]`: those rows are aliases. An addition of
+ * ours: the alerts raised and their deliveries (`/v1/alerts/history`).
  */
 export const alertRoutes = [
   { method: 'GET', path: '/v1/alerts/events', area, operation: 'alertEvents', access: 'read' },
   { method: 'GET', path: '/v1/alerts/settings', area, operation: 'alertSettings', access: 'read' },
+  { method: 'GET', path: '/v1/alerts/history', area, operation: 'alertHistory', access: 'read' },
   { method: 'POST', path: '/v1/alerts/settings/events', area, operation: 'addAlertSetting', access: 'write' },
   { method: 'POST', path: '/v1/alerts/settings', area, operation: 'addAlertSettingGo', access: 'write' },
   { method: 'PUT', path: '/v1/alerts/settings/events/{id}', area, operation: 'replaceAlertSetting', access: 'write' },

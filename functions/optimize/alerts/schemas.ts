@@ -1,5 +1,6 @@
 import { z } from 'zod/v3';
-import { boundedList, boundedText, integer, MAX_LENGTH, oneOfValues, schema, text } from '../../platform/http/params';
+import { boundedList, boundedText, integer, isoInstant, MAX_LENGTH, oneOfValues, schema, text } from '../../platform/http/params';
+import { pivotPageInput } from '../../platform/http/paging';
 import { ALERT_EVENT_TYPES } from './alert-event';
 import { ALERT_CHANNELS } from './settings-store';
 
@@ -46,3 +47,10 @@ export const channelsInput = schema(() =>
 export const webhookTestInput = schema(() => z.object({ event_type: eventType(), url: boundedText(MAX_LENGTH.url) }));
 export const emailTestInput = schema(() => z.object({ event_type: eventType(), emails: boundedList(MAX_LENGTH.address) }));
 export const slackTestInput = schema(() => z.object({ event_type: eventType(), channel_ids: boundedList(MAX_LENGTH.reference).optional() }));
+
+/** The alert history: a time range (`timerangeStart` inclusive, `timerangeEnd` exclusive), an event type, pivot pages. */
+export const historyInput = schema(() =>
+  z
+    .object({ timerangeStart: isoInstant().optional(), timerangeEnd: isoInstant().optional(), event: eventType().optional() })
+    .and(pivotPageInput('pivot', 25, 100)),
+);

@@ -9,9 +9,9 @@ import type { AlertChannel, AlertSettingInput, ChannelSettings } from './setting
 import { requireSlackToken } from './slack-store';
 
 /** Addresses one email setting may name. */
-export const MAX_ALERT_EMAILS = 20;
+const MAX_ALERT_EMAILS = 20;
 /** Slack channels one Slack setting may name. */
-export const MAX_SLACK_CHANNELS = 20;
+const MAX_SLACK_CHANNELS = 20;
 
 const SLACK_ID = /^[A-Z0-9]{2,32}$/;
 
@@ -38,7 +38,7 @@ export function checkChannelIds(raw: string[] | undefined, field = 'settings.cha
  * first passes the webhook address policy (no private, link-local or metadata addresses; loopback
  * only where allowed), and the GET goes through the same guarded connection as deliveries.
  */
-export async function checkAlertWebhookUrl(raw: string | undefined): Promise<string> {
+async function checkAlertWebhookUrl(raw: string | undefined): Promise<string> {
   if (!raw?.trim()) throw new BadRequest("Missing parameter 'settings.url': a webhook setting needs a URL");
   const url = await checkWebhookUrl(raw);
   let status: number;

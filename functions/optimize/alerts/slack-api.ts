@@ -45,7 +45,7 @@ export class SlackUnavailable extends Error {
   }
 }
 
-export async function callSlack(method: string, token: string, args: Record<string, string | number | boolean | undefined>): Promise<SlackReply> {
+async function callSlack(method: string, token: string, args: Record<string, string | number | boolean | undefined>): Promise<SlackReply> {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(args)) if (value !== undefined) body.set(name, String(value));
   let response: Response;

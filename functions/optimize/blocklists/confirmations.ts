@@ -5,7 +5,7 @@ import type { SubjectKind } from './catalogue';
 import { staleAfterMs, type ListState } from './list-state';
 import { defineEntity } from '../../data/key-registry';
 
-export const blocklistConfirmationKeys = defineEntity(
+const blocklistConfirmationKeys = defineEntity(
   'blocklist confirmations',
   {
     blocklistConfirmation: {

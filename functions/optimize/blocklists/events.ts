@@ -1,9 +1,10 @@
 import { putItem, queryPage, type Key } from '../../data/store';
+import { boundsWithin } from '../../platform/http/paging';
 import type { AlertEventType } from '../alerts/alert-event';
 import type { SubjectKind } from './catalogue';
 import { defineEntity } from '../../data/key-registry';
 
-export const blocklistEventKeys = defineEntity(
+const blocklistEventKeys = defineEntity(
   'blocklist events',
   {
     blocklistEvent: {
@@ -52,9 +53,6 @@ export interface EventQuery {
   before?: string;
 }
 
-const later = (a?: string, b?: string) => (a === undefined ? b : b === undefined || a > b ? a : b);
-const earlier = (a?: string, b?: string) => (a === undefined ? b : b === undefined || a < b ? a : b);
-
 /**
  * One page of the account's events of a kind, filtered, each with its sort key (the page pivot).
  * The time range bounds the key range itself (keys start with the time), so a page costs its
@@ -64,8 +62,7 @@ export async function eventsPage(accountId: string, q: EventQuery): Promise<Arra
   return queryPage<BlocklistEventItem & { sk: string }>(blocklistEventKeys.blocklistEvent(accountId).pk, {
     prefix: '',
     ascending: q.ascending,
-    after: later(q.after, q.from),
-    before: earlier(q.before, q.to),
+    ...boundsWithin(q, q.from, q.to),
     limit: q.limit,
     withSortKey: true,
     keep: (item) =>

@@ -2,7 +2,7 @@ import { isIPv4 } from 'node:net';
 import { z } from 'zod/v3';
 import { accountsCovered } from '../../accounts/subaccount-list';
 import { BadRequest, Conflict, NotFound } from '../../platform/errors';
-import { flag, instant, integer, oneOfValues, schema, text } from '../../platform/http/params';
+import { flag, integer, isoInstant, oneOfValues, schema, text } from '../../platform/http/params';
 import { keyPart, pivotPageInput, pivotPaging, pivotQuery, type PivotPage } from '../../platform/http/paging';
 import { areaHandler, operation, type ApiRequest } from '../../platform/http/pipeline';
 import { onBehalfOf } from '../../accounts/on-behalf-of';
@@ -12,7 +12,7 @@ import { eventsPage, type EventQuery } from './events';
 import { blocklistRoutes } from './routes';
 import { checkSoon } from './start-checks';
 import { accountSubjects, addSubject, findSubject, removeSubject, restoreSubject, updateSubject } from './subjects';
-import { domainEventJson, domainJson, domainListings, ipEventJson, ipJson } from './views';
+import { domainBlocklistsJson, domainEventJson, domainJson, domainListings, ipEventJson, ipJson } from './views';
 
 /** Monitored IPs an account may have (its dedicated IPs, added by the platform, count too). */
 const MAX_MONITORED_IPS = 1000;
@@ -21,9 +21,6 @@ type EventFilters = Pick<EventQuery, 'from' | 'to' | 'subject' | 'list' | 'event
 
 const ipAddress = () => text().refine((v) => isIPv4(v.trim()), { message: 'must be an IPv4 address' }).transform((v) => v.trim());
 const poolAndDescription = () => ({ ip_pool: keyPart().optional(), description: text().refine((v) => v.length <= 1024, { message: 'must be at most 1024 characters' }).optional() });
-
-/** A time bound as clients send dates (Unix seconds, RFC 3339, RFC 2822), as ISO for the events' keys. */
-const timeBound = () => instant('must be Unix seconds or an RFC 3339 time').transform((ms) => new Date(ms).toISOString());
 
 async function requireIp(accountId: string, ip: string) {
   const subject = await findSubject(accountId, 'ip', ip);
@@ -96,8 +93,8 @@ export const handler = areaHandler(blocklistRoutes, {
     schema(() =>
       z
         .object({
-          timerangeStart: timeBound().optional(),
-          timerangeEnd: timeBound().optional(),
+          timerangeStart: isoInstant().optional(),
+          timerangeEnd: isoInstant().optional(),
           ip: ipAddress().optional(),
           blocklist: text().optional(),
           event: oneOfValues(['ip_listed', 'ip_delisted']).optional(),
@@ -118,7 +115,7 @@ export const handler = areaHandler(blocklistRoutes, {
   listMonitoredDomains: operation(schema(() => z.object({ include_subaccounts: flag().optional() })), async (req, input) => {
     const accounts = await accountsCovered(req.accountId, input.include_subaccounts);
     const subjects = (await Promise.all(accounts.map((id) => accountSubjects(id, 'domain')))).flat();
-    return { domains: subjects.map((s) => domainJson(s)) };
+    return { domains: subjects.map((s) => domainJson(s)), blocklists: domainBlocklistsJson() };
   }),
 
   domainBlocklistEvents: operation(

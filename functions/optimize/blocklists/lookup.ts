@@ -84,7 +84,7 @@ export type KnownReasons = { codes: readonly string[]; reasons: readonly string[
 export const sameStrings = (a: readonly string[] = [], b: readonly string[] = []) => a.length === b.length && a.every((value, i) => value === b[i]);
 
 /** Asks one list about one name; listed, clear, or an error that must not change any state. */
-export async function askName(resolver: DnsResolver, list: Blocklist, name: string, dqsKey: string | undefined, known?: KnownReasons): Promise<Answer> {
+async function askName(resolver: DnsResolver, list: Blocklist, name: string, dqsKey: string | undefined, known?: KnownReasons): Promise<Answer> {
   const query = `${name}.${queryZone(list, dqsKey)}`;
   const addresses = await resolveA(resolver, query);
   if (!Array.isArray(addresses)) return addresses;

@@ -5,7 +5,7 @@ import type { BlocklistEventItem } from './events';
 import type { ListState } from './list-state';
 import { defineEntity } from '../../data/key-registry';
 
-export const blocklistSubjectKeys = defineEntity(
+const blocklistSubjectKeys = defineEntity(
   'blocklist subjects',
   {
     blocklistSubject: {

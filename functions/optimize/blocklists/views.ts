@@ -4,7 +4,7 @@ import { shownState, staleAfterMs, subjectState, UNKNOWN, type ListState } from 
 import type { MonitoredSubject } from './subjects';
 
 /** Mailgun's "unset" time: its Go client reads these fields as non-pointer times (optimize contract 0). */
-export const ZERO_TIME = '0001-01-01T00:00:00Z';
+const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 interface ListView {
   list: Blocklist;
@@ -62,8 +62,15 @@ export function domainJson(subject: MonitoredSubject, now = Date.now()) {
     state: subjectState(views.map((v) => v.shown)),
     listed: views.filter((v) => v.shown === 'listed').map((v) => listing(v, subject.subject)),
     unknown_lists: unknownLists(views),
+    last_checked_at: subject.checkedAt ?? ZERO_TIME,
   };
 }
+
+/**
+ * The lists every monitored domain is checked on (an addition to the contract's reply): with
+ * `listed` and `unknown_lists`, a list named in neither answered "not listed".
+ */
+export const domainBlocklistsJson = () => listsFor('domain').map((list) => ({ list: list.zone, name: list.name }));
 
 /** The lists a domain is on now (`/v1/monitoring/domains/{domain}/blocklists`). */
 export function domainListings(subject: MonitoredSubject, now = Date.now()) {

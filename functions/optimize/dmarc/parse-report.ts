@@ -7,8 +7,8 @@ import { XMLParser } from 'fast-xml-parser';
  * gzip, zip or plain XML, told apart by its first bytes, not by a file name. XML is parsed without
  * a DTD or entities; sizes are bounded before and after decompression.
  */
-export const MAX_REPORT_BYTES = 5 * 1024 * 1024;
-export const MAX_XML_BYTES = 50 * 1024 * 1024;
+const MAX_REPORT_BYTES = 5 * 1024 * 1024;
+const MAX_XML_BYTES = 50 * 1024 * 1024;
 const MAX_EXPANSION = 200;
 
 export interface ReportRecord {

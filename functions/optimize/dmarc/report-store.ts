@@ -82,7 +82,7 @@ export interface DmarcDomainItem {
 const EVENTS_PER_ROW_REPORT = 10;
 
 const dayOf = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString().slice(0, 10);
-export const reportKeyOf = (report: Pick<DmarcReport, 'orgName' | 'reportId'>) => `${report.orgName}#${report.reportId}`;
+const reportKeyOf = (report: Pick<DmarcReport, 'orgName' | 'reportId'>) => `${report.orgName}#${report.reportId}`;
 
 function eventOf(report: DmarcReport, record: ReportRecord): AuthEvent {
   const aligned = (domain: string) => domain === record.headerFrom || domain.endsWith(`.${record.headerFrom}`) || record.headerFrom.endsWith(`.${domain}`);

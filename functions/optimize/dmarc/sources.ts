@@ -33,7 +33,7 @@ export interface SourceOf {
   host: string;
 }
 
-export const UNKNOWN = 'unknown';
+const UNKNOWN = 'unknown';
 
 export function sourceOfHost(host: string | undefined): SourceOf {
   if (!host) return { source: UNKNOWN, name: 'Unknown', type: UNKNOWN, host: UNKNOWN };

@@ -4,7 +4,7 @@ import { lookup } from '../../platform/dns';
 import { randomHex } from '../../platform/ids';
 import { defineEntity } from '../../data/key-registry';
 
-export const managedDomainKeys = defineEntity('managed domains', {
+const managedDomainKeys = defineEntity('managed domains', {
   managedDomain: { what: 'a domain the optimization product manages (`/v1/inboxready/domains`), by name', pk: 'ACCT#<account>#MANAGEDDOMAINS', sk: '<name>', key: (accountId: string, name = ''): Key => ({ pk: `ACCT#${accountId}#MANAGEDDOMAINS`, sk: name }) },
 });
 

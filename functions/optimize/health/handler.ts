@@ -18,6 +18,25 @@ const summed = (rows: CounterRow[]) => rows.reduce((total, row) => addCounts(tot
 /** Too little mail for a score to mean anything: Mailgun answers 422 with a Reason. */
 const notEnough = () => new ApiError(422, `not enough data: a score needs at least ${env().HEALTH_SCORE_MIN_VOLUME} processed messages in ${SCORE_WINDOW_DAYS} days`);
 
+const TERM_FIELDS = ['domain', 'subaccount', 'timestamp'] as const;
+type TermField = (typeof TERM_FIELDS)[number];
+
+/**
+ * Mailgun's exact filters, `term[]=domain:example.com`: the values wanted per field. A term without
+ * a field names the grouping's own key, as before fields were read.
+ */
+function termsOf(terms: string[], group: string): Partial<Record<TermField, string[]>> {
+  const wanted: Partial<Record<TermField, string[]>> = {};
+  for (const term of terms) {
+    const [, named, value] = /^([a-z_]+):(.*)$/i.exec(term) ?? [undefined, group, term];
+    const field = named!.toLowerCase();
+    if (field === 'ip') throw new BadRequest("Invalid parameter 'term': ip is not available, the counters are not kept per sending IP");
+    if (!(TERM_FIELDS as readonly string[]).includes(field)) throw new BadRequest(`Invalid parameter 'term': ${field} is not a field; one of ${TERM_FIELDS.join(', ')}, as field:value`);
+    (wanted[field as TermField] ??= []).push(value!.trim().toLowerCase());
+  }
+  return wanted;
+}
+
 const SORTS = ['domain', 'ip', 'subaccount', 'timestamp', 'score', 'bounce_rate', 'complaint_rate', 'trap_rate', 'full_mailbox_rate', 'bad_failure_rate', 'delivered'] as const;
 
 export const handler = areaHandler(healthRoutes, {
@@ -47,26 +66,28 @@ export const handler = areaHandler(healthRoutes, {
       if (input.group === 'ip') throw new BadRequest('group=ip is not available: the counters are not kept per sending IP');
       const [sortField, sortOrder = 'desc'] = (input.sort ?? 'score:desc').split(':');
       if (!(SORTS as readonly string[]).includes(sortField!) || !['asc', 'desc'].includes(sortOrder)) throw new BadRequest(`Invalid parameter 'sort': one of ${SORTS.join(', ')}, then :asc or :desc`);
-      const accounts = await accountsCovered(req.accountId, input.include_subaccounts);
+      const terms = termsOf([...(input.term ?? []), ...(input['term[]'] ?? [])], input.group);
+      const accounts = (await accountsCovered(req.accountId, input.include_subaccounts)).filter((id) => !terms.subaccount || terms.subaccount.includes(id.toLowerCase()));
       const groups = new Map<string, { accountId: string; counts: Counts }>();
       const into = (key: string, accountId: string, counts: Counts) => {
         const group = groups.get(key) ?? { accountId, counts: {} };
         addCounts(group.counts, counts);
         groups.set(key, group);
       };
+      // Per domain when grouped by domain or filtered to some: the counters keep each domain's days.
+      const perDomain = input.group === 'domain' || terms.domain !== undefined;
       for (const accountId of accounts) {
-        if (input.group === 'domain') {
-          for (const row of await queryCounters(accountId, ['domain'], 'day', windowBuckets())) into(row.values[0]!, accountId, row.counts);
-        } else {
-          for (const row of await getCounters(accountId, [], 'day', windowBuckets(), [[]])) {
-            into(input.group === 'subaccount' ? accountId : new Date(row.bucket).toISOString().slice(0, 10), accountId, row.counts);
-          }
+        const rows = perDomain ? await queryCounters(accountId, ['domain'], 'day', windowBuckets()) : await getCounters(accountId, [], 'day', windowBuckets(), [[]]);
+        for (const row of rows) {
+          const day = new Date(row.bucket).toISOString().slice(0, 10);
+          const domain = perDomain ? row.values[0]! : '';
+          if ((terms.domain && !terms.domain.includes(domain.toLowerCase())) || (terms.timestamp && !terms.timestamp.includes(day))) continue;
+          into(input.group === 'domain' ? domain : input.group === 'subaccount' ? accountId : day, accountId, row.counts);
         }
       }
-      const terms = [...(input.term ?? []), ...(input['term[]'] ?? [])].map((t) => t.replace(/^[a-z]+:/, '').toLowerCase());
       const query = input.query?.toLowerCase();
       const items = [...groups.entries()]
-        .filter(([key]) => (!terms.length || terms.includes(key.toLowerCase())) && (!query || key.toLowerCase().includes(query)))
+        .filter(([key]) => !query || key.toLowerCase().includes(query))
         .map(([key, group]) => ({ key, group, inputs: inputsOf(group.counts) }))
         // Only groups with enough mail are scored (Mailgun: >10,000 messages; here HEALTH_SCORE_MIN_VOLUME).
         .filter(({ inputs }) => inputs.base >= env().HEALTH_SCORE_MIN_VOLUME && inputs.delivered > 0)

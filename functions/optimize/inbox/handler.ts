@@ -228,7 +228,8 @@ export const handler = areaHandler(inboxRoutes, {
           first_name: boundedText(MAX_NAME_PART).optional(),
           last_name: boundedText(MAX_NAME_PART).optional(),
         })
-        .refine((v) => Boolean(v.password) !== Boolean(v.oauth2_token), { message: 'give exactly one of password (or app password) and oauth2_token', path: ['password'] }),
+        // Neither keeps the stored one (an edit); a new mailbox needs one (putSeedMailbox says so).
+        .refine((v) => !(v.password && v.oauth2_token), { message: 'give one of password (or app password) and oauth2_token, not both', path: ['password'] }),
     ),
     async (req, input) => {
       await requireOperator(req);
@@ -240,8 +241,7 @@ export const handler = areaHandler(inboxRoutes, {
         imapPort: input.imap_port,
         imapTls: input.imap_tls,
         imapUser: input.imap_user ?? input.email,
-        auth: input.oauth2_token ? 'oauth2' : 'password',
-        secret: (input.oauth2_token ?? input.password)!,
+        credential: input.oauth2_token ? { auth: 'oauth2', secret: input.oauth2_token } : input.password ? { auth: 'password', secret: input.password } : undefined,
         firstName: input.first_name ?? '',
         lastName: input.last_name ?? '',
       });

@@ -44,7 +44,7 @@ export function headerList(raw: Buffer): Array<{ key: string; value: string }> {
  * elsewhere since the seed was saved is judged where it points now. STARTTLS and TLS run over that
  * same socket.
  */
-export function imapClient(login: SeedLogin): ImapFlow {
+function imapClient(login: SeedLogin): ImapFlow {
   const policy = webhookAddressPolicy();
   const literal = literalAddress(login.host);
   const category = literal && forbiddenAddressCategory(literal, policy);
@@ -80,7 +80,7 @@ async function gmailCategory(client: ImapFlow, messageId: string): Promise<strin
 }
 
 /** Looks for the copy with this Message-ID in a mailbox already signed in to. */
-export async function findCopyWith(client: ImapFlow, messageId: string): Promise<FoundCopy | undefined> {
+async function findCopyWith(client: ImapFlow, messageId: string): Promise<FoundCopy | undefined> {
   for (const folder of await foldersToSearch(client)) {
     const lock = await client.getMailboxLock(folder.path, { readOnly: true });
     try {

@@ -43,7 +43,7 @@ export function keptHeaders(headers: ReadonlyArray<{ key: string; value: string 
   return cut.filter((_, i) => keep.has(i));
 }
 
-export function delivered(seed: SeedOutcome, copy: FoundCopy, headerBudget = MAX_HEADER_BYTES_PER_SEED): SeedOutcome {
+function delivered(seed: SeedOutcome, copy: FoundCopy, headerBudget = MAX_HEADER_BYTES_PER_SEED): SeedOutcome {
   const auth = receiverAuthResults(copy.headers, OUR_AUTHSERV_IDS);
   const ms = microsoftSpam(copy.headers);
   return {

@@ -10,7 +10,7 @@ import type { SeedMailboxItem } from './seed-mailboxes';
  * secrets never appear: `password` and `totp` are always empty. Counters Mailgun keeps for its
  * managed seed pool (message counts, account quality) are left out rather than shown as zero.
  */
-export const ZERO_TIME = '0001-01-01T00:00:00Z';
+const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 const seedId = (email: string) => createHash('sha256').update(email).digest('hex').slice(0, 24);
 

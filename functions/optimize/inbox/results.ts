@@ -71,7 +71,7 @@ export interface ResultItem {
 export const MAX_BODY_CHARS = 64_000;
 
 /** How long a share link lives once enabled. */
-export const SHARE_DAYS = 30;
+const SHARE_DAYS = 30;
 
 export const pendingSeed = (email: string, provider: string): SeedOutcome => ({ email, provider, state: 'pending', destination: '', folder: '', spf: 'missing/not-set', dkim: 'missing/not-set', dmarc: 'missing/not-set', headers: [] });
 

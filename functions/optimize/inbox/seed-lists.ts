@@ -5,7 +5,7 @@ import { BadRequest, NotFound } from '../../platform/errors';
 import { seedMailboxes, type SeedMailboxItem } from './seed-mailboxes';
 import { defineEntity } from '../../data/key-registry';
 
-export const seedListKeys = defineEntity(
+const seedListKeys = defineEntity(
   'seed lists',
   {
     seedList: { what: "an account's seed lists, by target address (`/v4/inbox/seedlists/{address}`)", pk: 'ACCT#<account>#SEEDLISTS', sk: '<target*>', key: (accountId: string, target = ''): Key => ({ pk: `ACCT#${accountId}#SEEDLISTS`, sk: target }) },
@@ -69,7 +69,7 @@ function shuffled<T>(items: readonly T[]): T[] {
  * Seeds per list at most: a result keeps every seed's outcome in one item (DynamoDB's 400 KB),
  * and a poll round signs in to each.
  */
-export const MAX_SEEDS_PER_LIST = 200;
+const MAX_SEEDS_PER_LIST = 200;
 
 /** The configured seeds a choice takes, at most `maxSeedsPerProvider` of each provider and MAX_SEEDS_PER_LIST in all. */
 export function chooseSeeds(all: readonly SeedMailboxItem[], choice: SeedChoice, shuffle: boolean): SeedMailboxItem[] {

@@ -4,7 +4,7 @@ import { decryptSecret, encryptSecret } from '../../platform/secrets';
 import { hostRefusal, webhookAddressPolicy } from '../../webhooks/url-policy';
 import { defineEntity } from '../../data/key-registry';
 
-export const seedMailboxKeys = defineEntity(
+const seedMailboxKeys = defineEntity(
   'seed mailboxes',
   {
     seedMailbox: { what: "the operator's seed mailboxes for inbox placement (region-wide, few): one item each, by address", pk: 'SYSTEM#seed-mailboxes', sk: '<email*>', key: (email = ''): Key => ({ pk: 'SYSTEM#seed-mailboxes', sk: email }) },
@@ -37,8 +37,11 @@ export interface SeedMailboxItem {
   updatedAt: string;
 }
 
-/** A seed mailbox as given: its secret in the clear, sealed before it is stored. */
-export type SeedMailboxInput = Omit<SeedMailboxItem, 'secretSealed' | 'createdAt' | 'updatedAt'> & { secret: string };
+/**
+ * A seed mailbox as given: its secret in the clear, sealed before it is stored. Without one (an
+ * edit of a mailbox the operator saved before) the stored secret and its kind stay.
+ */
+export type SeedMailboxInput = Omit<SeedMailboxItem, 'secretSealed' | 'createdAt' | 'updatedAt' | 'auth'> & { credential?: { auth: SeedAuth; secret: string } };
 
 /** How a poll signs in to a seed: its IMAP settings with the secret unsealed, held only in memory. */
 export interface SeedLogin {
@@ -79,8 +82,10 @@ export async function putSeedMailbox(input: SeedMailboxInput): Promise<SeedMailb
   const email = input.email.toLowerCase();
   const existing = await findSeedMailbox(email);
   const now = new Date().toISOString();
-  const { secret, ...fields } = input;
-  const item: SeedMailboxItem = { ...fields, email, provider: input.provider.toLowerCase(), secretSealed: await encryptSecret(secret), createdAt: existing?.createdAt ?? now, updatedAt: now };
+  const { credential, ...fields } = input;
+  const secret = credential ? { auth: credential.auth, secretSealed: await encryptSecret(credential.secret) } : existing && { auth: existing.auth, secretSealed: existing.secretSealed };
+  if (!secret) throw new BadRequest("Missing parameter 'password': a new seed mailbox needs password (or an app password) or oauth2_token");
+  const item: SeedMailboxItem = { ...fields, ...secret, email, provider: input.provider.toLowerCase(), createdAt: existing?.createdAt ?? now, updatedAt: now };
   await putItem(seedMailboxKeys.seedMailbox(email), item);
   return item;
 }

@@ -65,7 +65,7 @@ async function scoreOf(mime: Buffer): Promise<ContentScore | null> {
   }
 }
 
-export async function startPolling(input: PollInput): Promise<void> {
+async function startPolling(input: PollInput): Promise<void> {
   const stateMachineArn = env().PLACEMENT_STATE_MACHINE_ARN;
   if (!stateMachineArn) throw new Error('PLACEMENT_STATE_MACHINE_ARN is not configured');
   try {

@@ -63,7 +63,7 @@ export interface PostmasterDay {
   feedbackLoops: Array<{ id: string; spamRatio: number }>;
 }
 
-export const dayOf = (date: GoogleDate) => `${String(date.year).padStart(4, '0')}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`;
+const dayOf = (date: GoogleDate) => `${String(date.year).padStart(4, '0')}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`;
 
 export function googleDate(day: string): GoogleDate {
   const [year, month, date] = day.split('-').map(Number);

@@ -3,7 +3,7 @@ import type { ServiceAccountKey } from './credentials';
 import type { DomainComplianceStatus, DomainStat, QueryDomainStatsRequest, QueryDomainStatsResponse } from './google-types';
 
 /** Read-only access to traffic statistics and compliance status: all the fetch needs. */
-export const POSTMASTER_SCOPE = 'https://www.googleapis.com/auth/postmaster.traffic.readonly';
+const POSTMASTER_SCOPE = 'https://www.googleapis.com/auth/postmaster.traffic.readonly';
 
 /** Where google-auth-library sends a service account's signed assertion, whatever the key's `token_uri` says. */
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';

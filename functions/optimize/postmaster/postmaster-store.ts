@@ -2,7 +2,7 @@ import { getItem, putItem, putItems, queryPage, type Key } from '../../data/stor
 import type { PostmasterDay } from './metrics';
 import { defineEntity } from '../../data/key-registry';
 
-export const postmasterKeys = defineEntity(
+const postmasterKeys = defineEntity(
   'postmaster',
   {
   postmasterDay: { what: "a managed domain's Google Postmaster figures for one UTC day (`2026-11-24`), as the daily fetch stored them", pk: 'ACCT#<account>#GPT#<domain>', sk: '<day>', key: (accountId: string, domain: string, day = ''): Key => ({ pk: `ACCT#${accountId}#GPT#${domain}`, sk: day }) },

@@ -16,7 +16,7 @@ export interface RangeInput {
 }
 
 /** The UTC days a range of Unix seconds touches, as the stored days' `yyyy-mm-dd`. */
-export function daysIn(range: RangeInput): { fromDay: string; toDay: string } {
+function daysIn(range: RangeInput): { fromDay: string; toDay: string } {
   const day = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
   return { fromDay: day(range.timeRangeStart), toDay: day(range.timeRangeEnd) };
 }

@@ -2,7 +2,7 @@ import { getItems, putItem, type Key } from '../../data/store';
 import type { EventData } from '../../events/event-store';
 import { defineEntity } from '../../data/key-registry';
 
-export const unknownUserKeys = defineEntity('unknown users', {
+const unknownUserKeys = defineEntity('unknown users', {
   unknownUser: { what: 'an address a receiver said does not exist (a hard "user unknown" bounce): one that later accepts mail may be a recycled trap', pk: 'ACCT#<account>#UNKNOWNUSERS', sk: '<address*>', key: (accountId: string, address: string): Key => ({ pk: `ACCT#${accountId}#UNKNOWNUSERS`, sk: address }) },
 });
 

@@ -23,7 +23,7 @@ const recipientOf = (event: RecordedEvent) => (typeof event.data['recipient'] ==
  * event (delivered, or a permanent failure after the hand-over). Unknown-user bounces are
  * remembered here first, so a delivery later in the same batch is judged with them.
  */
-export async function trapHitsOf(events: readonly RecordedEvent[]): Promise<Array<TrapType | undefined>> {
+async function trapHitsOf(events: readonly RecordedEvent[]): Promise<Array<TrapType | undefined>> {
   const outcomes = events.map(sendOutcome);
   if (!outcomes.some(Boolean)) return outcomes.map(() => undefined);
   for (const event of events) {

@@ -6,7 +6,7 @@ import { lookup } from '../../platform/dns';
  * mailbox provider's that has no mail server is almost always a mistyped address, and such domains
  * are where typo traps are parked. Counted as suspected exposure, not confirmed hits.
  */
-export const MAJOR_MAILBOX_DOMAINS = [
+const MAJOR_MAILBOX_DOMAINS = [
   'gmail.com', 'googlemail.com', 'hotmail.com', 'outlook.com', 'live.com', 'msn.com', 'yahoo.com', 'ymail.com',
   'icloud.com', 'me.com', 'aol.com', 'gmx.com', 'gmx.de', 'web.de', 'mail.ru', 'yandex.ru', 'protonmail.com',
   'proton.me', 'zoho.com', 'comcast.net', 'orange.fr', 'free.fr', 't-online.de', 'qq.com', '163.com',

@@ -18,7 +18,7 @@ export interface ParsedBody {
   json?: unknown;
 }
 
-export const MAX_BODY_BYTES = 52 * 1024 * 1024;
+const MAX_BODY_BYTES = 52 * 1024 * 1024;
 
 export interface BodyLimits {
   /** The whole body. */
@@ -29,7 +29,7 @@ export interface BodyLimits {
 
 const DEFAULT_LIMITS: BodyLimits = { bodyBytes: MAX_BODY_BYTES, partBytes: MAX_BODY_BYTES };
 
-export function appendParam(target: Record<string, unknown>, key: string, value: string): void {
+function appendParam(target: Record<string, unknown>, key: string, value: string): void {
   const existing = target[key];
   if (existing === undefined) target[key] = value;
   else if (Array.isArray(existing)) existing.push(value);

@@ -65,6 +65,16 @@ export function pivotQuery(request: PivotPage): { ascending: boolean; after?: st
 }
 
 /**
+ * The exclusive key bounds of a page of keys that start with their time, within a time range
+ * (`from` inclusive, `to` exclusive, ISO): the tighter of the page's pivot and the range on each side.
+ */
+export function boundsWithin(page: { after?: string; before?: string }, from?: string, to?: string): { after?: string; before?: string } {
+  const after = page.after === undefined ? from : from === undefined || page.after > from ? page.after : from;
+  const before = page.before === undefined ? to : to === undefined || page.before < to ? page.before : to;
+  return { after, before };
+}
+
+/**
  * The `paging` object for a page whose items have `keys` (in the order returned to the client).
  * At either end, next/previous repeat the request's pivot, so following them yields an empty page.
  */

@@ -39,6 +39,9 @@ export const instant = (message: string) =>
     return date.getTime();
   });
 
+/** A time bound as clients send dates (Unix seconds, RFC 3339, RFC 2822), as ISO for keys that start with their time. */
+export const isoInstant = () => instant('must be Unix seconds or an RFC 3339 time').transform((ms) => new Date(ms).toISOString());
+
 /** yes/no/true/false in any case, or a JSON boolean. */
 export const flag = () =>
   z.preprocess((value) => {

@@ -130,7 +130,7 @@ function baseUrlOf(headers: Record<string, string>, event: ApiEvent): string {
   return `${proto}://${host}`;
 }
 
-export function errorResult(error: unknown, requestId: string, field: ErrorField = 'message'): APIGatewayProxyStructuredResultV2 {
+function errorResult(error: unknown, requestId: string, field: ErrorField = 'message'): APIGatewayProxyStructuredResultV2 {
   if (error instanceof ApiError) {
     // Authentication and role refusals read the same on every route.
     if (!error.field && error.status !== 401 && error.status !== 403 && field !== 'message') error.as(field);

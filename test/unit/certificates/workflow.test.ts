@@ -27,7 +27,7 @@ function run(steps: Partial<Record<string, (event: Event, calls: number) => Json
       }),
     },
     undefined,
-    1,
+    { retryIntervalMs: 1 },
   );
   return { calls, result: workflow.run(input).result };
 }

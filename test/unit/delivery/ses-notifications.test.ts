@@ -87,10 +87,20 @@ it("settles only a claim read 'sending', still conditionally", async () => {
   expect(updates[0]).toMatchObject({ Key: { pk: 'MSG#k1', sk: 'RCPT#a@example.com' }, ConditionExpression: '#e0 = :e0', ExpressionAttributeValues: { ':e0': 'sending', ':v0': 'done' } });
 });
 
-it('a claim that moved on between the read and the write is left alone', async () => {
+it('writes no event for a claim a worker took over between the read and the settling: its "outcome unknown" failure is final', async () => {
   ddb.on(BatchGetCommand).resolves({ Responses: { t: [record('k1'), { pk: 'MSG#k1', sk: 'RCPT#a@example.com', state: 'sending' }] } });
   ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }));
+  ddb.on(GetCommand).resolves({ Item: { pk: 'MSG#k1', sk: 'RCPT#a@example.com', state: 'failing' } });
   expect(failedIds(await run([notification('k1', 'Delivery')]))).toEqual([]);
+  expect(written()).toHaveLength(0);
+});
+
+it("writes the event for a claim its own sender marked done between the read and the settling", async () => {
+  ddb.on(BatchGetCommand).resolves({ Responses: { t: [record('k1'), { pk: 'MSG#k1', sk: 'RCPT#a@example.com', state: 'sending' }] } });
+  ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }));
+  ddb.on(GetCommand).resolves({ Item: { pk: 'MSG#k1', sk: 'RCPT#a@example.com', state: 'done' } });
+  expect(failedIds(await run([notification('k1', 'Delivery')]))).toEqual([]);
+  expect(written()).toHaveLength(1);
 });
 
 it('fails, for redelivery, the notifications whose events a failed batch write carried, and only those', async () => {
@@ -116,9 +126,19 @@ it('fails every notification that needed the batch read when it fails', async ()
   expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
 });
 
-it('fails a notification alone when its follow-up fails', async () => {
+it('fails a notification alone, before its event is written, when settling its claim fails', async () => {
   ddb.on(BatchGetCommand).resolves({ Responses: { t: [record('k1'), record('k2'), { pk: 'MSG#k2', sk: 'RCPT#a@example.com', state: 'sending' }] } });
   ddb.on(UpdateCommand).rejects(new Error('throttled'));
   expect(failedIds(await run([notification('k1', 'Delivery'), notification('k2', 'Delivery')]))).toEqual(['m1']);
+  expect(written().map((item) => (item['data'] as { storage: { key: string } }).storage.key)).toEqual(['k1']);
+});
+
+it('fails a notification alone when adding its suppression fails', async () => {
+  ddb.on(BatchGetCommand).resolves({ Responses: { t: [record('k1'), record('k2')] } });
+  ddb.on(PutCommand).rejects(new Error('throttled'));
+  ddb.on(UpdateCommand).rejects(new Error('throttled'));
+  const bounce = JSON.parse(JSON.parse(notification('k2', 'Bounce')).Message);
+  bounce.bounce.bounceType = 'Permanent';
+  expect(failedIds(await run([notification('k1', 'Delivery'), JSON.stringify({ Type: 'Notification', Message: JSON.stringify(bounce) })]))).toEqual(['m1']);
   expect(written()).toHaveLength(2);
 });

@@ -36,6 +36,11 @@ describe('the local workflow runner', () => {
     expect(() => new LocalWorkflow('endless', {}, {}, dir)).toThrow(/definition is invalid/);
   });
 
+  test('loads a definition unchecked when told to, as the tests\' hosts do (this file checks theirs)', () => {
+    fs.writeFileSync(path.join(dir, 'unchecked.asl.json'), JSON.stringify({ StartAt: 'W', States: { W: { Type: 'Wait', TimestampPath: '$.at' } } }));
+    expect(() => new LocalWorkflow('unchecked', {}, {}, dir, { validate: false })).not.toThrow();
+  });
+
   test('refuses a Task state whose resource has no local handler, rather than calling AWS', () => {
     fs.writeFileSync(
       path.join(dir, 'lambda.asl.json'),

@@ -1,5 +1,6 @@
 import { DynamoDBDocumentClient, GetCommand, type GetCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { keyId, type Key } from '../../../functions/data/store';
 import { withEnv } from '../../../functions/platform/env';
 import { renderTemplate, type RenderOptions } from '../../../functions/templates/render';
 import { templateKeys, type TemplateHeaders, type TemplateItem, type VersionItem } from '../../../functions/templates/template-store';
@@ -8,12 +9,11 @@ import { templateKeys, type TemplateHeaders, type TemplateItem, type VersionItem
 const ddb = mockClient(DynamoDBDocumentClient);
 const env = { TABLE_NAME: 'table', AWS_REGION: 'us-east-1' };
 const stored = new Map<string, Record<string, unknown>>();
-const keyOf = (key: { pk: string; sk: string }) => `${key.pk}|${key.sk}`;
 let templateCount = 0;
 
 beforeEach(() => {
   ddb.reset();
-  ddb.on(GetCommand).callsFake((input: GetCommandInput) => ({ Item: stored.get(keyOf(input.Key as { pk: string; sk: string })) }));
+  ddb.on(GetCommand).callsFake((input: GetCommandInput) => ({ Item: stored.get(keyId(input.Key as Key)) }));
 });
 
 /** Stores a template (a fresh name and id each time, so the compile cache never carries over) with its versions. */
@@ -29,7 +29,7 @@ function store(versions: Record<string, { content: string; headers?: TemplateHea
     createdAt: '2026-01-01T00:00:00.000Z',
     ...(activeTag ? { activeTag } : {}),
   };
-  stored.set(keyOf(templateKeys.template('acct', template.domain, template.name)), { ...template });
+  stored.set(keyId(templateKeys.template('acct', template.domain, template.name)), { ...template });
   for (const [tag, { content, headers }] of Object.entries(versions)) {
     const contentId = `${template.id}-${tag}-content`;
     const version: VersionItem = {
@@ -46,8 +46,8 @@ function store(versions: Record<string, { content: string; headers?: TemplateHea
       createdAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-01T00:00:00.000Z',
     };
-    stored.set(keyOf(templateKeys.version(template, tag)), { ...version });
-    stored.set(keyOf(templateKeys.content(template, contentId)), { contentId, template: content });
+    stored.set(keyId(templateKeys.version(template, tag)), { ...version });
+    stored.set(keyId(templateKeys.content(template, contentId)), { contentId, template: content });
   }
   return template;
 }
@@ -124,8 +124,8 @@ describe('the compiled-version cache', () => {
     expect(contentReads()).toBe(1);
 
     // New content comes with a new content id and time: the next render reads and compiles it.
-    const versionKey = keyOf(templateKeys.version(template, 'v'));
-    stored.set(keyOf(templateKeys.content(template, 'c2')), { contentId: 'c2', template: 'two {{x}}' });
+    const versionKey = keyId(templateKeys.version(template, 'v'));
+    stored.set(keyId(templateKeys.content(template, 'c2')), { contentId: 'c2', template: 'two {{x}}' });
     stored.set(versionKey, { ...stored.get(versionKey), contentId: 'c2', updatedAt: '2026-01-02T00:00:00.000Z' });
     expect((await render(template, { variables: { x: 3 } })).html).toBe('two 3');
     expect(contentReads()).toBe(2);
@@ -139,10 +139,10 @@ describe('the compiled-version cache', () => {
     const first = store({ v: { content: 'first' } }, 'v');
     expect((await render(first)).html).toBe('first');
     // Deleted and created again under the same name: same tag and times, new id.
-    stored.set(keyOf(templateKeys.template('acct', first.domain, first.name)), { ...stored.get(keyOf(templateKeys.template('acct', first.domain, first.name))), id: 'other' });
+    stored.set(keyId(templateKeys.template('acct', first.domain, first.name)), { ...stored.get(keyId(templateKeys.template('acct', first.domain, first.name))), id: 'other' });
     const again = { ...first, id: 'other' };
-    stored.set(keyOf(templateKeys.version(again, 'v')), { ...stored.get(keyOf(templateKeys.version(first, 'v'))), templateId: 'other', contentId: 'c-other' });
-    stored.set(keyOf(templateKeys.content(again, 'c-other')), { contentId: 'c-other', template: 'second' });
+    stored.set(keyId(templateKeys.version(again, 'v')), { ...stored.get(keyId(templateKeys.version(first, 'v'))), templateId: 'other', contentId: 'c-other' });
+    stored.set(keyId(templateKeys.content(again, 'c-other')), { contentId: 'c-other', template: 'second' });
     expect((await render(first)).html).toBe('second');
   });
 });

@@ -24,7 +24,7 @@ interface EoaResult {
   status_details?: { bounce_code?: string; bounce_message?: string };
 }
 
-export class EmailOnAcidError extends Error {
+class EmailOnAcidError extends Error {
   override name = 'EmailOnAcidError';
 }
 
