@@ -228,6 +228,8 @@ describe('the console\'s administration pages', () => {
 
     await row.getByRole('button', { name: 'Revoke pool Shared out from Agency <b>One</b>' }).click();
     await section.getByRole('status').filter({ hasText: 'Pool Shared out revoked from Agency <b>One</b>.' }).waitFor();
+    // The notice comes as the listing reloads: the row loses the pool once it has.
+    await row.getByRole('button', { name: 'Revoke pool Shared out from Agency <b>One</b>' }).waitFor({ state: 'detached' });
     expect(await row.getByRole('button', { name: /^Revoke pool / }).count()).toBe(0);
     expect((await call(`${platform.us.url}/v5/accounts/subaccounts/ip_pools/all`)).json).toEqual({ items: [], total_count: 0 });
   });
