@@ -10,16 +10,16 @@ import sequencer from '@jest/test-sequencer';
 // (test/infra/app.test.ts is not among them: it waits for bin/app.ts's synth, which the global
 // setup starts in the background (test/support/app-synth.ts), so it is best started late.)
 const LONGEST_FIRST = [
-  'test/integration/route-table.test.ts',
   'test/integration/fuzz-routes.test.ts',
   'test/integration/crash-recovery.test.ts',
-  'test/infra/bundling.test.ts',
-  'test/integration/lists.test.ts',
-  'test/integration/scheduling.test.ts',
   'test/integration/subaccounts.test.ts',
-  'test/integration/send-faults.test.ts',
-  'test/integration/local-host.test.ts',
+  'test/infra/bundling.test.ts',
+  'test/integration/scheduling.test.ts',
+  'test/browser/console-optimize.test.ts',
+  'test/integration/lists.test.ts',
+  'test/integration/route-table.test.ts',
   'test/infra/cfn-lint.test.ts',
+  'test/integration/local-host.test.ts',
 ];
 
 /** Jest's own order, except that a run with no recorded durations starts with the known longest. */
