@@ -16,6 +16,7 @@ import { loadDmarc } from './pages/dmarc.load';
 import { loadHealth } from './pages/health.load';
 import { loadKeys } from './pages/keys.load';
 import { loadLists } from './pages/lists.load';
+import { loadLogs } from './pages/logs.load';
 import { loadOutbox } from './pages/outbox.load';
 import { loadOverview } from './pages/overview.load';
 import { loadPlacement } from './pages/placement.load';
@@ -23,6 +24,7 @@ import { loadPostmaster } from './pages/postmaster.load';
 import { loadPreviews } from './pages/previews.load';
 import { loadReporting } from './pages/reporting.load';
 import { loadRoutes } from './pages/routes.load';
+import { loadSpamTraps } from './pages/spamtraps.load';
 import { loadSuppressions } from './pages/suppressions.load';
 import { loadTemplates } from './pages/templates.load';
 import './styles.css';
@@ -93,7 +95,7 @@ function navItems(outbox: boolean): NavItem[] {
   return [
     { href: '/overview', name: 'Overview', chunk: pages.overview, load: loadOverview },
     { href: '/domains', name: 'Domains', chunk: pages.domains, load: () => void listDomains() },
-    { href: '/logs', name: 'Logs', chunk: pages.logs },
+    { href: '/logs', name: 'Logs', chunk: pages.logs, load: loadLogs },
     { href: '/suppressions', name: 'Suppressions', chunk: pages.suppressions, load: loadSuppressions },
     { href: '/templates', name: 'Templates', chunk: pages.templates, load: loadTemplates },
     { href: '/routes', name: 'Routes', chunk: pages.routes, load: loadRoutes },
@@ -106,7 +108,7 @@ function navItems(outbox: boolean): NavItem[] {
     { href: '/blocklists', name: 'Blocklists', group: 'Optimize', chunk: pages.blocklists, load: loadBlocklists },
     { href: '/health', name: 'Health score', group: 'Optimize', chunk: pages.health, load: loadHealth },
     { href: '/placement', name: 'Inbox placement', group: 'Optimize', chunk: pages.placement, load: loadPlacement },
-    { href: '/spamtraps', name: 'Spam traps', group: 'Optimize', chunk: pages.spamtraps },
+    { href: '/spamtraps', name: 'Spam traps', group: 'Optimize', chunk: pages.spamtraps, load: loadSpamTraps },
     { href: '/postmaster', name: 'Postmaster', group: 'Optimize', chunk: pages.postmaster, load: loadPostmaster },
     { href: '/alerts', name: 'Alerts', group: 'Optimize', chunk: pages.alerts, load: loadAlerts },
     ...(outbox ? [{ href: '/outbox', name: 'Outbox', chunk: pages.outbox, load: loadOutbox }] : []),

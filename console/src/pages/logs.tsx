@@ -1,81 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call } from '../api';
 import { credentials, useAppState } from '../session';
 import { loadStoredMessage } from '../stored-message';
 import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { errorText, useLoad } from '../ui/load';
 import { MessageView, type MessageParts } from '../ui/message-view';
 import { ErrorText, fieldsOf, formatDate, Json, Loading, Page, Head } from '../ui/widgets';
-
-export const EVENT_TYPES = ['accepted', 'delivered', 'failed', 'opened', 'clicked', 'unsubscribed', 'complained', 'stored', 'rejected'] as const;
-const PAGE_SIZE = 25;
-
-export interface LogItem {
-  id: string;
-  event: string;
-  '@timestamp': string;
-  recipient?: string;
-  domain: { name: string };
-  tags?: string[];
-  severity?: string;
-  reason?: string;
-  message?: { headers?: { 'message-id'?: string; subject?: string; from?: string; to?: string } };
-  storage?: { key?: string };
-  'delivery-status'?: { message?: string; description?: string; code?: number };
-}
-
-interface LogsReply {
-  items: LogItem[];
-  pagination: { next?: string; previous?: string; first?: string };
-}
-
-interface Filters {
-  event?: string;
-  domain?: string;
-  recipient?: string;
-  tag?: string;
-  from?: string;
-  to?: string;
-}
-
-/** RFC 2822, as the logs API takes dates. */
-function rfc2822(date: Date): string {
-  return date.toUTCString().replace('GMT', '+0000');
-}
-
-type Predicate = { attribute: string; comparator: string; values: Array<{ value: string }> };
-
-export function logsQuery(filters: Filters, token?: string, limit = PAGE_SIZE, sort = 'timestamp:desc') {
-  const and: Predicate[] = [];
-  const is = (attribute: string, value: string | undefined, comparator = '=') => value && and.push({ attribute, comparator, values: [{ value }] });
-  is('domain', filters.domain);
-  is('recipient', filters.recipient?.trim());
-  is('tag', filters.tag?.trim());
-  const end = filters.to ? new Date(filters.to) : new Date();
-  // Without a start, the API's own default, the last day: a wider window costs the API a read of
-  // every hour in it when events are few, so it is asked for only when the user gives dates.
-  const start = filters.from ? new Date(filters.from) : new Date(end.getTime() - 86_400_000);
-  return {
-    start: rfc2822(start),
-    end: rfc2822(end),
-    ...(filters.event ? { events: [filters.event] } : {}),
-    ...(and.length ? { filter: { AND: and } } : {}),
-    pagination: { sort, limit, ...(token ? { token } : {}) },
-  };
-}
-
-export function fetchLogs(body: unknown, signal?: AbortSignal) {
-  return call<LogsReply>(credentials(), 'POST', '/v1/analytics/logs', { json: body, signal });
-}
+import { aroundEvent, EVENT_TYPES, fetchLogs, logsQuery, PAGE_SIZE, logsOpening, type Filters, type LogItem } from './logs.load';
 
 function summary(item: LogItem): string {
   return item.message?.headers?.subject ?? '';
-}
-
-/** The window a message's events fall in: from an hour before this one to three days after (or now). */
-export function aroundEvent(item: { '@timestamp': string }): Filters {
-  const at = Date.parse(item['@timestamp']);
-  return { from: new Date(at - 3_600_000).toISOString(), to: new Date(Math.min(Date.now(), at + 3 * 86_400_000)).toISOString() };
 }
 
 /** The message's other events, oldest first: what happened to it, step by step. */
@@ -155,7 +88,9 @@ export default function Logs() {
   const [filters, setFilters] = useState<Filters>({});
   const [token, setToken] = useState<string>();
   const [selected, setSelected] = useState<LogItem>();
-  const page = useLoad((signal) => fetchLogs(logsQuery(filters, token), signal), [filters, token, region]);
+  // Where "the last day" ends: when the page opened (the loader's call), then when filters are applied.
+  const [now, setNow] = useState(logsOpening.take);
+  const page = useLoad((signal) => fetchLogs(logsQuery(filters, token, PAGE_SIZE, 'timestamp:desc', now), signal), [filters, token, region, now]);
   // The domain filter's choices are asked for once the first page has come: the events are what the
   // page is opened for, and the API answers them sooner without a second request beside them.
   const settled = Boolean(page.data || page.error);
@@ -170,6 +105,7 @@ export default function Logs() {
           const f = fieldsOf(e.currentTarget);
           setToken(undefined);
           setSelected(undefined);
+          setNow(new Date());
           setFilters({ event: f.event || undefined, domain: f.domain || undefined, recipient: f.recipient || undefined, tag: f.tag || undefined, from: f.from || undefined, to: f.to || undefined });
         }}
       >

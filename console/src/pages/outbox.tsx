@@ -5,7 +5,7 @@ import { errorText, useAction } from '../ui/load';
 import { fetchOutbox, OUTBOX } from './outbox.load';
 import { MessageView, type MessageParts } from '../ui/message-view';
 import { ConfirmButton, ErrorText, formatDate, Json, Page, Head } from '../ui/widgets';
-import { aroundEvent, fetchLogs, logsQuery, type LogItem } from './logs';
+import { aroundEvent, fetchLogs, logsQuery, type LogItem } from './logs.load';
 
 /** Local mode's outbox (lib/local/outbox-api.ts): what the SES stand-in was handed. */
 /** How often the page asks for mail that arrived since it last looked. */

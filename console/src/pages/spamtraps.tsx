@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { call } from '../api';
-import { credentials, useAppState } from '../session';
+import { useAppState } from '../session';
 import { Chart, daySeconds } from '../ui/chart';
 import { useLoad } from '../ui/load';
 import { ErrorText, Head, Loading, Notice, Page } from '../ui/widgets';
+import { fetchSpamTraps, OPENING_DAYS, spamTrapsOpening } from './spamtraps.load';
 import './optimize.css';
 
 const TYPES = [
@@ -30,16 +30,13 @@ const SOURCES: Record<string, string> = {
 /** Pristine and harvested hits come only from the operator's list: without it they are not measured. */
 const measured = (type: Metric, sources: string[]) => sources.includes('operator_trap_list') || (type !== 'pristine_count' && type !== 'harvested_count');
 
-function query(days: number, dimension: string) {
-  const end = new Date();
-  return { start: new Date(end.getTime() - days * 86_400_000).toISOString(), end: end.toISOString(), dimension, limit: 1000 };
-}
-
 export default function SpamTraps() {
   const { region } = useAppState();
-  const [days, setDays] = useState(30);
-  const perDay = useLoad((signal) => call<TrapReply>(credentials(), 'GET', '/v2/spamtraps', { query: query(days, 'timestamp'), signal }), [days, region]);
-  const perDomain = useLoad((signal) => call<TrapReply>(credentials(), 'GET', '/v2/spamtraps', { query: { ...query(days, 'domain_name'), sort: 'total_count:desc' }, signal }), [days, region]);
+  // The period: its length, and its end (when the page opened, then when the length is changed).
+  const [period, setPeriod] = useState(() => ({ days: OPENING_DAYS, end: spamTrapsOpening.take() }));
+  const { days, end } = period;
+  const perDay = useLoad((signal) => fetchSpamTraps<TrapReply>(days, end, 'timestamp', signal), [period, region]);
+  const perDomain = useLoad((signal) => fetchSpamTraps<TrapReply>(days, end, 'domain_name', signal), [period, region]);
   const sources = perDay.data?.data_sources ?? [];
   const shown = TYPES.filter(([type]) => measured(type, sources));
   const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) / 1000;
@@ -50,7 +47,7 @@ export default function SpamTraps() {
       <div class="panel row">
         <div class="field">
           <label for="st-period">Period</label>
-          <select id="st-period" value={String(days)} onChange={(e) => setDays(Number((e.target as HTMLSelectElement).value))}>
+          <select id="st-period" value={String(days)} onChange={(e) => setPeriod({ days: Number((e.target as HTMLSelectElement).value), end: new Date() })}>
             <option value="7">Last 7 days</option>
             <option value="30">Last 30 days</option>
           </select>

@@ -75,24 +75,20 @@ function stack(series: ReadonlyArray<ChartSeries>): Array<Array<number | null>> 
  * axes take unix seconds; category axes take names and draw bars. Stacked charts draw running
  * totals and list each series' own figures in the table.
  *
- * Drawn from the frame after the one its data arrives in: the page's own figures (its tables,
- * its state) paint first, and the chart's room is kept meanwhile, so nothing moves.
+ * The canvas is drawn from the frame after the one its data arrives in: the page's figures (the
+ * table here, its other state) paint first, and the chart's room is kept meanwhile, so nothing moves.
  */
-export function Chart(props: ChartProps) {
+export function Chart({ title, x, days, xLabel = days ? 'Day' : 'Time', series, kind, stacked, height = 260, formatX = days ? (v) => formatDate(v, true) : defaultFormat, table = true, tableCaption, collapsible }: ChartProps) {
   const [painted, setPainted] = useState(false);
   // Preact runs effects after the browser has painted.
   useEffect(() => setPainted(true), []);
-  return painted ? <DrawnChart {...props} /> : <div class="chart" aria-hidden="true" />;
-}
-
-function DrawnChart({ title, x, days, xLabel = days ? 'Day' : 'Time', series, kind, stacked, height = 260, formatX = days ? (v) => formatDate(v, true) : defaultFormat, table = true, tableCaption, collapsible }: ChartProps) {
   const missing = days ? 'no data' : '';
   const box = useRef<HTMLDivElement>(null);
   const categorical = typeof x[0] === 'string';
   const bars = (kind ?? (categorical ? 'bars' : 'lines')) === 'bars';
   useEffect(() => {
     const el = box.current;
-    if (!el || !x.length || !series.length) return;
+    if (!painted || !el || !x.length || !series.length) return;
     const xs = categorical ? x.map((_, i) => i) : (x as number[]);
     const ys = stacked ? stack(series) : series.map((s) => [...s.values]);
     // Stacked series are drawn last to first, so each lower total shows in front of the one above it.
@@ -139,7 +135,7 @@ function DrawnChart({ title, x, days, xLabel = days ? 'Day' : 'Time', series, ki
       resize.disconnect();
       plot.destroy();
     };
-  }, [x, series, kind, stacked, height, days]);
+  }, [painted, x, series, kind, stacked, height, days]);
   if (!x.length || !series.length) return <p class="muted">Nothing to chart: no figures for this choice.</p>;
   return (
     <figure class="chart-figure">
