@@ -202,6 +202,27 @@ test('a pool delegated to a subaccount is used, not changed, by it; revoking mov
   await eventually(async () => ((await call(`${url()}/v5/accounts/subaccounts/ip_pools/all`)).json.total_count as number) === 0);
 });
 
+test("a pool delegated from the subaccount's side replaces the pool it had; from the pool's side it is one more", async () => {
+  const parent = sdk(url());
+  const sub = (await parent.subaccounts.create('Switcher')).subaccount.id;
+  const first = ((await parent.ip_pools.list()).ip_pools as unknown as Array<{ pool_id: string; ips: string[] }>).find((p) => p.ips.length)!;
+  const second = (await parent.ip_pools.create({ name: 'Second', description: 'the replacement' })) as unknown as { pool_id: string };
+  const third = (await parent.ip_pools.create({ name: 'Third', description: 'one more' })) as unknown as { pool_id: string };
+  const delegations = async () =>
+    ((await call(`${url()}/v5/accounts/subaccounts/ip_pools/all`)).json.items as Array<{ pool_id: string; subaccount_id: string }>)
+      .filter((item) => item.subaccount_id === sub)
+      .map((item) => item.pool_id)
+      .sort();
+  const fromSubaccount = (poolId: string) => call(`${url()}/v5/accounts/subaccounts/${sub}/ip_pool`, { method: 'PUT', contentType: 'application/x-www-form-urlencoded', body: `pool_id=${poolId}` });
+
+  expect((await fromSubaccount(first.pool_id)).json).toMatchObject({ message: 'started' });
+  expect(await delegations()).toEqual([first.pool_id]);
+  expect((await fromSubaccount(second.pool_id)).json).toMatchObject({ message: 'started' });
+  await eventually(async () => JSON.stringify(await delegations()) === JSON.stringify([second.pool_id]));
+  expect(await parent.ip_pools.delegate(third.pool_id, sub)).toMatchObject({ message: 'success' });
+  expect(await delegations()).toEqual([second.pool_id, third.pool_id].sort());
+});
+
 test('an IP delegated to a subaccount is its own to use; one in a pool of the parent is refused, as Mailgun refuses it', async () => {
   const parent = sdk(url());
   const sub = (await parent.subaccounts.create('Reseller')).subaccount.id;

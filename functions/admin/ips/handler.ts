@@ -275,11 +275,13 @@ export const handler = areaHandler(ipRoutes, {
   }),
 
   delegatePool: operation(delegateInput, async (req, input) => delegateTo(req.accountId, input.pool_id, input.subaccount_id)),
-  delegatePoolToSubaccount: operation(subaccountPoolInput, async (req, input) => ({
-    ...(await delegateTo(req.accountId, input.pool_id, input.subaccount_id)),
-    message: 'started',
-    reference_id: objectId(),
-  })),
+  // Mailgun: from the subaccount's side a delegation replaces the pool it had (the pool's side adds one).
+  delegatePoolToSubaccount: operation(subaccountPoolInput, async (req, input) => {
+    await delegateTo(req.accountId, input.pool_id, input.subaccount_id);
+    const replaced = (await ownPools(req.accountId)).filter((pool) => pool.poolId !== input.pool_id && pool.delegatedTo?.includes(input.subaccount_id));
+    for (const pool of replaced) await revokeFrom(req.accountId, pool.poolId, input.subaccount_id);
+    return { message: 'started', reference_id: objectId() };
+  }),
 
   revokePoolDelegation: operation(delegateInput, async (req, input) => revokeFrom(req.accountId, input.pool_id, input.subaccount_id)),
   revokeSubaccountPool: operation(subaccountPoolInput, async (req, input) => revokeFrom(req.accountId, input.pool_id, input.subaccount_id)),
