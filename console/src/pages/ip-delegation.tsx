@@ -116,6 +116,7 @@ export function Delegation({ pools, ips }: { pools: DelegablePool[]; ips: string
       <p class="muted">A subaccount uses the pools and IPs delegated to it for its own domains; only this account changes them.</p>
       <ul class="rules muted">
         <li>An IP in one of this account's pools or dynamic pool bands cannot be delegated.</li>
+        <li>Delegating a pool replaces the pool the subaccount had (its domains on that pool move to the shared IPs).</li>
         <li>Revoking a pool moves the subaccount's domains on it to the shared IPs.</li>
       </ul>
       {notice ? <Notice>{notice}</Notice> : null}
