@@ -1,4 +1,4 @@
-import type { EventData } from '../events/event-store';
+import { isPlatformMailEvent, type EventData } from '../events/event-store';
 
 /**
  * The counts kept per counter item, named as Mailgun's metrics without `_count` (contract §7.2).
@@ -110,7 +110,7 @@ function failureCounts(data: EventData): StoredCount[] {
 
 /** The counts one event adds to: none for the platform's own mail (is-system-test), which is not the account's usage. */
 export function countsOfEvent(data: EventData, firsts: Firsts = {}): StoredCount[] {
-  if ((data['flags'] as { 'is-system-test'?: unknown } | undefined)?.['is-system-test'] === true) return [];
+  if (isPlatformMailEvent(data)) return [];
   switch (data.event) {
     case 'accepted':
       // Every accepted event of this platform is an outgoing message to one recipient (there are

@@ -24,6 +24,9 @@ export type EventName = 'accepted' | 'rejected' | 'delivered' | 'failed' | 'open
 /** The event as the events API and webhooks show it (contract §6.2-6.3). */
 export type EventData = Record<string, unknown> & { event: EventName; id: string; timestamp: number };
 
+/** An event of the platform's own mail for the account (an alert, a confirmation): not the account's usage nor its tags. */
+export const isPlatformMailEvent = (data: Record<string, unknown>): boolean => (data['flags'] as { 'is-system-test'?: unknown } | undefined)?.['is-system-test'] === true;
+
 /** An event as it was recorded: what the stream consumers (analytics, tags, webhooks) receive. */
 export interface RecordedEvent {
   accountId: string;

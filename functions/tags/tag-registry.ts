@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../events/event-store';
+import { isPlatformMailEvent, type RecordedEvent } from '../events/event-store';
 import { mapLimit } from '../platform/concurrency';
 import { env } from '../platform/env';
 import { createTag, getTag, normaliseTag, releasePlace, reservePlace, widenSightings, type TagScope } from './tag-store';
@@ -42,6 +42,8 @@ function sightingsOf(events: RecordedEvent[]): Sighting[] {
     }
   };
   for (const { accountId, domain, data } of events) {
+    // The platform's own mail (an alert's tags) is not the account's: its tags stay out of its list.
+    if (isPlatformMailEvent(data)) continue;
     const tags = Array.isArray(data['tags']) ? (data['tags'] as unknown[]) : [];
     const at = Math.round(data.timestamp * 1000);
     for (const raw of tags) {

@@ -172,7 +172,7 @@ describe('test sends', () => {
     expect(mail.raw.toString()).toMatch(/Subject: \[Test\] Alert: IP 192\.0\.2\.1 removed from Mailplane test list/);
   });
 
-  it("keeps a subaccount's alert email out of its analytics: platform mail, flagged is-system-test in its events", async () => {
+  it("keeps a subaccount's alert email out of its analytics and its tags: platform mail, flagged is-system-test in its events", async () => {
     const sub = (await api('POST', '/v5/accounts/subaccounts', { name: 'Alerted tenant' })).json.subaccount as { id: string };
     const behalf = { 'x-mailgun-on-behalf-of': sub.id };
     const asSub = (method: string, path: string, body?: unknown) =>
@@ -184,12 +184,16 @@ describe('test sends', () => {
     const alertDelivery = await eventually(() => delivered('tenant-ops@example.com'));
     expect(alertDelivery.flags).toMatchObject({ 'is-system-test': true });
     // The tenant's own message is counted; the alert never is.
-    await call(`${base}/v3/${domain}/messages`, { method: 'POST', headers: behalf, contentType: 'application/x-www-form-urlencoded', body: new URLSearchParams({ from: `me@${domain}`, to: 'customer@example.com', subject: 'own', text: 'x' }).toString() });
+    await call(`${base}/v3/${domain}/messages`, { method: 'POST', headers: behalf, contentType: 'application/x-www-form-urlencoded', body: new URLSearchParams({ from: `me@${domain}`, to: 'customer@example.com', subject: 'own', text: 'x', 'o:tag': 'own-newsletter' }).toString() });
     expect((await eventually(() => delivered('customer@example.com'))).flags['is-system-test']).toBeUndefined();
     const counts = async () =>
       ((await asSub('POST', '/v1/analytics/metrics', { duration: '1d', resolution: 'day', metrics: ['accepted_outgoing_count', 'delivered_count'], include_aggregates: true })).json.aggregates as { metrics: Record<string, number> }).metrics;
     await eventually(async () => (await counts()).delivered_count! >= 1);
     expect(await counts()).toMatchObject({ accepted_outgoing_count: 1, delivered_count: 1 });
+    // Its tag list has its own message's tag, and none of the alert's.
+    const tags = async () => ((await asSub('GET', `/v3/${domain}/tags`)).json.items as Array<{ tag: string }>).map((t) => t.tag);
+    await eventually(async () => (await tags()).includes('own-newsletter'));
+    expect(await tags()).toEqual(['own-newsletter']);
   });
 });
 
