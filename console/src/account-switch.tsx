@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { call } from './api';
 import { credentials, currentSession, setActing, useAppState } from './session';
+import { useLoad } from './ui/load';
 
 export interface Subaccount {
   id: string;
@@ -31,23 +32,14 @@ export function subaccountsChanged(): void {
  */
 export function AccountSwitch() {
   const { acting, region } = useAppState();
-  const [subaccounts, setSubaccounts] = useState<Subaccount[]>();
-  const [version, setVersion] = useState(0);
-  const [failed, setFailed] = useState(false);
+  // A subaccount's key may not list subaccounts (it has none): it just names its account.
+  const listing = useLoad(listSubaccounts, [region]);
   useEffect(() => {
-    const listener = () => setVersion((v) => v + 1);
-    listeners.add(listener);
-    return () => void listeners.delete(listener);
-  }, []);
-  useEffect(() => {
-    const controller = new AbortController();
-    listSubaccounts(controller.signal).then(
-      (list) => (setSubaccounts(list), setFailed(false)),
-      // A subaccount's key may not list subaccounts (it has none): it just names its account.
-      () => !controller.signal.aborted && setFailed(true),
-    );
-    return () => controller.abort();
-  }, [region, version]);
+    listeners.add(listing.reload);
+    return () => void listeners.delete(listing.reload);
+  }, [listing.reload]);
+  const subaccounts = listing.data;
+  const failed = Boolean(listing.error);
   const session = currentSession();
   const own = 'Primary account';
   if (failed || !subaccounts?.length) {
