@@ -32,10 +32,12 @@ function rsaKeyPem(): string {
   return generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
 }
 
-function serialHex(): string {
-  // Positive (top bit clear) and unique enough that no two issued certificates share one.
+export function serialHex(): string {
+  // Unique enough that no two issued certificates share one, positive (top bit clear), and with a
+  // first byte that is not zero: forge writes the hex as it is, and DER's INTEGER must be minimal,
+  // so a leading zero byte before one under 0x80 is refused by OpenSSL ("illegal padding").
   const bytes = randomBytes(16);
-  bytes[0]! &= 0x7f;
+  bytes[0] = bytes[0]! & 0x7f || 0x01;
   return bytes.toString('hex');
 }
 
