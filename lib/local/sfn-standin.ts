@@ -113,6 +113,7 @@ export class SfnStandIn {
       execution.abort();
     }
     await Promise.all(pending.map((e) => e.done));
+    await Promise.all([...this.machines.values()].map((machine) => machine.tasksSettled()));
     await closeServer(this.server);
   }
 

@@ -70,6 +70,8 @@ export class LocalWorkflow {
   private readonly machine: StateMachine;
   /** The Task handlers and retry intervals every run uses, fixed when the workflow is loaded. */
   private readonly overrides: NonNullable<RunOptions['overrides']>;
+  /** Task handlers still running: aborting an execution does not stop the one it is in. */
+  private readonly tasksRunning = new Set<Promise<unknown>>();
 
   constructor(
     readonly name: string,
@@ -97,11 +99,24 @@ export class LocalWorkflow {
     for (const [stateName, resource] of taskStates(states)) {
       const handler = tasks[resource];
       if (!handler) throw new Error(`Workflow ${name}: no local handler for the resource ${resource} of Task state ${stateName}`);
-      handlers[stateName] = (input: never) => handler(input as Json);
+      handlers[stateName] = (input: never) => {
+        const running = handler(input as Json);
+        this.tasksRunning.add(running);
+        void running.then(
+          () => this.tasksRunning.delete(running),
+          () => this.tasksRunning.delete(running),
+        );
+        return running;
+      };
     }
     const retryIntervalOverrides = retryIntervalMs === undefined ? undefined : Object.fromEntries(Object.keys(handlers).map((state) => [state, retryIntervalMs]));
     this.overrides = { taskResourceLocalHandlers: handlers as NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers'], retryIntervalOverrides };
     this.machine = new StateMachine(this.definition, { validationOptions: { noValidate: !validate } });
+  }
+
+  /** Resolves once no task handler runs: after aborting, what a task was doing is finished before the stores close. */
+  async tasksSettled(): Promise<void> {
+    while (this.tasksRunning.size) await Promise.allSettled([...this.tasksRunning]);
   }
 
   run(input: Json, context: Record<string, unknown> = {}): WorkflowExecution {

@@ -135,3 +135,25 @@ test('waiting executions survive a restart: saved before StartExecution answers,
   expect(sends.map((s) => JSON.parse(s.body))).toEqual([{ storageKey: 'k4', attempt: 0 }]);
   expect(second.host.list(second.stateMachineArn)).toMatchObject([{ name: 'deliver-k4', status: 'SUCCEEDED' }]);
 });
+
+test("close waits for a task handler under way: what it writes lands before the stores it writes to close", async () => {
+  const order: string[] = [];
+  let started!: () => void;
+  const taskStarted = new Promise<void>((resolve) => (started = resolve));
+  const host = new SfnStandIn(dataDir, 'us-east-1', (fn) => fn());
+  const endpoint = await host.listen();
+  const slowSend = sqsSendMessageTask(async () => {
+    order.push('task started');
+    started();
+    await sleep(300);
+    order.push('task done');
+  });
+  const stateMachineArn = host.createStateMachine(new LocalWorkflow('scheduled-delivery', { SendQueueUrl: QUEUE, UndeliveredFunctionArn: 'undelivered' }, { [SQS_SEND_MESSAGE]: slowSend, [LAMBDA_INVOKE]: lambdaInvokeTask({}) }));
+  host.resume();
+  const client = new SFNClient({ region: 'us-east-1', endpoint, maxAttempts: 1 });
+  await client.send(new StartExecutionCommand({ stateMachineArn, name: 'slow-task', input: input('k-slow', new Date()) }));
+  await taskStarted;
+  await host.close();
+  order.push('closed');
+  expect(order).toEqual(['task started', 'task done', 'closed']);
+});
