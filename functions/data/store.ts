@@ -38,21 +38,28 @@ export async function getItem<T>(key: Key, options: { consistent?: boolean } = {
   return withoutKeys<T>(out.Item);
 }
 
+/** Whether a conditional write took place: false when its condition failed; any other error is thrown. */
+async function unlessConditionFails(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
 /** Writes an item; with `ifAbsent`, only if its key is free, answering false when it is taken. */
 export async function putItem<T extends object>(key: Key & Partial<IndexKey>, item: T, options: { ifAbsent?: boolean } = {}): Promise<boolean> {
-  try {
-    await documentClient().send(
+  return unlessConditionFails(
+    documentClient().send(
       new PutCommand({
         TableName: table(),
         Item: { ...item, ...key },
         ...(options.ifAbsent ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}),
       }),
-    );
-    return true;
-  } catch (error) {
-    if (options.ifAbsent && error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** BatchWriteItem's and BatchGetItem's limits on requests per call. */
@@ -189,8 +196,8 @@ async function conditionalUpdate(
 ): Promise<boolean> {
   const update = updateExpression(changes);
   const values = { ...update.values, ...when.values };
-  try {
-    await documentClient().send(
+  return unlessConditionFails(
+    documentClient().send(
       new UpdateCommand({
         TableName: table(),
         Key: key,
@@ -199,12 +206,8 @@ async function conditionalUpdate(
         ExpressionAttributeNames: { ...update.names, ...when.names },
         ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -224,8 +227,8 @@ export async function updateItemWhere(key: Key, path: readonly string[], expecte
  * other entries to their own writers; false when the item or its map is absent.
  */
 export async function setMapEntry(key: Key, attribute: string, entry: string, value: unknown): Promise<boolean> {
-  try {
-    await documentClient().send(
+  return unlessConditionFails(
+    documentClient().send(
       new UpdateCommand({
         TableName: table(),
         Key: key,
@@ -234,12 +237,8 @@ export async function setMapEntry(key: Key, attribute: string, entry: string, va
         ExpressionAttributeNames: { '#m': attribute, '#e': entry },
         ExpressionAttributeValues: { ':v': value },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /**
@@ -258,15 +257,11 @@ export async function setAbsentAttributes(key: Key, claims: Record<string, unkno
 /** Deletes an item only while its attributes still hold the `expected` values. */
 export async function deleteItemIf(key: Key, expected: Record<string, unknown>): Promise<boolean> {
   const when = equalities(expected);
-  try {
-    await documentClient().send(
+  return unlessConditionFails(
+    documentClient().send(
       new DeleteCommand({ TableName: table(), Key: key, ConditionExpression: when.condition, ExpressionAttributeNames: when.names, ExpressionAttributeValues: when.values }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 export async function deleteItem(key: Key): Promise<void> {
@@ -489,8 +484,8 @@ export async function removeFromSet(key: Key, attribute: string, member: string)
  */
 export async function moveAttribute(key: Key, attribute: string, value: string | number, direction: 'max' | 'min', alsoSet: Record<string, unknown> = {}): Promise<boolean> {
   const extra = Object.entries(alsoSet);
-  try {
-    await documentClient().send(
+  return unlessConditionFails(
+    documentClient().send(
       new UpdateCommand({
         TableName: table(),
         Key: key,
@@ -499,21 +494,13 @@ export async function moveAttribute(key: Key, attribute: string, value: string |
         ExpressionAttributeNames: { '#a': attribute, ...Object.fromEntries(extra.map(([name], i) => [`#x${i}`, name])) },
         ExpressionAttributeValues: { ':v': value, ...Object.fromEntries(extra.map(([, v], i) => [`:x${i}`, v])) },
       }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+    ),
+  );
 }
 
 /** Deletes an item, answering whether it was there (so a counter can follow exactly once). */
 export async function deleteIfPresent(key: Key): Promise<boolean> {
-  try {
-    await documentClient().send(new DeleteCommand({ TableName: table(), Key: key, ConditionExpression: 'attribute_exists(pk)' }));
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+  return unlessConditionFails(
+    documentClient().send(new DeleteCommand({ TableName: table(), Key: key, ConditionExpression: 'attribute_exists(pk)' })),
+  );
 }
