@@ -104,7 +104,7 @@ export const PLATFORM_SETTINGS = {
     optionalNonEmpty,
     "The domain of seed lists' target addresses (`ibp-<id>@<domain>`), received through the inbound path; unset, seed lists cannot be made. On AWS `-c seedInboxDomain=<domain>` (verified in SES, MX at SES receiving).",
   ),
-  PLACEMENT_STATE_MACHINE_ARN: wired(optionalNonEmpty, 'The placement poll workflow (lib/workflows/placement-poll.asl.json): a copy reaching a seed target starts it.'),
+  PLACEMENT_STATE_MACHINE_ARN: wired(optionalNonEmpty, 'The placement poll workflow (lib/workflows/placement-poll.asl.json): a placement test, or a copy of the user\'s own send reaching a seed target, starts it.'),
   PLACEMENT_POLL_SECONDS: setting(positiveInteger.default(180), "Seconds between two polls of a placement test's seed mailboxes. On AWS `-c placementPollSeconds`."),
   PLACEMENT_DEADLINE_SECONDS: setting(positiveInteger.default(3600), 'Seconds after the copy reached the target by which seeds not found are `missing`. On AWS `-c placementDeadlineSeconds`.'),
   SPAMD_ADDRESS: setting(

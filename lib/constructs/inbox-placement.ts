@@ -8,8 +8,9 @@ import { Workflow, workflowTaskEntry } from './workflows';
  * Inbox placement in the Optimization nested stack (ProductApi's `prepare`): the poll workflow
  * (lib/workflows/placement-poll.asl.json) and its task, which signs in to the operator's seed
  * mailboxes over IMAP (their secrets unsealed with the platform key) and writes results. The
- * inbound receive worker starts it when a copy reaches a seed list's target (`intake`); the
- * inbox area sends tests through the sending pipeline and seals seed secrets (`grant`).
+ * inbox area starts it with each test it sends through the sending pipeline, and seals seed
+ * secrets (`grant`); the inbound receive worker starts it when a message the user sent themselves
+ * reaches a seed list's target (`intake`).
  */
 export function addInboxPlacement(stack: NestedStack, environment: Record<string, string>, resources: AreaResources) {
   const pollTask = new PlatformFunction(stack, 'PlacementPollTask', {
@@ -34,6 +35,8 @@ export function addInboxPlacement(stack: NestedStack, environment: Record<string
       // A test is sent as any message: its copies stored and queued for the send worker.
       grantMessageObjects(fn.grantee, resources.messagesBucket, ['s3:PutObject']);
       grantSendToQueue(fn.grantee, resources.sendQueue);
+      // A test's result is polled from the moment it starts, so it ends even if no copy arrives.
+      grantStartExecution(fn.grantee, workflow.stateMachine);
     },
     /** What the inbound receive worker needs to start a result's poll. */
     intake: { environment: workflowEnvironment, grant: (grantee: AreaGrantee) => grantStartExecution(grantee, workflow.stateMachine) },

@@ -170,6 +170,11 @@ test('a placement test reports inbox, spam and missing with the receivers’ SPF
   resultId = started.result_id;
   expect((started as unknown as { mailing_list: string }).mailing_list.split(',')[0]).toBe(target);
   expect(started.links.results).toBe(url(`/v4/inbox/results/${resultId}`));
+  // The link answers at once: every seed pending until the poll has found its copy.
+  const early = await call(started.links.results, {});
+  expect(early.status).toBe(200);
+  expect(early.json.result).toMatchObject({ status: 'processing', subject: 'Spring sale', sender: `tester@${sandbox}` });
+  expect((early.json.result as ResultJson).seed_results.map((s) => s.state)).toEqual(['pending', 'pending', 'pending']);
 
   // Each seed got its own copy, with its own name filled in.
   const copyTo = async (email: string) =>
@@ -194,6 +199,9 @@ test('a placement test reports inbox, spam and missing with the receivers’ SPF
   expect(bySeed[seeds.junk!.email]).toMatchObject({ provider: 'outlook.com', state: 'delivered', destination: 'spam', tags: ['junk'], spf: 'fail', dkim: 'pass', dmarc: 'fail', extensions: { ms_spam: { scl: 5, bcl: 4 } } });
   expect(bySeed[seeds.lost!.email]).toMatchObject({ provider: 'yahoo.com', state: 'missing', destination: '', spf: 'missing/not-set' });
   expect(bySeed[seeds.inbox!.email]!.headers.some((h) => h.key === 'Authentication-Results' && h.value.startsWith('mx.google.com'))).toBe(true);
+  // The target's copy tells the result which IP sent it.
+  const sentFrom = async () => ((await send('GET', `/v4/inbox/results/${resultId}`)).json as { result: { seed_results: Array<{ email: string; originating_ip: string }> } }).result.seed_results.find((s) => s.email === seeds.inbox!.email)!.originating_ip;
+  expect(await eventually(sentFrom)).toMatch(/^[0-9a-f.:]+$/);
   expect(result.delivery_stats['all']).toMatchObject({ total: 3, delivered: 2, inbox: 1, spam: 1, missing: 1, pending: 0, categories: { promotions: 1 } });
   expect(result.delivery_stats['outlook.com']).toMatchObject({ total: 1, spam: 1 });
   expect(result.subject).toBe('Spring sale');

@@ -1,5 +1,5 @@
 import { withinMonthlyLimit } from '../../accounts/monthly-limit';
-import { putItem } from '../../data/store';
+import { deleteIfPresent, putItem } from '../../data/store';
 import { sendingDomain } from '../../messages/accept';
 import { acceptCopy, copyContext, type Copy, type MessagePlan } from '../../messages/copies';
 import { parseMailboxes } from '../../messages/recipients';
@@ -11,14 +11,15 @@ import { messageId as newMessageId, objectId } from '../../platform/ids';
 import { sendingChoiceOf } from '../../sending-ips/sending-options';
 import { chooseSeeds, configuredSeeds, createSeedList, mailingList, requireSeedList, type SeedListItem } from './seed-lists';
 import type { SeedMailboxItem } from './seed-mailboxes';
-import { placementSendKeys, type PlacementSend } from './target-mail';
+import { createResult, deleteResult, MAX_BODY_CHARS, pendingSeed, resultDeadline, type ResultItem } from './results';
+import { resultStarted, placementSendKeys, type PlacementSend } from './target-mail';
 
 /**
  * POST /v4/inbox/tests: one placement test sent through the platform's own pipeline (accepted,
  * stored, queued and sent as any message, with its events), one copy per seed with that seed's
  * `%recipient.first_name%` and `%recipient.last_name%`, and one to the seed list's target. All
- * copies share one Message-ID, as a Mailgun batch send does: the copy reaching the target starts
- * the result, and each seed is searched for that id.
+ * copies share one Message-ID, as a Mailgun batch send does: each seed is searched for that id,
+ * and the copy reaching the target adds what only it tells (the sending IP, the content score).
  */
 export interface PlacementTestInput {
   from: string;
@@ -85,19 +86,50 @@ export async function runPlacementTest(accountId: string, input: PlacementTestIn
     // Seeds and the target are the platform's own addresses: a sandbox domain may test placement too.
     purpose: 'placement-test',
   };
-  const resultId = objectId();
-  const send: PlacementSend = { accountId, resultId, targetEmail: list.targetEmail, seeds: seeds.map((s) => ({ email: s.email, provider: s.provider })) };
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const result: ResultItem = {
+    accountId,
+    id: objectId(),
+    targetEmail: list.targetEmail,
+    seedlistId: list.id,
+    seedlistName: list.name,
+    sender: from[0]!.address,
+    subject: input.subject,
+    messageId: plan.messageId,
+    originatingIp: '',
+    status: 'processing',
+    deadline: resultDeadline(now),
+    seeds: seeds.map((s) => pendingSeed(s.email, s.provider)),
+    spamassassin: null,
+    body: (content.html || content.text || '').slice(0, MAX_BODY_CHARS),
+    createdAt: at,
+    updatedAt: at,
+  };
+  const send: PlacementSend = { accountId, resultId: result.id, targetEmail: list.targetEmail, seeds: seeds.map((s) => ({ email: s.email, provider: s.provider })), resultOpened: true };
   // Recorded before anything is sent: the target's copy may arrive before this request ends.
   await putItem(placementSendKeys.placementSend(plan.messageId), send);
   const copies: Copy[] = [
     { to: [{ name: '', address: list.targetEmail }], cc: [], all: [list.targetEmail], values: {} },
     ...seeds.map((seed) => ({ to: [{ name: [seed.firstName, seed.lastName].filter(Boolean).join(' '), address: seed.email }], cc: [], all: [seed.email], values: { first_name: seed.firstName, last_name: seed.lastName } })),
   ];
-  await withinMonthlyLimit(accountId, domain.name, copies.length, async () => {
-    const context = copyContext(plan, domain, true);
-    await mapLimit(copies, 16, (copy) => acceptCopy(context, copy));
-  });
-  return { resultId, list, seeds };
+  // The result exists before any copy goes: its link answers as soon as the reply is out, and the
+  // target's copy has a result to add to. It is polled from the start, so a test whose copies
+  // never arrive still ends, with those seeds missing at the deadline.
+  await createResult(result);
+  try {
+    await withinMonthlyLimit(accountId, domain.name, copies.length, async () => {
+      const context = copyContext(plan, domain, true);
+      await mapLimit(copies, 16, (copy) => acceptCopy(context, copy));
+    });
+  } catch (error) {
+    // Refused (the monthly limit, say): the test leaves nothing behind.
+    await deleteResult(result);
+    await deleteIfPresent(placementSendKeys.placementSend(plan.messageId));
+    throw error;
+  }
+  await resultStarted(result, list);
+  return { resultId: result.id, list, seeds };
 }
 
 export const testMailingList = (list: SeedListItem, seeds: readonly SeedMailboxItem[]) => mailingList({ targetEmail: list.targetEmail, seeds: seeds.map((s) => s.email) });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { deleteIfPresent, getItem, putItem, queryAll, updateItem, type Key } from '../../data/store';
+import { deleteIfPresent, getItem, putItem, queryAll, updateItem, updateItemIf, type Key } from '../../data/store';
+import { env } from '../../platform/env';
 import { NotFound } from '../../platform/errors';
 import type { AuthVerdict, MsSpam } from './auth-results';
 import type { ContentScore } from './content-score';
@@ -73,6 +73,9 @@ export const MAX_BODY_CHARS = 64_000;
 /** How long a share link lives once enabled. */
 const SHARE_DAYS = 30;
 
+/** When a result started now calls the seeds still not found `missing`. */
+export const resultDeadline = (now: number) => new Date(now + env().PLACEMENT_DEADLINE_SECONDS * 1000).toISOString();
+
 export const pendingSeed = (email: string, provider: string): SeedOutcome => ({ email, provider, state: 'pending', destination: '', folder: '', spf: 'missing/not-set', dkim: 'missing/not-set', dmarc: 'missing/not-set', headers: [] });
 
 /** Creates the result once: a copy delivered twice to the target (a retried receipt) finds it there. */
@@ -96,13 +99,7 @@ export async function accountResults(accountId: string): Promise<ResultItem[]> {
 
 /** Records a poll's outcome; false when the result was deleted meanwhile. */
 export async function saveOutcome(result: ResultItem, seeds: SeedOutcome[], status: ResultItem['status']): Promise<boolean> {
-  try {
-    await updateItem(resultKeys.placementResult(result.accountId, result.id), { seeds, status, updatedAt: new Date().toISOString() });
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+  return updateItemIf(resultKeys.placementResult(result.accountId, result.id), { id: result.id }, { seeds, status, updatedAt: new Date().toISOString() });
 }
 
 export async function deleteResult(result: ResultItem): Promise<void> {

@@ -3,13 +3,13 @@ import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { RESOLUTIONS, bucketStart } from '../../analytics/buckets';
 import { addToCounters } from '../../analytics/counter-store';
 import { defineEntity } from '../../data/key-registry';
-import { getItem, type Key } from '../../data/store';
+import { getItem, updateItemIf, type Key } from '../../data/store';
 import { sfnClient } from '../../platform/aws-clients';
 import { env } from '../../platform/env';
 import { logger } from '../../platform/logger';
 import { contentScore, type ContentScore } from './content-score';
 import { headerList } from './imap-search';
-import { createResult, MAX_BODY_CHARS, pendingSeed, type ResultItem } from './results';
+import { createResult, MAX_BODY_CHARS, pendingSeed, resultDeadline, resultKeys, type ResultItem } from './results';
 import { findSeedList, markListResult, seedListOwner, type SeedListItem } from './seed-lists';
 import { seedMailboxes } from './seed-mailboxes';
 
@@ -28,6 +28,12 @@ export interface PlacementSend {
   resultId: string;
   targetEmail: string;
   seeds: Array<{ email: string; provider: string }>;
+  /**
+   * The test made its result and started its poll itself; the target's copy only adds what that
+   * copy alone tells (the sending IP, the content score, the body as sent). Absent on sends
+   * recorded before tests made their own results: those are started by the copy, as before.
+   */
+  resultOpened?: boolean;
 }
 
 /** The poll workflow's input (lib/workflows/placement-poll.asl.json). */
@@ -65,11 +71,12 @@ async function scoreOf(mime: Buffer): Promise<ContentScore | null> {
   }
 }
 
-async function startPolling(input: PollInput): Promise<void> {
+async function startPolling(input: Omit<PollInput, 'pollSeconds'>): Promise<void> {
   const stateMachineArn = env().PLACEMENT_STATE_MACHINE_ARN;
   if (!stateMachineArn) throw new Error('PLACEMENT_STATE_MACHINE_ARN is not configured');
   try {
-    await sfnClient().send(new StartExecutionCommand({ stateMachineArn, name: `placement-${input.resultId}`, input: JSON.stringify(input) }));
+    const poll: PollInput = { ...input, pollSeconds: env().PLACEMENT_POLL_SECONDS };
+    await sfnClient().send(new StartExecutionCommand({ stateMachineArn, name: `placement-${input.resultId}`, input: JSON.stringify(poll) }));
   } catch (error) {
     // A retried receipt: this result's poll already ran or runs.
     if ((error as Error).name !== 'ExecutionAlreadyExists') throw error;
@@ -79,6 +86,18 @@ async function startPolling(input: PollInput): Promise<void> {
 /** Counts one placement test in the account's stats (`seed_test`), once per result. */
 async function countSeedTest(accountId: string, resultId: string, at: number): Promise<void> {
   await addToCounters(RESOLUTIONS.map((resolution) => ({ accountId, kind: [], values: [], resolution, bucket: bucketStart(at, resolution), counts: { seed_test: 1 } })), `placement:${resultId}`);
+}
+
+/** A result just made: counted in the stats, marked on its seed list, and polled until every seed is found or its deadline passes. */
+export async function resultStarted(result: ResultItem, list: SeedListItem): Promise<void> {
+  await countSeedTest(result.accountId, result.id, Date.parse(result.createdAt));
+  await markListResult(list, result.createdAt);
+  if (result.seeds.length) await startPolling({ accountId: result.accountId, resultId: result.id });
+}
+
+/** What only the target's copy tells a test's result; nothing when the result was deleted meanwhile. */
+async function addTargetCopy(accountId: string, resultId: string, details: Pick<ResultItem, 'originatingIp' | 'spamassassin' | 'body'>): Promise<void> {
+  await updateItemIf(resultKeys.placementResult(accountId, resultId), { id: resultId }, details);
 }
 
 async function seedsFor(list: SeedListItem, send: PlacementSend | undefined): Promise<Array<{ email: string; provider: string }>> {
@@ -110,9 +129,11 @@ async function receiveAtTarget(target: string, { mime, parsed, score }: Received
   }
   const send = await getItem<PlacementSend>(placementSendKeys.placementSend(messageId));
   const sentHere = send && send.accountId === accountId && send.targetEmail === target ? send : undefined;
+  const headers = headerList(mime);
+  const body = (parsed.html || parsed.text || '').slice(0, MAX_BODY_CHARS);
+  if (sentHere?.resultOpened) return addTargetCopy(accountId, sentHere.resultId, { originatingIp: originatingIp(headers), spamassassin: await score(), body });
   const now = Date.now();
   const id = sentHere?.resultId ?? resultIdFor(messageId, target, now);
-  const headers = headerList(mime);
   const seeds = await seedsFor(list, sentHere);
   const at = new Date(now).toISOString();
   const result: ResultItem = {
@@ -126,18 +147,16 @@ async function receiveAtTarget(target: string, { mime, parsed, score }: Received
     messageId,
     originatingIp: originatingIp(headers),
     status: seeds.length ? 'processing' : 'complete',
-    deadline: new Date(now + env().PLACEMENT_DEADLINE_SECONDS * 1000).toISOString(),
+    deadline: resultDeadline(now),
     seeds: seeds.map((s) => pendingSeed(s.email, s.provider)),
     spamassassin: await score(),
-    body: (parsed.html || parsed.text || '').slice(0, MAX_BODY_CHARS),
+    body,
     createdAt: at,
     updatedAt: at,
   };
-  if (await createResult(result)) {
-    await countSeedTest(accountId, id, now);
-    await markListResult(list, at);
-  }
-  if (seeds.length) await startPolling({ accountId, resultId: id, pollSeconds: env().PLACEMENT_POLL_SECONDS });
+  // A retried receipt finds the result made and only makes sure its poll runs.
+  if (await createResult(result)) await resultStarted(result, list);
+  else if (seeds.length) await startPolling({ accountId, resultId: id });
 }
 
 /**
