@@ -1,4 +1,7 @@
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
+import { oneAtATime } from '../../platform/concurrency';
 import { Findings, isBroken, type PlacedFindings } from '../common/finding';
 import { poorlySupportedFormat } from './format-support';
 import type { ImageRef } from './image-extractor';
@@ -71,20 +74,40 @@ function judgeMarkup(findings: Findings, ref: ImageRef, width: number | undefine
   }
 }
 
+/** A stream's end for pixels decoded only to see that they decode. */
+const discard = () =>
+  new Writable({
+    write(_chunk, _encoding, done) {
+      done();
+    },
+  });
+
+/**
+ * Why sharp failed, in its own words: the first line (libvips adds the failing step's line after the
+ * cause). libvips keeps one error buffer per process, so a failure at the same moment as another
+ * can lose its words to it: then the reason is what every decode failure comes to.
+ */
+export function sharpReason(error: unknown): string {
+  const first = (error as Error).message.split('\n')[0]!.trim();
+  return !first || first === 'Unknown error' || first.startsWith('Warning treated as error') ? 'its data is damaged or cut off' : first;
+}
+
 /**
  * Why the image's pixels cannot be read, or undefined when they can. The header alone (metadata)
  * reads fine from a file whose data is damaged (a PNG chunk failing its checksum, a cut-off
- * file): only decoding every pixel, as a client does, finds it. libvips streams the decode, so
- * the whole image is never held in memory.
+ * file): only decoding every pixel, as a client does, finds it. The pixels stream out and are
+ * dropped, so the whole image is never held in memory. Not `stats()`: with other decodes under
+ * way it resolved for a damaged PNG about one time in three. One decode at a time, so each
+ * failure keeps its own reason (libvips's error buffer is shared).
  */
-export async function decodeProblem(bytes: Buffer): Promise<string | undefined> {
+export const decodeProblem = oneAtATime(async (bytes: Buffer): Promise<string | undefined> => {
   try {
-    await sharp(bytes, { animated: true, limitInputPixels: MAX_PIXELS }).stats();
+    await pipeline(sharp(bytes, { animated: true, limitInputPixels: MAX_PIXELS }).raw(), discard());
     return undefined;
   } catch (error) {
-    return (error as Error).message.split('\n')[0]!.trim();
+    return sharpReason(error);
   }
-}
+});
 
 /**
  * Checks one image from its bytes (sharp reads the real format from them, never from the name):

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { decodeProblem } from './image-analyzer';
+import { decodeProblem, sharpReason } from './image-analyzer';
 
 export type Optimized = { bytes: Buffer; format: string; mimeType: string; saved: number } | { error: string };
 
@@ -31,11 +31,16 @@ export async function optimizeImage(bytes: Buffer, options: { displayWidth?: num
   const target = options.displayWidth ? options.displayWidth * 2 : undefined;
   if (target && meta.width && meta.width > target) pipeline = pipeline.resize({ width: target, withoutEnlargement: true });
   let candidates: Buffer[];
-  if (format === 'jpeg') candidates = [await pipeline.jpeg({ mozjpeg: true, quality: 80, progressive: true }).toBuffer()];
-  else if (format === 'png') {
-    candidates = [await pipeline.clone().png({ palette: true, quality: 90, effort: 10, compressionLevel: 9 }).toBuffer(), await pipeline.clone().png({ compressionLevel: 9, effort: 10 }).toBuffer()];
-  } else if (format === 'gif') candidates = [await pipeline.gif({ effort: 7, ...(meta.delay ? { delay: meta.delay } : {}), ...(meta.loop !== undefined ? { loop: meta.loop } : {}) }).toBuffer()];
-  else candidates = [await pipeline.toFormat(format as keyof sharp.FormatEnum).toBuffer()];
+  try {
+    if (format === 'jpeg') candidates = [await pipeline.jpeg({ mozjpeg: true, quality: 80, progressive: true }).toBuffer()];
+    else if (format === 'png') {
+      candidates = [await pipeline.clone().png({ palette: true, quality: 90, effort: 10, compressionLevel: 9 }).toBuffer(), await pipeline.clone().png({ compressionLevel: 9, effort: 10 }).toBuffer()];
+    } else if (format === 'gif') candidates = [await pipeline.gif({ effort: 7, ...(meta.delay ? { delay: meta.delay } : {}), ...(meta.loop !== undefined ? { loop: meta.loop } : {}) }).toBuffer()];
+    else candidates = [await pipeline.toFormat(format as keyof sharp.FormatEnum).toBuffer()];
+  } catch (error) {
+    // The user's image, not a fault of ours: its pixels failed to decode, or to encode again.
+    return { error: `the ${format.toUpperCase()} could not be re-encoded (${sharpReason(error)})` };
+  }
   const best = candidates.reduce((a, b) => (b.length < a.length ? b : a));
   if (best.length >= bytes.length) return { bytes, format, mimeType, saved: 0 };
   return { bytes: best, format, mimeType, saved: bytes.length - best.length };

@@ -142,4 +142,23 @@ describe('optimizeImage', () => {
     expect(out.bytes.length).toBeLessThanOrEqual(gif.length);
     expect(await optimizeImage(Buffer.from('nope'))).toMatchObject({ error: expect.stringContaining('Not an image') });
   });
+
+  it('refuses damaged images with their reason, never throwing, however many are optimized at once', async () => {
+    // A PNG whose pixel data fails its checksum, and a JPEG cut in half: headers that read fine.
+    const damagedPng = Buffer.from(png);
+    damagedPng[damagedPng.indexOf('IDAT') + 9]! ^= 0xff;
+    const photo = await noise(300, 200).jpeg().toBuffer();
+    const cutJpeg = photo.subarray(0, photo.length >> 1);
+    // libvips shares one error buffer between threads: concurrent failures once let a damaged
+    // PNG's check pass (and its encode then throw), or swapped their reasons.
+    for (let round = 0; round < 20; round++) {
+      const outcomes = await Promise.all([optimizeImage(damagedPng), optimizeImage(Buffer.from(damagedPng)), optimizeImage(cutJpeg), optimizeImage(photo)]);
+      expect(outcomes.slice(0, 3)).toEqual([
+        { error: 'the PNG cannot be decoded (vipspng: libpng read error)' },
+        { error: 'the PNG cannot be decoded (vipspng: libpng read error)' },
+        { error: 'the JPEG cannot be decoded (VipsJpeg: premature end of JPEG image)' },
+      ]);
+      expect(outcomes[3]).toMatchObject({ format: 'jpeg' });
+    }
+  });
 });
