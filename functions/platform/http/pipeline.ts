@@ -155,7 +155,7 @@ function beforeDeadline<T>(work: Promise<T>, context: Pick<Context, 'getRemainin
       const error = new Error('[AbortError]: The operation was aborted.');
       error.name = 'TimeoutError';
       reject(error);
-    }, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS);
+    }, Math.max(0, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
   });
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
