@@ -6,10 +6,10 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
  * The Chromium `npm ci` installs (@sparticuz/chromium), or CHROMIUM_PATH's, headless and quiet:
  * without the background-networking switches Chromium keeps trying to reach the internet.
  */
-export async function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env['CHROMIUM_PATH'] ?? (await packagedChromium.executablePath()),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--lang=en-US'],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--lang=en-US', ...extraArgs],
     headless: true,
   });
 }
