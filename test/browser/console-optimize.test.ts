@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
+import { recordRaised } from '../../functions/optimize/alerts/history';
 import { resultKeys } from '../../functions/optimize/inbox/results';
 import { updateItem } from '../../functions/data/store';
 import type { LocalPlatform } from '../../lib/local/platform';
@@ -398,7 +399,8 @@ describe('the Optimize pages', () => {
     await page.getByText('Console team').waitFor();
     await add.getByRole('checkbox', { name: '#alerts' }).check();
     await add.getByRole('button', { name: 'Add alert' }).click();
-    await page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'ip_delisted', exact: true }) }).getByText('C0ALERTS').waitFor();
+    // The channel by its name, as Slack gives it.
+    await page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'ip_delisted', exact: true }) }).getByText('#alerts', { exact: true }).waitFor();
     expect((await api<Settings>('/v1/alerts/settings')).events.find((e) => e.channel === 'slack')).toMatchObject({ event_type: 'ip_delisted', settings: { channel_ids: ['C0ALERTS'] } });
     await expectAccessible('alerts, Slack connected');
 
@@ -418,6 +420,28 @@ describe('the Optimize pages', () => {
     expect((await rowsOf(historyTable)).find((r) => r[2] === '203.0.113.88')![5]).toBe('Email: delivered');
     await expectAccessible('alerts');
     await snap('alerts');
+
+    // Older alerts a page at a time, through the API's paging; and of one event only.
+    const latest = (await rowsOf(historyTable)).map((r) => r[2]);
+    const accountId = await primaryAccountId(platform.us);
+    const older = Array.from({ length: 55 }, (_, i) => ({ accountId, id: `older-${i}`, event: 'domain_listed' as const, subject: `old${String(i).padStart(2, '0')}.example.com`, list: 'dbl.spamhaus.org', listName: 'Spamhaus DBL', firstSeen: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), timestamp: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() }));
+    await platform.us.run(() => Promise.all(older.map((alert) => recordRaised(alert, []))));
+    await page.getByRole('button', { name: 'Refresh history' }).click();
+    await historyTable.getByRole('cell', { name: 'old54.example.com', exact: true }).waitFor();
+    const newestFirst = [...latest, ...older.map((a) => a.subject).reverse()];
+    expect((await rowsOf(historyTable)).map((r) => r[2])).toEqual(newestFirst.slice(0, 50));
+    expect(await page.getByRole('button', { name: 'Later' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Earlier' }).click();
+    await historyTable.getByRole('cell', { name: newestFirst[50]!, exact: true }).waitFor();
+    expect((await rowsOf(historyTable)).map((r) => r[2])).toEqual(newestFirst.slice(50, 100));
+    await page.getByRole('button', { name: 'Latest' }).click();
+    await historyTable.getByRole('cell', { name: '203.0.113.88', exact: true }).waitFor();
+    await page.getByLabel('Show alerts of').selectOption('ip_listed');
+    await historyTable.getByRole('cell', { name: 'old54.example.com', exact: true }).waitFor({ state: 'detached' });
+    const listed = [...(await api<History>('/v1/alerts/history?page=last&limit=50&event=ip_listed')).items].reverse();
+    expect((await rowsOf(historyTable)).map((r) => [r[1], r[2]])).toEqual(listed.map((a) => [a.event, a.subject]));
+    expect(await page.getByRole('button', { name: 'Earlier' }).isDisabled()).toBe(true);
+    await snap('alerts-history-of-one-event');
   });
 
   it('shows honest empty states: no health score without enough mail, no Postmaster data without Google', async () => {

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
+import { pivotOf } from '../ui/paging';
 import { fetchAlertEvents, fetchAlertHistory, fetchAlertSettings, HISTORY_LIMIT } from './alerts.load';
 import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Page } from '../ui/widgets';
 import { RefreshHead, SubmitOrCancel } from '../ui/form-parts';
@@ -40,11 +41,33 @@ const split = (value: string) =>
     .map((v) => v.trim())
     .filter(Boolean);
 
-/** Where a setting delivers, as text. */
-function target(setting: EventSetting): string {
-  if (setting.channel === 'email') return (setting.settings.emails ?? []).join(', ');
-  if (setting.channel === 'webhook') return setting.settings.url ?? '';
-  return (setting.settings.channel_ids ?? []).join(', ');
+interface SlackChannel {
+  id: string;
+  name: string;
+  is_archived: boolean;
+}
+
+/** A Slack channel by its name, asked of Slack (GET /v1/alerts/slack/channels/{id}); its id until then, or when Slack cannot say. */
+function SlackChannelName({ id }: { id: string }) {
+  const { region } = useAppState();
+  const channel = useLoad((signal) => call<SlackChannel>(credentials(), 'GET', p`/v1/alerts/slack/channels/${id}`, { signal }), [region, id]);
+  return <span title={id}>{channel.data ? `#${channel.data.name}` : id}</span>;
+}
+
+/** Where a setting delivers. */
+function Target({ setting }: { setting: EventSetting }) {
+  if (setting.channel === 'email') return <>{(setting.settings.emails ?? []).join(', ')}</>;
+  if (setting.channel === 'webhook') return <>{setting.settings.url ?? ''}</>;
+  return (
+    <>
+      {(setting.settings.channel_ids ?? []).map((id, i) => (
+        <span key={id}>
+          {i ? ', ' : ''}
+          <SlackChannelName id={id} />
+        </span>
+      ))}
+    </>
+  );
 }
 
 /** The test send of a setting, to the same place it delivers. */
@@ -72,7 +95,9 @@ function SettingCell({
   const disabledChannels = Object.entries(setting.settings.disabled_channel_ids ?? {});
   return (
     <td class="break">
-      <div>{target(setting)}</div>
+      <div>
+        <Target setting={setting} />
+      </div>
       {setting.disabled_at ? (
         <div>
           <span class="badge bad">disabled</span>{' '}
@@ -86,7 +111,7 @@ function SettingCell({
       )}
       {disabledChannels.map(([id, why]) => (
         <div key={id} class="muted">
-          Channel {id} disabled: {why.reason}
+          Channel <SlackChannelName id={id} /> disabled: {why.reason}
         </div>
       ))}
       {can('write') ? (
@@ -122,11 +147,6 @@ function SettingCell({
   );
 }
 
-interface SlackChannel {
-  id: string;
-  name: string;
-  is_archived: boolean;
-}
 interface ChannelPage {
   items: SlackChannel[];
   paging: { next: string };
@@ -204,7 +224,7 @@ function SettingForm({ events, slackConnected, setting, onDone, onCancel }: { ev
   const id = setting ? 'al-edit' : 'al';
   const label = setting ? `Edit alert ${setting.event_type} by ${setting.channel}` : 'Add an alert';
   const targetLabel = channel === 'email' ? 'Email addresses (comma-separated)' : 'Webhook URL';
-  const initial = setting && setting.channel === channel ? target(setting) : '';
+  const initial = setting?.channel !== channel ? '' : channel === 'email' ? (setting.settings.emails ?? []).join(', ') : (setting.settings.url ?? '');
   return (
     <form
       class="panel row"
@@ -344,23 +364,58 @@ const STATE_BADGE: Record<Delivery['state'], string> = {
 };
 const channelName = (channel: Channel) => CHANNELS.find(([value]) => value === channel)?.[1] ?? channel;
 
-/** The alerts raised, newest first, and where each delivery stands (GET /v1/alerts/history). */
-function History() {
+interface HistoryPage {
+  items: RaisedAlert[];
+  paging: { next: string; previous: string };
+}
+
+/**
+ * The alerts raised, newest first, and where each delivery stands (GET /v1/alerts/history): the
+ * latest page, then earlier ones through the API's paging links; of every event or of one.
+ */
+function History({ events }: { events: string[] }) {
   const { region } = useAppState();
-  const history = useLoad((signal) => fetchAlertHistory<{ items: RaisedAlert[] }>(signal), [region]);
+  const [event, setEvent] = useState('');
+  /** The page shown: the latest (undefined), or the one a paging link's pivot points at. */
+  const [pivot, setPivot] = useState<Record<string, string>>();
+  const history = useLoad((signal) => fetchAlertHistory<HistoryPage>(signal, { pivot, event }), [region, pivot, event]);
   const alerts = history.data ? [...history.data.items].reverse() : undefined;
+  // A short page read forwards is the newest; one read backwards, the oldest.
+  const fullPage = (history.data?.items.length ?? 0) >= HISTORY_LIMIT;
+  const laterExists = Boolean(pivot) && (pivot?.['page'] !== 'next' || fullPage);
+  const earlierExists = fullPage || pivot?.['page'] === 'next';
   return (
     <section aria-labelledby="history-h">
       <RefreshHead id="history-h" title="Alert history" refreshLabel="Refresh history" onRefresh={history.reload} loading={history.loading} />
       <p class="muted">
         Every alert raised (blocklist and reputation changes) and, for each alert it went to, whether that channel delivered it. An alert raised while none of its event was on went to no one.
       </p>
+      <div class="row">
+        <div class="field">
+          <label for="history-event">Show alerts of</label>
+          <select
+            id="history-event"
+            value={event}
+            onChange={(e) => {
+              setEvent((e.target as HTMLSelectElement).value);
+              setPivot(undefined);
+            }}
+          >
+            <option value="">All events</option>
+            {events.map((e) => (
+              <option key={e} value={e}>
+                {e}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
       <ErrorText error={history.error} />
       {history.loading && !alerts ? <Loading what="the alert history" /> : null}
       {alerts ? (
         <div class="table-wrap" tabIndex={0}>
           <table aria-busy={history.loading}>
-            <caption class="muted">Alerts raised, newest first (the latest {HISTORY_LIMIT})</caption>
+            <caption class="muted">{pivot ? `Alerts raised, newest first (${HISTORY_LIMIT} a page)` : `Alerts raised, newest first (the latest ${HISTORY_LIMIT})`}</caption>
             <Head columns={['Time', 'Event', 'IP, domain or account', 'List', 'Message', 'Deliveries']} />
             <tbody>
               {alerts.map((a) => (
@@ -388,7 +443,20 @@ function History() {
               ))}
             </tbody>
           </table>
-          {!alerts.length ? <p class="muted">No alert raised yet.</p> : null}
+          {!alerts.length ? <p class="muted">{pivot ? 'No alert on this page.' : event ? `No ${event} alert raised yet.` : 'No alert raised yet.'}</p> : null}
+        </div>
+      ) : null}
+      {history.data ? (
+        <div class="pager">
+          <button type="button" disabled={!pivot} onClick={() => setPivot(undefined)}>
+            Latest
+          </button>
+          <button type="button" disabled={!laterExists} onClick={() => setPivot(pivotOf(history.data!.paging.next, 'pivot'))}>
+            Later
+          </button>
+          <button type="button" disabled={!earlierExists} onClick={() => setPivot(pivotOf(history.data!.paging.previous, 'pivot'))}>
+            Earlier
+          </button>
         </div>
       ) : null}
     </section>
@@ -472,7 +540,7 @@ export default function Alerts() {
           <SlackConnection slack={s.slack} onChange={settings.reload} />
         </>
       ) : null}
-      <History />
+      <History events={events.data?.events ?? []} />
     </Page>
   );
 }
