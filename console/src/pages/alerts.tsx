@@ -4,7 +4,7 @@ import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
 import { pivotOf } from '../ui/paging';
 import { fetchAlertEvents, fetchAlertHistory, fetchAlertSettings, HISTORY_LIMIT } from './alerts.load';
-import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Page } from '../ui/widgets';
+import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Options, Page } from '../ui/widgets';
 import { RefreshHead, SubmitOrCancel } from '../ui/form-parts';
 import './optimize.css';
 
@@ -252,11 +252,7 @@ function SettingForm({ events, slackConnected, setting, onDone, onCancel }: { ev
       <div class="field">
         <label for={`${id}-event`}>Event</label>
         <select id={`${id}-event`} name="event_type" defaultValue={setting?.event_type}>
-          {events.map((e) => (
-            <option key={e} value={e}>
-              {e}
-            </option>
-          ))}
+          <Options values={events} />
         </select>
       </div>
       <div class="field">
@@ -402,11 +398,7 @@ function History({ events }: { events: string[] }) {
             }}
           >
             <option value="">All events</option>
-            {events.map((e) => (
-              <option key={e} value={e}>
-                {e}
-              </option>
-            ))}
+            <Options values={events} />
           </select>
         </div>
       </div>

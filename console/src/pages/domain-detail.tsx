@@ -4,7 +4,7 @@ import { WEBHOOK_NAMES } from '../../../functions/webhooks/names';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
-import { ConfirmButton, CopyButton, ErrorText, fieldsOf, Loading, Page, SecretOnce, Head } from '../ui/widgets';
+import { ConfirmButton, CopyButton, ErrorText, fieldsOf, Head, Loading, Options, Page, SecretOnce } from '../ui/widgets';
 import { StateBadge } from './domains';
 
 interface DnsRecord {
@@ -319,11 +319,7 @@ function Webhooks({ domain }: { domain: string }) {
           <div class="field">
             <label for="webhook-type">Event type</label>
             <select id="webhook-type" name="type">
-              {WEBHOOK_NAMES.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
+              <Options values={WEBHOOK_NAMES} />
             </select>
           </div>
           <div class="field grow">

@@ -5,7 +5,7 @@ import { listSubaccounts } from '../account-switch';
 import { listDomains } from '../ui/domain-picker';
 import { Checkboxes, FieldError, invalidProps, placeError, valuesOf, type PlacedError } from '../ui/field-errors';
 import { useAction, useLoad } from '../ui/load';
-import { ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
+import { ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Options, Page } from '../ui/widgets';
 import { Delegation } from './ip-delegation';
 
 interface IpList {
@@ -285,11 +285,7 @@ function DeletePool({ pool, pools, dedicated, onDone }: { pool: Pool; pools: Poo
             <label for="replacement-ip">Replacement IP</label>
             <select id="replacement-ip" name="replacement_ip" required>
               <option value="shared">shared</option>
-              {dedicated.map((ip) => (
-                <option key={ip} value={ip}>
-                  {ip}
-                </option>
-              ))}
+              <Options values={dedicated} />
             </select>
           </div>
         ) : null}
@@ -502,11 +498,7 @@ function Dynamic() {
           <div class="field">
             <label for="enroll-domain">Domain to enroll</label>
             <select id="enroll-domain" name="domain">
-              {enrollable.map((name) => (
-                <option key={name} value={name}>
-                  {name}
-                </option>
-              ))}
+              <Options values={enrollable} />
             </select>
           </div>
           <button type="submit" class="primary">
@@ -597,11 +589,7 @@ function Warmups({ list, reload }: { list: IpList; reload: () => void }) {
           <div class="field">
             <label for="warm-ip">IP to warm up</label>
             <select id="warm-ip" name="ip">
-              {idle.map((ip) => (
-                <option key={ip} value={ip}>
-                  {ip}
-                </option>
-              ))}
+              <Options values={idle} />
             </select>
           </div>
           <button type="submit" class="primary">

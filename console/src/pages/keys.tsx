@@ -5,7 +5,7 @@ import { credentials, currentSession, useAppState } from '../session';
 import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
 import { listKeys } from './keys.load';
-import { ConfirmButton, ErrorText, fieldsOf, Loading, Page, SecretOnce, Head } from '../ui/widgets';
+import { ConfirmButton, ErrorText, fieldsOf, Head, Loading, Options, Page, SecretOnce } from '../ui/widgets';
 
 export default function ApiKeys() {
   const { region } = useAppState();
@@ -49,23 +49,13 @@ export default function ApiKeys() {
           <div class="field">
             <label for="k-kind">Kind</label>
             <select id="k-kind" name="kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value)}>
-              {keyKinds.map((k) => (
-                <option key={k} value={k}>
-                  {k}
-                </option>
-              ))}
+              <Options values={keyKinds} />
             </select>
           </div>
           <div class="field">
             <label for="k-role">Role</label>
             <select id="k-role" name="role" disabled={kind === 'domain'}>
-              {roles
-                .filter((r) => (kind === 'domain' ? r === 'sending' : r !== 'sending'))
-                .map((r) => (
-                  <option key={r} value={r}>
-                    {r}
-                  </option>
-                ))}
+              <Options values={roles.filter((r) => (kind === 'domain' ? r === 'sending' : r !== 'sending'))} />
             </select>
           </div>
           {kind === 'domain' ? (

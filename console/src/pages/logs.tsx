@@ -4,7 +4,7 @@ import { loadStoredMessage } from '../stored-message';
 import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { errorText, useLoad } from '../ui/load';
 import { MessageView, type MessageParts } from '../ui/message-view';
-import { ErrorText, fieldsOf, formatDate, Json, Loading, Page, Head } from '../ui/widgets';
+import { ErrorText, fieldsOf, formatDate, Head, Json, Loading, Options, Page } from '../ui/widgets';
 import { aroundEvent, EVENT_TYPES, fetchLogs, logsQuery, PAGE_SIZE, logsOpening, type Filters, type LogItem } from './logs.load';
 
 function summary(item: LogItem): string {
@@ -113,11 +113,7 @@ export default function Logs() {
           <label for="f-event">Event type</label>
           <select id="f-event" name="event">
             <option value="">Any</option>
-            {EVENT_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
+            <Options values={EVENT_TYPES} />
           </select>
         </div>
         <div class="field">

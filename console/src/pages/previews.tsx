@@ -4,7 +4,7 @@ import { ApiError, call, download, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
 import { fetchCatalog, fetchPreviewAddress, fetchTests, PAGE } from './previews.load';
-import { ConfirmButton, CopyButton, ErrorText, formatDate, Head, Loading, Page, saveBlob } from '../ui/widgets';
+import { ConfirmButton, CopyButton, ErrorText, formatDate, Head, Loading, Options, Page, saveBlob } from '../ui/widgets';
 
 interface CatalogClient {
   id: string;
@@ -141,11 +141,7 @@ function LargeView({ result, subject, onClose }: { result: ClientResult; subject
             <div class="field">
               <label for="shot-variant">Screenshot</label>
               <select id="shot-variant" value={name} onChange={(e) => setName((e.target as HTMLSelectElement).value)}>
-                {names.map((n) => (
-                  <option key={n} value={n}>
-                    {SHOT_NAMES[n] ?? n}
-                  </option>
-                ))}
+                <Options values={names} label={(n) => SHOT_NAMES[n] ?? n} />
               </select>
             </div>
           ) : null}

@@ -7,7 +7,7 @@ import { Chart, type ChartSeries } from '../ui/chart';
 import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
 import { COMPARATORS, fetchMetrics, INITIAL, metricsBody, type Explorer, type FilterRow } from './reporting.load';
-import { ConfirmButton, ErrorText, formatDate, Head, Loading, Page, saveBlob, Tabs } from '../ui/widgets';
+import { ConfirmButton, ErrorText, formatDate, Head, Loading, Options, Page, saveBlob, Tabs } from '../ui/widgets';
 
 /** The metrics offered (a subset of the API's, the ones people chart); names as the API gives them. */
 const METRICS = [
@@ -222,11 +222,7 @@ function MetricsExplorer() {
               <div class="field">
                 <label for={`r-fc-${i}`}>Comparator</label>
                 <select id={`r-fc-${i}`} value={f.comparator} onChange={(e) => setFilter(i, { comparator: (e.target as HTMLSelectElement).value as FilterRow['comparator'] })}>
-                  {COMPARATORS.map((c) => (
-                    <option key={c} value={c}>
-                      {c}
-                    </option>
-                  ))}
+                  <Options values={COMPARATORS} />
                 </select>
               </div>
               <div class="field grow">

@@ -2,7 +2,7 @@ import { useEffect } from 'preact/hooks';
 import { call } from '../api';
 import { credentials, setDomain, useAppState } from '../session';
 import { useLoad } from './load';
-import { ErrorText } from './widgets';
+import { ErrorText, Options } from './widgets';
 
 export interface DomainSummary {
   name: string;
@@ -32,11 +32,7 @@ export function DomainPicker() {
       <label for="domain-picker">Domain</label>
       <select id="domain-picker" value={domain ?? ''} onChange={(e) => setDomain((e.target as HTMLSelectElement).value)} disabled={!names.length}>
         {!names.length ? <option value="">{domains.loading ? 'Loading…' : 'No domains'}</option> : null}
-        {names.map((name) => (
-          <option key={name} value={name}>
-            {name}
-          </option>
-        ))}
+        <Options values={names} />
       </select>
       <ErrorText error={domains.error} />
     </div>
@@ -45,13 +41,5 @@ export function DomainPicker() {
 
 /** The domains as a select's options (after any "All domains" option the select has). */
 export function DomainOptions({ domains }: { domains?: DomainSummary[] }) {
-  return (
-    <>
-      {domains?.map((d) => (
-        <option key={d.name} value={d.name}>
-          {d.name}
-        </option>
-      ))}
-    </>
-  );
+  return <Options values={domains?.map((d) => d.name) ?? []} />;
 }

@@ -166,6 +166,19 @@ export function fieldsOf(form: HTMLFormElement): Record<string, string> {
 }
 
 /** A table's header row: one column header per name. */
+/** A select's options, each value shown as itself unless `label` says otherwise. */
+export function Options({ values, label = (value) => value }: { values: readonly string[]; label?: (value: string) => string }) {
+  return (
+    <>
+      {values.map((value) => (
+        <option key={value} value={value}>
+          {label(value)}
+        </option>
+      ))}
+    </>
+  );
+}
+
 export function Head({ columns }: { columns: ReadonlyArray<string | false> }) {
   return (
     <thead>
