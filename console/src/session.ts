@@ -189,7 +189,8 @@ async function signInRegion(region: RegionConfig, entered: string): Promise<Regi
 }
 
 function signInError(error: unknown): string {
-  if (error instanceof ApiError && error.status === 401) return 'That API key was not accepted.';
+  // A refusal that says more than Mailgun's bare "Forbidden" (the IP allowlist, say) is shown as it came.
+  if (error instanceof ApiError && error.status === 401) return error.message && error.message !== 'Forbidden' ? `That API key was not accepted: ${error.message.replace(/^Forbidden: /, '')}.` : 'That API key was not accepted.';
   if (error instanceof ApiError && error.status === 403) return `This key cannot read the account (${error.message}). Sign in with a key whose role can read.`;
   if (error instanceof ApiError) return error.message;
   return `The API could not be reached: ${(error as Error).message}`;

@@ -76,6 +76,8 @@ describe('the console\'s administration pages', () => {
     // Disable and enable, as the API sees them.
     await open('Subaccounts');
     await page.getByRole('button', { name: 'Disable Agency <b>One</b>' }).click();
+    // Asked first: disabling stops its sending.
+    await page.getByRole('dialog', { name: 'Disable Agency <b>One</b>' }).getByRole('button', { name: 'Disable', exact: true }).click();
     await page.getByRole('button', { name: 'Enable Agency <b>One</b>' }).waitFor();
     expect((await parent.subaccounts.get(sub.id)).subaccount.status).toBe('disabled');
     await page.getByRole('button', { name: 'Enable Agency <b>One</b>' }).click();
@@ -274,6 +276,19 @@ describe('the console\'s administration pages', () => {
     await page.getByRole('button', { name: 'Add recipient' }).click();
     await page.getByRole('row').filter({ hasText: 'tester@example.net' }).getByText('awaiting confirmation').waitFor();
     await expectAccessible('account settings');
+  });
+
+  it("says why a key is refused at sign-in when the account's IP allowlist leaves this address out", async () => {
+    const sub = (await sdk(platform.us.url).subaccounts.create('Locked out')).subaccount;
+    const asSub = { 'X-Mailgun-On-Behalf-Of': sub.id };
+    const key = (await call(`${platform.us.url}/v1/keys`, { method: 'POST', headers: asSub, contentType: 'application/x-www-form-urlencoded', body: 'role=admin&kind=user&description=sub+admin' })).json as { key: { secret: string } };
+    expect((await call(`${platform.us.url}/v2/ip_whitelist`, { method: 'POST', headers: asSub, contentType: 'application/x-www-form-urlencoded', body: 'address=10.0.0.0%2F8' })).status).toBe(200);
+    const outsider = await context.newPage();
+    await outsider.goto(`${platform.us.url}/`);
+    await outsider.getByLabel('API key').fill(key.key.secret);
+    await outsider.getByRole('button', { name: 'Sign in' }).click();
+    await outsider.getByText("That API key was not accepted: 127.0.0.1 is not on the account's IP allowlist.").waitFor();
+    await outsider.close();
   });
 
   it('shows a read-only key the administration pages without their buttons', async () => {

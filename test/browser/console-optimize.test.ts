@@ -167,11 +167,14 @@ describe('the Optimize pages', () => {
     // The record to publish, as GET /v1/dmarc/records/{domain} gives it, and that it is not live.
     const sandbox = (await sdk(platform.us.url).domains.list()).find((d) => d.type === 'sandbox')!.name;
     await page.getByLabel('Sending domain').selectOption(sandbox);
-    const record = await api<{ entry: string; configured: boolean }>(`/v1/dmarc/records/${sandbox}`);
+    const record = await api<{ entry: string; configured: boolean; current: string }>(`/v1/dmarc/records/${sandbox}`);
     const recordPanel = page.getByRole('region', { name: 'Record to publish' });
     await recordPanel.getByText(record.entry, { exact: true }).waitFor();
-    expect(record.configured).toBe(false);
-    await recordPanel.getByText(/^not live/).waitFor();
+    expect([record.configured, record.current]).toEqual([false, '']);
+    // Nothing is published: it says so, rather than that a record names the wrong address.
+    await recordPanel.getByText('not live', { exact: true }).waitFor();
+    await recordPanel.getByText(`no record is published at _dmarc.${sandbox} yet.`).waitFor();
+    expect(await recordPanel.getByText("does not name this account's report address").count()).toBe(0);
     await expectAccessible('DMARC, record to publish');
   });
 
@@ -319,6 +322,15 @@ describe('the Optimize pages', () => {
     await page.getByRole('button', { name: 'Stop sharing' }).click();
     await page.getByRole('button', { name: 'Share this result' }).waitFor();
     expect((await api<{ sharing: { enabled: boolean } }>(`/v4/inbox/sharing/${resultId}`)).sharing.enabled).toBe(false);
+
+    // With no list chosen the test makes its own, named by when it ran, and the seed lists show it at once.
+    await page.getByLabel('Subject').fill('Console placement, every seed');
+    await page.getByLabel('Seed list', { exact: true }).selectOption('');
+    const again = page.waitForResponse((res) => res.url().endsWith('/v4/inbox/tests') && res.request().method() === 'POST');
+    await page.getByRole('button', { name: 'Run test' }).click();
+    const secondId = ((await (await again).json()) as { result_id: string }).result_id;
+    await page.getByRole('rowheader', { name: /^Placement test \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/ }).waitFor();
+    expect((await call(`${platform.us.url}/v4/inbox/results/${secondId}`, { method: 'DELETE' })).status).toBe(200);
   });
 
   it('lists the operator’s seed mailboxes as the API does; adds, edits without the credential, and removes one', async () => {

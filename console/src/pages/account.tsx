@@ -4,7 +4,7 @@ import { can, credentials, currentActing, useAppState } from '../session';
 import { FieldError, invalidProps, useFieldAction } from '../ui/field-errors';
 import { useAction, useLoad } from '../ui/load';
 import { fetchAccountSettings, fetchAllowlist, fetchAuthorizedRecipients, fetchUsers, OWN_LIMIT_PATH } from './account.load';
-import { ErrorText, fieldsOf, Head, Loading, Notice, Page } from '../ui/widgets';
+import { countOf, ErrorText, fieldsOf, Head, Loading, Notice, Page } from '../ui/widgets';
 import { MonthlyLimitSection, type LimitTarget } from './monthly-limit';
 
 interface User {
@@ -105,7 +105,7 @@ function UsersSection() {
       {users.data ? (
         <div class="table-wrap" tabIndex={0}>
           <table>
-            <caption class="muted">{users.data.total} users</caption>
+            <caption class="muted">{countOf(users.data.total, 'user')}</caption>
             <Head columns={['Name', 'Email', 'Role', 'State']} />
             <tbody>
               {users.data.users.map((u) => (

@@ -340,12 +340,16 @@ function RecordToPublish() {
               <>
                 <span class="badge ok">live</span> the published record sends reports here.
               </>
-            ) : (
+            ) : r.current ? (
               <>
                 <span class="badge bad">not live</span> the published record does not name this account's report address.
               </>
+            ) : (
+              <>
+                <span class="badge bad">not live</span> no record is published at _dmarc.{chosen} yet.
+              </>
             )}
-            <div class="break mono">{r.current ? r.current : '(no _dmarc record is published)'}</div>
+            {r.current ? <div class="break mono">{r.current}</div> : null}
           </dd>
           {r.external_destination ? (
             <>

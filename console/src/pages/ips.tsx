@@ -5,7 +5,7 @@ import { listSubaccounts } from '../account-switch';
 import { listDomains } from '../ui/domain-picker';
 import { Checkboxes, FieldError, invalidProps, placeError, valuesOf, type PlacedError } from '../ui/field-errors';
 import { useAction, useLoad } from '../ui/load';
-import { ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Options, Page } from '../ui/widgets';
+import { countOf, ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Options, Page } from '../ui/widgets';
 import { Delegation } from './ip-delegation';
 
 interface IpList {
@@ -274,7 +274,7 @@ function DeletePool({ pool, pools, dedicated, onDone }: { pool: Pool; pools: Poo
             <select id="replacement-pool" name="replacement_pool" required>
               {others.map((other) => (
                 <option key={other.pool_id} value={other.pool_id}>
-                  {other.name} ({other.ips.length} IPs)
+                  {other.name} ({countOf(other.ips.length, 'IP')})
                 </option>
               ))}
             </select>
@@ -322,7 +322,7 @@ function Pools({ list, pools, reload }: { list: IpList; pools: Pool[]; reload: (
       {notice ? <Notice>{notice}</Notice> : null}
       <div class="table-wrap" tabIndex={0}>
         <table>
-          <caption class="muted">{pools.length} IP pools</caption>
+          <caption class="muted">{countOf(pools.length, 'IP pool')}</caption>
           <Head columns={['Name', 'Description', 'IPs', 'Linked', admin && 'Actions']} />
           <tbody>
             {pools.map((pool) => (

@@ -254,7 +254,8 @@ function ResultView({ id, onClose, onDeleted, onChanged }: { id: string; onClose
   );
 }
 
-function RunTest({ lists, onStarted }: { lists: SeedList[]; onStarted: (id: string) => void }) {
+/** `onStarted` learns the result's id, and whether the test made a seed list of its own (none was chosen). */
+function RunTest({ lists, onStarted }: { lists: SeedList[]; onStarted: (id: string, newList: boolean) => void }) {
   const { region } = useAppState();
   const domains = useLoad((signal) => listDomains(signal), [region]);
   const act = useAction();
@@ -270,7 +271,7 @@ function RunTest({ lists, onStarted }: { lists: SeedList[]; onStarted: (id: stri
         const f = fieldsOf(e.currentTarget);
         void act.run(async () => {
           const reply = await call<{ result_id: string }>(credentials(), 'POST', '/v4/inbox/tests', { json: { from: f['from'], subject: f['subject'], html: f['html'], ...(f['seed_list'] ? { seed_list: f['seed_list'] } : {}) } });
-          onStarted(reply.result_id);
+          onStarted(reply.result_id, !f['seed_list']);
         });
       }}
     >
@@ -392,7 +393,7 @@ export default function Placement() {
         )
       ) : null}
       {open ? <ResultView id={open} onClose={() => setOpen(undefined)} onDeleted={() => (setOpen(undefined), results.reload())} onChanged={results.reload} /> : null}
-      {configured && can('send') && lists.data ? <RunTest lists={lists.data.items} onStarted={(id) => (setOpen(id), results.reload())} /> : null}
+      {configured && can('send') && lists.data ? <RunTest lists={lists.data.items} onStarted={(id, newList) => (setOpen(id), results.reload(), newList && lists.reload())} /> : null}
       <section aria-labelledby="results-h">
         <RefreshHead id="results-h" title="Results" refreshLabel="Refresh results" onRefresh={results.reload} loading={results.loading} />
         {results.data ? (

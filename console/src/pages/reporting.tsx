@@ -3,7 +3,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { call } from '../api';
 import { toCsv } from '../csv';
 import { can, credentials, useAppState } from '../session';
-import { Chart, type ChartSeries } from '../ui/chart';
+import { Chart, PALETTE, type ChartSeries } from '../ui/chart';
 import { DomainOptions, listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
 import { COMPARATORS, fetchMetrics, INITIAL, metricsBody, type Explorer, type FilterRow } from './reporting.load';
@@ -87,6 +87,34 @@ function bucketsOf(reply: MetricsReply, listed: number[]): number[] {
   return [...out].sort((a, b) => a - b);
 }
 
+/** Metrics whose colour says what they are: what went well green, what went wrong red, the volume blue. */
+const METRIC_COLOR: Readonly<Record<string, string>> = {
+  accepted_count: PALETTE[0]!,
+  delivered_count: PALETTE[2]!,
+  delivered_rate: PALETTE[2]!,
+  failed_count: PALETTE[1]!,
+  fail_rate: PALETTE[1]!,
+  permanent_failed_count: PALETTE[1]!,
+  bounced_count: PALETTE[1]!,
+  bounce_rate: PALETTE[1]!,
+  hard_bounces_count: PALETTE[1]!,
+  complained_count: PALETTE[1]!,
+  complained_rate: PALETTE[1]!,
+};
+
+/** One series per metric, each in its own colour (its meaning's where it has one, else the next colour no other series has). */
+function metricSeries(metrics: readonly string[], valuesOf: (metric: string) => Array<number | null>): ChartSeries[] {
+  const fixed = new Map<string, string>();
+  for (const m of metrics) {
+    const color = METRIC_COLOR[m];
+    // Two metrics of one meaning (failed and bounced): the second takes a free colour.
+    if (color && ![...fixed.values()].includes(color)) fixed.set(m, color);
+  }
+  const free = PALETTE.filter((color) => ![...fixed.values()].includes(color));
+  let next = 0;
+  return metrics.map((m) => ({ label: METRIC_LABEL.get(m) ?? m, values: valuesOf(m), color: fixed.get(m) ?? free[next++ % free.length] }));
+}
+
 /** The chart's series: one per metric, or, broken down, one per value of the breakdown for the first metric. */
 function chartOf(reply: MetricsReply, e: Explorer): { x: number[] | string[]; series: ChartSeries[]; title: string } {
   const first = e.metrics[0]!;
@@ -97,7 +125,7 @@ function chartOf(reply: MetricsReply, e: Explorer): { x: number[] | string[]; se
     const x = (e.breakdown ? bucketsOf(reply, listed) : [...new Set(listed)]).map((ms) => ms / 1000);
     const index = new Map(x.map((t, i) => [t * 1000, i]));
     if (!e.breakdown) {
-      const series = e.metrics.map((m) => ({ label: METRIC_LABEL.get(m) ?? m, values: reply.items.map((item) => numberOf(item.metrics[m])) }));
+      const series = metricSeries(e.metrics, (m) => reply.items.map((item) => numberOf(item.metrics[m])));
       return { x, series, title: `${e.metrics.map((m) => METRIC_LABEL.get(m) ?? m).join(', ')} per ${e.resolution}` };
     }
     const groups = new Map<string, Array<number | null>>();
@@ -117,7 +145,7 @@ function chartOf(reply: MetricsReply, e: Explorer): { x: number[] | string[]; se
   const items = reply.items.slice(0, 25);
   return {
     x: items.map((item) => dimensionOf(item, e.breakdown) || '(none)'),
-    series: e.metrics.slice(0, 3).map((m) => ({ label: METRIC_LABEL.get(m) ?? m, values: items.map((item) => numberOf(item.metrics[m])) })),
+    series: metricSeries(e.metrics.slice(0, 3), (m) => items.map((item) => numberOf(item.metrics[m]))),
     title: `${e.metrics.slice(0, 3).map((m) => METRIC_LABEL.get(m) ?? m).join(', ')} by ${DIMENSION_LABEL.get(e.breakdown)?.toLowerCase()}`,
   };
 }

@@ -3,7 +3,7 @@ import { call, p } from '../api';
 import { listSubaccounts, subaccountsChanged, type Subaccount } from '../account-switch';
 import { can, credentials, currentActing, setActing, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
-import { ErrorText, Head, Loading, Notice, Page } from '../ui/widgets';
+import { ConfirmButton, countOf, ErrorText, Head, Loading, Notice, Page } from '../ui/widgets';
 import { MonthlyLimitSection } from './monthly-limit';
 
 function StatusBadge({ status }: { status: Subaccount['status'] }) {
@@ -141,7 +141,7 @@ export default function Subaccounts() {
       {list.data ? (
         <div class="table-wrap" tabIndex={0}>
           <table>
-            <caption class="muted">{list.data.length} subaccounts</caption>
+            <caption class="muted">{countOf(list.data.length, 'subaccount')}</caption>
             <Head columns={['Name', 'ID', 'Status', 'Created', 'Actions']} />
             <tbody>
               {list.data.map((s) => (
@@ -162,21 +162,21 @@ export default function Subaccounts() {
                       </button>
                     ) : null}
                     {can('admin') && s.status === 'open' ? (
-                      <button
-                        type="button"
+                      <ConfirmButton
                         class="small danger"
-                        aria-label={`Disable ${s.name}`}
+                        label={`Disable ${s.name}`}
+                        text="Disable"
+                        question={`Disable ${s.name}? It stops sending, and its keys stop working, until it is enabled again.`}
+                        confirmLabel="Disable"
                         disabled={act.busy}
-                        onClick={() =>
+                        onConfirm={() =>
                           void act.run(async () => {
                             await call(asParent(), 'POST', p`/v5/accounts/subaccounts/${s.id}/disable`);
                             if (currentActing()?.id === s.id) setActing(undefined);
                             changed();
                           })
                         }
-                      >
-                        Disable
-                      </button>
+                      />
                     ) : null}
                     {can('admin') && s.status === 'disabled' ? (
                       <button

@@ -50,12 +50,30 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
 }
 
 /** A question asked before something that cannot be undone, in a modal dialog. */
-export function ConfirmButton({ label, question, confirmLabel, onConfirm, disabled, class: className }: { label: string; question: string; confirmLabel: string; onConfirm: () => void; disabled?: boolean; class?: string }) {
+export function ConfirmButton({
+  label,
+  text,
+  question,
+  confirmLabel,
+  onConfirm,
+  disabled,
+  class: className,
+}: {
+  /** The button's accessible name, and its dialog's. */
+  label: string;
+  /** What the button shows, when shorter than its name (a row's "Disable"). */
+  text?: string;
+  question: string;
+  confirmLabel: string;
+  onConfirm: () => void;
+  disabled?: boolean;
+  class?: string;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   return (
     <>
-      <button type="button" class={className ?? 'danger'} disabled={disabled} onClick={() => dialog.current?.showModal()}>
-        {label}
+      <button type="button" class={className ?? 'danger'} disabled={disabled} aria-label={text ? label : undefined} onClick={() => dialog.current?.showModal()}>
+        {text ?? label}
       </button>
       <dialog ref={dialog} aria-label={label}>
         <p>{question}</p>
@@ -166,6 +184,11 @@ export function fieldsOf(form: HTMLFormElement): Record<string, string> {
 }
 
 /** A table's header row: one column header per name. */
+/** "1 user", "2 users": a count with its noun, plural unless the count is one (`plural` for nouns not made with an s). */
+export function countOf(count: number, noun: string, plural = `${noun}s`): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? noun : plural}`;
+}
+
 /** A select's options, each value shown as itself unless `label` says otherwise. */
 export function Options({ values, label = (value) => value }: { values: readonly string[]; label?: (value: string) => string }) {
   return (

@@ -39,7 +39,7 @@ export interface PlacementTestInput {
 /** The seed list the test goes to: the one named, or one made for this test from every configured seed. */
 async function listFor(accountId: string, input: PlacementTestInput): Promise<SeedListItem> {
   if (input.seed_list) return requireSeedList(accountId, input.seed_list);
-  return createSeedList(accountId, { name: `Placement test ${new Date().toISOString()}`, remoteId: '', seedFilter: '', providerFilter: input.provider_filter ?? [], maxSeedsPerProvider: input.max_seeds_per_provider ?? 0 });
+  return createSeedList(accountId, { name: `Placement test ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`, remoteId: '', seedFilter: '', providerFilter: input.provider_filter ?? [], maxSeedsPerProvider: input.max_seeds_per_provider ?? 0 });
 }
 
 function seedsOf(list: SeedListItem, configured: readonly SeedMailboxItem[], input: PlacementTestInput): SeedMailboxItem[] {
