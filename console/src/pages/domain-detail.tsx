@@ -4,7 +4,7 @@ import { WEBHOOK_NAMES } from '../../../functions/webhooks/names';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
-import { ConfirmButton, CopyButton, ErrorText, fieldsOf, Head, Loading, Options, Page, SecretOnce } from '../ui/widgets';
+import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Options, Page, SecretOnce } from '../ui/widgets';
 import { StateBadge } from './domains';
 
 interface DnsRecord {
@@ -164,7 +164,7 @@ function SmtpCredentials({ domain }: { domain: string }) {
               {list.data.items.map((c) => (
                 <tr key={c.login}>
                   <td class="break">{c.login}</td>
-                  <td>{c.created_at}</td>
+                  <td>{formatDate(c.created_at)}</td>
                   {writable ? (
                     <td class="actions">
                       <button
@@ -437,7 +437,7 @@ export default function DomainDetail({ name }: { name: string }) {
       {shown ? (
         <>
           <p>
-            State: <StateBadge state={shown.domain.state} /> · type {shown.domain.type} · created {shown.domain.created_at}
+            State: <StateBadge state={shown.domain.state} /> · type {shown.domain.type} · created {formatDate(shown.domain.created_at)}
             {verify.busy ? ' · checking DNS…' : ''}
           </p>
           <section class="panel" aria-labelledby="dns-h">

@@ -3,7 +3,7 @@ import { call } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { listDomains } from '../ui/domain-picker';
 import { useAction, useLoad } from '../ui/load';
-import { ErrorText, Loading, Page, Head } from '../ui/widgets';
+import { ErrorText, formatDate, Head, Loading, Page } from '../ui/widgets';
 
 export function StateBadge({ state }: { state: string }) {
   const kind = state === 'active' ? 'ok' : state === 'unverified' ? 'wait' : 'bad';
@@ -58,7 +58,7 @@ export default function Domains() {
                     <StateBadge state={d.state} />
                   </td>
                   <td>{d.type}</td>
-                  <td>{d.created_at}</td>
+                  <td>{formatDate(d.created_at)}</td>
                 </tr>
               ))}
             </tbody>

@@ -3,7 +3,7 @@ import { call, p } from '../api';
 import { listSubaccounts, subaccountsChanged, type Subaccount } from '../account-switch';
 import { can, credentials, currentActing, setActing, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
-import { ConfirmButton, countOf, ErrorText, Head, Loading, Notice, Page } from '../ui/widgets';
+import { ConfirmButton, countOf, ErrorText, formatDate, Head, Loading, Notice, Page } from '../ui/widgets';
 import { MonthlyLimitSection } from './monthly-limit';
 
 function StatusBadge({ status }: { status: Subaccount['status'] }) {
@@ -151,7 +151,7 @@ export default function Subaccounts() {
                   <td>
                     <StatusBadge status={s.status} />
                   </td>
-                  <td>{s.created_at}</td>
+                  <td>{formatDate(s.created_at)}</td>
                   <td class="actions">
                     <button type="button" class="small" aria-label={`Details of ${s.name}`} aria-expanded={open === s.id} onClick={() => setOpen(open === s.id ? undefined : s.id)}>
                       Details
