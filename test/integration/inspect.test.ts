@@ -252,13 +252,13 @@ describe('an image that cannot be decoded', () => {
     const body = Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="broken.png"\r\nContent-Type: image/png\r\n\r\n`), corrupt, Buffer.from(`\r\n--${boundary}--\r\n`)]);
     const uploaded = await call(url('/v1/inspect/images/upload'), { method: 'POST', contentType: `multipart/form-data; boundary=${boundary}`, body });
     expect(uploaded.status).toBe(200);
-    const { id, images } = uploaded.json.items as { id: string; images: Array<{ id: string; status: string; failures: Array<{ rule: string; impact: string }> }> };
+    const { id, images } = uploaded.json.items as { id: string; images: Array<{ id: string; url: string; status: string; failures: Array<{ rule: string; impact: string }> }> };
     expect(images[0]!.status).toBe('Invalid');
     expect(images[0]!.failures).toEqual(expect.arrayContaining([expect.objectContaining({ rule: 'Corrupt Image', impact: 'critical' })]));
 
     for (const path of [`/v1/inspect/images/${id}/optimize`, `/v1/inspect/images/${id}/optimize/${images[0]!.id}`]) {
       const optimized = await call(url(path), { method: 'POST' });
-      expect([optimized.status, optimized.json.message]).toEqual([400, `Image ${images[0]!.id} cannot be optimized: the PNG cannot be decoded (vipspng: libpng read error)`]);
+      expect([optimized.status, optimized.json.message]).toEqual([400, `Image ${images[0]!.url} cannot be optimized: the PNG cannot be decoded (vipspng: libpng read error)`]);
     }
     // Nothing was recorded as an optimisation.
     expect((await call(url(`/v1/inspect/images/${id}`))).json.items).not.toHaveProperty('image_optimization');

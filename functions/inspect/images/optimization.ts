@@ -55,7 +55,8 @@ async function optimizeOne(test: InspectTest, image: ImageTestResult['images'][n
 /** Why each image could not be optimized, the first few of them. */
 function refusalOf(failed: readonly OptimizedImage[]): string {
   const SHOWN = 5;
-  const reasons = failed.slice(0, SHOWN).map((o) => `Image ${o.original_image_id} cannot be optimized: ${o.error_message}`);
+  // Named as the email names it; by its id only when it has no address.
+  const reasons = failed.slice(0, SHOWN).map((o) => `Image ${o.image_url || o.original_image_id} cannot be optimized: ${o.error_message}`);
   return `${reasons.join('; ')}${failed.length > SHOWN ? `; and ${failed.length - SHOWN} more` : ''}`;
 }
 
