@@ -114,7 +114,7 @@ function UsersSection() {
                     {u.name}
                     {u.is_master ? ' (owner)' : ''}
                   </td>
-                  <td class="break">{u.email}</td>
+                  <td class="break">{u.email || <span class="muted">none</span>}</td>
                   <td>{u.role}</td>
                   <td>{u.is_disabled ? <span class="badge bad">disabled</span> : u.activated ? <span class="badge ok">active</span> : <span class="badge wait">not activated</span>}</td>
                 </tr>

@@ -254,7 +254,7 @@ function MetricsExplorer() {
                 </select>
               </div>
               <div class="field grow">
-                <label for={`r-fv-${i}`}>Values (comma separated)</label>
+                <label for={`r-fv-${i}`}>{f.attribute === 'domain' ? 'Domain' : 'Values (comma separated)'}</label>
                 {f.attribute === 'domain' ? (
                   <select id={`r-fv-${i}`} value={f.value} onChange={(e) => setFilter(i, { value: (e.target as HTMLSelectElement).value })}>
                     <option value="">Choose a domain</option>
@@ -277,11 +277,11 @@ function MetricsExplorer() {
           <button type="submit" class="primary">
             Run query
           </button>
-          <details class="query-json">
-            <summary>The API request</summary>
-            <pre class="json" tabIndex={0}>{`POST /v1/analytics/metrics\n${JSON.stringify(metricsBody(draft), null, 2)}`}</pre>
-          </details>
         </div>
+        <details class="query-json">
+          <summary>The API request</summary>
+          <pre class="json" tabIndex={0}>{`POST /v1/analytics/metrics\n${JSON.stringify(metricsBody(draft), null, 2)}`}</pre>
+        </details>
       </form>
       <ErrorText error={reply.error ?? domains.error} />
       {reply.loading && !reply.data ? <Loading what="metrics" /> : null}
