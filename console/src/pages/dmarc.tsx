@@ -335,7 +335,7 @@ function RecordToPublish() {
             <code class="break">{r.entry}</code> <CopyButton value={r.entry} label={`Copy the DMARC record for ${chosen}`} />
           </dd>
           <dt>Live now</dt>
-          <dd>
+          <dd class="break">
             {r.configured ? (
               <>
                 <span class="badge ok">live</span> the published record sends reports here.

@@ -37,6 +37,9 @@ export interface ChartProps {
   collapsible?: boolean;
 }
 
+/** The spacings a day axis may put between ticks, in seconds: 1, 2 and 7 days, then months, quarters and years. */
+const DAY_TICKS = [1, 2, 7, 14, 30, 91, 365].map((n) => n * 86_400);
+
 /** Colours that keep 3:1 contrast on white and stay apart for common colour blindness. */
 export const PALETTE = ['#1f5fbf', '#b3261e', '#1e7b34', '#7a3fb0', '#b06a00', '#0d7c86', '#5b6270', '#a4307a', '#3d5a00', '#8a4b2a'];
 
@@ -118,7 +121,15 @@ export function Chart({ title, x, days, xLabel = days ? 'Day' : 'Time', series, 
             };
           }),
         ],
-        axes: [categorical ? { values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(names[v] ?? '') : '')) } : {}, { size: 56 }],
+        axes: [
+          categorical
+            ? { values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(names[v] ?? '') : '')) }
+            : days
+              ? // Whole days between ticks, each read as its date: hours mean nothing on daily figures.
+                { incrs: DAY_TICKS, values: (_u, splits) => splits.map((v) => formatDate(v, true)) }
+              : {},
+          { size: 56 },
+        ],
         scales: {
           x: categorical ? { time: false, range: [-0.6, xs.length - 0.4] } : { time: true },
           // Counts start at zero.
