@@ -220,7 +220,7 @@ describe('the Optimize pages', () => {
     await row.waitFor({ state: 'detached' });
     expect((await call(`${platform.us.url}/v1/inboxready/ip_addresses/203.0.113.77`)).status).toBe(404);
     // The listing stays in the events.
-    await page.getByRole('table', { name: 'Events, newest first' }).getByRole('cell', { name: 'ip_listed' }).first().waitFor();
+    await page.getByRole('table', { name: 'Events, newest first' }).getByRole('cell', { name: 'IP listed', exact: true }).first().waitFor();
 
     // A domain: one column per domain list, listed on the DBL with since when, not listed on the others, as the API says.
     const domain = 'listed.example.org';
@@ -382,17 +382,17 @@ describe('the Optimize pages', () => {
     await page.getByLabel('Channel', { exact: true }).selectOption('email');
     await page.getByLabel('Email addresses (comma-separated)').fill('ops@example.net');
     await page.getByRole('button', { name: 'Add alert' }).click();
-    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'ip_listed', exact: true }) });
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'IP listed', exact: true }) });
     await row.getByText('ops@example.net').waitFor();
     const settings = await api<{ events: Array<{ event_type: string; channel: string; settings: { emails: string[] } }>; webhooks: { signing_key: string } }>('/v1/alerts/settings');
     expect(settings.events).toEqual([expect.objectContaining({ event_type: 'ip_listed', channel: 'email', settings: { emails: ['ops@example.net'] } })]);
     await page.getByText(settings.webhooks.signing_key, { exact: true }).waitFor();
-    await row.getByRole('button', { name: 'Send a test alert for ip_listed by email' }).click();
-    await page.getByRole('status').filter({ hasText: 'A test alert for ip_listed by email was sent.' }).waitFor();
+    await row.getByRole('button', { name: 'Send a test alert for IP listed by email' }).click();
+    await page.getByRole('status').filter({ hasText: 'A test alert for IP listed by email was sent.' }).waitFor();
 
     // Edited in place: a full replace, as PUT does it.
-    await row.getByRole('button', { name: 'Edit alert ip_listed by email' }).click();
-    const edit = page.getByRole('form', { name: 'Edit alert ip_listed by email' });
+    await row.getByRole('button', { name: 'Edit alert IP listed by email' }).click();
+    const edit = page.getByRole('form', { name: 'Edit alert IP listed by email' });
     expect(await edit.getByLabel('Email addresses (comma-separated)').inputValue()).toBe('ops@example.net');
     await edit.getByLabel('Email addresses (comma-separated)').fill('ops@example.net, oncall@example.net');
     await edit.getByRole('button', { name: 'Save alert' }).click();
@@ -412,7 +412,7 @@ describe('the Optimize pages', () => {
     await add.getByRole('checkbox', { name: '#alerts' }).check();
     await add.getByRole('button', { name: 'Add alert' }).click();
     // The channel by its name, as Slack gives it.
-    await page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'ip_delisted', exact: true }) }).getByText('#alerts', { exact: true }).waitFor();
+    await page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'IP delisted', exact: true }) }).getByText('#alerts', { exact: true }).waitFor();
     expect((await api<Settings>('/v1/alerts/settings')).events.find((e) => e.channel === 'slack')).toMatchObject({ event_type: 'ip_delisted', settings: { channel_ids: ['C0ALERTS'] } });
     await expectAccessible('alerts, Slack connected');
 
@@ -420,14 +420,16 @@ describe('the Optimize pages', () => {
     await call(`${platform.us.url}/v1/inboxready/ip_addresses`, { method: 'POST', contentType: 'application/json', body: JSON.stringify({ ip: '203.0.113.88' }) });
     dns.set('88.113.0.203.zen.spamhaus.org', { a: ['127.0.0.2'] });
     type History = { items: Array<{ event: string; subject: string; list_name: string; message: string; deliveries: Array<{ channel: string; state: string }> }> };
+    // The events by name, as the page words them (an event it does not know, as the API names it).
+    const EVENT_NAMES: Record<string, string> = { ip_listed: 'IP listed', ip_delisted: 'IP delisted', domain_listed: 'Domain listed', domain_delisted: 'Domain delisted' };
     await eventually(async () => (await api<History>('/v1/alerts/history?page=last&limit=50')).items.some((a) => a.subject === '203.0.113.88' && a.deliveries.some((d) => d.state === 'delivered')), 60_000);
     await page.getByRole('button', { name: 'Refresh history' }).click();
     const historyTable = page.getByRole('table', { name: /^Alerts raised, newest first/ });
     await historyTable.getByRole('cell', { name: '203.0.113.88', exact: true }).waitFor();
     const history = [...(await api<History>('/v1/alerts/history?page=last&limit=50')).items].reverse();
-    expect((await rowsOf(historyTable)).map((r) => r.slice(1, 5))).toEqual(history.map((a) => [a.event, a.subject, a.list_name, a.message]));
+    expect((await rowsOf(historyTable)).map((r) => r.slice(1, 5))).toEqual(history.map((a) => [EVENT_NAMES[a.event] ?? a.event, a.subject, a.list_name, a.message]));
     // The listing of the blocklist journey went to no one (no alert was on); this one was delivered by email.
-    const cells = (await rowsOf(historyTable)).find((r) => r[2] === '203.0.113.77' && r[1] === 'ip_listed')!;
+    const cells = (await rowsOf(historyTable)).find((r) => r[2] === '203.0.113.77' && r[1] === 'IP listed')!;
     expect(cells[5]).toBe('no alert was on');
     expect((await rowsOf(historyTable)).find((r) => r[2] === '203.0.113.88')![5]).toBe('Email: delivered');
     await expectAccessible('alerts');
@@ -451,7 +453,7 @@ describe('the Optimize pages', () => {
     await page.getByLabel('Show alerts of').selectOption('ip_listed');
     await historyTable.getByRole('cell', { name: 'old54.example.com', exact: true }).waitFor({ state: 'detached' });
     const listed = [...(await api<History>('/v1/alerts/history?page=last&limit=50&event=ip_listed')).items].reverse();
-    expect((await rowsOf(historyTable)).map((r) => [r[1], r[2]])).toEqual(listed.map((a) => [a.event, a.subject]));
+    expect((await rowsOf(historyTable)).map((r) => [r[1], r[2]])).toEqual(listed.map((a) => [EVENT_NAMES[a.event] ?? a.event, a.subject]));
     expect(await page.getByRole('button', { name: 'Earlier' }).isDisabled()).toBe(true);
     await snap('alerts-history-of-one-event');
   });

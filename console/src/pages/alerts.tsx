@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, p } from '../api';
 import { can, credentials, useAppState } from '../session';
 import { useAction, useLoad } from '../ui/load';
+import { alertEventName } from '../ui/alert-event-names';
 import { pivotOf } from '../ui/paging';
 import { fetchAlertEvents, fetchAlertHistory, fetchAlertSettings, HISTORY_LIMIT } from './alerts.load';
 import { ConfirmButton, CopyButton, ErrorText, fieldsOf, formatDate, Head, Loading, Options, Page } from '../ui/widgets';
@@ -91,7 +92,7 @@ function SettingCell({
   setDone: (text: string) => void;
 }) {
   if (!setting) return <td class="muted">off</td>;
-  const label = `${setting.event_type} by ${setting.channel}`;
+  const label = `${alertEventName(setting.event_type)} by ${setting.channel}`;
   const disabledChannels = Object.entries(setting.settings.disabled_channel_ids ?? {});
   return (
     <td class="break">
@@ -137,7 +138,7 @@ function SettingCell({
           <ConfirmButton
             class="small danger"
             label={`Delete alert ${label}`}
-            question={`Stop alerting ${setting.event_type} by ${setting.channel}?`}
+            question={`Stop alerting ${alertEventName(setting.event_type)} by ${setting.channel}?`}
             confirmLabel="Delete"
             onConfirm={() => void act.run(async () => (await call(credentials(), 'DELETE', p`/v1/alerts/settings/events/${setting.id}`), onChange()))}
           />
@@ -222,7 +223,7 @@ function SettingForm({ events, slackConnected, setting, onDone, onCancel }: { ev
   const act = useAction();
   const [channel, setChannel] = useState<Channel>(setting?.channel ?? 'email');
   const id = setting ? 'al-edit' : 'al';
-  const label = setting ? `Edit alert ${setting.event_type} by ${setting.channel}` : 'Add an alert';
+  const label = setting ? `Edit alert ${alertEventName(setting.event_type)} by ${setting.channel}` : 'Add an alert';
   const targetLabel = channel === 'email' ? 'Email addresses (comma-separated)' : 'Webhook URL';
   const initial = setting?.channel !== channel ? '' : channel === 'email' ? (setting.settings.emails ?? []).join(', ') : (setting.settings.url ?? '');
   return (
@@ -252,7 +253,7 @@ function SettingForm({ events, slackConnected, setting, onDone, onCancel }: { ev
       <div class="field">
         <label for={`${id}-event`}>Event</label>
         <select id={`${id}-event`} name="event_type" defaultValue={setting?.event_type}>
-          <Options values={events} />
+          <Options values={events} label={alertEventName} />
         </select>
       </div>
       <div class="field">
@@ -398,7 +399,7 @@ function History({ events }: { events: string[] }) {
             }}
           >
             <option value="">All events</option>
-            <Options values={events} />
+            <Options values={events} label={alertEventName} />
           </select>
         </div>
       </div>
@@ -413,7 +414,7 @@ function History({ events }: { events: string[] }) {
               {alerts.map((a) => (
                 <tr key={a.id}>
                   <td>{formatDate(a.timestamp)}</td>
-                  <td>{a.event}</td>
+                  <td title={a.event}>{alertEventName(a.event)}</td>
                   <td class="break">{a.subject}</td>
                   <td>{a.list_name}</td>
                   <td class="break">{a.message}</td>
@@ -496,7 +497,9 @@ export default function Alerts() {
                 <tbody>
                   {events.data.events.map((event) => (
                     <tr key={event}>
-                      <th scope="row">{event}</th>
+                      <th scope="row" title={event}>
+                        {alertEventName(event)}
+                      </th>
                       {CHANNELS.map(([channel]) => (
                         <SettingCell
                           key={channel}

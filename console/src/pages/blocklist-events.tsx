@@ -1,6 +1,7 @@
 import { call } from '../api';
 import { credentials } from '../session';
 import { formatDate, Head } from '../ui/widgets';
+import { alertEventName } from '../ui/alert-event-names';
 
 /** A listing or delisting of a monitored IP or domain: what blocklist alerts are raised for. */
 export interface BlocklistEvent {
@@ -34,7 +35,7 @@ export function BlocklistEventsTable({ events, caption, empty }: { events: Block
           {events.map((e, i) => (
             <tr key={i}>
               <td>{formatDate(e.timestamp)}</td>
-              <td>{e.event}</td>
+              <td title={e.event}>{alertEventName(e.event)}</td>
               <td class="break">{e.subject}</td>
               <td>{e.list}</td>
             </tr>
