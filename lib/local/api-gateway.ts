@@ -10,7 +10,7 @@ import type {
 import type { AuthorizerContext } from '../../functions/platform/principal';
 import { lambdaContext } from './lambda-context';
 import { GREEDY_VARIABLE, gatewayRouteKey, gatewayRoutes, greedyPrefix, type GatewayRoute } from '../../functions/platform/http/gateway-routes';
-import { routeKey, type RouteSpec } from '../../functions/platform/http/route';
+import { headRouteKey, routeKey, type RouteSpec } from '../../functions/platform/http/route';
 import { RouteMatcher } from '../../functions/platform/http/route-matcher';
 
 /** API Gateway's own payload limit for HTTP APIs, kept locally so nothing works here that fails there. */
@@ -108,10 +108,11 @@ export function gateway(options: GatewayOptions) {
  */
 function routing(rows: readonly RouteSpec[]) {
   const served = new Map<string, GatewayRoute>();
-  for (const route of gatewayRoutes(rows)) for (const row of route.rows) served.set(routeKey(row), route);
-  return (row: RouteSpec, pathname: string, pathParameters: Record<string, string>) => {
-    const route = served.get(routeKey(row))!;
-    if (route.method !== 'ANY') return { key: routeKey(row), pathParameters, uncachedAuth: route.uncachedAuth };
+  for (const route of gatewayRoutes(rows)) for (const row of route.rows) served.set(route.method === 'HEAD' ? headRouteKey(row) : routeKey(row), route);
+  return (row: RouteSpec, method: string, pathname: string, pathParameters: Record<string, string>) => {
+    // HEAD of a row answering it has a route of its own, unless the row went under a greedy route.
+    const route = (method === 'HEAD' && served.get(headRouteKey(row))) || served.get(routeKey(row))!;
+    if (route.method !== 'ANY') return { key: gatewayRouteKey(route), pathParameters, uncachedAuth: route.uncachedAuth };
     const depth = greedyPrefix(route.path).split('/').filter(Boolean).length;
     const rest = pathname.split('/').filter(Boolean).slice(depth).join('/');
     return { key: gatewayRouteKey(route), pathParameters: { [GREEDY_VARIABLE]: rest }, uncachedAuth: route.uncachedAuth };
@@ -162,7 +163,7 @@ function handleRequest(options: GatewayOptions) {
     const body = await readBody(req);
     if (!body) return send(res, 413, JSON.stringify({ message: 'Request Entity Too Large' }));
 
-    const { key, pathParameters, uncachedAuth } = routeOf(match.route, url.pathname, match.pathParameters);
+    const { key, pathParameters, uncachedAuth } = routeOf(match.route, method, url.pathname, match.pathParameters);
     const now = new Date();
     const rawQueryString = url.search.replace(/^\?/, '');
     const queryStringParameters: Record<string, string> = {};
@@ -214,7 +215,9 @@ function handleRequest(options: GatewayOptions) {
       );
     });
     const payload = result.body ? Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
-    res.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), 'content-length': String(payload.length) });
+    // A reply to HEAD has no body but declares the GET's length (functions/platform/http/reply.ts).
+    const length = method === 'HEAD' ? (result.headers?.['content-length'] ?? payload.length) : payload.length;
+    res.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), 'content-length': String(length) });
     res.end(payload);
   };
 }

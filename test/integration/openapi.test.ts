@@ -6,6 +6,7 @@ import type { LocalPlatform } from '../../lib/local/platform';
 import { validateOpenApi } from '../support/openapi-validator';
 import { sdkCoverage } from '../support/sdk-paths';
 import { call, startTestPlatform } from '../support/platform';
+import { checkLinks } from '../../functions/inspect/links/link-checker';
 
 // The API reference: GET /openapi.json (generated from the route table and the operations' zod
 // schemas) and GET /docs (Swagger UI from its npm package), public, in both regions.
@@ -120,6 +121,18 @@ test('serves the reference page with a policy that runs only its own scripts, an
   expect([missing.status, missing.json]).toEqual([404, { message: 'No file secrets.json in the API reference' }]);
   const inherited = await call(`${platform.us.url}/docs/constructor`, { key: null });
   expect(inherited.status).toBe(404);
+});
+
+test('answers HEAD of the reference and its files as their GET without the body, so a link to /docs checks as working', async () => {
+  for (const path of ['/docs', '/docs/reference.js', '/openapi.json']) {
+    const [get, head] = [await call(`${platform.us.url}${path}`, { key: null }), await call(`${platform.us.url}${path}`, { method: 'HEAD', key: null })];
+    expect([path, head.status, head.contentType, head.headers['content-length'], head.text]).toEqual([path, 200, get.contentType, String(Buffer.byteLength(get.text)), '']);
+  }
+  expect((await call(`${platform.us.url}/docs/secrets.json`, { method: 'HEAD', key: null })).status).toBe(404);
+  // HEAD of an authenticated API route stays unrouted, as on API Gateway without a HEAD route.
+  expect((await call(`${platform.us.url}/v4/domains`, { method: 'HEAD' })).status).toBe(404);
+  const [docs] = await checkLinks([{ url: `${platform.us.url}/docs` }], { policy: { allowLoopback: true } });
+  expect(docs).toMatchObject({ status: 'Valid', status_code: 200 });
 });
 
 test('renders in Chromium from this host alone, with no script refused by its policy', async () => {

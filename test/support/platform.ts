@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import Mailgun from 'mailgun.js';
 import { getItem } from '../../functions/data/store';
 import type { EventData } from '../../functions/events/event-store';
@@ -51,7 +51,7 @@ interface ApiKeysClient {
 export function call(
   url: string,
   init: { method?: string; key?: string | null; body?: string | Buffer; contentType?: string; headers?: Record<string, string> } = {},
-): Promise<{ status: number; contentType: string | undefined; json: Record<string, unknown>; text: string }> {
+): Promise<{ status: number; contentType: string | undefined; headers: IncomingHttpHeaders; json: Record<string, unknown>; text: string }> {
   const headers: Record<string, string> = { ...init.headers };
   const key = init.key === undefined ? ADMIN_KEY : init.key;
   if (key !== null) headers['authorization'] = `Basic ${Buffer.from(`api:${key}`).toString('base64')}`;
@@ -70,7 +70,7 @@ export function call(
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], json: json as Record<string, unknown>, text });
+        resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], headers: res.headers, json: json as Record<string, unknown>, text });
       });
     });
     req.on('error', reject);

@@ -38,8 +38,14 @@ interface Hop {
 
 const SLOW_MS = 2000;
 const EXPIRING_DAYS = 14;
-/** Servers that refuse HEAD say so with these; the same URL is then asked with GET. */
-const HEAD_REFUSED = new Set([400, 403, 405, 406, 501]);
+/**
+ * Many servers answer HEAD with an error for a page their GET serves (404 from routers that know
+ * GET routes only, 403 or 405 from those that refuse HEAD, 500 from ones that crash on it), so an
+ * error answer to HEAD is confirmed with one GET before the link is called broken, as linkinator
+ * does; lychee asks with GET alone. 429 is the exception: the server asked for fewer requests.
+ */
+const TOO_MANY_REQUESTS = 429;
+const confirmWithGet = (status: number) => status >= 400 && status !== TOO_MANY_REQUESTS;
 /** Merge fields of the common senders, filled in per recipient at send time: not URLs yet. */
 const PLACEHOLDER = /\{\{.*\}\}|%recipient[._][^%]*%|%[a-z_]+%|\*\|[A-Z0-9_]+\|\*|\[\[.*\]\]|\{\$[\w.]+\}/i;
 
@@ -70,13 +76,13 @@ function planFor(raw: string): Plan {
   }
 }
 
-/** HEAD, and GET where the server refuses HEAD (or drops the connection on it). */
+/** HEAD, and one GET (headers only) where HEAD is answered with an error or the connection drops on it. */
 async function request(gate: ConcurrencyGate, url: string, options: CheckOptions): Promise<FetchOutcome> {
   const base = { userAgent: options.userAgent ?? undefined, timeoutMs: options.timeoutMs ?? 10_000, maxBytes: 0, policy: options.policy, ca: options.ca };
   const host = new URL(url).host;
   try {
     const head = await gate.run(host, () => fetchOnce(url, { ...base, method: 'HEAD' }));
-    if (!HEAD_REFUSED.has(head.status)) return head;
+    if (!confirmWithGet(head.status)) return head;
   } catch (error) {
     if (!(error instanceof FetchError) || error.kind !== 'network') throw error;
   }

@@ -42,7 +42,7 @@ export const previewRoutes = [
   { method: 'PUT', path: '/v1/preview/sharing/{test_id}', area, operation: 'updatePreviewShare', access: 'write', errorField },
   { method: 'DELETE', path: '/v1/preview/sharing/{test_id}', area, operation: 'deletePreviewShare', access: 'write', errorField },
   { method: 'POST', path: '/v1/preview/sharing/{test_id}/rotate', area, operation: 'rotatePreviewShare', access: 'write', errorField },
-  { method: 'GET', path: '/v1/preview/sharing/public/{id}', area, operation: 'getPublicPreviewShare', access: 'public', errorField },
-  { method: 'GET', path: '/preview/share/{uuid}', area, operation: 'previewSharePage', access: 'public', errorField, replies: [{ status: 200, contentType: 'text/html', description: "The share page: the subject and every client's screenshot." }] },
-  { method: 'GET', path: '/preview/share/{uuid}/{client_id}/{file}', area, operation: 'previewShareScreenshot', access: 'public', errorField, replies: storedFile('image/png', 'The screenshot') },
+  { method: 'GET', path: '/v1/preview/sharing/public/{id}', area, operation: 'getPublicPreviewShare', access: 'public', head: true, errorField },
+  { method: 'GET', path: '/preview/share/{uuid}', area, operation: 'previewSharePage', access: 'public', head: true, errorField, replies: [{ status: 200, contentType: 'text/html', description: "The share page: the subject and every client's screenshot." }] },
+  { method: 'GET', path: '/preview/share/{uuid}/{client_id}/{file}', area, operation: 'previewShareScreenshot', access: 'public', head: true, errorField, replies: storedFile('image/png', 'The screenshot') },
 ] as const satisfies readonly RouteSpec[];

@@ -15,7 +15,7 @@ const GREEDY_SUFFIX = `/{${GREEDY_VARIABLE}+}`;
 /** A route on the HTTP API: one row of the table, or an area's greedy route standing for several. */
 export interface GatewayRoute {
   area: string;
-  method: HttpMethod | 'ANY';
+  method: HttpMethod | 'HEAD' | 'ANY';
   path: string;
   isPublic: boolean;
   /**
@@ -67,11 +67,12 @@ function claimablePrefix(row: RouteSpec, rows: readonly RouteSpec[]): string | u
 }
 
 /**
- * The HTTP API's routes for a route table: one per row while the table fits ROUTE_BUDGET, then
- * greedy routes (`ANY /v1/alerts/{proxy+}`) for the areas' largest shared prefixes. A greedy route
- * goes to the same Lambda behind the same authorizer, and the area router finds the row from
- * method and path (functions/platform/http/pipeline.ts), so access, validation and replies are
- * the row's as before. Public rows always stay routes of their own: they have no authorizer.
+ * The HTTP API's routes for a route table: one per row (and a HEAD route for a row that answers
+ * HEAD) while the table fits ROUTE_BUDGET, then greedy routes (`ANY /v1/alerts/{proxy+}`) for the
+ * areas' largest shared prefixes. A greedy route goes to the same Lambda behind the same
+ * authorizer, and the area router finds the row from method and path
+ * (functions/platform/http/pipeline.ts), so access, validation and replies are the row's as before.
+ * Public rows always stay routes of their own: they have no authorizer.
  * Why a request for another area's row never lands on a greedy route, nor one of the area's on
  * another's row: no other area has a row that could serve a path under the prefix.
  */
@@ -90,7 +91,8 @@ export function gatewayRoutes(rows: readonly RouteSpec[], budget = ROUTE_BUDGET)
     .sort((a, b) => b.rows.length - a.rows.length || a.prefix.localeCompare(b.prefix));
 
   const collapsed = new Map<string, GatewayRoute>();
-  let count = rows.length;
+  // A row answering HEAD is two routes (an area's greedy ANY route would answer its HEAD too).
+  let count = rows.length + rows.filter((row) => row.head).length;
   for (const group of savings) {
     if (count <= budget) break;
     const greedy: GatewayRoute = { area: group.area, method: 'ANY', path: `${group.prefix}${GREEDY_SUFFIX}`, isPublic: false, uncachedAuth: group.rows.some(changesCredentials), rows: group.rows };
@@ -102,8 +104,11 @@ export function gatewayRoutes(rows: readonly RouteSpec[], budget = ROUTE_BUDGET)
   const emitted = new Set<GatewayRoute>();
   for (const row of rows) {
     const greedy = collapsed.get(routeKey(row));
-    if (!greedy) out.push({ area: row.area, method: row.method, path: row.path, isPublic: row.access === 'public', uncachedAuth: changesCredentials(row), rows: [row] });
-    else if (!emitted.has(greedy)) {
+    if (!greedy) {
+      const own = { area: row.area, path: row.path, isPublic: row.access === 'public', uncachedAuth: changesCredentials(row), rows: [row] };
+      out.push({ ...own, method: row.method });
+      if (row.head) out.push({ ...own, method: 'HEAD' });
+    } else if (!emitted.has(greedy)) {
       emitted.add(greedy);
       out.push(greedy);
     }

@@ -11,9 +11,9 @@ import type { AuthorizerContext, Principal } from '../principal';
 import { parseBody, parseQuery, type UploadedFile } from './body';
 import { schema, validate } from './params';
 import { checkPathParams, decodeSegment } from './path-params';
-import { jsonResult, RawReply, rawResult, Reply } from './reply';
+import { jsonResult, RawReply, rawResult, Reply, withoutBody } from './reply';
 import { GREEDY_VARIABLE, greedyPrefix, isGreedyPath } from './gateway-routes';
-import { routeKey, type RouteSpec } from './route';
+import { headRouteKey, routeKey, type RouteSpec } from './route';
 import { RouteMatcher } from './route-matcher';
 
 export type ApiEvent = APIGatewayProxyEventV2WithLambdaAuthorizer<AuthorizerContext>;
@@ -168,7 +168,7 @@ function beforeDeadline<T>(work: Promise<T>, context: Pick<Context, 'getRemainin
  */
 export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, operations: Operations<R>, ports: PipelinePorts) {
   const opOf = (route: RouteSpec) => (operations as Record<string, Operation>)[route.operation]!;
-  const byKey = new Map<string, RouteSpec>(routes.map((route) => [routeKey(route), route]));
+  const byKey = new Map<string, RouteSpec>(routes.flatMap((route) => [[routeKey(route), route] as const, ...(route.head ? [[headRouteKey(route), route] as const] : [])]));
   let matcher: RouteMatcher | undefined;
 
   /** The row a request is for, with its raw path parameters as API Gateway would have passed them. */
@@ -228,7 +228,7 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
       response = errorResult(error, event.requestContext?.requestId ?? '', row?.route.errorField);
     }
     logRequest(event, row?.route, response.statusCode);
-    return response;
+    return event.requestContext?.http?.method === 'HEAD' ? withoutBody(response) : response;
   };
   // The API reference (functions/openapi) describes each row's parameters from the schema its operation validates.
   return Object.assign(handle, { inputOf: (route: RouteSpec): z.ZodType => opOf(route).input() });

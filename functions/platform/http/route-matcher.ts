@@ -1,4 +1,4 @@
-import type { RouteSpec } from './route';
+import { servesMethod, type RouteSpec } from './route';
 
 interface CompiledRoute {
   route: RouteSpec;
@@ -16,7 +16,10 @@ export interface RouteMatch {
 const isVariable = (segment: string) => segment.startsWith('{') && segment.endsWith('}');
 const isGreedy = (segment: string) => segment.endsWith('+}');
 
-/** Routes requests the way API Gateway HTTP APIs do: most specific route first, unknown paths unmatched. */
+/**
+ * Routes requests the way API Gateway HTTP APIs do: most specific route first, unknown paths
+ * unmatched, HEAD only where a row answers it (on AWS that row has a HEAD route of its own).
+ */
 export class RouteMatcher {
   private readonly compiled: CompiledRoute[];
 
@@ -38,7 +41,7 @@ export class RouteMatcher {
   match(method: string, rawPath: string): RouteMatch | undefined {
     const parts = rawPath.split('/').filter(Boolean);
     for (const { route, segments } of this.compiled) {
-      if (route.method !== method) continue;
+      if (!servesMethod(route, method)) continue;
       const params = this.bind(segments, parts);
       if (params) return { route, pathParameters: params };
     }

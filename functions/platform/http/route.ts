@@ -25,6 +25,13 @@ export interface RouteSpec<Op extends string = string> {
    * never from a cached verdict, so a revoked key cannot mint another while caches expire.
    */
   changesCredentials?: boolean;
+  /**
+   * The GET row answers HEAD too: the same status and headers, no body. Only for a public page or
+   * file whose GET changes nothing (link checkers, crawlers and CDNs ask HEAD of such pages); never
+   * for a tracking link or a confirmation, whose GET records something. On AWS it is a route of its
+   * own (API Gateway matches HEAD to HEAD routes only), counted in the route budget.
+   */
+  head?: true;
   /** What a successful reply is when it is not a JSON object (a page, an image, a redirect), for the API reference. */
   replies?: readonly RawReplySpec[];
 }
@@ -39,3 +46,11 @@ export interface RawReplySpec {
 export function routeKey(route: Pick<RouteSpec, 'method' | 'path'>): string {
   return `${route.method} ${route.path}`;
 }
+
+/** Whether a request with `method` is for `route`: its own method, or HEAD of a GET row that answers HEAD. */
+export function servesMethod(route: Pick<RouteSpec, 'method' | 'head'>, method: string): boolean {
+  return route.method === method || (method === 'HEAD' && route.method === 'GET' && route.head === true);
+}
+
+/** The key of the HEAD route of a row that answers HEAD (`HEAD /docs`). */
+export const headRouteKey = (route: Pick<RouteSpec, 'path'>): string => `HEAD ${route.path}`;

@@ -72,6 +72,24 @@ describe('a known-bad email', () => {
   });
 });
 
+test('an email with a level-one heading passes that rule, and nothing under review says axe failed: contrast says why it is left to the reader', async () => {
+  const report = await checkAccessibility('<h1>Spring sale</h1>');
+  expect(byId(report.passes, 'page-has-heading-one')).toBeDefined();
+  expect(byId(report.needs_review, 'page-has-heading-one')).toBeUndefined();
+  const without = await checkAccessibility('<h2>Spring sale</h2>');
+  expect(byId(without.failures, 'page-has-heading-one')).toMatchObject({ impact: 'moderate' });
+  const advice = [report, without, bad, good].flatMap((r) => r.needs_review.flatMap((rule) => rule.instances.flatMap((i) => [...i.correctAll, ...i.correctAny])));
+  expect(advice.filter((text) => /axe|error/i.test(text))).toEqual([]);
+  expect(report.needs_review.map((r) => r.id)).toEqual(['color-contrast']);
+  expect(byId(report.needs_review, 'color-contrast')).toMatchObject({
+    impact: 'serious',
+    compliance: ['1.4.3 Contrast (Minimum)'],
+    instances: [{ target: ['body'], correctAny: [], correctAll: [expect.stringMatching(/without drawing it: check the contrast in a preview, at least 4\.5:1/)] }],
+  });
+  // Without text there is no contrast to look at.
+  expect(byId((await checkAccessibility('<img src="https://x.example/a.png" alt="">')).needs_review, 'color-contrast')).toBeUndefined();
+});
+
 test('a well-made email has no serious or critical failure, and passes the email rules', () => {
   expect(good.failures.filter((f) => f.impact === 'serious' || f.impact === 'critical')).toEqual([]);
   expect(good.passes.map((r) => r.id)).toEqual(expect.arrayContaining(['image-alt', 'email-content-lang', 'email-content-dir', 'email-layout-table']));

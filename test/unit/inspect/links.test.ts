@@ -22,10 +22,12 @@ let http = '';
 let active = 0;
 let maxActive = 0;
 const seenAgents: string[] = [];
+const requests: string[] = [];
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
   const path = req.url ?? '/';
   seenAgents.push(req.headers['user-agent'] ?? '');
+  requests.push(`${req.method} ${path}`);
   if (path === '/ok') return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': '5' }).end(req.method === 'HEAD' ? undefined : 'hello');
   if (path === '/missing') return void res.writeHead(404).end();
   if (path === '/a') return void res.writeHead(301, { location: '/b' }).end();
@@ -37,6 +39,8 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     return void res.writeHead(302, { location: `/hop${n + 1}` }).end();
   }
   if (path === '/slow') return void setTimeout(() => res.writeHead(200).end('late'), 1500);
+  // A router that knows GET routes only, as many do: HEAD of a page it serves is a 404.
+  if (path === '/get-only') return void (req.method === 'HEAD' ? res.writeHead(404).end() : res.writeHead(200, { 'content-type': 'text/html' }).end('page'));
   if (path === '/no-head') return void (req.method === 'HEAD' ? res.writeHead(405).end() : res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
   if (path.startsWith('/busy')) {
     active++;
@@ -126,6 +130,17 @@ describe('checkLinks', () => {
     expect(slow).toMatchObject({ status: 'Error', status_code: null });
     expect(slow!.failures.find((f) => f.id === 'http_status_check')).toMatchObject({ rule: 'Request Timed Out', details: [{ kind: 'timeout' }] });
     expect(noHead).toMatchObject({ status: 'Valid', status_code: 200 });
+  });
+
+  it('asks once more with GET when HEAD is answered 404: a page served by GET is not broken, a missing one still is', async () => {
+    requests.length = 0;
+    const [getOnly, missing] = await check([`${http}/get-only`, `${http}/missing`]);
+    expect(getOnly).toMatchObject({ status: 'Valid', status_code: 200 });
+    expect(rules(getOnly!, 'passes')).toContain('Valid HTTP Response');
+    expect(missing).toMatchObject({ status: 'Invalid', status_code: 404 });
+    expect(missing!.failures.find((f) => f.id === 'http_status_check')).toMatchObject({ rule: 'Broken Link', details: [{ status_code: 404 }] });
+    expect(requests.filter((r) => r.endsWith(' /get-only'))).toEqual(['HEAD /get-only', 'GET /get-only']);
+    expect(requests.filter((r) => r.endsWith(' /missing'))).toEqual(['HEAD /missing', 'GET /missing']);
   });
 
   it('sends the caller\'s user agent, or a browser-like one', async () => {

@@ -44,8 +44,14 @@ test("past the budget the largest shared prefixes go greedy first, and never a p
 test("the platform's table: within the budget, every row served once by a route of its own area, public rows never greedy", () => {
   const planned = gatewayRoutes(routes);
   expect(planned.length).toBeLessThanOrEqual(Math.min(routes.length, ROUTE_BUDGET));
-  const served = planned.flatMap((route) => route.rows.map((r) => ({ route, row: r })));
+  const served = planned.filter((route) => route.method !== 'HEAD').flatMap((route) => route.rows.map((r) => ({ route, row: r })));
   expect(served.map(({ row: r }) => routeKey(r)).sort()).toEqual(routes.map(routeKey).sort());
+  // A row answering HEAD has a HEAD route too (API Gateway matches HEAD to HEAD routes only): public GETs that change nothing.
+  const heads = planned.filter((route) => route.method === 'HEAD');
+  expect(heads.map((route) => route.rows.map(routeKey))).toEqual(routes.filter((r) => r.head).map((r) => [routeKey(r)]));
+  expect(heads.map(gatewayRouteKey)).toEqual(expect.arrayContaining(['HEAD /docs', 'HEAD /openapi.json', 'HEAD /preview/share/{uuid}']));
+  for (const r of routes.filter((r) => r.head)) expect([routeKey(r), r.access]).toEqual([`GET ${r.path}`, 'public']);
+  expect(routes.filter((r) => r.head && r.area === 'tracking')).toEqual([]);
   const matcher = new RouteMatcher(routes);
   for (const { route, row: r } of served) {
     expect(route.area).toBe(r.area);
@@ -63,6 +69,12 @@ test("the platform's table: within the budget, every row served once by a route 
       expect([other.path, prefixSegments.every((p, i) => segments[i] === p || segments[i]?.startsWith('{'))]).toEqual([other.path, false]);
     }
   }
+});
+
+test('a row answering HEAD is two routes, counted in the budget', () => {
+  const rows = [{ ...row('docs', 'GET', '/docs', 'public'), head: true as const }, row('lists', 'GET', '/v1/lists/{list}'), row('lists', 'PUT', '/v1/lists/{list}')];
+  expect(gatewayRoutes(rows, 4).map(gatewayRouteKey)).toEqual(['GET /docs', 'HEAD /docs', 'GET /v1/lists/{list}', 'PUT /v1/lists/{list}']);
+  expect(gatewayRoutes(rows, 3).map(gatewayRouteKey)).toEqual(['GET /docs', 'HEAD /docs', 'ANY /v1/lists/{proxy+}']);
 });
 
 test('a route that serves a row changing credentials never reuses a verdict, greedy or not', () => {

@@ -4,7 +4,7 @@ import { BadRequest, Forbidden } from '../../../functions/platform/errors';
 import { areaHandler, operation, type ApiEvent, type OnBehalfOf } from '../../../functions/platform/http/pipeline';
 
 const routes = [
-  { method: 'GET', path: '/v1/things/{id}', area: 'things', operation: 'getThing', access: 'public' },
+  { method: 'GET', path: '/v1/things/{id}', area: 'things', operation: 'getThing', access: 'public', head: true },
   { method: 'POST', path: '/v1/things', area: 'things', operation: 'makeThing', access: 'public' },
   { method: 'GET', path: '/v1/whoami', area: 'things', operation: 'whoAmI', access: 'read' },
   { method: 'DELETE', path: '/v1/whoami', area: 'things', operation: 'forgetMe', access: 'read', onBehalfOfAnyStatus: true },
@@ -49,6 +49,13 @@ test('an operation answers JSON, and an ApiError its own status and message', as
   expect(await handler(event('GET /v1/things/{id}', { id: 'a%20b' }), context(10_000))).toMatchObject({ statusCode: 200, body: JSON.stringify({ id: 'a b' }) });
   expect(await handler(event('POST /v1/things', {}))).toMatchObject({ statusCode: 400, body: JSON.stringify({ message: 'no things today' }) });
   expect(await handler(event('GET /v1/nothing', {}))).toMatchObject({ statusCode: 404 });
+});
+
+test("HEAD of a row answering it (its own HEAD route on AWS) is the GET's status and headers with the length and no body", async () => {
+  const head = (routeKey: string, path: Record<string, string>) => ({ ...event(routeKey, path), requestContext: { requestId: 'r1', domainName: 'api.example.com', http: { method: 'HEAD' } } }) as unknown as ApiEvent;
+  const answer = await handler(head('HEAD /v1/things/{id}', { id: 'ü' }));
+  expect(answer).toEqual({ statusCode: 200, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(JSON.stringify({ id: 'ü' }))) } });
+  expect(await handler(head('HEAD /v1/whoami', {}))).toEqual({ statusCode: 404, headers: { 'content-type': 'application/json', 'content-length': expect.any(String) } });
 });
 
 test('a request still running just before the Lambda deadline is answered with a 500', async () => {

@@ -26,3 +26,9 @@ it('matches nothing for other methods or longer paths', () => {
   expect(matcher.match('POST', '/v4/domains/x.com/verify')).toBeUndefined();
   expect(matcher.match('PUT', '/v4/domains/x.com/verify/now')).toBeUndefined();
 });
+
+it('matches HEAD only to a GET row that answers it, as API Gateway does with HEAD routes', () => {
+  const rows = new RouteMatcher([{ ...route('GET', '/docs'), access: 'public', head: true }, route('GET', '/v3/{domain}/tags')]);
+  expect(rows.match('HEAD', '/docs')?.route.path).toBe('/docs');
+  expect(rows.match('HEAD', '/v3/x.com/tags')).toBeUndefined();
+});
