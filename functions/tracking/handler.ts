@@ -57,20 +57,21 @@ async function unsubscribe(req: ApiRequest, claims: TrackingClaims): Promise<voi
   await record(req, claims, 'unsubscribed');
 }
 
-
 export const handler = areaHandler(trackingRoutes, {
   open: operation(tokenInput, async (req, input) => {
-    await record(req, await claimsOf(input.token), 'opened');
+    const claims = await claimsOf(input.token);
+    if (!req.headOnly) await record(req, claims, 'opened');
     return new RawReply(200, PIXEL, { 'content-type': 'image/gif', ...NO_STORE });
   }),
   click: operation(tokenInput, async (req, input) => {
     const claims = await claimsOf(input.token);
     if (!claims.u) throw new NotFound('Not Found');
-    await record(req, claims, 'clicked', { url: claims.u });
+    if (!req.headOnly) await record(req, claims, 'clicked', { url: claims.u });
     return new RawReply(302, '', { location: claims.u, ...NO_STORE });
   }),
   unsubscribe: operation(tokenInput, async (req, input) => {
-    await unsubscribe(req, await claimsOf(input.token));
+    const claims = await claimsOf(input.token);
+    if (!req.headOnly) await unsubscribe(req, claims);
     return noticePage('Unsubscribed', 'You have been unsubscribed.');
   }),
   // RFC 8058: mail clients POST `List-Unsubscribe=One-Click` to the List-Unsubscribe URL.

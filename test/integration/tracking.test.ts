@@ -56,6 +56,14 @@ describe('tracked mail', () => {
     expect(linksIn(platform.us, one, 'c')).toHaveLength(2);
     expect(linksIn(platform.us, one, 'o')).toHaveLength(1);
 
+    // A link checker or mail scanner asks HEAD first: answered as the GET would be, and no click or open.
+    for (const link of linksIn(platform.us, one, 'c')) {
+      const head = await fetch(link, { method: 'HEAD', redirect: 'manual' });
+      expect([head.status, head.headers.get('location')?.startsWith('https://example.com/')]).toEqual([302, true]);
+    }
+    const headPixel = await fetch(linksIn(platform.us, one, 'o')[0]!, { method: 'HEAD' });
+    expect([headPixel.status, headPixel.headers.get('content-type')]).toEqual([200, 'image/gif']);
+
     const locations = [];
     for (const link of linksIn(platform.us, one, 'c')) {
       const click = await fetch(link, { redirect: 'manual', headers: { 'user-agent': IPHONE } });
@@ -72,6 +80,8 @@ describe('tracked mail', () => {
     expect(Buffer.from(await pixel.arrayBuffer()).subarray(0, 3).toString()).toBe('GIF');
     await eventually(async () => (await eventsOf('opened', 'two@track.example')).length === 1);
     expect(await eventsOf('opened', 'one@track.example')).toEqual([]);
+    // Two clicks for one: the GETs, not the HEADs before them.
+    expect((await eventsOf('clicked', 'one@track.example')).length).toBe(2);
   });
 
   it('fills %unsubscribe_url% and %tag_unsubscribe_url%, and following them unsubscribes with the right scope', async () => {

@@ -35,6 +35,8 @@ export interface ApiRequest {
   principal: Principal;
   /** The account acted on: the key's, or a subaccount named by X-Mailgun-On-Behalf-Of. */
   accountId: string;
+  /** A HEAD of a GET row: asked what the GET answers, it must change nothing (a tracking link records no click). */
+  headOnly: boolean;
 }
 
 /**
@@ -210,6 +212,7 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
       baseUrl: baseUrlOf(headers, event),
       principal,
       accountId,
+      headOnly: event.requestContext?.http?.method === 'HEAD',
     };
     const input = validate(op.input(), { ...params, ...path });
     const result = await op.run(request, input);

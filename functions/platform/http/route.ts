@@ -27,9 +27,10 @@ export interface RouteSpec<Op extends string = string> {
   changesCredentials?: boolean;
   /**
    * The GET row answers HEAD too: the same status and headers, no body. Only for a public page or
-   * file whose GET changes nothing (link checkers, crawlers and CDNs ask HEAD of such pages); never
-   * for a tracking link or a confirmation, whose GET records something. On AWS it is a route of its
-   * own (API Gateway matches HEAD to HEAD routes only), counted in the route budget.
+   * file whose GET changes nothing, or whose operation skips what it records when `headOnly` (a
+   * tracking link: link checkers and mail scanners ask HEAD of links, and that is no click); never
+   * for a confirmation. On AWS it is a route of its own (API Gateway matches HEAD to HEAD routes
+   * only), counted in the route budget.
    */
   head?: true;
   /** What a successful reply is when it is not a JSON object (a page, an image, a redirect), for the API reference. */
