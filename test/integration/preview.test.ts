@@ -70,6 +70,14 @@ async function pixel(png: Buffer, x: number, y: number): Promise<number[]> {
   return [data[at]!, data[at + 1]!, data[at + 2]!];
 }
 
+/** How many pixels of a PNG are within a few levels of a colour. */
+async function pixelsNear(png: Buffer, colour: number[]): Promise<number> {
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  let count = 0;
+  for (let at = 0; at < data.length; at += info.channels) if (colour.every((value, i) => Math.abs(data[at + i]! - value) <= 4)) count++;
+  return count;
+}
+
 interface Info {
   completed: string[];
   processing: string[];
@@ -122,6 +130,9 @@ test('a test renders every client it names, and its screenshots are served once 
   const gmail = (await fetchBytes(results['gmail_chr26_win']!.screenshots['default']!)).body;
   expect(await pixel(apple, 50, 100)).toEqual([255, 0, 0]);
   expect(await pixel(gmail, 50, 100)).not.toEqual([255, 0, 0]);
+  // Gmail's window is 1280 wide and the email a column at its left: the thumbnail is that column's top, photo and all.
+  const gmailThumbnail = (await fetchBytes(results['gmail_chr26_win']!.thumbnail)).body;
+  expect(await pixelsNear(gmailThumbnail, [0, 0xaa, 0x44])).toBeGreaterThan(100);
   // With images blocked the photo's pixels are not there.
   const withImages = (await fetchBytes(results['appmail14']!.screenshots['default']!)).body;
   const withoutImages = (await fetchBytes(results['appmail14']!.screenshots['no_images']!)).body;
