@@ -21,13 +21,3 @@ export function chunksOf<T>(items: readonly T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
   return chunks;
 }
-
-/** `fn`, with each call starting only once the one before has settled (resolved or rejected). */
-export function oneAtATime<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-  let last: Promise<unknown> = Promise.resolve();
-  return (...args: A) => {
-    const run = last.then(() => fn(...args));
-    last = run.catch(() => undefined);
-    return run;
-  };
-}

@@ -258,7 +258,7 @@ describe('an image that cannot be decoded', () => {
 
     for (const path of [`/v1/inspect/images/${id}/optimize`, `/v1/inspect/images/${id}/optimize/${images[0]!.id}`]) {
       const optimized = await call(url(path), { method: 'POST' });
-      expect([optimized.status, optimized.json.message]).toEqual([400, `Image ${images[0]!.url} cannot be optimized: the PNG cannot be decoded (vipspng: libpng read error)`]);
+      expect([optimized.status, optimized.json.message]).toEqual([400, `Image ${images[0]!.url} cannot be optimized: the PNG cannot be decoded (its data is damaged or cut off)`]);
     }
     // Nothing was recorded as an optimisation.
     expect((await call(url(`/v1/inspect/images/${id}`))).json.items).not.toHaveProperty('image_optimization');
@@ -274,7 +274,7 @@ describe('an image that cannot be decoded', () => {
     const entries = (both.json.items as Array<{ optimized_images: Array<{ original_image_id: string; status: string; error_message: string | null }> }>)[0]!.optimized_images;
     expect(entries.map((e) => [e.original_image_id, e.status, e.error_message])).toEqual([
       [checked[0]!.id, 'Complete', null],
-      [checked[1]!.id, 'Error', 'the PNG cannot be decoded (vipspng: libpng read error)'],
+      [checked[1]!.id, 'Error', 'the PNG cannot be decoded (its data is damaged or cut off)'],
     ]);
   });
 });

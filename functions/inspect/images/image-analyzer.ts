@@ -1,7 +1,6 @@
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
-import { oneAtATime } from '../../platform/concurrency';
 import { Findings, isBroken, type PlacedFindings } from '../common/finding';
 import { poorlySupportedFormat } from './format-support';
 import type { ImageRef } from './image-extractor';
@@ -82,32 +81,32 @@ const discard = () =>
     },
   });
 
-/**
- * Why sharp failed, in its own words: the first line (libvips adds the failing step's line after the
- * cause). libvips keeps one error buffer per process, so a failure at the same moment as another
- * can lose its words to it: then the reason is what every decode failure comes to.
- */
-export function sharpReason(error: unknown): string {
-  const first = (error as Error).message.split('\n')[0]!.trim();
-  return !first || first === 'Unknown error' || first.startsWith('Warning treated as error') ? 'its data is damaged or cut off' : first;
-}
+/** What any failure to decode an image's pixels comes to, said the same way every time. */
+export const DAMAGED = 'its data is damaged or cut off';
+
+/** Whether sharp may decode the image's pixels: beyond the limit they are not read at all (a decompression bomb must not stall the worker). */
+export const withinPixelLimit = (meta: Pick<sharp.Metadata, 'width' | 'height'>): boolean => (meta.width ?? 0) * (meta.height ?? 0) <= MAX_PIXELS;
+
+/** The limit as people read it. */
+export const PIXEL_LIMIT_TEXT = `${MAX_PIXELS / 1_000_000} million pixels`;
 
 /**
- * Why the image's pixels cannot be read, or undefined when they can. The header alone (metadata)
- * reads fine from a file whose data is damaged (a PNG chunk failing its checksum, a cut-off
- * file): only decoding every pixel, as a client does, finds it. The pixels stream out and are
- * dropped, so the whole image is never held in memory. Not `stats()`: with other decodes under
- * way it resolved for a damaged PNG about one time in three. One decode at a time, so each
- * failure keeps its own reason (libvips's error buffer is shared).
+ * Why the image's pixels cannot be read (DAMAGED), or undefined when they can. The header alone
+ * (metadata) reads fine from a file whose data is damaged (a PNG chunk failing its checksum, a
+ * cut-off file): only decoding every pixel, as a client does, finds it. The pixels stream out and
+ * are dropped, so the whole image is never held in memory. Not `stats()`: with other decodes under
+ * way it resolved for a damaged PNG about one time in three. libvips's own words are not passed
+ * on: it keeps one error buffer per process, so with other images at work at the same moment they
+ * were another image's, or none.
  */
-export const decodeProblem = oneAtATime(async (bytes: Buffer): Promise<string | undefined> => {
+export async function decodeProblem(bytes: Buffer): Promise<typeof DAMAGED | undefined> {
   try {
     await pipeline(sharp(bytes, { animated: true, limitInputPixels: MAX_PIXELS }).raw(), discard());
     return undefined;
-  } catch (error) {
-    return sharpReason(error);
+  } catch {
+    return DAMAGED;
   }
-});
+}
 
 /**
  * Checks one image from its bytes (sharp reads the real format from them, never from the name):
@@ -133,7 +132,7 @@ export async function analyzeImage(input: ImageInput): Promise<ImageResult> {
   const format = FORMAT_NAMES[meta.format ?? ''] ?? String(meta.format ?? 'unknown').toUpperCase();
   findings.inform('image_format_check', 'Image Format Detected', 'The format read from the file itself.', [{ format }]);
   // Beyond the pixel limit the pixels are not read at all (so neither found damaged nor sound).
-  if ((meta.width ?? 0) * (meta.height ?? 0) <= MAX_PIXELS) {
+  if (withinPixelLimit(meta)) {
     const undecodable = await decodeProblem(input.bytes);
     if (undecodable) {
       findings.fail('image_decode_check', 'Corrupt Image', 'critical', `The ${format} file cannot be decoded (${undecodable}): clients show a broken image, or only part of it.`, 'Export the image again from its source and replace the file.', [{ error: undecodable }]);

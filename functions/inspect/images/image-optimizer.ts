@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { decodeProblem, sharpReason } from './image-analyzer';
+import { DAMAGED, decodeProblem, PIXEL_LIMIT_TEXT, withinPixelLimit } from './image-analyzer';
 
 export type Optimized = { bytes: Buffer; format: string; mimeType: string; saved: number } | { error: string };
 
@@ -24,6 +24,7 @@ export async function optimizeImage(bytes: Buffer, options: { displayWidth?: num
   if (format === 'svg') return { error: 'SVG is not optimized here: it is shown by few email clients; export it as PNG instead' };
   const mimeType = MIME_OF[format];
   if (!mimeType) return { error: `${format.toUpperCase()} images are not optimized: convert to JPEG, PNG or GIF` };
+  if (!withinPixelLimit(meta)) return { error: `the image has over ${PIXEL_LIMIT_TEXT}: too large to optimize here; resize it first` };
   const undecodable = await decodeProblem(bytes);
   if (undecodable) return { error: `the ${format.toUpperCase()} cannot be decoded (${undecodable})` };
   const animated = (meta.pages ?? 1) > 1;
@@ -37,9 +38,9 @@ export async function optimizeImage(bytes: Buffer, options: { displayWidth?: num
       candidates = [await pipeline.clone().png({ palette: true, quality: 90, effort: 10, compressionLevel: 9 }).toBuffer(), await pipeline.clone().png({ compressionLevel: 9, effort: 10 }).toBuffer()];
     } else if (format === 'gif') candidates = [await pipeline.gif({ effort: 7, ...(meta.delay ? { delay: meta.delay } : {}), ...(meta.loop !== undefined ? { loop: meta.loop } : {}) }).toBuffer()];
     else candidates = [await pipeline.toFormat(format as keyof sharp.FormatEnum).toBuffer()];
-  } catch (error) {
-    // The user's image, not a fault of ours: its pixels failed to decode, or to encode again.
-    return { error: `the ${format.toUpperCase()} could not be re-encoded (${sharpReason(error)})` };
+  } catch {
+    // The user's image, not a fault of ours: its pixels failed to decode after all.
+    return { error: `the ${format.toUpperCase()} cannot be decoded (${DAMAGED})` };
   }
   const best = candidates.reduce((a, b) => (b.length < a.length ? b : a));
   if (best.length >= bytes.length) return { bytes, format, mimeType, saved: 0 };

@@ -150,15 +150,18 @@ describe('optimizeImage', () => {
     const photo = await noise(300, 200).jpeg().toBuffer();
     const cutJpeg = photo.subarray(0, photo.length >> 1);
     // libvips shares one error buffer between threads: concurrent failures once let a damaged
-    // PNG's check pass (and its encode then throw), or swapped their reasons.
+    // PNG's check pass (and its encode then throw), and mixed up their reasons.
     for (let round = 0; round < 20; round++) {
       const outcomes = await Promise.all([optimizeImage(damagedPng), optimizeImage(Buffer.from(damagedPng)), optimizeImage(cutJpeg), optimizeImage(photo)]);
       expect(outcomes.slice(0, 3)).toEqual([
-        { error: 'the PNG cannot be decoded (vipspng: libpng read error)' },
-        { error: 'the PNG cannot be decoded (vipspng: libpng read error)' },
-        { error: 'the JPEG cannot be decoded (VipsJpeg: premature end of JPEG image)' },
+        { error: 'the PNG cannot be decoded (its data is damaged or cut off)' },
+        { error: 'the PNG cannot be decoded (its data is damaged or cut off)' },
+        { error: 'the JPEG cannot be decoded (its data is damaged or cut off)' },
       ]);
       expect(outcomes[3]).toMatchObject({ format: 'jpeg' });
+      // The image check finds each damaged one damaged, however many it reads at once.
+      const checked = await Promise.all([damagedPng, cutJpeg, damagedPng, photo].map((bytes, i) => analyzeImage({ id: `i${i}`, url: `https://example.com/${i}`, bytes })));
+      expect(checked.map((r) => find(r, 'image_decode_check')?.rule)).toEqual(['Corrupt Image', 'Corrupt Image', 'Corrupt Image', 'Image Decodes']);
     }
   });
 });
