@@ -21,6 +21,10 @@ export interface SeedImap {
   junk: string;
   /** Files a message in a folder; on Gmail, under a tab. */
   deliver(folder: string, raw: string | Buffer, gmailCategory?: string): Promise<void>;
+  /** Files `raw` in one folder alone (a moment of a delivery, or a message archived on Gmail). */
+  fileOnly(folder: string, raw: string): void;
+  /** Runs `hook` once, when a header search (a poll's search by Message-ID) first looks at a message. */
+  onFirstHeaderSearch(hook: () => void): void;
   close(): Promise<void>;
 }
 
@@ -71,6 +75,19 @@ export async function startSeedImap(email: string, password = 'seed-app-password
       server.appendMessage(folder, [], new Date(), text);
       // Gmail shows every message but spam and trash in All Mail too.
       if (gmail && folder === 'INBOX') server.appendMessage('[Gmail]/All Mail', [], new Date(), text);
+    },
+    fileOnly(folder, raw) {
+      server.appendMessage(folder, [], new Date(), raw);
+    },
+    onFirstHeaderSearch(hook) {
+      let pending: (() => void) | undefined = hook;
+      // The same match as hoodiecrow's own HEADER key (a case-insensitive substring of the field), with the hook ahead of it.
+      server.searchHandlers['HEADER'] = (_connection, message, _sequence, field, value) => {
+        const run = pending;
+        pending = undefined;
+        run?.();
+        return (headerValue(message.raw.toString(), String(field)) ?? '').toLowerCase().includes(String(value).toLowerCase());
+      };
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

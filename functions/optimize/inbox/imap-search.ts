@@ -79,22 +79,46 @@ async function gmailCategory(client: ImapFlow, messageId: string): Promise<strin
   return undefined;
 }
 
+/** The UID of the copy with this Message-ID in one folder, if it is there. */
+async function uidIn(client: ImapFlow, path: string, messageId: string): Promise<number | undefined> {
+  const lock = await client.getMailboxLock(path, { readOnly: true });
+  try {
+    const uids = await client.search({ header: { 'message-id': messageId } }, { uid: true });
+    return uids ? uids[0] : undefined;
+  } finally {
+    lock.release();
+  }
+}
+
+/** The copy as found in one folder: its headers, date and (on Gmail's inbox) its tab. */
+async function copyIn(client: ImapFlow, folder: { path: string; destination: 'inbox' | 'spam' }, uid: number, messageId: string): Promise<FoundCopy | undefined> {
+  const lock = await client.getMailboxLock(folder.path, { readOnly: true });
+  try {
+    const message = await client.fetchOne(String(uid), { headers: true, internalDate: true }, { uid: true });
+    if (!message) return undefined;
+    const category = client.capabilities.has('X-GM-EXT-1') && folder.destination === 'inbox' ? await gmailCategory(client, messageId) : undefined;
+    const internalDate = message.internalDate ? new Date(message.internalDate) : new Date();
+    return { destination: folder.destination, folder: folder.path, headers: message.headers ? headerList(message.headers) : [], ...(category ? { category } : {}), receivedAt: internalDate.toISOString() };
+  } finally {
+    lock.release();
+  }
+}
+
 /** Looks for the copy with this Message-ID in a mailbox already signed in to. */
 async function findCopyWith(client: ImapFlow, messageId: string): Promise<FoundCopy | undefined> {
-  for (const folder of await foldersToSearch(client)) {
-    const lock = await client.getMailboxLock(folder.path, { readOnly: true });
-    try {
-      const uids = await client.search({ header: { 'message-id': messageId } }, { uid: true });
-      const uid = uids && uids[0];
-      if (uid === undefined) continue;
-      const message = await client.fetchOne(String(uid), { headers: true, internalDate: true }, { uid: true });
-      if (!message) continue;
-      const category = client.capabilities.has('X-GM-EXT-1') && folder.destination === 'inbox' ? await gmailCategory(client, messageId) : undefined;
-      const internalDate = message.internalDate ? new Date(message.internalDate) : new Date();
-      return { destination: folder.destination, folder: folder.path, headers: message.headers ? headerList(message.headers) : [], ...(category ? { category } : {}), receivedAt: internalDate.toISOString() };
-    } finally {
-      lock.release();
+  const folders = await foldersToSearch(client);
+  for (const [index, found] of folders.entries()) {
+    let folder = found;
+    let uid = await uidIn(client, folder.path, messageId);
+    if (uid === undefined) continue;
+    // Found only in Gmail's All Mail after INBOX was searched: it may have arrived in between (a
+    // message in INBOX is in All Mail too), so INBOX is asked once more before calling it archived.
+    if (index > 0 && folder.destination === 'inbox') {
+      const inInbox = await uidIn(client, 'INBOX', messageId);
+      if (inInbox !== undefined) [folder, uid] = [folders[0]!, inInbox];
     }
+    const copy = await copyIn(client, folder, uid, messageId);
+    if (copy) return copy;
   }
   return undefined;
 }
