@@ -77,7 +77,7 @@ export const PAGES: PageSpec[] = [
   { link: 'Inbox placement', title: 'Inbox placement', module: 'placement', what: 'seed lists table with the seeded list', css: 'main table tbody tr', text: 'Bench seeds' },
   { link: 'Spam traps', title: 'Spam traps', module: 'spamtraps', what: 'table "Suspected spam-trap hits per day" with rows', css: 'main table tbody tr' },
   { link: 'Postmaster', title: 'Postmaster', module: 'postmaster', what: 'its state ("not configured" here)', css: 'main p', text: 'is not configured' },
-  { link: 'Alerts', title: 'Alerts', module: 'alerts', what: 'table "Each event\'s alert on each channel"', css: 'main table tbody tr', text: 'ip_listed' },
+  { link: 'Alerts', title: 'Alerts', module: 'alerts', what: 'table "Each event\'s alert on each channel"', css: 'main table tbody tr', text: 'IP listed' },
   { link: 'Outbox', title: 'Outbox', module: 'outbox', what: 'messages table with a row', css: 'main table tbody tr', text: 'Bench issue' },
   { link: 'Subaccounts', title: 'Subaccounts', module: 'subaccounts', what: 'subaccounts table with the seeded one', css: 'main table tbody tr', text: 'Bench agency' },
   { link: 'IPs', title: 'IPs', module: 'ips', what: 'table of dedicated IPs with 192.0.2.10', css: 'main table tbody tr', text: '192.0.2.10' },

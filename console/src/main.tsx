@@ -14,6 +14,7 @@ import { loadAlerts } from './pages/alerts.load';
 import { loadBlocklists } from './pages/blocklists.load';
 import { loadDmarc } from './pages/dmarc.load';
 import { loadHealth } from './pages/health.load';
+import { loadIps } from './pages/ips.load';
 import { loadKeys } from './pages/keys.load';
 import { loadLists } from './pages/lists.load';
 import { loadLogs } from './pages/logs.load';
@@ -113,7 +114,7 @@ function navItems(outbox: boolean): NavItem[] {
     { href: '/alerts', name: 'Alerts', group: 'Optimize', chunk: pages.alerts, load: loadAlerts },
     ...(outbox ? [{ href: '/outbox', name: 'Outbox', chunk: pages.outbox, load: loadOutbox }] : []),
     { href: '/subaccounts', name: 'Subaccounts', group: 'Account', chunk: pages.subaccounts, load: () => void listSubaccounts() },
-    { href: '/ips', name: 'IPs', group: 'Account', chunk: pages.ips },
+    { href: '/ips', name: 'IPs', group: 'Account', chunk: pages.ips, load: loadIps },
     { href: '/account', name: 'Account settings', group: 'Account', chunk: pages.account, load: loadAccount },
   ];
 }

@@ -1,28 +1,12 @@
 import { useState } from 'preact/hooks';
 import { call, p } from '../api';
-import { can, credentials, currentActing, serviceHeaders, useAppState } from '../session';
-import { listSubaccounts } from '../account-switch';
+import { can, credentials, serviceHeaders, useAppState } from '../session';
 import { listDomains } from '../ui/domain-picker';
 import { Checkboxes, FieldError, invalidProps, placeError, valuesOf, type PlacedError } from '../ui/field-errors';
 import { useAction, useLoad } from '../ui/load';
 import { countOf, ErrorText, fieldsOf, formatDate, Head, Loading, Notice, Options, Page } from '../ui/widgets';
 import { Delegation } from './ip-delegation';
-
-interface IpList {
-  items: string[];
-  total_count: number;
-  details?: Array<{ ip: string; is_on_warmup: boolean }>;
-  assignable_to_pools: string[];
-}
-
-interface Pool {
-  pool_id: string;
-  name: string;
-  description: string;
-  ips: string[];
-  is_linked: boolean;
-  is_inherited?: boolean;
-}
+import { listDelegates, listIps, listPools, type IpList, type Pool } from './ips.load';
 
 interface PoolDetails extends Pool {
   linked_domains?: string[];
@@ -66,7 +50,6 @@ function poolField(message: string): string | undefined {
   return undefined;
 }
 
-const ips = () => call<IpList>(credentials(), 'GET', '/v3/ips', { query: { dedicated: true, enabled: true } });
 
 /** The IPs section: each dedicated IP with its pool, warm-up and the domains sending from it. */
 function DedicatedIps({ list, pools }: { list: IpList; pools: Pool[] }) {
@@ -605,12 +588,7 @@ export default function Ips() {
   const { region } = useAppState();
   const data = useLoad(
     async (signal) => {
-      const [list, pools, subaccounts] = await Promise.all([
-        ips(),
-        call<{ ip_pools: Pool[] }>(credentials(), 'GET', '/v3/ip_pools', { signal }),
-        // Only a primary account has subaccounts to delegate to; a subaccount's key may not list them.
-        currentActing() ? undefined : listSubaccounts(signal).catch(() => undefined),
-      ]);
+      const [list, pools, subaccounts] = await Promise.all([listIps(signal), listPools(signal), listDelegates(signal)]);
       return { list, pools: pools.ip_pools, delegates: Boolean(subaccounts?.length) };
     },
     [region],
