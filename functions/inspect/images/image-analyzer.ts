@@ -95,9 +95,9 @@ export const PIXEL_LIMIT_TEXT = `${MAX_PIXELS / 1_000_000} million pixels`;
  * (metadata) reads fine from a file whose data is damaged (a PNG chunk failing its checksum, a
  * cut-off file): only decoding every pixel, as a client does, finds it. The pixels stream out and
  * are dropped, so the whole image is never held in memory. Not `stats()`: with other decodes under
- * way it resolved for a damaged PNG about one time in three. libvips's own words are not passed
- * on: it keeps one error buffer per process, so with other images at work at the same moment they
- * were another image's, or none.
+ * way it can resolve for a damaged image. libvips's own words are not passed on: it keeps one
+ * error buffer per process, so with other images at work at the same moment they can be another
+ * image's, or none.
  */
 export async function decodeProblem(bytes: Buffer): Promise<typeof DAMAGED | undefined> {
   try {
