@@ -246,7 +246,8 @@ export async function consolePages(): Promise<ConsolePagesResult> {
     await seed(us.url, sandbox);
     const seedSeconds = (Date.now() - seeded) / 1000;
     note(`console pages: seeded in ${fixed(seedSeconds)} s; timing every page in Chromium`);
-    const browser = await launchBrowser(process.env['PAGEBENCH_DISPLAY'] ? [] : UNTHROTTLED_FRAMES);
+    const frames = process.env['PAGEBENCH_DISPLAY'] ? 'display' : 'unthrottled';
+    const browser = await launchBrowser(frames === 'display' ? [] : UNTHROTTLED_FRAMES);
     try {
       const page = await (await newContext(browser)).newPage();
       // Every request the browser makes, with when (this process's clock), and API calls in flight.
@@ -373,7 +374,7 @@ export async function consolePages(): Promise<ConsolePagesResult> {
           pass: !f.chunkBefore && f.chunkAfter,
         });
       }
-      return { rounds: ROUNDS, frames: process.env['PAGEBENCH_DISPLAY'] ? 'display' : 'unthrottled', seedSeconds, loadAverage: loadavg(), pages, checks };
+      return { rounds: ROUNDS, frames, seedSeconds, loadAverage: loadavg(), pages, checks };
     } finally {
       await browser.close();
     }

@@ -106,7 +106,7 @@ export const PLATFORM_SETTINGS = {
   ),
   PLACEMENT_STATE_MACHINE_ARN: wired(optionalNonEmpty, 'The placement poll workflow (lib/workflows/placement-poll.asl.json): a placement test, or a copy of the user\'s own send reaching a seed target, starts it.'),
   PLACEMENT_POLL_SECONDS: setting(positiveInteger.default(180), "Seconds between two polls of a placement test's seed mailboxes. On AWS `-c placementPollSeconds`."),
-  PLACEMENT_DEADLINE_SECONDS: setting(positiveInteger.default(3600), 'Seconds after the copy reached the target by which seeds not found are `missing`. On AWS `-c placementDeadlineSeconds`.'),
+  PLACEMENT_DEADLINE_SECONDS: setting(positiveInteger.default(3600), 'Seconds after a placement result starts (the test is sent, or a copy of the user\'s own send reaches the target) by which seeds not found are `missing`. On AWS `-c placementDeadlineSeconds`.'),
   SPAMD_ADDRESS: setting(
     z.string().regex(/^[^:\s]+:\d+$/, '`host:port`').optional(),
     "SpamAssassin's spamd (`host:port`), the placement test's content score; unset (and no `RSPAMD_URL`), `spamassassin` is null. On AWS `-c spamdAddress`, reachable from the Lambdas.",

@@ -436,7 +436,7 @@ function History({ events }: { events: string[] }) {
               ))}
             </tbody>
           </table>
-          {!alerts.length ? <p class="muted">{pivot ? 'No alert on this page.' : event ? `No ${event} alert raised yet.` : 'No alert raised yet.'}</p> : null}
+          {!alerts.length ? <p class="muted">{pivot ? 'No alert on this page.' : event ? `No ${alertEventName(event)} alert raised yet.` : 'No alert raised yet.'}</p> : null}
         </div>
       ) : null}
       {history.data ? (

@@ -50,7 +50,6 @@ function poolField(message: string): string | undefined {
   return undefined;
 }
 
-
 /** The IPs section: each dedicated IP with its pool, warm-up and the domains sending from it. */
 function DedicatedIps({ list, pools }: { list: IpList; pools: Pool[] }) {
   const domains = useLoad(

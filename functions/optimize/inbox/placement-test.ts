@@ -11,7 +11,7 @@ import { messageId as newMessageId, objectId } from '../../platform/ids';
 import { sendingChoiceOf } from '../../sending-ips/sending-options';
 import { chooseSeeds, configuredSeeds, createSeedList, mailingList, requireSeedList, type SeedListItem } from './seed-lists';
 import type { SeedMailboxItem } from './seed-mailboxes';
-import { createResult, deleteResult, MAX_BODY_CHARS, pendingSeed, resultDeadline, type ResultItem } from './results';
+import { createResult, deleteResult, keptBody, newResult } from './results';
 import { resultStarted, placementSendKeys, type PlacementSend } from './target-mail';
 
 /**
@@ -86,26 +86,10 @@ export async function runPlacementTest(accountId: string, input: PlacementTestIn
     // Seeds and the target are the platform's own addresses: a sandbox domain may test placement too.
     purpose: 'placement-test',
   };
-  const now = Date.now();
-  const at = new Date(now).toISOString();
-  const result: ResultItem = {
-    accountId,
-    id: objectId(),
-    targetEmail: list.targetEmail,
-    seedlistId: list.id,
-    seedlistName: list.name,
-    sender: from[0]!.address,
-    subject: input.subject,
-    messageId: plan.messageId,
-    originatingIp: '',
-    status: 'processing',
-    deadline: resultDeadline(now),
-    seeds: seeds.map((s) => pendingSeed(s.email, s.provider)),
-    spamassassin: null,
-    body: (content.html || content.text || '').slice(0, MAX_BODY_CHARS),
-    createdAt: at,
-    updatedAt: at,
-  };
+  const result = newResult(
+    { accountId, id: objectId(), targetEmail: list.targetEmail, seedlistId: list.id, seedlistName: list.name, sender: from[0]!.address, subject: input.subject, messageId: plan.messageId, originatingIp: '', spamassassin: null, body: keptBody(content) },
+    seeds,
+  );
   const send: PlacementSend = { accountId, resultId: result.id, targetEmail: list.targetEmail, seeds: seeds.map((s) => ({ email: s.email, provider: s.provider })), resultOpened: true };
   // Recorded before anything is sent: the target's copy may arrive before this request ends.
   await putItem(placementSendKeys.placementSend(plan.messageId), send);

@@ -73,10 +73,26 @@ export const MAX_BODY_CHARS = 64_000;
 /** How long a share link lives once enabled. */
 const SHARE_DAYS = 30;
 
-/** When a result started now calls the seeds still not found `missing`. */
-export const resultDeadline = (now: number) => new Date(now + env().PLACEMENT_DEADLINE_SECONDS * 1000).toISOString();
-
 export const pendingSeed = (email: string, provider: string): SeedOutcome => ({ email, provider, state: 'pending', destination: '', folder: '', spf: 'missing/not-set', dkim: 'missing/not-set', dmarc: 'missing/not-set', headers: [] });
+
+/** The body a result keeps of a message: its HTML, else its text, at most MAX_BODY_CHARS. */
+export const keptBody = (message: { html?: string | false; text?: string }): string => (message.html || message.text || '').slice(0, MAX_BODY_CHARS);
+
+/**
+ * A result as it starts: every seed pending, processing while there is a seed to look for, and
+ * its deadline PLACEMENT_DEADLINE_SECONDS from `now`, when the seeds not found become `missing`.
+ */
+export function newResult(fields: Omit<ResultItem, 'status' | 'deadline' | 'seeds' | 'createdAt' | 'updatedAt' | 'sharing'>, seeds: ReadonlyArray<{ email: string; provider: string }>, now = Date.now()): ResultItem {
+  const at = new Date(now).toISOString();
+  return {
+    ...fields,
+    status: seeds.length ? 'processing' : 'complete',
+    deadline: new Date(now + env().PLACEMENT_DEADLINE_SECONDS * 1000).toISOString(),
+    seeds: seeds.map((s) => pendingSeed(s.email, s.provider)),
+    createdAt: at,
+    updatedAt: at,
+  };
+}
 
 /** Creates the result once: a copy delivered twice to the target (a retried receipt) finds it there. */
 export async function createResult(result: ResultItem): Promise<boolean> {

@@ -9,7 +9,7 @@ import { env } from '../../platform/env';
 import { logger } from '../../platform/logger';
 import { contentScore, type ContentScore } from './content-score';
 import { headerList } from './imap-search';
-import { createResult, MAX_BODY_CHARS, pendingSeed, resultDeadline, resultKeys, type ResultItem } from './results';
+import { createResult, keptBody, newResult, resultKeys, type ResultItem } from './results';
 import { findSeedList, markListResult, seedListOwner, type SeedListItem } from './seed-lists';
 import { seedMailboxes } from './seed-mailboxes';
 
@@ -130,30 +130,28 @@ async function receiveAtTarget(target: string, { mime, parsed, score }: Received
   const send = await getItem<PlacementSend>(placementSendKeys.placementSend(messageId));
   const sentHere = send && send.accountId === accountId && send.targetEmail === target ? send : undefined;
   const headers = headerList(mime);
-  const body = (parsed.html || parsed.text || '').slice(0, MAX_BODY_CHARS);
+  const body = keptBody(parsed);
   if (sentHere?.resultOpened) return addTargetCopy(accountId, sentHere.resultId, { originatingIp: originatingIp(headers), spamassassin: await score(), body });
   const now = Date.now();
   const id = sentHere?.resultId ?? resultIdFor(messageId, target, now);
   const seeds = await seedsFor(list, sentHere);
-  const at = new Date(now).toISOString();
-  const result: ResultItem = {
-    accountId,
-    id,
-    targetEmail: target,
-    seedlistId: list.id,
-    seedlistName: list.name,
-    sender: parsed.from?.value[0]?.address ?? parsed.from?.text ?? '',
-    subject: parsed.subject ?? '',
-    messageId,
-    originatingIp: originatingIp(headers),
-    status: seeds.length ? 'processing' : 'complete',
-    deadline: resultDeadline(now),
-    seeds: seeds.map((s) => pendingSeed(s.email, s.provider)),
-    spamassassin: await score(),
-    body,
-    createdAt: at,
-    updatedAt: at,
-  };
+  const result = newResult(
+    {
+      accountId,
+      id,
+      targetEmail: target,
+      seedlistId: list.id,
+      seedlistName: list.name,
+      sender: parsed.from?.value[0]?.address ?? parsed.from?.text ?? '',
+      subject: parsed.subject ?? '',
+      messageId,
+      originatingIp: originatingIp(headers),
+      spamassassin: await score(),
+      body,
+    },
+    seeds,
+    now,
+  );
   // A retried receipt finds the result made and only makes sure its poll runs.
   if (await createResult(result)) await resultStarted(result, list);
   else if (seeds.length) await startPolling({ accountId, resultId: id });

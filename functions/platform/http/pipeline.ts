@@ -126,6 +126,9 @@ async function effectiveAccount(principal: Principal, headers: Record<string, st
   return ports.onBehalfOf(principal, target, { anyStatus: route.onBehalfOfAnyStatus === true });
 }
 
+/** A HEAD of a GET row that answers it: run as the GET, answered without the body. */
+const isHead = (event: ApiEvent) => event.requestContext?.http?.method === 'HEAD';
+
 function baseUrlOf(headers: Record<string, string>, event: ApiEvent): string {
   const proto = headers['x-forwarded-proto']?.split(',')[0]?.trim() || 'https';
   const host = headers['host'] || event.requestContext.domainName;
@@ -212,7 +215,7 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
       baseUrl: baseUrlOf(headers, event),
       principal,
       accountId,
-      headOnly: event.requestContext?.http?.method === 'HEAD',
+      headOnly: isHead(event),
     };
     const input = validate(op.input(), { ...params, ...path });
     const result = await op.run(request, input);
@@ -231,7 +234,7 @@ export function areaHandler<const R extends readonly RouteSpec[]>(routes: R, ope
       response = errorResult(error, event.requestContext?.requestId ?? '', row?.route.errorField);
     }
     logRequest(event, row?.route, response.statusCode);
-    return event.requestContext?.http?.method === 'HEAD' ? withoutBody(response) : response;
+    return isHead(event) ? withoutBody(response) : response;
   };
   // The API reference (functions/openapi) describes each row's parameters from the schema its operation validates.
   return Object.assign(handle, { inputOf: (route: RouteSpec): z.ZodType => opOf(route).input() });
