@@ -64,7 +64,8 @@ export async function recordRaised(alert: RaisedAlert, settings: ReadonlyArray<{
 /** Where a setting's delivery of an alert stands now. An alert raised before the history was kept has no record to update. */
 export async function recordDelivery(alert: RaisedAlert, settingId: string, delivery: Omit<DeliveryRecord, 'updatedAt'>): Promise<void> {
   const record: DeliveryRecord = { ...delivery, updatedAt: new Date().toISOString() };
-  await setMapEntry(alertHistoryKeys.alertHistory(alert.accountId, alert), 'deliveries', settingId, JSON.parse(JSON.stringify(record)) as DeliveryRecord);
+  // Absent fields stay absent: the document client leaves undefined values out (removeUndefinedValues).
+  await setMapEntry(alertHistoryKeys.alertHistory(alert.accountId, alert), 'deliveries', settingId, record);
 }
 
 export interface HistoryQuery {
